@@ -1,0 +1,85 @@
+/* fegpu internals shared by the interface and the implementations */
+#pragma once
+
+#include <fegpu.h>
+#include <petsc/private/petscimpl.h>
+#include <fegpu/private/compat.h>
+
+PETSC_INTERN PetscBool     FEGPackageInitialized;
+PETSC_INTERN PetscLogEvent FEG_Setup, FEG_Integrate, FEG_Assemble, FEG_Apply, FEG_RHS;
+
+struct _FEGFormOps {
+  PetscErrorCode (*view)(FEGForm, PetscViewer);
+};
+
+struct _p_FEGForm {
+  PETSCHEADER(struct _FEGFormOps);
+  PetscScalar    C0[FEG_MAX_DERIV * FEG_MAX_DERIV]; /* constant part, C0[i*4+j], i trial and j test derivative */
+  PetscScalar    D0[FEG_MAX_DERIV];
+  DM             auxdm; /* auxiliary field w: any scalar or vector PetscFE on a DM sharing the operator's mesh */
+  Vec            aux;   /* global Vec of auxdm */
+  PetscInt       Nw;    /* components of w, 0 without an auxiliary field */
+  PetscInt       Nlin;  /* components the linear map was given for; must equal Nw at use */
+  PetscScalar   *A, *B; /* C_ij += A[(i*4+j)*Nw+k] w_k, D_j += B[j*Nw+k] w_k */
+  FEGPointwiseFn pointwise;
+  void          *pwctx;
+  FEGStrategy    strategy;
+};
+
+/* What every strategy needs of the discretization: cells, dofs, reference tables, geometry at quadrature points */
+typedef struct {
+  DM              dm; /* borrowed: the operator holds the reference */
+  PetscInt        dim, cStart, cEnd, Ne;
+  DMPolytopeType  ct;
+  PetscFE         fe;
+  PetscInt        order;
+  PetscBool       continuous;
+  PetscInt        Nb, Nq;
+  const PetscReal *qpoints, *qweights;
+  PetscTabulation T;    /* basis values and reference gradients at the quadrature points (owned by fe) */
+  IS              cellIS;
+  PetscFEGeom    *geom; /* J, invJ, detJ per cell and quadrature point (one point per cell where affine) */
+  PetscReal      *xq;   /* Ne*Nq*dim quadrature points in real space */
+  PetscInt       *lidx; /* Ne*Nb local dof offsets of each cell, in basis order (constrained dofs included) */
+  PetscInt        nlocal, nglobal; /* local Vec size, owned global size */
+  PetscLogDouble  bytes;
+} FEGDisc;
+
+/* Scratch and state for evaluating a form on one discretization */
+typedef struct {
+  FEGForm         form;
+  PetscBool       constant; /* C and D identical at every quadrature point */
+  Vec             auxloc;
+  PetscTabulation Taux; /* auxiliary basis at the main quadrature points */
+  PetscInt        NbAux;
+  PetscScalar    *C, *D; /* Nq x 16 and Nq x 4 for the current cell */
+  PetscScalar    *w, *gradw;
+} FEGCoeff;
+
+typedef struct _n_FEGOp *FEGOp;
+struct _n_FEGOp {
+  DM               dm;
+  FEGDisc          disc;
+  FEGForm          form;
+  FEGStrategy      strategy;
+  PetscObjectState formState, auxState; /* what the last assembly saw */
+  PetscBool        assembled;
+  PetscScalar     *Ke; /* lma: Ne element matrices, Nb x Nb row-major (row = test function) */
+  Vec              xl, yl;
+};
+
+PETSC_INTERN PetscErrorCode FEGDiscCreate(DM, FEGDisc *);
+PETSC_INTERN PetscErrorCode FEGDiscDestroy(FEGDisc *);
+PETSC_INTERN PetscErrorCode FEGCoeffSetUp(FEGDisc *, FEGForm, FEGCoeff *);
+PETSC_INTERN PetscErrorCode FEGCoeffEvaluate(FEGDisc *, FEGCoeff *, PetscInt);
+PETSC_INTERN PetscErrorCode FEGCoeffDestroy(FEGCoeff *);
+PETSC_INTERN PetscErrorCode FEGFormCheckCompatible(FEGForm, DM);
+PETSC_INTERN PetscErrorCode FEGIntegrateElementMatrix(FEGDisc *, FEGCoeff *, PetscInt, PetscScalar[], PetscScalar[]);
+PETSC_INTERN PetscErrorCode FEGIntegrateElementVector(FEGDisc *, FEGCoeff *, PetscInt, PetscScalar[], PetscScalar[]);
+
+PETSC_INTERN PetscErrorCode FEGOpGet(Mat, FEGOp *);
+PETSC_INTERN PetscErrorCode FEGOpView(FEGOp, PetscViewer);
+PETSC_INTERN PetscErrorCode FEGOpCreateMat_AddTo(FEGOp, Mat *);
+PETSC_INTERN PetscErrorCode FEGOpAssemble_AddTo(FEGOp, Mat);
+PETSC_INTERN PetscErrorCode FEGOpCreateMat_LMA(FEGOp, Mat *);
+PETSC_INTERN PetscErrorCode FEGOpAssemble_LMA(FEGOp, Mat);

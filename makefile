@@ -1,0 +1,89 @@
+# fegpu makefile: compiles with PETSc's own compilers and flags (read from PETSc's conf/variables).
+# Run ./configure first; it writes lib/fegpu/conf/fegpuvariables.
+
+FEGPU_DIR := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
+FEGPU_CONF := $(FEGPU_DIR)/lib/fegpu/conf/fegpuvariables
+
+ifeq ($(wildcard $(FEGPU_CONF)),)
+ifeq ($(filter clean distclean,$(MAKECMDGOALS)),)
+$(error fegpu is not configured: run ./configure first (./configure --help lists its options))
+endif
+else
+include $(FEGPU_CONF)
+include $(PETSC_DIR)/lib/petsc/conf/variables
+endif
+
+.SUFFIXES:
+.DEFAULT_GOAL := all
+.PHONY: all lib examples tests check check-unit check-examples check-gpu install clean distclean
+
+OBJDIR := $(FEGPU_DIR)/lib/fegpu/obj
+LIBFEGPU := $(FEGPU_DIR)/lib/libfegpu.so
+FEGPU_INCLUDES := -I$(FEGPU_DIR)/include -I$(FEGPU_DIR)/lib/fegpu/include $(FEGPU_METIS_INCLUDE)
+FEGPU_CFLAGS := -fPIC -Wall -Wno-unknown-pragmas $(CFLAGS)
+FEGPU_LINK := -L$(FEGPU_DIR)/lib -Wl,-rpath,$(FEGPU_DIR)/lib -lfegpu $(PETSC_WITH_EXTERNAL_LIB)
+MPIEXEC_CMD := $(MPIEXEC)
+
+LIB_CSRC := $(sort $(shell cd $(FEGPU_DIR) && find src -name '*.c'))
+ifeq ($(FEGPU_HAVE_CUDA),1)
+LIB_CUSRC := $(sort $(shell cd $(FEGPU_DIR) && find src -name '*.cu'))
+endif
+LIB_OBJ := $(LIB_CSRC:%.c=$(OBJDIR)/%.o) $(LIB_CUSRC:%.cu=$(OBJDIR)/%.o)
+HEADERS := $(shell cd $(FEGPU_DIR) && find include -name '*.h') lib/fegpu/include/fegpuconf.h
+
+EXAMPLES := $(patsubst %.c,%,$(wildcard $(FEGPU_DIR)/examples/*.c))
+ifeq ($(FEGPU_HAVE_CHECK),1)
+TESTS := $(patsubst %.c,%,$(wildcard $(FEGPU_DIR)/tests/test_*.c))
+endif
+
+all: lib examples tests
+
+lib: $(LIBFEGPU)
+examples: $(EXAMPLES)
+tests: $(TESTS)
+
+$(OBJDIR)/%.o: %.c $(HEADERS) $(FEGPU_CONF)
+	@mkdir -p $(@D)
+	$(PCC) -c -o $@ $(PCC_FLAGS) $(FEGPU_CFLAGS) $(PETSC_CCPPFLAGS) $(FEGPU_INCLUDES) $<
+
+$(OBJDIR)/%.o: %.cu $(HEADERS) $(FEGPU_CONF)
+	@mkdir -p $(@D)
+	$(CUDAC) -c -o $@ $(MPICXX_INCLUDES) $(CUDAC_FLAGS) -Xcompiler -fPIC $(FEGPU_INCLUDES) --compiler-options="$(PETSC_CXXCPPFLAGS)" $<
+
+$(LIBFEGPU): $(LIB_OBJ)
+	$(PCC_LINKER) -shared -o $@ $(LIB_OBJ) $(PETSC_WITH_EXTERNAL_LIB) $(FEGPU_METIS_LIB)
+
+$(FEGPU_DIR)/examples/%: $(FEGPU_DIR)/examples/%.c $(LIBFEGPU) $(HEADERS)
+	$(PCC) -o $@ $(PCC_FLAGS) $(FEGPU_CFLAGS) $(PETSC_CCPPFLAGS) $(FEGPU_INCLUDES) $< $(FEGPU_LINK)
+
+$(FEGPU_DIR)/tests/test_%: $(FEGPU_DIR)/tests/test_%.c $(FEGPU_DIR)/tests/fegtest.h $(LIBFEGPU) $(HEADERS)
+	$(PCC) -o $@ $(PCC_FLAGS) $(FEGPU_CFLAGS) $(PETSC_CCPPFLAGS) $(FEGPU_INCLUDES) $(FEGPU_CHECK_CFLAGS) $< $(FEGPU_LINK) $(FEGPU_CHECK_LIB)
+
+# check: Check unit tests (serial and under MPI) and example runs diffed against examples/output/
+check: all
+	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests "$(notdir $(TESTS))"
+
+check-unit: all
+	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests "$(notdir $(TESTS))" --no-examples
+
+check-examples: all
+	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests "" 
+
+# check-gpu: the same suite with GPU vectors and matrices; needs a CUDA build and an NVIDIA GPU
+check-gpu: all
+	@test "$(FEGPU_HAVE_CUDA)" = 1 || { echo "check-gpu needs a CUDA build: configure against a CUDA-enabled PETSc"; exit 1; }
+	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests "$(notdir $(TESTS))" --gpu
+
+PREFIX ?= $(FEGPU_PREFIX)
+install: lib
+	install -d $(DESTDIR)$(PREFIX)/include/fegpu $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 $(FEGPU_DIR)/include/fegpu.h $(FEGPU_DIR)/lib/fegpu/include/fegpuconf.h $(DESTDIR)$(PREFIX)/include/
+	install -m 755 $(LIBFEGPU) $(DESTDIR)$(PREFIX)/lib/
+	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: fegpu\nDescription: GPU finite element operators for PETSc\nVersion: 0.1.0\nRequires: PETSc >= 3.18\nCflags: -I$${includedir}\nLibs: -L$${libdir} -Wl,-rpath,$${libdir} -lfegpu\n' '$(PREFIX)' > $(DESTDIR)$(PREFIX)/lib/pkgconfig/fegpu.pc
+	@echo "installed fegpu in $(DESTDIR)$(PREFIX)"
+
+clean:
+	rm -rf $(FEGPU_DIR)/lib/fegpu/obj $(LIBFEGPU) $(EXAMPLES) $(TESTS)
+
+distclean:
+	rm -rf $(FEGPU_DIR)/lib $(patsubst %.c,%,$(wildcard $(FEGPU_DIR)/examples/*.c)) $(patsubst %.c,%,$(wildcard $(FEGPU_DIR)/tests/test_*.c))

@@ -1,0 +1,433 @@
+#include <fegpu/private/fegimpl.h>
+
+static PetscErrorCode FEGFormDestroy_Private(FEGForm form)
+{
+  PetscFunctionBegin;
+  PetscCall(DMDestroy(&form->auxdm));
+  PetscCall(VecDestroy(&form->aux));
+  PetscCall(PetscFree2(form->A, form->B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGFormCreate - creates an empty bilinear form a(u,v) = int sum_ij C_ij d_i u d_j v and linear form b(v) = int sum_j D_j d_j v
+
+  Collective
+
+  Input Parameter:
+. comm - the communicator
+
+  Output Parameter:
+. form - the form, with C = 0 and D = 0
+
+  Level: beginner
+
+.seealso: FEGFormSetConstant(), FEGFormSetAuxiliaryField(), FEGFormSetLinearCoefficient(), FEGCreateOperator()
+@*/
+PetscErrorCode FEGFormCreate(MPI_Comm comm, FEGForm *form)
+{
+  FEGForm f;
+
+  PetscFunctionBegin;
+  FEGAssertPointer(form, 2);
+  PetscCall(FEGInitializePackage());
+  PetscCall(PetscHeaderCreate(f, FEG_FORM_CLASSID, "FEGForm", "Finite element bilinear form", "FEG", comm, FEGFormDestroy, FEGFormView));
+  f->strategy = FEG_STRATEGY_ADDTO;
+  *form       = f;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGFormDestroy - destroys a form
+
+  Collective
+
+  Level: beginner
+@*/
+PetscErrorCode FEGFormDestroy(FEGForm *form)
+{
+  PetscFunctionBegin;
+  if (!form || !*form) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscValidHeaderSpecific(*form, FEG_FORM_CLASSID, 1);
+  if (--((PetscObject)*form)->refct > 0) {
+    *form = NULL;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(FEGFormDestroy_Private(*form));
+  PetscCall(PetscHeaderDestroy(form));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGFormView - prints the coefficients of a form
+
+  Collective
+
+  Level: intermediate
+@*/
+PetscErrorCode FEGFormView(FEGForm form, PetscViewer viewer)
+{
+  PetscBool iascii;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 1);
+  if (!viewer) PetscCall(PetscViewerASCIIGetStdout(PetscObjectComm((PetscObject)form), &viewer));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
+  if (!iascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectPrintClassNamePrefixType((PetscObject)form, viewer));
+  PetscCall(PetscViewerASCIIPushTab(viewer));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "strategy: %s\n", FEGStrategies[form->strategy]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "constant C (row: trial derivative, column: test derivative):\n"));
+  for (PetscInt i = 0; i < FEG_MAX_DERIV; i++) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  %g %g %g %g\n", (double)PetscRealPart(form->C0[i * 4 + 0]), (double)PetscRealPart(form->C0[i * 4 + 1]), (double)PetscRealPart(form->C0[i * 4 + 2]), (double)PetscRealPart(form->C0[i * 4 + 3])));
+  }
+  PetscCall(PetscViewerASCIIPrintf(viewer, "constant D: %g %g %g %g\n", (double)PetscRealPart(form->D0[0]), (double)PetscRealPart(form->D0[1]), (double)PetscRealPart(form->D0[2]), (double)PetscRealPart(form->D0[3])));
+  if (form->auxdm) PetscCall(PetscViewerASCIIPrintf(viewer, "auxiliary field with %" PetscInt_FMT " components, %s%s\n", form->Nw, form->A ? "linear map" : "no linear map", form->pointwise ? ", pointwise function" : ""));
+  PetscCall(PetscViewerASCIIPopTab(viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGFormSetOptionsPrefix - sets the prefix of the options an operator built from this form reads (-<prefix>feg_strategy, ...)
+
+  Logically Collective
+
+  Level: intermediate
+@*/
+PetscErrorCode FEGFormSetOptionsPrefix(FEGForm form, const char prefix[])
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 1);
+  PetscCall(PetscObjectSetOptionsPrefix((PetscObject)form, prefix));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGFormSetFromOptions - reads -feg_strategy <addto,lma> and -feg_form_view
+
+  Collective
+
+  Options Database Keys:
++ -feg_strategy <addto,lma> - assembled matrix (Addto) or Local Matrix Approach shell
+- -feg_form_view - print the form
+
+  Level: beginner
+@*/
+PetscErrorCode FEGFormSetFromOptions(FEGForm form)
+{
+  PetscBool   view = PETSC_FALSE;
+  FEGStrategy s    = form->strategy;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 1);
+  PetscObjectOptionsBegin((PetscObject)form);
+  PetscCall(PetscOptionsEnum("-feg_strategy", "How the operator is stored and applied", "FEGFormSetStrategy", FEGStrategies, (PetscEnum)s, (PetscEnum *)&s, NULL));
+  PetscCall(PetscOptionsBool("-feg_form_view", "Print the form", "FEGFormView", view, &view, NULL));
+  PetscOptionsEnd();
+  form->strategy = s;
+  if (view) PetscCall(FEGFormView(form, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGFormSetConstant - sets the constant parts of C and D
+
+  Logically Collective
+
+  Input Parameters:
++ form - the form
+. C    - 16 values, C[i*4+j] multiplies d_i u d_j v (i trial, j test; 0 = value, 1..3 = x, y, z derivative), or NULL to keep
+- D    - 4 values, D[j] multiplies d_j v, or NULL to keep
+
+  Level: beginner
+@*/
+PetscErrorCode FEGFormSetConstant(FEGForm form, const PetscScalar C[], const PetscScalar D[])
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 1);
+  if (C) PetscCall(PetscArraycpy(form->C0, C, FEG_MAX_DERIV * FEG_MAX_DERIV));
+  if (D) PetscCall(PetscArraycpy(form->D0, D, FEG_MAX_DERIV));
+  PetscCall(PetscObjectStateIncrease((PetscObject)form));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGFormGetConstant - gets the constant parts of C (16 values) and D (4 values); either may be NULL
+
+  Not Collective
+
+  Level: intermediate
+@*/
+PetscErrorCode FEGFormGetConstant(FEGForm form, PetscScalar C[], PetscScalar D[])
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 1);
+  if (C) PetscCall(PetscArraycpy(C, form->C0, FEG_MAX_DERIV * FEG_MAX_DERIV));
+  if (D) PetscCall(PetscArraycpy(D, form->D0, FEG_MAX_DERIV));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGFormSetAuxiliaryField - gives the field w from which coefficients are computed at quadrature points
+
+  Logically Collective
+
+  Input Parameters:
++ form  - the form
+. auxdm - a DMPlex on the same mesh as the operator's DM (for example DMClone() of it) with one PetscFE field of Nw components
+- aux   - a global Vec of auxdm (for example a velocity field, a DG0 field for per-cell coefficients, or the current solution)
+
+  Notes:
+  The Vec is referenced, not copied: changing it and calling FEGOperatorAssemble() re-assembles with the new values.
+  How w enters C and D is set with FEGFormSetLinearCoefficient() and/or FEGFormSetPointwiseCoefficient().
+
+  Level: beginner
+@*/
+PetscErrorCode FEGFormSetAuxiliaryField(FEGForm form, DM auxdm, Vec aux)
+{
+  PetscInt     Nf, Nw, n, nsec;
+  PetscObject  disc;
+  PetscClassId id;
+  PetscSection gsec;
+  DM           vdm;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 1);
+  PetscValidHeaderSpecific(auxdm, DM_CLASSID, 2);
+  PetscValidHeaderSpecific(aux, VEC_CLASSID, 3);
+  PetscCall(DMGetNumFields(auxdm, &Nf));
+  PetscCheck(Nf == 1, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_WRONG, "The auxiliary DM has %" PetscInt_FMT " fields; fegpu needs exactly one PetscFE field on it", Nf);
+  PetscCall(DMGetField(auxdm, 0, NULL, &disc));
+  PetscCall(PetscObjectGetClassId(disc, &id));
+  PetscCheck(id == PETSCFE_CLASSID, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_WRONG, "The auxiliary DM's field is not a PetscFE");
+  PetscCall(PetscFEGetNumComponents((PetscFE)disc, &Nw));
+  PetscCall(VecGetDM(aux, &vdm));
+  PetscCheck(!vdm || vdm == auxdm, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_WRONG, "The auxiliary Vec belongs to another DM than the auxiliary DM given");
+  PetscCall(DMGetGlobalSection(auxdm, &gsec));
+  PetscCall(PetscSectionGetConstrainedStorageSize(gsec, &nsec));
+  PetscCall(VecGetLocalSize(aux, &n));
+  PetscCheck(n == nsec, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The auxiliary Vec has local size %" PetscInt_FMT " but a global Vec of the auxiliary DM has %" PetscInt_FMT, n, nsec);
+  PetscCall(PetscObjectReference((PetscObject)auxdm));
+  PetscCall(PetscObjectReference((PetscObject)aux));
+  PetscCall(DMDestroy(&form->auxdm));
+  PetscCall(VecDestroy(&form->aux));
+  form->auxdm = auxdm;
+  form->aux   = aux;
+  form->Nw    = Nw;
+  PetscCall(PetscObjectStateIncrease((PetscObject)form));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGFormGetAuxiliaryField - gets the auxiliary DM and Vec (borrowed references, NULL if none)
+
+  Not Collective
+
+  Level: intermediate
+@*/
+PetscErrorCode FEGFormGetAuxiliaryField(FEGForm form, DM *auxdm, Vec *aux)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 1);
+  if (auxdm) *auxdm = form->auxdm;
+  if (aux) *aux = form->aux;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGFormSetLinearCoefficient - makes C and D depend linearly on the auxiliary field: C_ij += sum_k A[(i*4+j)*Nw+k] w_k,
+  D_j += sum_k B[j*Nw+k] w_k
+
+  Logically Collective
+
+  Input Parameters:
++ form - the form
+. Nw   - number of components of w (must match the auxiliary field's at operator creation)
+. A    - 16*Nw values, or NULL for zero
+- B    - 4*Nw values, or NULL for zero
+
+  Notes:
+  This is evaluated on the device by the GPU backends; FEGFormSetPointwiseCoefficient() is more general but host-only.
+
+  Level: beginner
+@*/
+PetscErrorCode FEGFormSetLinearCoefficient(FEGForm form, PetscInt Nw, const PetscScalar A[], const PetscScalar B[])
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 1);
+  PetscCheck(Nw > 0, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_OUTOFRANGE, "Number of auxiliary components %" PetscInt_FMT " must be positive", Nw);
+  PetscCall(PetscFree2(form->A, form->B));
+  PetscCall(PetscCalloc2(FEG_MAX_DERIV * FEG_MAX_DERIV * Nw, &form->A, FEG_MAX_DERIV * Nw, &form->B));
+  if (A) PetscCall(PetscArraycpy(form->A, A, FEG_MAX_DERIV * FEG_MAX_DERIV * Nw));
+  if (B) PetscCall(PetscArraycpy(form->B, B, FEG_MAX_DERIV * Nw));
+  form->Nlin = Nw;
+  PetscCall(PetscObjectStateIncrease((PetscObject)form));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  FEGFormSetPointwiseCoefficient - sets a function that computes C and D at each quadrature point from x, w and grad w
+
+  Logically Collective
+
+  Level: intermediate
+
+.seealso: FEGPointwiseFn, FEGFormSetLinearCoefficient()
+@*/
+PetscErrorCode FEGFormSetPointwiseCoefficient(FEGForm form, FEGPointwiseFn fn, void *ctx)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 1);
+  form->pointwise = fn;
+  form->pwctx     = ctx;
+  PetscCall(PetscObjectStateIncrease((PetscObject)form));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGFormIsSymmetric - whether a(u,v) = a(v,u) can be guaranteed from the coefficients (C and the linear map symmetric,
+  no pointwise function); used to choose CG over GMRES
+
+  Not Collective
+
+  Level: intermediate
+@*/
+PetscErrorCode FEGFormIsSymmetric(FEGForm form, PetscBool *sym)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 1);
+  *sym = form->pointwise ? PETSC_FALSE : PETSC_TRUE;
+  for (PetscInt i = 0; i < FEG_MAX_DERIV; i++) {
+    for (PetscInt j = 0; j < i; j++) {
+      if (form->C0[i * 4 + j] != form->C0[j * 4 + i]) *sym = PETSC_FALSE;
+      for (PetscInt k = 0; form->A && k < form->Nlin; k++)
+        if (form->A[(i * 4 + j) * form->Nlin + k] != form->A[(j * 4 + i) * form->Nlin + k]) *sym = PETSC_FALSE;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGFormSetStrategy - sets the default strategy of operators built from this form (-feg_strategy overrides it)
+
+  Logically Collective
+
+  Level: beginner
+@*/
+PetscErrorCode FEGFormSetStrategy(FEGForm form, FEGStrategy s)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 1);
+  PetscCheck(s >= FEG_STRATEGY_ADDTO && s <= FEG_STRATEGY_LMA, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_OUTOFRANGE, "Unknown strategy %d; allowed: addto, lma", (int)s);
+  form->strategy = s;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGFormGetStrategy - gets the strategy
+
+  Not Collective
+
+  Level: beginner
+@*/
+PetscErrorCode FEGFormGetStrategy(FEGForm form, FEGStrategy *s)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 1);
+  *s = form->strategy;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGFormCreateAdvectionDiffusion - the advection-diffusion form mass*m(u,v) + dscale*d(u,v) + ascale*a(u,v) of
+  Markall et al. (eqs. 11-13): m(u,v) = int u v, d(u,v) = int grad v . kappa grad u, a(u,v) = int v (vel . grad u)
+
+  Collective
+
+  Input Parameters:
++ comm   - communicator
+. dim    - spatial dimension
+. mass   - mass scaling (1 for a mass matrix, 0 for none)
+. dscale - diffusion scaling (for example dt/2 in Crank-Nicolson)
+. kappa  - dim x dim diffusivity tensor, row-major (kappa[k*dim+l] couples d_k v and d_l u), or NULL for none
+. ascale - advection scaling (for example dt)
+. veldm  - DM of the velocity field (first dim components are used), or NULL for no advection
+- vel    - global Vec of veldm
+
+  Output Parameter:
+. form - the form
+
+  Level: beginner
+@*/
+PetscErrorCode FEGFormCreateAdvectionDiffusion(MPI_Comm comm, PetscInt dim, PetscScalar mass, PetscScalar dscale, const PetscScalar kappa[], PetscScalar ascale, DM veldm, Vec vel, FEGForm *form)
+{
+  PetscScalar C[16] = {0};
+
+  PetscFunctionBegin;
+  PetscCheck(dim >= 1 && dim <= 3, comm, PETSC_ERR_ARG_OUTOFRANGE, "Dimension %" PetscInt_FMT " must be 1, 2 or 3", dim);
+  PetscCall(FEGFormCreate(comm, form));
+  C[0] = mass;
+  for (PetscInt k = 0; kappa && k < dim; k++)
+    for (PetscInt l = 0; l < dim; l++) C[(l + 1) * 4 + (k + 1)] = dscale * kappa[k * dim + l];
+  PetscCall(FEGFormSetConstant(*form, C, NULL));
+  if (veldm) {
+    PetscScalar *A;
+    PetscInt     Nw;
+
+    PetscCall(FEGFormSetAuxiliaryField(*form, veldm, vel));
+    Nw = (*form)->Nw;
+    PetscCheck(Nw >= dim, comm, PETSC_ERR_ARG_WRONG, "The velocity field has %" PetscInt_FMT " components, fewer than the dimension %" PetscInt_FMT, Nw, dim);
+    PetscCall(PetscCalloc1(16 * Nw, &A));
+    for (PetscInt l = 0; l < dim; l++) A[((l + 1) * 4 + 0) * Nw + l] = ascale;
+    PetscCall(FEGFormSetLinearCoefficient(*form, Nw, A, NULL));
+    PetscCall(PetscFree(A));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGFormCreateCDR - the convection-diffusion-reaction form with a full constant (dim+1)x(dim+1) matrix C and vector D
+  (Kruzel, Banas, Nytko): a(u,v) = int sum_{i,j=0..dim} C_ij d_i u d_j v, b(v) = int sum_j D_j d_j v
+
+  Collective
+
+  Input Parameters:
++ comm - communicator
+. dim  - spatial dimension
+. C    - (dim+1)*(dim+1) values, row-major, row = trial derivative
+- D    - dim+1 values, or NULL
+
+  Level: beginner
+@*/
+PetscErrorCode FEGFormCreateCDR(MPI_Comm comm, PetscInt dim, const PetscScalar C[], const PetscScalar D[], FEGForm *form)
+{
+  PetscScalar C4[16] = {0}, D4[4] = {0};
+
+  PetscFunctionBegin;
+  PetscCheck(dim >= 1 && dim <= 3, comm, PETSC_ERR_ARG_OUTOFRANGE, "Dimension %" PetscInt_FMT " must be 1, 2 or 3", dim);
+  PetscCall(FEGFormCreate(comm, form));
+  for (PetscInt i = 0; i <= dim; i++) {
+    for (PetscInt j = 0; j <= dim; j++) C4[i * 4 + j] = C[i * (dim + 1) + j];
+    if (D) D4[i] = D[i];
+  }
+  PetscCall(FEGFormSetConstant(*form, C4, D4));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The auxiliary field must live on the operator's mesh: same chart and cells, same distribution */
+PetscErrorCode FEGFormCheckCompatible(FEGForm form, DM dm)
+{
+  PetscInt pS, pE, apS, apE, cS, cE, acS, acE;
+
+  PetscFunctionBegin;
+  if (!form->auxdm) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DMPlexGetChart(dm, &pS, &pE));
+  PetscCall(DMPlexGetChart(form->auxdm, &apS, &apE));
+  PetscCall(DMPlexGetHeightStratum(dm, 0, &cS, &cE));
+  PetscCall(DMPlexGetHeightStratum(form->auxdm, 0, &acS, &acE));
+  PetscCheck(pS == apS && pE == apE && cS == acS && cE == acE, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
+             "The form's coefficient field lives on the wrong DM: it has cells [%" PetscInt_FMT ", %" PetscInt_FMT ") and chart [%" PetscInt_FMT ", %" PetscInt_FMT ") but the operator's DM has cells [%" PetscInt_FMT ", %" PetscInt_FMT ") and chart [%" PetscInt_FMT ", %" PetscInt_FMT "); create the auxiliary DM with DMClone() of the operator's DM",
+             acS, acE, apS, apE, cS, cE, pS, pE);
+  PetscCheck(!form->A || form->Nlin == form->Nw, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The linear coefficient map was given for %" PetscInt_FMT " auxiliary components but the auxiliary field has %" PetscInt_FMT, form->Nlin, form->Nw);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

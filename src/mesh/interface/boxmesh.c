@@ -1,0 +1,303 @@
+#include <fegpu/private/fegimpl.h>
+
+/* Deterministic value in [-1/2, 1/2) from a vertex number, so serial and parallel meshes are identical */
+static PetscReal FEGHashUnit(PetscInt v, PetscInt d)
+{
+  PetscInt64 x = (PetscInt64)v * 3 + d + 1;
+
+  x = (x ^ (x >> 17)) * 0x45d9f3bLL;
+  x = (x ^ (x >> 15)) * 0x45d9f3bLL;
+  x = x ^ (x >> 16);
+  return (PetscReal)(x & 0xFFFFF) / (PetscReal)0x100000 - 0.5;
+}
+
+static PetscErrorCode FEGBoxCells(DMPolytopeType ct, const PetscInt n[], PetscInt *numCells, PetscInt *numCorners, PetscInt **cells)
+{
+  PetscInt        nx = n[0], ny = n[1], nz = ct == DM_POLYTOPE_TRIANGLE || ct == DM_POLYTOPE_QUADRILATERAL ? 1 : n[2];
+  PetscInt        c  = 0, *cl;
+  const PetscInt  perm[6][3] = {
+    {0, 1, 2},
+    {0, 2, 1},
+    {1, 0, 2},
+    {1, 2, 0},
+    {2, 0, 1},
+    {2, 1, 0}
+  };
+#define V(i, j, k) ((i) + (nx + 1) * ((j) + (ny + 1) * (k)))
+
+  PetscFunctionBegin;
+  switch (ct) {
+  case DM_POLYTOPE_TRIANGLE:
+    *numCorners = 3;
+    *numCells   = 2 * nx * ny;
+    break;
+  case DM_POLYTOPE_QUADRILATERAL:
+    *numCorners = 4;
+    *numCells   = nx * ny;
+    break;
+  case DM_POLYTOPE_TETRAHEDRON:
+    *numCorners = 4;
+    *numCells   = 6 * nx * ny * nz;
+    break;
+  case DM_POLYTOPE_HEXAHEDRON:
+    *numCorners = 8;
+    *numCells   = nx * ny * nz;
+    break;
+  case DM_POLYTOPE_TRI_PRISM:
+    *numCorners = 6;
+    *numCells   = 2 * nx * ny * nz;
+    break;
+  default:
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "No box mesh for cell type %s", DMPolytopeTypes[ct]);
+  }
+  PetscCall(PetscMalloc1(*numCells * *numCorners, &cl));
+  /* vertex orders follow PETSc's reference cells (DMPlexCreateReferenceCell), so every cell has positive Jacobian */
+  for (PetscInt k = 0; k < nz; k++) {
+    for (PetscInt j = 0; j < ny; j++) {
+      for (PetscInt i = 0; i < nx; i++) {
+        const PetscInt v00 = V(i, j, k), v10 = V(i + 1, j, k), v11 = V(i + 1, j + 1, k), v01 = V(i, j + 1, k);
+
+        switch (ct) {
+        case DM_POLYTOPE_TRIANGLE: {
+          const PetscInt t[6] = {v00, v10, v11, v00, v11, v01};
+          for (PetscInt l = 0; l < 6; l++) cl[c++] = t[l];
+        } break;
+        case DM_POLYTOPE_QUADRILATERAL: {
+          const PetscInt q[4] = {v00, v10, v11, v01};
+          for (PetscInt l = 0; l < 4; l++) cl[c++] = q[l];
+        } break;
+        case DM_POLYTOPE_HEXAHEDRON: {
+          const PetscInt h[8] = {V(i, j, k), V(i, j + 1, k), V(i + 1, j + 1, k), V(i + 1, j, k), V(i, j, k + 1), V(i + 1, j, k + 1), V(i + 1, j + 1, k + 1), V(i, j + 1, k + 1)};
+          for (PetscInt l = 0; l < 8; l++) cl[c++] = h[l];
+        } break;
+        case DM_POLYTOPE_TRI_PRISM: {
+          /* CCW triangles (a,b,c) of the square; PETSc's prism has a clockwise bottom and the top vertex over
+             bottom vertex 0, 2, 1 */
+          const PetscInt tri[2][3] = {
+            {v00, v10, v11},
+            {v00, v11, v01}
+          };
+          for (PetscInt t = 0; t < 2; t++) {
+            const PetscInt a = tri[t][0], b = tri[t][1], cc = tri[t][2], up = (nx + 1) * (ny + 1);
+            const PetscInt p[6] = {a, cc, b, a + up, b + up, cc + up};
+            for (PetscInt l = 0; l < 6; l++) cl[c++] = p[l];
+          }
+        } break;
+        case DM_POLYTOPE_TETRAHEDRON: {
+          /* Kuhn subdivision: one tetrahedron per path 000 -> 111 along the axes, conforming between cubes */
+          for (PetscInt t = 0; t < 6; t++) {
+            PetscInt o[3] = {0, 0, 0}, vt[4], x[4][3];
+
+            for (PetscInt s = 0; s < 4; s++) {
+              if (s > 0) o[perm[t][s - 1]] = 1;
+              vt[s] = V(i + o[0], j + o[1], k + o[2]);
+              for (PetscInt d = 0; d < 3; d++) x[s][d] = o[d];
+            }
+            {
+              const PetscInt a[3] = {x[1][0] - x[0][0], x[1][1] - x[0][1], x[1][2] - x[0][2]};
+              const PetscInt b[3] = {x[2][0] - x[0][0], x[2][1] - x[0][1], x[2][2] - x[0][2]};
+              const PetscInt e[3] = {x[3][0] - x[0][0], x[3][1] - x[0][1], x[3][2] - x[0][2]};
+              const PetscInt det  = a[0] * (b[1] * e[2] - b[2] * e[1]) - a[1] * (b[0] * e[2] - b[2] * e[0]) + a[2] * (b[0] * e[1] - b[1] * e[0]);
+
+              /* PETSc's reference tetrahedron has a negative determinant in this vertex order */
+              if (det > 0) {
+                PetscInt tmp = vt[2];
+                vt[2]        = vt[3];
+                vt[3]        = tmp;
+              }
+            }
+            for (PetscInt l = 0; l < 4; l++) cl[c++] = vt[l];
+          }
+        } break;
+        default:
+          break;
+        }
+      }
+    }
+  }
+#undef V
+  *cells = cl;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGCreateBoxMesh - creates a distributed, interpolated DMPlex of a box split into triangles, quadrilaterals,
+  tetrahedra (6 per cube), hexahedra or triangular prisms (2 per cube), with the boundary marked in the label "marker"
+
+  Collective
+
+  Input Parameters:
++ comm    - communicator
+. ct      - cell type
+. faces   - number of cube edges along each direction (dim values)
+. lower   - lower corner (dim values), or NULL for 0
+. upper   - upper corner (dim values), or NULL for 1
+- perturb - interior vertices move by up to perturb/2 of the spacing along each axis (0 for a uniform mesh); with
+            quadrilaterals, hexahedra and prisms this makes the cells non-affine
+
+  Output Parameter:
+. dm - the mesh
+
+  Notes:
+  PETSc's own DMPlexCreateBoxMesh() needs a mesh generator for simplices; this builds the cell list itself.
+
+  Level: beginner
+@*/
+PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt faces[], const PetscReal lower[], const PetscReal upper[], PetscReal perturb, DM *dm)
+{
+  PetscMPIInt rank, size;
+  PetscInt    dim, numCells = 0, numCorners = 0, numVertices = 0, n[3] = {1, 1, 1}, *cells = NULL;
+  PetscReal  *coords = NULL, lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+  DMLabel     label;
+
+  PetscFunctionBegin;
+  FEGAssertPointer(dm, 7);
+  PetscCall(FEGInitializePackage());
+  switch (ct) {
+  case DM_POLYTOPE_TRIANGLE:
+  case DM_POLYTOPE_QUADRILATERAL:
+    dim = 2;
+    break;
+  case DM_POLYTOPE_TETRAHEDRON:
+  case DM_POLYTOPE_HEXAHEDRON:
+  case DM_POLYTOPE_TRI_PRISM:
+    dim = 3;
+    break;
+  default:
+    SETERRQ(comm, PETSC_ERR_ARG_WRONG, "Cell type %s is not supported: allowed are triangle, quadrilateral, tetrahedron, hexahedron, triangular_prism", DMPolytopeTypes[ct]);
+  }
+  for (PetscInt d = 0; d < dim; d++) {
+    n[d] = faces ? faces[d] : 2;
+    PetscCheck(n[d] >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "Number of faces %" PetscInt_FMT " in direction %" PetscInt_FMT " must be at least 1", n[d], d);
+    if (lower) lo[d] = lower[d];
+    if (upper) hi[d] = upper[d];
+    PetscCheck(hi[d] > lo[d], comm, PETSC_ERR_ARG_OUTOFRANGE, "Upper bound %g must exceed lower bound %g in direction %" PetscInt_FMT, (double)hi[d], (double)lo[d], d);
+  }
+  PetscCheck(perturb >= 0.0 && perturb < 0.5, comm, PETSC_ERR_ARG_OUTOFRANGE, "Perturbation %g must be in [0, 0.5) so no cell inverts", (double)perturb);
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  if (rank == 0) {
+    const PetscInt nz = dim == 3 ? n[2] : 0;
+
+    PetscCall(FEGBoxCells(ct, n, &numCells, &numCorners, &cells));
+    numVertices = (n[0] + 1) * (n[1] + 1) * (nz + 1);
+    PetscCall(PetscMalloc1(numVertices * dim, &coords));
+    for (PetscInt k = 0; k <= nz; k++) {
+      for (PetscInt j = 0; j <= n[1]; j++) {
+        for (PetscInt i = 0; i <= n[0]; i++) {
+          const PetscInt v = i + (n[0] + 1) * (j + (n[1] + 1) * k), ijk[3] = {i, j, k};
+
+          for (PetscInt d = 0; d < dim; d++) {
+            const PetscBool interior = (PetscBool)(ijk[d] > 0 && ijk[d] < n[d]);
+            const PetscReal h        = (hi[d] - lo[d]) / n[d];
+
+            coords[v * dim + d] = lo[d] + ijk[d] * h + (interior ? perturb * h * FEGHashUnit(v, d) : 0.0);
+          }
+        }
+      }
+    }
+  } else {
+    PetscCall(FEGBoxCells(ct, n, &numCells, &numCorners, &cells));
+    numCells = 0;
+  }
+  if (ct == DM_POLYTOPE_TRI_PRISM) {
+    DM      idm;
+    DMLabel ctl;
+
+    /* a 6-vertex cell is taken for a tensor prism unless the type is reset before interpolation */
+    PetscCall(DMPlexCreateFromCellListPetsc(comm, dim, numCells, numVertices, numCorners, PETSC_FALSE, cells, dim, coords, dm));
+    PetscCall(DMPlexGetCellTypeLabel(*dm, &ctl));
+    for (PetscInt c = 0; c < numCells; c++) {
+      PetscCall(DMLabelClearValue(ctl, c, DM_POLYTOPE_TRI_PRISM_TENSOR));
+      PetscCall(DMPlexSetCellType(*dm, c, DM_POLYTOPE_TRI_PRISM));
+    }
+    PetscCall(DMPlexInterpolate(*dm, &idm));
+    PetscCall(DMPlexCopyCoordinates(*dm, idm));
+    PetscCall(DMDestroy(dm));
+    *dm = idm;
+  } else PetscCall(DMPlexCreateFromCellListPetsc(comm, dim, numCells, numVertices, numCorners, PETSC_TRUE, cells, dim, coords, dm));
+  PetscCall(PetscFree(cells));
+  PetscCall(PetscFree(coords));
+  PetscCall(DMCreateLabel(*dm, "marker"));
+  PetscCall(DMGetLabel(*dm, "marker", &label));
+  PetscCall(DMPlexMarkBoundaryFaces(*dm, 1, label));
+  PetscCall(DMPlexLabelComplete(*dm, label));
+  if (size > 1) {
+    DM dmDist = NULL;
+
+    PetscCall(DMPlexDistribute(*dm, 0, NULL, &dmDist));
+    if (dmDist) {
+      PetscCall(DMDestroy(dm));
+      *dm = dmDist;
+    }
+  }
+  PetscCall(PetscObjectSetName((PetscObject)*dm, "Mesh"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static const char *const FEGCellTypes[] = {"tri", "quad", "tet", "hex", "prism", "FEGCellType", "FEG_CELL_", NULL};
+static const DMPolytopeType FEGCellPolytopes[] = {DM_POLYTOPE_TRIANGLE, DM_POLYTOPE_QUADRILATERAL, DM_POLYTOPE_TETRAHEDRON, DM_POLYTOPE_HEXAHEDRON, DM_POLYTOPE_TRI_PRISM};
+
+/*@
+  FEGCreateMeshFromOptions - creates a mesh from the options database: a Gmsh (or any DMPlexCreateFromFile()) file, or a
+  box of a chosen cell type; then distributes it and applies DMSetFromOptions() (-dm_refine, -dm_view, ...)
+
+  Collective
+
+  Options Database Keys:
++ -feg_mesh_file <file>             - read this mesh file instead of building a box
+. -feg_cell_type <tri,quad,tet,hex,prism> - the box's cells
+. -feg_faces <n,n,n>                - the box's subdivisions
+. -feg_lower <x,y,z> / -feg_upper <x,y,z> - the box's corners
+- -feg_perturb <r>                  - vertex perturbation, fraction of the spacing
+
+  Level: beginner
+@*/
+PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *dm)
+{
+  char      file[PETSC_MAX_PATH_LEN] = "";
+  PetscInt  ctype = 0, faces[3] = {4, 4, 4}, nf = 3, nl = 3, nu = 3, dim;
+  PetscReal lower[3] = {0, 0, 0}, upper[3] = {1, 1, 1}, perturb = 0.0;
+  PetscBool flg, fset;
+
+  PetscFunctionBegin;
+  FEGAssertPointer(dm, 3);
+  PetscOptionsBegin(comm, prefix, "fegpu mesh options", "DM");
+  PetscCall(PetscOptionsString("-feg_mesh_file", "Mesh file (Gmsh .msh, ...)", "FEGCreateMeshFromOptions", file, file, sizeof(file), &flg));
+  PetscCall(PetscOptionsEList("-feg_cell_type", "Cell type of the box mesh", "FEGCreateBoxMesh", FEGCellTypes, 5, FEGCellTypes[ctype], &ctype, NULL));
+  PetscCall(PetscOptionsIntArray("-feg_faces", "Subdivisions of the box", "FEGCreateBoxMesh", faces, &nf, &fset));
+  PetscCall(PetscOptionsRealArray("-feg_lower", "Lower corner of the box", "FEGCreateBoxMesh", lower, &nl, NULL));
+  PetscCall(PetscOptionsRealArray("-feg_upper", "Upper corner of the box", "FEGCreateBoxMesh", upper, &nu, NULL));
+  PetscCall(PetscOptionsReal("-feg_perturb", "Random vertex perturbation, fraction of the spacing", "FEGCreateBoxMesh", perturb, &perturb, NULL));
+  PetscOptionsEnd();
+  if (file[0]) {
+    DM        dmDist = NULL;
+    PetscBool has;
+
+    PetscCall(DMPlexCreateFromFile(comm, file, "fegpu", PETSC_TRUE, dm));
+    PetscCall(DMHasLabel(*dm, "marker", &has));
+    if (!has) {
+      DMLabel label;
+
+      PetscCall(DMCreateLabel(*dm, "marker"));
+      PetscCall(DMGetLabel(*dm, "marker", &label));
+      PetscCall(DMPlexMarkBoundaryFaces(*dm, 1, label));
+      PetscCall(DMPlexLabelComplete(*dm, label));
+    }
+    PetscCall(DMPlexDistribute(*dm, 0, NULL, &dmDist));
+    if (dmDist) {
+      PetscCall(DMDestroy(dm));
+      *dm = dmDist;
+    }
+  } else {
+    dim = ctype < 2 ? 2 : 3;
+    if (!fset) nf = dim;
+    PetscCheck(nf == 1 || nf >= dim, comm, PETSC_ERR_ARG_SIZ, "-feg_faces needs 1 or %" PetscInt_FMT " values, got %" PetscInt_FMT, dim, nf);
+    if (nf == 1) faces[1] = faces[2] = faces[0];
+    PetscCall(FEGCreateBoxMesh(comm, FEGCellPolytopes[ctype], faces, lower, upper, perturb, dm));
+  }
+  if (prefix) PetscCall(PetscObjectSetOptionsPrefix((PetscObject)*dm, prefix));
+  PetscCall(DMSetFromOptions(*dm));
+  PetscCall(DMViewFromOptions(*dm, NULL, "-dm_view"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,161 @@
+#include <fegpu/private/fegimpl.h>
+
+/* y (+)= A x or A^T x: gather each element's values, multiply by its stored matrix, scatter-add, then sum across
+   processes with DMLocalToGlobal */
+static PetscErrorCode FEGLMAApply(Mat A, Vec x, Vec y, PetscBool transpose, PetscBool add)
+{
+  FEGOp              op;
+  FEGDisc           *d;
+  const PetscScalar *xa;
+  PetscScalar       *ya, xe[512], ye[512];
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &op));
+  d = &op->disc;
+  PetscCheck(d->Nb <= 512, PETSC_COMM_SELF, PETSC_ERR_SUP, "Element with %" PetscInt_FMT " dofs exceeds the LMA host kernel's 512", d->Nb);
+  PetscCall(PetscLogEventBegin(FEG_Apply, A, x, y, 0));
+  PetscCall(VecZeroEntries(op->xl));
+  PetscCall(DMGlobalToLocal(op->dm, x, INSERT_VALUES, op->xl));
+  PetscCall(VecZeroEntries(op->yl));
+  PetscCall(VecGetArrayRead(op->xl, &xa));
+  PetscCall(VecGetArray(op->yl, &ya));
+  for (PetscInt e = 0; e < d->Ne; e++) {
+    const PetscInt     Nb = d->Nb, *idx = &d->lidx[e * Nb];
+    const PetscScalar *K  = &op->Ke[(size_t)e * Nb * Nb];
+
+    for (PetscInt b = 0; b < Nb; b++) xe[b] = xa[idx[b]];
+    if (!transpose) {
+      for (PetscInt a = 0; a < Nb; a++) {
+        PetscScalar s = 0.0;
+
+        for (PetscInt b = 0; b < Nb; b++) s += K[a * Nb + b] * xe[b];
+        ye[a] = s;
+      }
+    } else {
+      for (PetscInt a = 0; a < Nb; a++) ye[a] = 0.0;
+      for (PetscInt b = 0; b < Nb; b++)
+        for (PetscInt a = 0; a < Nb; a++) ye[a] += K[b * Nb + a] * xe[b];
+    }
+    for (PetscInt a = 0; a < Nb; a++) ya[idx[a]] += ye[a];
+  }
+  PetscCall(VecRestoreArray(op->yl, &ya));
+  PetscCall(VecRestoreArrayRead(op->xl, &xa));
+  if (!add) PetscCall(VecZeroEntries(y));
+  PetscCall(DMLocalToGlobal(op->dm, op->yl, ADD_VALUES, y));
+  PetscCall(PetscLogFlops(2.0 * d->Ne * d->Nb * d->Nb));
+  PetscCall(PetscLogEventEnd(FEG_Apply, A, x, y, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMult_FEG_LMA(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(FEGLMAApply(A, x, y, PETSC_FALSE, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTranspose_FEG_LMA(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(FEGLMAApply(A, x, y, PETSC_TRUE, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultAdd_FEG_LMA(Mat A, Vec x, Vec y, Vec z)
+{
+  PetscFunctionBegin;
+  if (z != y) PetscCall(VecCopy(y, z));
+  PetscCall(FEGLMAApply(A, x, z, PETSC_FALSE, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTransposeAdd_FEG_LMA(Mat A, Vec x, Vec y, Vec z)
+{
+  PetscFunctionBegin;
+  if (z != y) PetscCall(VecCopy(y, z));
+  PetscCall(FEGLMAApply(A, x, z, PETSC_TRUE, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGetDiagonal_FEG_LMA(Mat A, Vec diag)
+{
+  FEGOp        op;
+  FEGDisc     *d;
+  PetscScalar *ya;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &op));
+  d = &op->disc;
+  PetscCall(VecZeroEntries(op->yl));
+  PetscCall(VecGetArray(op->yl, &ya));
+  for (PetscInt e = 0; e < d->Ne; e++) {
+    const PetscInt     Nb = d->Nb, *idx = &d->lidx[e * Nb];
+    const PetscScalar *K  = &op->Ke[(size_t)e * Nb * Nb];
+
+    for (PetscInt a = 0; a < Nb; a++) ya[idx[a]] += K[a * Nb + a];
+  }
+  PetscCall(VecRestoreArray(op->yl, &ya));
+  PetscCall(VecZeroEntries(diag));
+  PetscCall(DMLocalToGlobal(op->dm, op->yl, ADD_VALUES, diag));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_FEG_LMA(Mat A, PetscViewer viewer)
+{
+  FEGOp     op;
+  PetscBool iascii;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
+  if (!iascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatShellGetContext(A, &op));
+  PetscCall(FEGOpView(op, viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FEGOpCreateMat_LMA(FEGOp op, Mat *A)
+{
+  FEGDisc *d = &op->disc;
+  VecType  vtype;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateShell(PetscObjectComm((PetscObject)op->dm), d->nglobal, d->nglobal, PETSC_DETERMINE, PETSC_DETERMINE, op, A));
+  PetscCall(MatShellSetOperation(*A, MATOP_MULT, FEGMatShellOp(MatMult_FEG_LMA)));
+  PetscCall(MatShellSetOperation(*A, MATOP_MULT_ADD, FEGMatShellOp(MatMultAdd_FEG_LMA)));
+  PetscCall(MatShellSetOperation(*A, MATOP_MULT_TRANSPOSE, FEGMatShellOp(MatMultTranspose_FEG_LMA)));
+  PetscCall(MatShellSetOperation(*A, MATOP_MULT_TRANSPOSE_ADD, FEGMatShellOp(MatMultTransposeAdd_FEG_LMA)));
+  PetscCall(MatShellSetOperation(*A, MATOP_GET_DIAGONAL, FEGMatShellOp(MatGetDiagonal_FEG_LMA)));
+  PetscCall(MatShellSetOperation(*A, MATOP_VIEW, FEGMatShellOp(MatView_FEG_LMA)));
+  PetscCall(DMGetVecType(op->dm, &vtype));
+  PetscCall(MatSetVecType(*A, vtype));
+  PetscCall(MatSetDM(*A, op->dm));
+  PetscCall(PetscMalloc1((size_t)d->Ne * d->Nb * d->Nb, &op->Ke));
+  PetscCall(DMCreateLocalVector(op->dm, &op->xl));
+  PetscCall(DMCreateLocalVector(op->dm, &op->yl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FEGOpAssemble_LMA(FEGOp op, Mat A)
+{
+  FEGDisc     *d = &op->disc;
+  FEGCoeff     coeff;
+  PetscScalar *work;
+  PetscBool    sym;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(FEG_Integrate, A, 0, 0, 0));
+  PetscCall(FEGCoeffSetUp(d, op->form, &coeff));
+  PetscCall(PetscMalloc1(2 * d->Nb * (d->dim + 1), &work));
+  for (PetscInt e = 0; e < d->Ne; e++) {
+    PetscCall(FEGCoeffEvaluate(d, &coeff, e));
+    PetscCall(FEGIntegrateElementMatrix(d, &coeff, e, work, &op->Ke[(size_t)e * d->Nb * d->Nb]));
+  }
+  PetscCall(PetscFree(work));
+  PetscCall(FEGCoeffDestroy(&coeff));
+  PetscCall(FEGFormIsSymmetric(op->form, &sym));
+  PetscCall(MatSetOption(A, MAT_SYMMETRIC, sym));
+  /* new values: preconditioners built on A must see a new state */
+  PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  PetscCall(PetscLogEventEnd(FEG_Integrate, A, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

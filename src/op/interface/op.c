@@ -1,0 +1,359 @@
+#include <fegpu/private/fegimpl.h>
+#include <petsc/private/dmimpl.h>
+
+static PetscErrorCode FEGOpDestroy_Container(void *ctx)
+{
+  FEGOp op = (FEGOp)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(FEGDiscDestroy(&op->disc));
+  PetscCall(FEGFormDestroy(&op->form));
+  PetscCall(PetscFree(op->Ke));
+  PetscCall(VecDestroy(&op->xl));
+  PetscCall(VecDestroy(&op->yl));
+  PetscCall(DMDestroy(&op->dm));
+  PetscCall(PetscFree(op));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The fegpu data of an operator, or NULL for a Mat fegpu did not create */
+PetscErrorCode FEGOpGet(Mat A, FEGOp *op)
+{
+  PetscContainer c;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)A, "FEGOp", (PetscObject *)&c));
+  *op = NULL;
+  if (c) PetscCall(PetscContainerGetPointer(c, (void **)op));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FEGOpView(FEGOp op, PetscViewer viewer)
+{
+  FEGDisc       *d = &op->disc;
+  PetscInt       ne = d->Ne, nemax, nesum, ndof;
+  PetscLogDouble bytes = d->bytes + (op->Ke ? (PetscLogDouble)d->Ne * d->Nb * d->Nb * sizeof(PetscScalar) : 0), bsum;
+  MPI_Comm       comm = PetscObjectComm((PetscObject)op->dm);
+
+  PetscFunctionBegin;
+  PetscCall(MPIU_Allreduce(&ne, &nesum, 1, MPIU_INT, MPI_SUM, comm));
+  PetscCall(MPIU_Allreduce(&ne, &nemax, 1, MPIU_INT, MPI_MAX, comm));
+  PetscCall(MPIU_Allreduce(&d->nglobal, &ndof, 1, MPIU_INT, MPI_SUM, comm));
+  PetscCall(MPIU_Allreduce(&bytes, &bsum, 1, MPI_DOUBLE, MPI_SUM, comm));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "fegpu operator\n"));
+  PetscCall(PetscViewerASCIIPushTab(viewer));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "strategy: %s (host)\n", FEGStrategies[op->strategy]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "cell type: %s, dimension %" PetscInt_FMT "\n", DMPolytopeTypes[d->ct], d->dim));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "space: %s Lagrange of order %" PetscInt_FMT ", %" PetscInt_FMT " dofs and %" PetscInt_FMT " quadrature points per element\n", d->continuous ? "continuous" : "discontinuous", d->order, d->Nb, d->Nq));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "elements: %" PetscInt_FMT " (at most %" PetscInt_FMT " per process), unknowns: %" PetscInt_FMT "\n", nesum, nemax, ndof));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "memory: %.4g MB (%.1f bytes per unknown) for indices, geometry%s\n", bsum / 1048576.0, ndof ? bsum / ndof : 0.0, op->Ke ? " and element matrices" : ""));
+  PetscCall(PetscViewerASCIIPopTab(viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGCreateOperator - creates the operator of a bilinear form on a DMPlex with one scalar PetscFE field
+
+  Collective
+
+  Input Parameters:
++ dm   - the DMPlex; its local section's constraints (DMAddBoundary() essential conditions) remove those dofs
+- form - the form
+
+  Output Parameter:
+. A - an assembled AIJ matrix (strategy addto; MPIAIJ in parallel, type from -dm_mat_type) or a MATSHELL storing
+      element matrices (strategy lma) with MatMult, MatMultAdd, MatMultTranspose(Add), MatGetDiagonal and MatView
+
+  Options Database Keys (with the form's options prefix):
++ -feg_strategy <addto,lma> - the strategy (default: the form's, FEGFormSetStrategy())
+- -feg_view - print strategy, cell type, order, element and dof counts and memory
+
+  Level: beginner
+
+.seealso: FEGOperatorAssemble(), FEGComputeRHS(), FEGDMSetForm()
+@*/
+PetscErrorCode FEGCreateOperator(DM dm, FEGForm form, Mat *A)
+{
+  FEGOp          op;
+  PetscContainer c;
+  PetscBool      view = PETSC_FALSE;
+  FEGStrategy    s;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 2);
+  FEGAssertPointer(A, 3);
+  PetscCall(FEGInitializePackage());
+  s = form->strategy;
+  PetscObjectOptionsBegin((PetscObject)form);
+  PetscCall(PetscOptionsEnum("-feg_strategy", "How the operator is stored and applied", "FEGFormSetStrategy", FEGStrategies, (PetscEnum)s, (PetscEnum *)&s, NULL));
+  PetscCall(PetscOptionsBool("-feg_view", "Print the operator's layout and memory", "FEGCreateOperator", view, &view, NULL));
+  PetscOptionsEnd();
+
+  PetscCall(PetscNew(&op));
+  PetscCall(PetscObjectReference((PetscObject)dm));
+  op->dm = dm;
+  PetscCall(PetscObjectReference((PetscObject)form));
+  op->form     = form;
+  op->strategy = s;
+  PetscCall(FEGDiscCreate(dm, &op->disc));
+  switch (s) {
+  case FEG_STRATEGY_ADDTO:
+    PetscCall(FEGOpCreateMat_AddTo(op, A));
+    break;
+  case FEG_STRATEGY_LMA:
+    PetscCall(FEGOpCreateMat_LMA(op, A));
+    break;
+  }
+  PetscCall(PetscContainerCreate(PetscObjectComm((PetscObject)dm), &c));
+  PetscCall(PetscContainerSetPointer(c, op));
+  PetscCall(PetscContainerSetUserDestroy(c, FEGOpDestroy_Container));
+  PetscCall(PetscObjectCompose((PetscObject)*A, "FEGOp", (PetscObject)c));
+  PetscCall(PetscContainerDestroy(&c));
+  PetscCall(FEGOperatorAssemble(*A, form));
+  if (view) {
+    PetscViewer viewer;
+
+    PetscCall(PetscViewerASCIIGetStdout(PetscObjectComm((PetscObject)dm), &viewer));
+    PetscCall(FEGOpView(op, viewer));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOperatorAssemble - recomputes an operator from a form (new coefficients or auxiliary field values, same mesh),
+  reusing everything set up at creation
+
+  Collective
+
+  Input Parameters:
++ A    - an operator from FEGCreateOperator()
+- form - the form, or NULL to keep the operator's
+
+  Level: intermediate
+@*/
+PetscErrorCode FEGOperatorAssemble(Mat A, FEGForm form)
+{
+  FEGOp op;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscCall(FEGOpGet(A, &op));
+  PetscCheck(op, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Mat was not created by FEGCreateOperator()");
+  if (form && form != op->form) {
+    PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 2);
+    PetscCall(PetscObjectReference((PetscObject)form));
+    PetscCall(FEGFormDestroy(&op->form));
+    op->form = form;
+  }
+  switch (op->strategy) {
+  case FEG_STRATEGY_ADDTO:
+    PetscCall(FEGOpAssemble_AddTo(op, A));
+    break;
+  case FEG_STRATEGY_LMA:
+    PetscCall(FEGOpAssemble_LMA(op, A));
+    break;
+  }
+  PetscCall(PetscObjectStateGet((PetscObject)op->form, &op->formState));
+  op->auxState = 0;
+  if (op->form->aux) PetscCall(PetscObjectStateGet((PetscObject)op->form->aux, &op->auxState));
+  op->assembled = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOperatorGetStrategy - the strategy of an operator from FEGCreateOperator()
+
+  Not Collective
+
+  Level: intermediate
+@*/
+PetscErrorCode FEGOperatorGetStrategy(Mat A, FEGStrategy *s)
+{
+  FEGOp op;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscCall(FEGOpGet(A, &op));
+  PetscCheck(op, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Mat was not created by FEGCreateOperator()");
+  *s = op->strategy;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGComputeRHS - assembles the right-hand side b(v) - a(g, v) for the free dofs, where g holds the essential boundary
+  values of the DM's PetscDS (DMAddBoundary()) and zero elsewhere
+
+  Collective
+
+  Input Parameters:
++ dm   - the DMPlex
+. form - the form (its D gives b, its C the boundary lifting)
+- b    - a global Vec of dm
+
+  Level: beginner
+@*/
+PetscErrorCode FEGComputeRHS(DM dm, FEGForm form, Vec b)
+{
+  FEGDisc      disc;
+  FEGCoeff     coeff;
+  Vec          bl, gl;
+  PetscInt     n;
+  PetscReal    gnorm;
+  PetscScalar *work, *Fe, *Ke, *ge, *ba;
+  const PetscScalar *ga;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 2);
+  PetscValidHeaderSpecific(b, VEC_CLASSID, 3);
+  PetscCall(FEGDiscCreate(dm, &disc));
+  PetscCall(VecGetLocalSize(b, &n));
+  PetscCheck(n == disc.nglobal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Right-hand side Vec has local size %" PetscInt_FMT " but the DM's global Vecs have %" PetscInt_FMT " (use DMCreateGlobalVector())", n, disc.nglobal);
+  PetscCall(PetscLogEventBegin(FEG_RHS, dm, b, 0, 0));
+  PetscCall(FEGCoeffSetUp(&disc, form, &coeff));
+  PetscCall(DMGetLocalVector(dm, &bl));
+  PetscCall(DMGetLocalVector(dm, &gl));
+  PetscCall(VecZeroEntries(bl));
+  PetscCall(VecZeroEntries(gl));
+  PetscCall(DMPlexInsertBoundaryValues(dm, PETSC_TRUE, gl, 0.0, NULL, NULL, NULL));
+  PetscCall(VecNorm(gl, NORM_INFINITY, &gnorm));
+  PetscCall(PetscMalloc4(2 * disc.Nb * (disc.dim + 1), &work, disc.Nb, &Fe, disc.Nb * disc.Nb, &Ke, disc.Nb, &ge));
+  PetscCall(VecGetArrayRead(gl, &ga));
+  PetscCall(VecGetArray(bl, &ba));
+  for (PetscInt e = 0; e < disc.Ne; e++) {
+    const PetscInt *idx   = &disc.lidx[e * disc.Nb];
+    PetscBool       lifted = PETSC_FALSE;
+
+    PetscCall(FEGCoeffEvaluate(&disc, &coeff, e));
+    PetscCall(FEGIntegrateElementVector(&disc, &coeff, e, work, Fe));
+    if (gnorm > 0.0) {
+      for (PetscInt a = 0; a < disc.Nb; a++) {
+        ge[a] = ga[idx[a]];
+        if (ge[a] != 0.0) lifted = PETSC_TRUE;
+      }
+    }
+    if (lifted) {
+      PetscCall(FEGIntegrateElementMatrix(&disc, &coeff, e, work, Ke));
+      for (PetscInt a = 0; a < disc.Nb; a++)
+        for (PetscInt c = 0; c < disc.Nb; c++) Fe[a] -= Ke[a * disc.Nb + c] * ge[c];
+    }
+    for (PetscInt a = 0; a < disc.Nb; a++) ba[idx[a]] += Fe[a];
+  }
+  PetscCall(VecRestoreArray(bl, &ba));
+  PetscCall(VecRestoreArrayRead(gl, &ga));
+  PetscCall(VecZeroEntries(b));
+  PetscCall(DMLocalToGlobal(dm, bl, ADD_VALUES, b));
+  PetscCall(PetscFree4(work, Fe, Ke, ge));
+  PetscCall(DMRestoreLocalVector(dm, &bl));
+  PetscCall(DMRestoreLocalVector(dm, &gl));
+  PetscCall(FEGCoeffDestroy(&coeff));
+  PetscCall(PetscLogEventEnd(FEG_RHS, dm, b, 0, 0));
+  PetscCall(FEGDiscDestroy(&disc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGDMCreateMatrix_Private(DM dm, Mat *A)
+{
+  FEGForm form;
+
+  PetscFunctionBegin;
+  PetscCall(FEGDMGetForm(dm, &form));
+  PetscCheck(form, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "No fegpu form on this DM");
+  PetscCall(FEGCreateOperator(dm, form, A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Assembles fegpu operators only when the form or its auxiliary field changed; any other Mat (a user's AIJ
+   preconditioning matrix, say) is assembled through a temporary Addto operator */
+static PetscErrorCode FEGKSPAssemble_Private(DM dm, FEGForm form, Mat M)
+{
+  FEGOp            op;
+  PetscObjectState fs, as = 0;
+
+  PetscFunctionBegin;
+  PetscCall(FEGOpGet(M, &op));
+  if (op) {
+    PetscCall(PetscObjectStateGet((PetscObject)form, &fs));
+    if (form->aux) PetscCall(PetscObjectStateGet((PetscObject)form->aux, &as));
+    if (!op->assembled || op->form != form || fs != op->formState || as != op->auxState) PetscCall(FEGOperatorAssemble(M, form));
+  } else {
+    Mat         T;
+    FEGStrategy s = form->strategy;
+
+    form->strategy = FEG_STRATEGY_ADDTO;
+    PetscCall(FEGCreateOperator(dm, form, &T));
+    form->strategy = s;
+    PetscCall(MatCopy(T, M, DIFFERENT_NONZERO_PATTERN));
+    PetscCall(MatDestroy(&T));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGKSPComputeOperators_Private(KSP ksp, Mat A, Mat P, void *ctx)
+{
+  DM      dm;
+  FEGForm form;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGetDM(ksp, &dm));
+  PetscCall(FEGDMGetForm(dm, &form));
+  PetscCall(FEGKSPAssemble_Private(dm, form, A));
+  if (P != A) PetscCall(FEGKSPAssemble_Private(dm, form, P));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGKSPComputeRHS_Private(KSP ksp, Vec b, void *ctx)
+{
+  DM      dm;
+  FEGForm form;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGetDM(ksp, &dm));
+  PetscCall(FEGDMGetForm(dm, &form));
+  PetscCall(FEGComputeRHS(dm, form, b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGDMSetForm - attaches a form to a DMPlex so that DMCreateMatrix() returns fegpu's operator and a KSP with
+  KSPSetDM() gets the operator and right-hand side through DMKSPSetComputeOperators()/DMKSPSetComputeRHS()
+
+  Logically Collective
+
+  Input Parameters:
++ dm   - the DMPlex with its discretization set up
+- form - the form
+
+  Level: beginner
+@*/
+PetscErrorCode FEGDMSetForm(DM dm, FEGForm form)
+{
+  PetscBool isplex;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 2);
+  PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMPLEX, &isplex));
+  PetscCheck(isplex, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONG, "fegpu needs a DMPlex, not a %s", ((PetscObject)dm)->type_name);
+  PetscCall(PetscObjectCompose((PetscObject)dm, "FEGForm", (PetscObject)form));
+  dm->ops->creatematrix = FEGDMCreateMatrix_Private;
+  PetscCall(DMKSPSetComputeOperators(dm, FEGKSPComputeOperators_Private, NULL));
+  PetscCall(DMKSPSetComputeRHS(dm, FEGKSPComputeRHS_Private, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGDMGetForm - the form attached with FEGDMSetForm(), or NULL
+
+  Not Collective
+
+  Level: intermediate
+@*/
+PetscErrorCode FEGDMGetForm(DM dm, FEGForm *form)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscCall(PetscObjectQuery((PetscObject)dm, "FEGForm", (PetscObject *)form));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,50 @@
+#include <fegpu/private/fegimpl.h>
+
+PetscClassId  FEG_FORM_CLASSID;
+PetscBool     FEGPackageInitialized = PETSC_FALSE;
+PetscLogEvent FEG_Setup, FEG_Integrate, FEG_Assemble, FEG_Apply, FEG_RHS;
+
+const char *const FEGStrategies[] = {"addto", "lma", "FEGStrategy", "FEG_STRATEGY_", NULL};
+
+/*@C
+  FEGFinalizePackage - called from PetscFinalize() to forget the package's registrations
+
+  Level: developer
+@*/
+PetscErrorCode FEGFinalizePackage(void)
+{
+  PetscFunctionBegin;
+  FEGPackageInitialized = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  FEGInitializePackage - registers fegpu's class, log events and finalizer; runs once, lazily, from the first
+  FEGFormCreate() or when PETSc loads libfegpu through -dll_append
+
+  Level: developer
+@*/
+PetscErrorCode FEGInitializePackage(void)
+{
+  PetscFunctionBegin;
+  if (FEGPackageInitialized) PetscFunctionReturn(PETSC_SUCCESS);
+  FEGPackageInitialized = PETSC_TRUE;
+  PetscCall(PetscClassIdRegister("FEG Form", &FEG_FORM_CLASSID));
+  PetscCall(PetscLogEventRegister("FEGSetUp", FEG_FORM_CLASSID, &FEG_Setup));
+  PetscCall(PetscLogEventRegister("FEGIntegrate", FEG_FORM_CLASSID, &FEG_Integrate));
+  PetscCall(PetscLogEventRegister("FEGAssemble", FEG_FORM_CLASSID, &FEG_Assemble));
+  PetscCall(PetscLogEventRegister("FEGApply", FEG_FORM_CLASSID, &FEG_Apply));
+  PetscCall(PetscLogEventRegister("FEGRHS", FEG_FORM_CLASSID, &FEG_RHS));
+  PetscCall(PetscRegisterFinalize(FEGFinalizePackage));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if defined(PETSC_HAVE_DYNAMIC_LIBRARIES)
+/* PETSc calls this when libfegpu is loaded with -dll_append */
+PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_fegpu(void)
+{
+  PetscFunctionBegin;
+  PetscCall(FEGInitializePackage());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif

@@ -1,0 +1,322 @@
+/* Shared helpers for fegpu's Check tests: meshes, auxiliary fields, and the oracle, PETSc's own DMPlex FEM assembly of
+   the same form through PetscDS pointwise functions */
+#pragma once
+
+#include <check.h>
+#include <fegpu.h>
+#include <petscds.h>
+#include <petscsnes.h>
+#include <fegpu/private/compat.h>
+
+#define NW 2 /* components of the test auxiliary field */
+
+/* Fail the current Check test when a PETSc call fails */
+#define TCHK(call) \
+  do { \
+    PetscErrorCode _ierr = (call); \
+    ck_assert_msg(_ierr == PETSC_SUCCESS, "PETSc error %d from %s", (int)_ierr, #call); \
+  } while (0)
+
+static const DMPolytopeType fegtest_cells[] = {DM_POLYTOPE_TRIANGLE, DM_POLYTOPE_QUADRILATERAL, DM_POLYTOPE_TETRAHEDRON, DM_POLYTOPE_HEXAHEDRON, DM_POLYTOPE_TRI_PRISM};
+
+static inline PetscInt fegtest_dim(DMPolytopeType ct)
+{
+  return (ct == DM_POLYTOPE_TRIANGLE || ct == DM_POLYTOPE_QUADRILATERAL) ? 2 : 3;
+}
+
+/* A non-symmetric full C and a D, and a linear map of the auxiliary field into both */
+static const PetscScalar fegtest_C0[16] = {2.0, 0.3, -0.2, 0.1, -0.4, 1.5, 0.2, 0.1, 0.5, -0.1, 1.2, 0.3, 0.2, 0.3, -0.2, 1.1};
+static const PetscScalar fegtest_D0[4]  = {1.0, 0.2, -0.3, 0.4};
+
+static inline PetscScalar fegtest_A(PetscInt ij, PetscInt k)
+{
+  return 0.1 * ((ij * 7 + k * 3) % 5) - 0.15;
+}
+
+static inline PetscScalar fegtest_B(PetscInt j, PetscInt k)
+{
+  return 0.2 * ((j + 2 * k) % 3) - 0.1;
+}
+
+/* Pointwise, x- and grad(w)-dependent part, also written into the oracle's g0..g3 */
+static inline void fegtest_pointwise_terms(PetscInt dim, const PetscReal x[], const PetscScalar gradw[], PetscScalar C[], PetscScalar D[])
+{
+  C[0] += x[0] * x[1];
+  C[1 * 4 + 1] += 0.5 * x[0] * x[0];
+  C[0 * 4 + 1] += 0.3 * gradw[0 * dim + 0];
+  C[2 * 4 + 0] += 0.2 * x[1];
+  D[0] += x[0] - x[1];
+}
+
+static inline PetscErrorCode fegtest_pointwise(PetscInt dim, PetscInt Nw, const PetscReal x[], const PetscScalar w[], const PetscScalar gradw[], PetscScalar C[], PetscScalar D[], void *ctx)
+{
+  fegtest_pointwise_terms(dim, x, gradw, C, D);
+  return PETSC_SUCCESS;
+}
+
+/* Full C and D at a point, from the constants array laid out by fegtest_set_constants() */
+static inline void fegtest_coefficients(PetscInt dim, const PetscScalar a[], const PetscScalar a_x[], const PetscReal x[], const PetscScalar k[], PetscInt pointwise, PetscScalar C[16], PetscScalar D[4])
+{
+  for (PetscInt ij = 0; ij < 16; ij++) {
+    C[ij] = k[ij];
+    for (PetscInt c = 0; c < NW; c++) C[ij] += k[16 + ij * NW + c] * a[c];
+  }
+  for (PetscInt j = 0; j < 4; j++) {
+    D[j] = k[16 + 16 * NW + j];
+    for (PetscInt c = 0; c < NW; c++) D[j] += k[20 + 16 * NW + j * NW + c] * a[c];
+  }
+  if (pointwise) fegtest_pointwise_terms(dim, x, a_x, C, D);
+}
+
+#define FEGTEST_NCONST (20 + 20 * NW + 1)
+
+static inline void fegtest_g0(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g0[])
+{
+  PetscScalar C[16], D[4];
+
+  fegtest_coefficients(dim, a, a_x, x, constants, (PetscInt)PetscRealPart(constants[FEGTEST_NCONST - 1]), C, D);
+  g0[0] = C[0];
+}
+
+/* g1[dg]: test value times trial derivative dg */
+static inline void fegtest_g1(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g1[])
+{
+  PetscScalar C[16], D[4];
+
+  fegtest_coefficients(dim, a, a_x, x, constants, (PetscInt)PetscRealPart(constants[FEGTEST_NCONST - 1]), C, D);
+  for (PetscInt d = 0; d < dim; d++) g1[d] = C[(d + 1) * 4 + 0];
+}
+
+/* g2[df]: test derivative df times trial value */
+static inline void fegtest_g2(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g2[])
+{
+  PetscScalar C[16], D[4];
+
+  fegtest_coefficients(dim, a, a_x, x, constants, (PetscInt)PetscRealPart(constants[FEGTEST_NCONST - 1]), C, D);
+  for (PetscInt d = 0; d < dim; d++) g2[d] = C[0 * 4 + d + 1];
+}
+
+/* g3[df*dim+dg]: test derivative df times trial derivative dg */
+static inline void fegtest_g3(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g3[])
+{
+  PetscScalar C[16], D[4];
+
+  fegtest_coefficients(dim, a, a_x, x, constants, (PetscInt)PetscRealPart(constants[FEGTEST_NCONST - 1]), C, D);
+  for (PetscInt df = 0; df < dim; df++)
+    for (PetscInt dg = 0; dg < dim; dg++) g3[df * dim + dg] = C[(dg + 1) * 4 + df + 1];
+}
+
+/* Residual of a(u,v) - b(v): f0 = sum_i C_i0 d_i u - D_0, f1[d] = sum_i C_i,d+1 d_i u - D_d+1 */
+static inline void fegtest_f0(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar f0[])
+{
+  PetscScalar C[16], D[4];
+
+  fegtest_coefficients(dim, a, a_x, x, constants, (PetscInt)PetscRealPart(constants[FEGTEST_NCONST - 1]), C, D);
+  f0[0] = C[0] * u[0] - D[0];
+  for (PetscInt d = 0; d < dim; d++) f0[0] += C[(d + 1) * 4] * u_x[d];
+}
+
+static inline void fegtest_f1(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar f1[])
+{
+  PetscScalar C[16], D[4];
+
+  fegtest_coefficients(dim, a, a_x, x, constants, (PetscInt)PetscRealPart(constants[FEGTEST_NCONST - 1]), C, D);
+  for (PetscInt d = 0; d < dim; d++) {
+    f1[d] = C[0 * 4 + d + 1] * u[0] - D[d + 1];
+    for (PetscInt e = 0; e < dim; e++) f1[d] += C[(e + 1) * 4 + d + 1] * u_x[e];
+  }
+}
+
+static inline PetscErrorCode fegtest_auxfunc(PetscInt dim, PetscReal t, const PetscReal x[], PetscInt Nc, PetscScalar *u, void *ctx)
+{
+  u[0] = 1.0 + 0.5 * PetscSinReal(2.0 * x[0]) * x[1];
+  u[1] = x[0] * x[0] - 0.3 * x[1] + (dim == 3 ? 0.2 * x[2] : 0.0);
+  return PETSC_SUCCESS;
+}
+
+static inline PetscErrorCode fegtest_bcfunc(PetscInt dim, PetscReal t, const PetscReal x[], PetscInt Nc, PetscScalar *u, void *ctx)
+{
+  u[0] = 1.0 + x[0] - 2.0 * x[1] + x[0] * x[1];
+  return PETSC_SUCCESS;
+}
+
+/* A perturbed box mesh of one cell type with a Lagrange field, optionally an essential condition on the boundary */
+static inline PetscErrorCode fegtest_setup(MPI_Comm comm, DMPolytopeType ct, PetscInt order, PetscBool cont, PetscBool bc, PetscInt n, DM *dm)
+{
+  PetscInt faces[3] = {n, n, n};
+
+  PetscFunctionBegin;
+  PetscCall(FEGCreateBoxMesh(comm, ct, faces, NULL, NULL, 0.2, dm));
+  PetscCall(FEGSetUpDiscretization(*dm, order, cont, "u"));
+  if (bc) {
+    DMLabel  label;
+    PetscInt id = 1;
+
+    PetscCall(DMGetLabel(*dm, "marker", &label));
+    PetscCall(DMAddBoundary(*dm, DM_BC_ESSENTIAL, "wall", label, 1, &id, 0, 0, NULL, (void (*)(void))fegtest_bcfunc, NULL, NULL, NULL));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A P1 (Q1) continuous field with NW components on a clone of dm, using dm's quadrature */
+static inline PetscErrorCode fegtest_aux(DM dm, DM *auxdm, Vec *aux)
+{
+  PetscFE        fe, auxfe;
+  PetscInt       dim, cStart;
+  DMPolytopeType ct;
+  PetscErrorCode (*funcs[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *) = {fegtest_auxfunc};
+
+  PetscFunctionBegin;
+  PetscCall(DMGetDimension(dm, &dim));
+  PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, NULL));
+  PetscCall(DMPlexGetCellType(dm, cStart, &ct));
+  PetscCall(DMGetField(dm, 0, NULL, (PetscObject *)&fe));
+  PetscCall(PetscFECreateLagrangeByCell(PetscObjectComm((PetscObject)dm), dim, NW, ct, 1, PETSC_DETERMINE, &auxfe));
+  {
+    PetscQuadrature q;
+
+    PetscCall(PetscFEGetQuadrature(fe, &q));
+    PetscCall(PetscFESetQuadrature(auxfe, q));
+  }
+  PetscCall(DMClone(dm, auxdm));
+  PetscCall(DMSetField(*auxdm, 0, NULL, (PetscObject)auxfe));
+  PetscCall(DMCreateDS(*auxdm));
+  PetscCall(PetscFEDestroy(&auxfe));
+  PetscCall(DMCreateGlobalVector(*auxdm, aux));
+  PetscCall(DMProjectFunction(*auxdm, 0.0, funcs, NULL, INSERT_ALL_VALUES, *aux));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The fegpu form matching the oracle: constant C0/D0, linear map of w, and (optionally) the pointwise terms */
+static inline PetscErrorCode fegtest_form(MPI_Comm comm, DM auxdm, Vec aux, PetscBool pointwise, FEGForm *form)
+{
+  PetscScalar A[16 * NW], B[4 * NW];
+
+  PetscFunctionBegin;
+  for (PetscInt ij = 0; ij < 16; ij++)
+    for (PetscInt k = 0; k < NW; k++) A[ij * NW + k] = fegtest_A(ij, k);
+  for (PetscInt j = 0; j < 4; j++)
+    for (PetscInt k = 0; k < NW; k++) B[j * NW + k] = fegtest_B(j, k);
+  PetscCall(FEGFormCreate(comm, form));
+  PetscCall(FEGFormSetConstant(*form, fegtest_C0, fegtest_D0));
+  if (auxdm) {
+    PetscCall(FEGFormSetAuxiliaryField(*form, auxdm, aux));
+    PetscCall(FEGFormSetLinearCoefficient(*form, NW, A, B));
+  }
+  if (pointwise) PetscCall(FEGFormSetPointwiseCoefficient(*form, fegtest_pointwise, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* PETSc's own assembly of the same form on dm (whose DS gets the pointwise functions); J and/or F may be NULL.
+   F = a(g, v) - b(v) on the free dofs, g the boundary values */
+static inline PetscErrorCode fegtest_oracle(DM dm, DM auxdm, Vec aux, PetscBool pointwise, Mat *J, Vec *F)
+{
+  PetscDS     ds;
+  PetscScalar k[FEGTEST_NCONST] = {0};
+  Vec         u, auxl = NULL;
+
+  PetscFunctionBegin;
+  for (PetscInt ij = 0; ij < 16; ij++) k[ij] = fegtest_C0[ij];
+  for (PetscInt j = 0; j < 4; j++) k[16 + 16 * NW + j] = fegtest_D0[j];
+  if (auxdm) {
+    for (PetscInt ij = 0; ij < 16; ij++)
+      for (PetscInt c = 0; c < NW; c++) k[16 + ij * NW + c] = fegtest_A(ij, c);
+    for (PetscInt j = 0; j < 4; j++)
+      for (PetscInt c = 0; c < NW; c++) k[20 + 16 * NW + j * NW + c] = fegtest_B(j, c);
+    PetscCall(DMCreateLocalVector(auxdm, &auxl));
+    PetscCall(DMGlobalToLocal(auxdm, aux, INSERT_VALUES, auxl));
+    PetscCall(DMSetAuxiliaryVec(dm, NULL, 0, 0, auxl));
+    PetscCall(VecDestroy(&auxl));
+  }
+  k[FEGTEST_NCONST - 1] = pointwise ? 1.0 : 0.0;
+  PetscCall(DMGetDS(dm, &ds));
+  PetscCall(PetscDSSetConstants(ds, FEGTEST_NCONST, k));
+  PetscCall(PetscDSSetJacobian(ds, 0, 0, fegtest_g0, fegtest_g1, fegtest_g2, fegtest_g3));
+  PetscCall(PetscDSSetResidual(ds, 0, fegtest_f0, fegtest_f1));
+  /* PETSc's FEM callbacks take local vectors; u is zero except for the boundary values */
+  PetscCall(DMCreateLocalVector(dm, &u));
+  PetscCall(VecZeroEntries(u));
+  PetscCall(DMPlexInsertBoundaryValues(dm, PETSC_TRUE, u, 0.0, NULL, NULL, NULL));
+  if (J) {
+    PetscCall(DMCreateMatrix(dm, J));
+    PetscCall(DMPlexSNESComputeJacobianFEM(dm, u, *J, *J, NULL));
+    PetscCall(MatAssemblyBegin(*J, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(*J, MAT_FINAL_ASSEMBLY));
+  }
+  if (F) {
+    Vec Fl;
+
+    PetscCall(DMCreateLocalVector(dm, &Fl));
+    PetscCall(VecZeroEntries(Fl));
+    PetscCall(DMPlexSNESComputeResidualFEM(dm, u, Fl, NULL));
+    PetscCall(DMCreateGlobalVector(dm, F));
+    PetscCall(VecZeroEntries(*F));
+    PetscCall(DMLocalToGlobal(dm, Fl, ADD_VALUES, *F));
+    PetscCall(VecDestroy(&Fl));
+  }
+  PetscCall(VecDestroy(&u));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ||A - B||_F / ||B||_F */
+static inline PetscErrorCode fegtest_matdiff(Mat A, Mat B, PetscReal *rel)
+{
+  Mat       D;
+  PetscReal nd, nb;
+
+  PetscFunctionBegin;
+  PetscCall(MatDuplicate(B, MAT_COPY_VALUES, &D));
+  PetscCall(MatAXPY(D, -1.0, A, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(MatNorm(D, NORM_FROBENIUS, &nd));
+  PetscCall(MatNorm(B, NORM_FROBENIUS, &nb));
+  *rel = nd / nb;
+  PetscCall(MatDestroy(&D));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ||x - y|| / ||y|| */
+static inline PetscErrorCode fegtest_vecdiff(Vec x, Vec y, PetscReal *rel)
+{
+  Vec       d;
+  PetscReal nd, ny;
+
+  PetscFunctionBegin;
+  PetscCall(VecDuplicate(y, &d));
+  PetscCall(VecWAXPY(d, -1.0, x, y));
+  PetscCall(VecNorm(d, NORM_2, &nd));
+  PetscCall(VecNorm(y, NORM_2, &ny));
+  *rel = ny > 0 ? nd / ny : nd;
+  PetscCall(VecDestroy(&d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Captures the first message of a PETSc error, so tests can check what the user is told */
+typedef struct {
+  char           msg[4096];
+  PetscErrorCode code;
+} fegtest_err;
+
+static inline PetscErrorCode fegtest_errhandler(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
+{
+  fegtest_err *e = (fegtest_err *)ctx;
+
+  if (p == PETSC_ERROR_INITIAL && mess) {
+    PetscStrncpy(e->msg, mess, sizeof(e->msg));
+    e->code = n;
+  }
+  return n;
+}
+
+/* Runs a suite in-process (no fork: MPI) and returns the number of failures over all ranks */
+static inline int fegtest_run(Suite *s)
+{
+  SRunner *sr = srunner_create(s);
+  int      nf, nfall = 0;
+
+  srunner_set_fork_status(sr, CK_NOFORK);
+  srunner_run_all(sr, CK_NORMAL);
+  nf = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  MPI_Allreduce(&nf, &nfall, 1, MPI_INT, MPI_MAX, PETSC_COMM_WORLD);
+  return nfall;
+}
