@@ -1,0 +1,125 @@
+/* Manufactured solutions converge at the optimal L2 rate p+1 for p = 1, 2, 3: a symmetric diffusion-reaction form
+   solved with CG on the LMA operator, and a non-symmetric CDR form solved with GMRES on the assembled one, both
+   through FEGDMSetForm() and KSPSetDM(), with non-zero Dirichlet data */
+#include "fegtest.h"
+
+static const PetscReal kk[3] = {1.3, 0.9, 1.1}, ss[3] = {0.3, 0.2, 0.1};
+
+static PetscErrorCode exact(PetscInt dim, PetscReal t, const PetscReal x[], PetscInt Nc, PetscScalar *u, void *ctx)
+{
+  u[0] = 1.0;
+  for (PetscInt d = 0; d < dim; d++) u[0] *= PetscSinReal(kk[d] * x[d] + ss[d]);
+  return PETSC_SUCCESS;
+}
+
+/* f = C00 u + sum_i (C_i0 - C_0i) d_i u - sum_ij C_ij d_i d_j u, the strong form of a(u,v) with constant C */
+static PetscErrorCode source(PetscInt dim, PetscInt Nw, const PetscReal x[], const PetscScalar w[], const PetscScalar gradw[], PetscScalar C[], PetscScalar D[], void *ctx)
+{
+  PetscReal sn[3], cs[3], u = 1.0, du[3], d2u[3][3];
+
+  for (PetscInt d = 0; d < dim; d++) {
+    sn[d] = PetscSinReal(kk[d] * x[d] + ss[d]);
+    cs[d] = PetscCosReal(kk[d] * x[d] + ss[d]);
+    u *= sn[d];
+  }
+  for (PetscInt i = 0; i < dim; i++) {
+    du[i] = kk[i] * cs[i];
+    for (PetscInt d = 0; d < dim; d++)
+      if (d != i) du[i] *= sn[d];
+    for (PetscInt j = 0; j < dim; j++) {
+      if (i == j) d2u[i][j] = -kk[i] * kk[i] * u;
+      else {
+        d2u[i][j] = kk[i] * kk[j] * cs[i] * cs[j];
+        for (PetscInt d = 0; d < dim; d++)
+          if (d != i && d != j) d2u[i][j] *= sn[d];
+      }
+    }
+  }
+  D[0] = C[0] * u;
+  for (PetscInt i = 0; i < dim; i++) {
+    D[0] += (C[(i + 1) * 4] - C[i + 1]) * du[i];
+    for (PetscInt j = 0; j < dim; j++) D[0] -= C[(i + 1) * 4 + j + 1] * d2u[i][j];
+  }
+  return PETSC_SUCCESS;
+}
+
+static PetscErrorCode solve(DMPolytopeType ct, PetscInt order, PetscInt n, PetscBool symmetric, PetscReal *err, PetscInt *its)
+{
+  const PetscInt      faces[3] = {n, n, n};
+  const PetscScalar   Csym[16] = {1.0, 0, 0, 0, 0, 1.0, 0.3, 0.1, 0, 0.3, 2.0, 0.2, 0, 0.1, 0.2, 1.5};
+  DM                  dm;
+  DMLabel             label;
+  PetscInt            id = 1;
+  FEGForm             form;
+  KSP                 ksp;
+  Vec                 u;
+  KSPConvergedReason  reason;
+  PetscErrorCode (*funcs[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *) = {exact};
+
+  PetscFunctionBegin;
+  PetscCall(FEGCreateBoxMesh(PETSC_COMM_WORLD, ct, faces, NULL, NULL, 0.1, &dm));
+  PetscCall(FEGSetUpDiscretization(dm, order, PETSC_TRUE, "u"));
+  PetscCall(DMGetLabel(dm, "marker", &label));
+  PetscCall(DMAddBoundary(dm, DM_BC_ESSENTIAL, "wall", label, 1, &id, 0, 0, NULL, (void (*)(void))exact, NULL, NULL, NULL));
+  PetscCall(FEGFormCreate(PETSC_COMM_WORLD, &form));
+  PetscCall(FEGFormSetConstant(form, symmetric ? Csym : fegtest_C0, NULL));
+  PetscCall(FEGFormSetPointwiseCoefficient(form, source, NULL));
+  PetscCall(FEGFormSetStrategy(form, symmetric ? FEG_STRATEGY_LMA : FEG_STRATEGY_ADDTO));
+  PetscCall(FEGDMSetForm(dm, form));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetDM(ksp, dm));
+  PetscCall(KSPSetType(ksp, symmetric ? KSPCG : KSPGMRES));
+  if (!symmetric) PetscCall(KSPGMRESSetRestart(ksp, 300));
+  PetscCall(KSPSetTolerances(ksp, 1e-12, 1e-14, PETSC_DEFAULT, 10000));
+  {
+    PC pc;
+
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCJACOBI));
+  }
+  PetscCall(KSPSolve(ksp, NULL, NULL));
+  PetscCall(KSPGetConvergedReason(ksp, &reason));
+  PetscCheck(reason > 0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "KSP did not converge: %s", KSPConvergedReasons[reason]);
+  PetscCall(KSPGetIterationNumber(ksp, its));
+  PetscCall(KSPGetSolution(ksp, &u));
+  PetscCall(DMComputeL2Diff(dm, 0.0, funcs, NULL, u, err));
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(FEGFormDestroy(&form));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+START_TEST(test_rates)
+{
+  const DMPolytopeType ct[4]  = {DM_POLYTOPE_TRIANGLE, DM_POLYTOPE_QUADRILATERAL, DM_POLYTOPE_TETRAHEDRON, DM_POLYTOPE_HEXAHEDRON};
+  const DMPolytopeType c      = ct[_i / 3];
+  const PetscInt       order  = 1 + _i % 3;
+  const PetscInt       n0     = fegtest_dim(c) == 2 ? 4 : 3;
+  const PetscBool      sym    = (PetscBool)((_i / 3) % 2 == 0);
+  PetscReal            e0, e1, rate;
+  PetscInt             i0, i1;
+
+  TCHK(solve(c, order, n0, sym, &e0, &i0));
+  TCHK(solve(c, order, 2 * n0, sym, &e1, &i1));
+  rate = PetscLog2Real(e0 / e1);
+  TCHK(PetscPrintf(PETSC_COMM_WORLD, "%-14s P%d %-12s errors %.3e %.3e rate %.2f iterations %d %d\n", DMPolytopeTypes[c], (int)order, sym ? "CG, lma" : "GMRES, addto", (double)e0, (double)e1, (double)rate, (int)i0, (int)i1));
+  ck_assert_msg(rate > order + 1 - 0.3, "%s P%d (%s): L2 rate %.2f (errors %.3e, %.3e), expected about %d", DMPolytopeTypes[c], (int)order, sym ? "CG, lma" : "GMRES, addto", (double)rate, (double)e0, (double)e1, (int)order + 1);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+  Suite *s;
+  TCase *tc;
+  int    nf;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  s  = suite_create("convergence");
+  tc = tcase_create("manufactured");
+  tcase_set_timeout(tc, 900);
+  tcase_add_loop_test(tc, test_rates, 0, 4 * 3);
+  suite_add_tcase(s, tc);
+  nf = fegtest_run(s);
+  PetscCall(PetscFinalize());
+  return nf ? 1 : 0;
+}

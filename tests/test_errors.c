@@ -1,0 +1,166 @@
+/* Bad input gets a clear PETSc error naming the bad value and what is allowed */
+#include "fegtest.h"
+
+static fegtest_err err;
+
+#define EXPECT_ERROR(call, ecode, etext) \
+  do { \
+    PetscErrorCode _e; \
+    err.msg[0] = 0; \
+    err.code   = 0; \
+    TCHK(PetscPushErrorHandler(fegtest_errhandler, &err)); \
+    _e = (call); \
+    TCHK(PetscPopErrorHandler()); \
+    ck_assert_msg(_e == (ecode), "%s returned %d, expected %d (message: %s)", #call, (int)_e, (int)(ecode), err.msg); \
+    ck_assert_msg(strstr(err.msg, etext) != NULL, "message of %s lacks '%s': %s", #call, etext, err.msg); \
+  } while (0)
+
+START_TEST(test_bad_order)
+{
+  PetscFE fe;
+
+  EXPECT_ERROR(FEGCreateFE(PETSC_COMM_SELF, 2, DM_POLYTOPE_TRIANGLE, 0, PETSC_TRUE, &fe), PETSC_ERR_ARG_OUTOFRANGE, "order 0 is not supported: fegpu supports orders 1 to 8");
+  EXPECT_ERROR(FEGCreateFE(PETSC_COMM_SELF, 3, DM_POLYTOPE_HEXAHEDRON, 9, PETSC_FALSE, &fe), PETSC_ERR_ARG_OUTOFRANGE, "order 9 is not supported: fegpu supports orders 1 to 8");
+  EXPECT_ERROR(FEGCreateFE(PETSC_COMM_SELF, 2, DM_POLYTOPE_TETRAHEDRON, 1, PETSC_TRUE, &fe), PETSC_ERR_ARG_WRONG, "needs dimension 3");
+}
+END_TEST
+
+static PetscErrorCode strategy_from_options(const char *value)
+{
+  DM      dm;
+  FEGForm form;
+  Mat     A = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(fegtest_setup(PETSC_COMM_SELF, DM_POLYTOPE_QUADRILATERAL, 1, PETSC_TRUE, PETSC_FALSE, 2, &dm));
+  PetscCall(fegtest_form(PETSC_COMM_SELF, NULL, NULL, PETSC_FALSE, &form));
+  PetscCall(FEGFormSetOptionsPrefix(form, "bad_"));
+  PetscCall(PetscOptionsSetValue(NULL, "-bad_feg_strategy", value));
+  PetscCall(FEGCreateOperator(dm, form, &A));
+  PetscCall(PetscOptionsClearValue(NULL, "-bad_feg_strategy"));
+  PetscCall(MatDestroy(&A));
+  PetscCall(FEGFormDestroy(&form));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+START_TEST(test_bad_strategy)
+{
+  EXPECT_ERROR(strategy_from_options("fastest"), PETSC_ERR_USER, "Unknown option fastest for -bad_feg_strategy. Available options: addto lma");
+  TCHK(PetscOptionsClearValue(NULL, "-bad_feg_strategy"));
+  /* a good value through the same prefix works */
+  TCHK(strategy_from_options("lma"));
+}
+END_TEST
+
+static PetscErrorCode aux_on_wrong_dm(void)
+{
+  DM      dm, other, auxdm;
+  Vec     aux;
+  FEGForm form;
+  Mat     A = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(fegtest_setup(PETSC_COMM_SELF, DM_POLYTOPE_TRIANGLE, 1, PETSC_TRUE, PETSC_FALSE, 4, &dm));
+  PetscCall(fegtest_setup(PETSC_COMM_SELF, DM_POLYTOPE_TRIANGLE, 1, PETSC_TRUE, PETSC_FALSE, 2, &other));
+  PetscCall(fegtest_aux(other, &auxdm, &aux));
+  PetscCall(fegtest_form(PETSC_COMM_SELF, auxdm, aux, PETSC_FALSE, &form));
+  PetscCall(FEGCreateOperator(dm, form, &A));
+  PetscCall(MatDestroy(&A));
+  PetscCall(VecDestroy(&aux));
+  PetscCall(FEGFormDestroy(&form));
+  PetscCall(DMDestroy(&auxdm));
+  PetscCall(DMDestroy(&other));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode vec_of_wrong_size(PetscBool rhs)
+{
+  DM      dm, auxdm, other, oauxdm;
+  Vec     aux, oaux, b;
+  FEGForm form;
+
+  PetscFunctionBegin;
+  PetscCall(fegtest_setup(PETSC_COMM_SELF, DM_POLYTOPE_TRIANGLE, 2, PETSC_TRUE, PETSC_FALSE, 3, &dm));
+  PetscCall(fegtest_aux(dm, &auxdm, &aux));
+  PetscCall(fegtest_form(PETSC_COMM_SELF, auxdm, aux, PETSC_FALSE, &form));
+  if (rhs) {
+    PetscCall(VecCreateSeq(PETSC_COMM_SELF, 7, &b));
+    PetscCall(FEGComputeRHS(dm, form, b));
+    PetscCall(VecDestroy(&b));
+  } else {
+    PetscCall(fegtest_setup(PETSC_COMM_SELF, DM_POLYTOPE_TRIANGLE, 1, PETSC_TRUE, PETSC_FALSE, 2, &other));
+    PetscCall(fegtest_aux(other, &oauxdm, &oaux));
+    /* auxdm with a Vec of another DM */
+    PetscCall(FEGFormSetAuxiliaryField(form, auxdm, oaux));
+  }
+  PetscCall(VecDestroy(&aux));
+  PetscCall(FEGFormDestroy(&form));
+  PetscCall(DMDestroy(&auxdm));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+START_TEST(test_wrong_dm_and_size)
+{
+  EXPECT_ERROR(aux_on_wrong_dm(), PETSC_ERR_ARG_INCOMP, "coefficient field lives on the wrong DM");
+  EXPECT_ERROR(vec_of_wrong_size(PETSC_TRUE), PETSC_ERR_ARG_SIZ, "Right-hand side Vec has local size 7");
+  EXPECT_ERROR(vec_of_wrong_size(PETSC_FALSE), PETSC_ERR_ARG_WRONG, "belongs to another DM");
+}
+END_TEST
+
+static PetscErrorCode linear_without_field(void)
+{
+  DM          dm;
+  FEGForm     form;
+  Mat         A = NULL;
+  PetscScalar Acoef[16] = {1.0};
+
+  PetscFunctionBegin;
+  PetscCall(fegtest_setup(PETSC_COMM_SELF, DM_POLYTOPE_HEXAHEDRON, 1, PETSC_TRUE, PETSC_FALSE, 1, &dm));
+  PetscCall(FEGFormCreate(PETSC_COMM_SELF, &form));
+  PetscCall(FEGFormSetLinearCoefficient(form, 1, Acoef, NULL));
+  PetscCall(FEGCreateOperator(dm, form, &A));
+  PetscCall(MatDestroy(&A));
+  PetscCall(FEGFormDestroy(&form));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+START_TEST(test_form_misuse)
+{
+  FEGForm form;
+
+  EXPECT_ERROR(linear_without_field(), PETSC_ERR_ARG_WRONGSTATE, "no auxiliary field");
+  TCHK(FEGFormCreate(PETSC_COMM_SELF, &form));
+  EXPECT_ERROR(FEGFormSetLinearCoefficient(form, 0, NULL, NULL), PETSC_ERR_ARG_OUTOFRANGE, "components 0 must be positive");
+  EXPECT_ERROR(FEGFormSetStrategy(form, (FEGStrategy)7), PETSC_ERR_ARG_OUTOFRANGE, "Unknown strategy 7; allowed: addto, lma");
+  TCHK(FEGFormDestroy(&form));
+  {
+    DM dm;
+
+    EXPECT_ERROR(FEGCreateBoxMesh(PETSC_COMM_SELF, DM_POLYTOPE_PYRAMID, NULL, NULL, NULL, 0.0, &dm), PETSC_ERR_ARG_WRONG, "Cell type pyramid is not supported");
+    EXPECT_ERROR(FEGCreateBoxMesh(PETSC_COMM_SELF, DM_POLYTOPE_TRIANGLE, NULL, NULL, NULL, 0.7, &dm), PETSC_ERR_ARG_OUTOFRANGE, "Perturbation 0.7 must be in [0, 0.5)");
+  }
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+  Suite *s;
+  TCase *tc;
+  int    nf;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  s  = suite_create("errors");
+  tc = tcase_create("input");
+  tcase_add_test(tc, test_bad_order);
+  tcase_add_test(tc, test_bad_strategy);
+  tcase_add_test(tc, test_wrong_dm_and_size);
+  tcase_add_test(tc, test_form_misuse);
+  suite_add_tcase(s, tc);
+  nf = fegtest_run(s);
+  PetscCall(PetscFinalize());
+  return nf ? 1 : 0;
+}

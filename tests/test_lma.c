@@ -1,0 +1,105 @@
+/* The LMA shell applies the same operator as the assembled matrix: MatMult, MatMultAdd, MatMultTranspose(Add) and
+   MatGetDiagonal, for a non-symmetric CDR form with a coefficient field and essential boundary conditions.
+   fegtest: nsize 1 2 */
+#include "fegtest.h"
+
+typedef struct {
+  PetscReal mult, multadd, multt, multtadd, diag;
+} lma_result;
+
+static PetscErrorCode compare_lma(DMPolytopeType ct, PetscInt order, PetscBool cont, lma_result *r)
+{
+  DM          dm, auxdm;
+  Vec         aux, x, y, ya, z, za, d, da;
+  FEGForm     form;
+  Mat         A, L;
+  FEGStrategy s;
+  PetscRandom rnd;
+
+  PetscFunctionBegin;
+  PetscCall(fegtest_setup(PETSC_COMM_WORLD, ct, order, cont, cont, 2, &dm));
+  PetscCall(fegtest_aux(dm, &auxdm, &aux));
+  PetscCall(fegtest_form(PETSC_COMM_WORLD, auxdm, aux, PETSC_TRUE, &form));
+  PetscCall(FEGFormSetStrategy(form, FEG_STRATEGY_ADDTO));
+  PetscCall(FEGCreateOperator(dm, form, &A));
+  PetscCall(FEGFormSetStrategy(form, FEG_STRATEGY_LMA));
+  PetscCall(FEGCreateOperator(dm, form, &L));
+  PetscCall(FEGOperatorGetStrategy(L, &s));
+  PetscCheck(s == FEG_STRATEGY_LMA, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "expected an LMA operator");
+  PetscCall(MatCreateVecs(L, &x, &y));
+  PetscCall(VecDuplicate(y, &ya));
+  PetscCall(VecDuplicate(y, &z));
+  PetscCall(VecDuplicate(y, &za));
+  PetscCall(VecDuplicate(y, &d));
+  PetscCall(VecDuplicate(y, &da));
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
+  PetscCall(PetscRandomSetSeed(rnd, 42));
+  PetscCall(PetscRandomSeed(rnd));
+  PetscCall(VecSetRandom(x, rnd));
+  PetscCall(VecSetRandom(z, rnd));
+
+  PetscCall(MatMult(L, x, y));
+  PetscCall(MatMult(A, x, ya));
+  PetscCall(fegtest_vecdiff(y, ya, &r->mult));
+  PetscCall(MatMultAdd(L, x, z, y));
+  PetscCall(MatMultAdd(A, x, z, ya));
+  PetscCall(fegtest_vecdiff(y, ya, &r->multadd));
+  PetscCall(MatMultTranspose(L, x, y));
+  PetscCall(MatMultTranspose(A, x, ya));
+  PetscCall(fegtest_vecdiff(y, ya, &r->multt));
+  PetscCall(VecCopy(z, za));
+  PetscCall(MatMultTransposeAdd(L, x, z, z));
+  PetscCall(MatMultTransposeAdd(A, x, za, za));
+  PetscCall(fegtest_vecdiff(z, za, &r->multtadd));
+  PetscCall(MatGetDiagonal(L, d));
+  PetscCall(MatGetDiagonal(A, da));
+  PetscCall(fegtest_vecdiff(d, da, &r->diag));
+
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&ya));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&za));
+  PetscCall(VecDestroy(&d));
+  PetscCall(VecDestroy(&da));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&L));
+  PetscCall(VecDestroy(&aux));
+  PetscCall(FEGFormDestroy(&form));
+  PetscCall(DMDestroy(&auxdm));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+START_TEST(test_lma_equals_assembled)
+{
+  const DMPolytopeType ct    = fegtest_cells[_i / 4];
+  const PetscInt       order = 1 + (_i % 4) / 2;
+  PetscBool            cont  = (PetscBool)(_i % 2 == 0);
+  lma_result           r;
+
+  if (ct == DM_POLYTOPE_TRI_PRISM && order > 1) cont = PETSC_FALSE;
+  TCHK(compare_lma(ct, order, cont, &r));
+  ck_assert_msg(r.mult < 1e-12 && r.multadd < 1e-12, "%s P%d: MatMult/MatMultAdd differ by %g/%g", DMPolytopeTypes[ct], (int)order, (double)r.mult, (double)r.multadd);
+  ck_assert_msg(r.multt < 1e-12 && r.multtadd < 1e-12, "%s P%d: MatMultTranspose(Add) differ by %g/%g", DMPolytopeTypes[ct], (int)order, (double)r.multt, (double)r.multtadd);
+  ck_assert_msg(r.diag < 1e-12, "%s P%d: MatGetDiagonal differs by %g", DMPolytopeTypes[ct], (int)order, (double)r.diag);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+  Suite *s;
+  TCase *tc;
+  int    nf;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  s  = suite_create("lma");
+  tc = tcase_create("apply");
+  tcase_set_timeout(tc, 600);
+  tcase_add_loop_test(tc, test_lma_equals_assembled, 0, 5 * 4);
+  suite_add_tcase(s, tc);
+  nf = fegtest_run(s);
+  PetscCall(PetscFinalize());
+  return nf ? 1 : 0;
+}

@@ -1,0 +1,99 @@
+/* A distributed operator equals the serial one: MatMult of a fixed (interpolated) vector, compared through
+   permutation-invariant quantities ||A x|| and (A x, z), for addto and lma, and the right-hand side likewise.
+   fegtest: nsize 1 2 3 */
+#include "fegtest.h"
+
+static PetscErrorCode fx(PetscInt dim, PetscReal t, const PetscReal x[], PetscInt Nc, PetscScalar *u, void *ctx)
+{
+  u[0] = PetscSinReal(3.0 * x[0] + 0.5) * PetscCosReal(2.0 * x[1]) + (dim == 3 ? x[2] * x[2] : 0.0);
+  return PETSC_SUCCESS;
+}
+
+static PetscErrorCode fz(PetscInt dim, PetscReal t, const PetscReal x[], PetscInt Nc, PetscScalar *u, void *ctx)
+{
+  u[0] = 1.0 + x[0] * x[1] - (dim == 3 ? 0.5 * x[2] : 0.0);
+  return PETSC_SUCCESS;
+}
+
+/* ||A x||, (A x, z), ||b||, (b, z) on comm */
+static PetscErrorCode invariants(MPI_Comm comm, DMPolytopeType ct, PetscInt order, PetscBool cont, FEGStrategy s, PetscReal v[4])
+{
+  DM          dm, auxdm;
+  Vec         aux, x, y, z, b;
+  FEGForm     form;
+  Mat         A;
+  PetscScalar dot;
+  PetscErrorCode (*funcs[2][1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *) = {{fx}, {fz}};
+
+  PetscFunctionBegin;
+  PetscCall(fegtest_setup(comm, ct, order, cont, cont, 3, &dm));
+  {
+    PetscInt cStart, cEnd, nmin, nloc;
+
+    /* the comparison means nothing unless every process really holds part of the mesh */
+    PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
+    nloc = cEnd - cStart;
+    PetscCall(MPIU_Allreduce(&nloc, &nmin, 1, MPIU_INT, MPI_MIN, comm));
+    PetscCheck(nmin > 0, comm, PETSC_ERR_PLIB, "A process holds no cells after distribution");
+  }
+  PetscCall(fegtest_aux(dm, &auxdm, &aux));
+  PetscCall(fegtest_form(comm, auxdm, aux, PETSC_TRUE, &form));
+  PetscCall(FEGFormSetStrategy(form, s));
+  PetscCall(FEGCreateOperator(dm, form, &A));
+  PetscCall(DMCreateGlobalVector(dm, &x));
+  PetscCall(VecDuplicate(x, &y));
+  PetscCall(VecDuplicate(x, &z));
+  PetscCall(VecDuplicate(x, &b));
+  PetscCall(DMProjectFunction(dm, 0.0, funcs[0], NULL, INSERT_VALUES, x));
+  PetscCall(DMProjectFunction(dm, 0.0, funcs[1], NULL, INSERT_VALUES, z));
+  PetscCall(MatMult(A, x, y));
+  PetscCall(VecNorm(y, NORM_2, &v[0]));
+  PetscCall(VecDot(y, z, &dot));
+  v[1] = PetscRealPart(dot);
+  PetscCall(FEGComputeRHS(dm, form, b));
+  PetscCall(VecNorm(b, NORM_2, &v[2]));
+  PetscCall(VecDot(b, z, &dot));
+  v[3] = PetscRealPart(dot);
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&b));
+  PetscCall(MatDestroy(&A));
+  PetscCall(VecDestroy(&aux));
+  PetscCall(FEGFormDestroy(&form));
+  PetscCall(DMDestroy(&auxdm));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+START_TEST(test_parallel_equals_serial)
+{
+  const DMPolytopeType ct    = fegtest_cells[_i / 2];
+  const FEGStrategy    s     = (_i % 2) ? FEG_STRATEGY_LMA : FEG_STRATEGY_ADDTO;
+  const PetscBool      cont  = (PetscBool)(ct != DM_POLYTOPE_TRI_PRISM);
+  const PetscInt       order = 2;
+  PetscReal            vp[4], vs[4], err = 0.0;
+
+  TCHK(invariants(PETSC_COMM_WORLD, ct, order, cont, s, vp));
+  TCHK(invariants(PETSC_COMM_SELF, ct, order, cont, s, vs));
+  for (PetscInt i = 0; i < 4; i++) err = PetscMax(err, PetscAbsReal(vp[i] - vs[i]) / PetscAbsReal(vs[i]));
+  ck_assert_msg(err < 1e-12, "%s P%d %s: distributed and serial differ by %g (|Ax| %g vs %g)", DMPolytopeTypes[ct], (int)order, FEGStrategies[s], (double)err, (double)vp[0], (double)vs[0]);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+  Suite *s;
+  TCase *tc;
+  int    nf;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  s  = suite_create("parallel");
+  tc = tcase_create("distributed");
+  tcase_set_timeout(tc, 600);
+  tcase_add_loop_test(tc, test_parallel_equals_serial, 0, 5 * 2);
+  suite_add_tcase(s, tc);
+  nf = fegtest_run(s);
+  PetscCall(PetscFinalize());
+  return nf ? 1 : 0;
+}

@@ -1,0 +1,125 @@
+/* fegtest: nsize 1 2
+   Spaces, quadrature and meshes: the prism counts of Table 1 of Kruzel et al., exactness of the quadrature for
+   products of shape functions, and box meshes that fill the box with positively oriented cells */
+#include "fegtest.h"
+
+START_TEST(test_prism_table1)
+{
+  const PetscInt NS[7] = {6, 18, 40, 75, 126, 196, 288}, NQ[7] = {6, 18, 48, 80, 150, 231, 336};
+  const PetscInt p     = _i + 1;
+  PetscFE        fe;
+  PetscQuadrature q;
+  PetscInt       Nb, Nq;
+
+  TCHK(FEGCreateFE(PETSC_COMM_SELF, 3, DM_POLYTOPE_TRI_PRISM, p, PETSC_FALSE, &fe));
+  TCHK(PetscFEGetDimension(fe, &Nb));
+  TCHK(PetscFEGetQuadrature(fe, &q));
+  TCHK(PetscQuadratureGetData(q, NULL, NULL, &Nq, NULL, NULL));
+  ck_assert_msg(Nb == NS[_i] && Nq == NQ[_i], "prism p=%d: N_S=%d N_Q=%d, Table 1 has %d and %d", (int)p, (int)Nb, (int)Nq, (int)NS[_i], (int)NQ[_i]);
+  TCHK(PetscFEDestroy(&fe));
+}
+END_TEST
+
+/* The quadrature integrates x^a y^b z^c with a+b+c <= 2p exactly on the reference cell (tensor cells: each exponent <= 2p) */
+START_TEST(test_quadrature_exact)
+{
+  const DMPolytopeType ct  = fegtest_cells[_i / 4];
+  const PetscInt       p   = 1 + 2 * (_i % 4), dim = fegtest_dim(ct);
+  PetscQuadrature      q;
+  const PetscReal     *x, *w;
+  PetscInt             Nq;
+  PetscReal            maxerr = 0.0;
+
+  TCHK(FEGCreateQuadrature(dim, ct, p, &q));
+  TCHK(PetscQuadratureGetData(q, NULL, NULL, &Nq, &x, &w));
+  for (PetscInt a = 0; a <= 2 * p; a++) {
+    for (PetscInt b = 0; b <= 2 * p; b++) {
+      for (PetscInt c = 0; c <= (dim == 3 ? 2 * p : 0); c++) {
+        PetscReal exact = 0.0, sum = 0.0;
+        PetscBool simplexlike = (PetscBool)(ct == DM_POLYTOPE_TRIANGLE || ct == DM_POLYTOPE_TETRAHEDRON);
+
+        if (simplexlike && a + b + c > 2 * p) continue;
+        if (ct == DM_POLYTOPE_TRI_PRISM && a + b > 2 * p) continue;
+        /* reference integrals in the variables s = (x+1)/2 on [0,1]: simplex int s^a t^b u^c = a! b! c! / (a+b+c+dim)! */
+        if (simplexlike) {
+          exact = PetscExpReal(PetscLGamma(a + 1) + PetscLGamma(b + 1) + PetscLGamma(c + 1) - PetscLGamma(a + b + c + dim + 1));
+        } else if (ct == DM_POLYTOPE_TRI_PRISM) {
+          exact = PetscExpReal(PetscLGamma(a + 1) + PetscLGamma(b + 1) - PetscLGamma(a + b + 3)) / (c + 1);
+        } else {
+          exact = 1.0 / ((a + 1) * (b + 1) * (dim == 3 ? (c + 1) : 1));
+        }
+        for (PetscInt i = 0; i < Nq; i++) {
+          const PetscReal s = 0.5 * (x[i * dim] + 1), t = 0.5 * (x[i * dim + 1] + 1), u = dim == 3 ? 0.5 * (x[i * dim + 2] + 1) : 1.0;
+
+          sum += w[i] * PetscPowReal(s, a) * PetscPowReal(t, b) * PetscPowReal(u, c);
+        }
+        sum /= PetscPowReal(2.0, dim);
+        maxerr = PetscMax(maxerr, PetscAbsReal(sum - exact) / exact);
+      }
+    }
+  }
+  ck_assert_msg(maxerr < 1e-12, "%s p=%d: quadrature not exact for degree 2p, relative error %g", DMPolytopeTypes[ct], (int)p, (double)maxerr);
+  TCHK(PetscQuadratureDestroy(&q));
+}
+END_TEST
+
+/* Each box mesh fills [0,2]x[0,1]x[0,3] with positively oriented cells, serial or distributed */
+START_TEST(test_box_volume)
+{
+  const DMPolytopeType ct = fegtest_cells[_i];
+  const PetscInt       faces[3] = {3, 2, 2};
+  const PetscReal      lo[3] = {0, 0, 0}, hi[3] = {2, 1, 3};
+  DM                   dm;
+  PetscInt             cStart, cEnd, dim = fegtest_dim(ct);
+  PetscReal            vol = 0.0, gvol, vmin = PETSC_MAX_REAL, gmin;
+
+  TCHK(FEGCreateBoxMesh(PETSC_COMM_WORLD, ct, faces, lo, hi, 0.3, &dm));
+  TCHK(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
+  {
+    PetscQuadrature  q;
+    const PetscReal *w;
+    PetscInt         Nq;
+    PetscReal       *v0, *J, *invJ, *detJ;
+
+    /* the integral of det J: exact for the multilinear maps of perturbed hexahedra and prisms (FVM volumes are not) */
+    TCHK(FEGCreateQuadrature(dim, ct, 2, &q));
+    TCHK(PetscQuadratureGetData(q, NULL, NULL, &Nq, NULL, &w));
+    TCHK(PetscMalloc4(Nq * dim, &v0, Nq * dim * dim, &J, Nq * dim * dim, &invJ, Nq, &detJ));
+    for (PetscInt c = cStart; c < cEnd; c++) {
+      PetscReal v = 0.0;
+
+      TCHK(DMPlexComputeCellGeometryFEM(dm, c, q, v0, J, invJ, detJ));
+      for (PetscInt i = 0; i < Nq; i++) {
+        v += w[i] * detJ[ct == DM_POLYTOPE_TRIANGLE || ct == DM_POLYTOPE_TETRAHEDRON ? 0 : i];
+        vmin = PetscMin(vmin, detJ[ct == DM_POLYTOPE_TRIANGLE || ct == DM_POLYTOPE_TETRAHEDRON ? 0 : i]);
+      }
+      vol += v;
+    }
+    TCHK(PetscFree4(v0, J, invJ, detJ));
+    TCHK(PetscQuadratureDestroy(&q));
+  }
+  MPI_Allreduce(&vol, &gvol, 1, MPIU_REAL, MPI_SUM, PETSC_COMM_WORLD);
+  MPI_Allreduce(&vmin, &gmin, 1, MPIU_REAL, MPI_MIN, PETSC_COMM_WORLD);
+  ck_assert_msg(PetscAbsReal(gvol - (dim == 2 ? 2.0 : 6.0)) < 1e-12, "%s: mesh volume %g", DMPolytopeTypes[ct], (double)gvol);
+  ck_assert_msg(gmin > 0, "%s: a cell has volume %g", DMPolytopeTypes[ct], (double)gmin);
+  TCHK(DMDestroy(&dm));
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+  Suite *s;
+  TCase *tc;
+  int    nf;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  s  = suite_create("space");
+  tc = tcase_create("tables");
+  tcase_add_loop_test(tc, test_prism_table1, 0, 7);
+  tcase_add_loop_test(tc, test_quadrature_exact, 0, 5 * 4);
+  tcase_add_loop_test(tc, test_box_volume, 0, 5);
+  suite_add_tcase(s, tc);
+  nf = fegtest_run(s);
+  PetscCall(PetscFinalize());
+  return nf ? 1 : 0;
+}
