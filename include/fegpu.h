@@ -4,6 +4,7 @@
 #include <petscdmplex.h>
 #include <petscksp.h>
 #include <fegpuconf.h>
+#include <fegpu/compat.h>
 
 #define FEGPU_VERSION_MAJOR 0
 #define FEGPU_VERSION_MINOR 1

@@ -6,7 +6,7 @@
 #include <fegpu.h>
 #include <petscds.h>
 #include <petscsnes.h>
-#include <fegpu/private/compat.h>
+#include <fegpu/compat.h>
 
 #define NW 2 /* components of the test auxiliary field */
 
@@ -59,11 +59,11 @@ static inline void fegtest_coefficients(PetscInt dim, const PetscScalar a[], con
 {
   for (PetscInt ij = 0; ij < 16; ij++) {
     C[ij] = k[ij];
-    for (PetscInt c = 0; c < NW; c++) C[ij] += k[16 + ij * NW + c] * a[c];
+    for (PetscInt c = 0; a && c < NW; c++) C[ij] += k[16 + ij * NW + c] * a[c];
   }
   for (PetscInt j = 0; j < 4; j++) {
     D[j] = k[16 + 16 * NW + j];
-    for (PetscInt c = 0; c < NW; c++) D[j] += k[20 + 16 * NW + j * NW + c] * a[c];
+    for (PetscInt c = 0; a && c < NW; c++) D[j] += k[20 + 16 * NW + j * NW + c] * a[c];
   }
   if (pointwise) fegtest_pointwise_terms(dim, x, a_x, C, D);
 }
@@ -74,7 +74,7 @@ static inline void fegtest_g0(PetscInt dim, PetscInt Nf, PetscInt NfAux, const P
 {
   PetscScalar C[16], D[4];
 
-  fegtest_coefficients(dim, a, a_x, x, constants, (PetscInt)PetscRealPart(constants[FEGTEST_NCONST - 1]), C, D);
+  fegtest_coefficients(dim, NfAux ? a : NULL, NfAux ? a_x : NULL, x, constants, (PetscInt)PetscRealPart(constants[FEGTEST_NCONST - 1]), C, D);
   g0[0] = C[0];
 }
 
@@ -83,7 +83,7 @@ static inline void fegtest_g1(PetscInt dim, PetscInt Nf, PetscInt NfAux, const P
 {
   PetscScalar C[16], D[4];
 
-  fegtest_coefficients(dim, a, a_x, x, constants, (PetscInt)PetscRealPart(constants[FEGTEST_NCONST - 1]), C, D);
+  fegtest_coefficients(dim, NfAux ? a : NULL, NfAux ? a_x : NULL, x, constants, (PetscInt)PetscRealPart(constants[FEGTEST_NCONST - 1]), C, D);
   for (PetscInt d = 0; d < dim; d++) g1[d] = C[(d + 1) * 4 + 0];
 }
 
@@ -92,7 +92,7 @@ static inline void fegtest_g2(PetscInt dim, PetscInt Nf, PetscInt NfAux, const P
 {
   PetscScalar C[16], D[4];
 
-  fegtest_coefficients(dim, a, a_x, x, constants, (PetscInt)PetscRealPart(constants[FEGTEST_NCONST - 1]), C, D);
+  fegtest_coefficients(dim, NfAux ? a : NULL, NfAux ? a_x : NULL, x, constants, (PetscInt)PetscRealPart(constants[FEGTEST_NCONST - 1]), C, D);
   for (PetscInt d = 0; d < dim; d++) g2[d] = C[0 * 4 + d + 1];
 }
 
@@ -101,7 +101,7 @@ static inline void fegtest_g3(PetscInt dim, PetscInt Nf, PetscInt NfAux, const P
 {
   PetscScalar C[16], D[4];
 
-  fegtest_coefficients(dim, a, a_x, x, constants, (PetscInt)PetscRealPart(constants[FEGTEST_NCONST - 1]), C, D);
+  fegtest_coefficients(dim, NfAux ? a : NULL, NfAux ? a_x : NULL, x, constants, (PetscInt)PetscRealPart(constants[FEGTEST_NCONST - 1]), C, D);
   for (PetscInt df = 0; df < dim; df++)
     for (PetscInt dg = 0; dg < dim; dg++) g3[df * dim + dg] = C[(dg + 1) * 4 + df + 1];
 }
@@ -111,7 +111,7 @@ static inline void fegtest_f0(PetscInt dim, PetscInt Nf, PetscInt NfAux, const P
 {
   PetscScalar C[16], D[4];
 
-  fegtest_coefficients(dim, a, a_x, x, constants, (PetscInt)PetscRealPart(constants[FEGTEST_NCONST - 1]), C, D);
+  fegtest_coefficients(dim, NfAux ? a : NULL, NfAux ? a_x : NULL, x, constants, (PetscInt)PetscRealPart(constants[FEGTEST_NCONST - 1]), C, D);
   f0[0] = C[0] * u[0] - D[0];
   for (PetscInt d = 0; d < dim; d++) f0[0] += C[(d + 1) * 4] * u_x[d];
 }
@@ -120,7 +120,7 @@ static inline void fegtest_f1(PetscInt dim, PetscInt Nf, PetscInt NfAux, const P
 {
   PetscScalar C[16], D[4];
 
-  fegtest_coefficients(dim, a, a_x, x, constants, (PetscInt)PetscRealPart(constants[FEGTEST_NCONST - 1]), C, D);
+  fegtest_coefficients(dim, NfAux ? a : NULL, NfAux ? a_x : NULL, x, constants, (PetscInt)PetscRealPart(constants[FEGTEST_NCONST - 1]), C, D);
   for (PetscInt d = 0; d < dim; d++) {
     f1[d] = C[0 * 4 + d + 1] * u[0] - D[d + 1];
     for (PetscInt e = 0; e < dim; e++) f1[d] += C[(e + 1) * 4 + d + 1] * u_x[e];
@@ -317,6 +317,6 @@ static inline int fegtest_run(Suite *s)
   srunner_run_all(sr, CK_NORMAL);
   nf = srunner_ntests_failed(sr);
   srunner_free(sr);
-  MPI_Allreduce(&nf, &nfall, 1, MPI_INT, MPI_MAX, PETSC_COMM_WORLD);
+  (void)MPI_Allreduce(&nf, &nfall, 1, MPI_INT, MPI_MAX, PETSC_COMM_WORLD);
   return nfall;
 }

@@ -98,8 +98,8 @@ START_TEST(test_box_volume)
     TCHK(PetscFree4(v0, J, invJ, detJ));
     TCHK(PetscQuadratureDestroy(&q));
   }
-  MPI_Allreduce(&vol, &gvol, 1, MPIU_REAL, MPI_SUM, PETSC_COMM_WORLD);
-  MPI_Allreduce(&vmin, &gmin, 1, MPIU_REAL, MPI_MIN, PETSC_COMM_WORLD);
+  (void)MPI_Allreduce(&vol, &gvol, 1, MPIU_REAL, MPI_SUM, PETSC_COMM_WORLD);
+  (void)MPI_Allreduce(&vmin, &gmin, 1, MPIU_REAL, MPI_MIN, PETSC_COMM_WORLD);
   ck_assert_msg(PetscAbsReal(gvol - (dim == 2 ? 2.0 : 6.0)) < 1e-12, "%s: mesh volume %g", DMPolytopeTypes[ct], (double)gvol);
   ck_assert_msg(gmin > 0, "%s: a cell has volume %g", DMPolytopeTypes[ct], (double)gmin);
   TCHK(DMDestroy(&dm));

@@ -3,7 +3,7 @@
 
 #include <fegpu.h>
 #include <petsc/private/petscimpl.h>
-#include <fegpu/private/compat.h>
+#include <fegpu/compat.h>
 
 PETSC_INTERN PetscBool     FEGPackageInitialized;
 PETSC_INTERN PetscLogEvent FEG_Setup, FEG_Integrate, FEG_Assemble, FEG_Apply, FEG_RHS;

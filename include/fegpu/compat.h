@@ -1,4 +1,5 @@
-/* The one place where differences between supported PETSc versions (>= 3.18) are handled */
+/* The one place where differences between supported PETSc versions (>= 3.18) are handled; fegpu.h includes it so
+   user code may use PETSC_SUCCESS with PETSc 3.18 too */
 #pragma once
 
 #include <petscversion.h>
