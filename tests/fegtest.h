@@ -258,6 +258,30 @@ static inline PetscErrorCode fegtest_oracle(DM dm, DM auxdm, Vec aux, PetscBool 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* PETSc's Jacobian with whatever pointwise functions and auxiliary vector dm's DS has now */
+static inline PetscErrorCode fegtest_oracle_jacobian(DM dm, Mat *J)
+{
+  Vec u;
+
+  PetscFunctionBegin;
+  PetscCall(DMCreateLocalVector(dm, &u));
+  PetscCall(VecZeroEntries(u));
+  PetscCall(DMCreateMatrix(dm, J));
+  PetscCall(DMPlexSNESComputeJacobianFEM(dm, u, *J, *J, NULL));
+  PetscCall(MatAssemblyBegin(*J, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*J, MAT_FINAL_ASSEMBLY));
+  PetscCall(VecDestroy(&u));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static inline PetscErrorCode fegtest_velocity(PetscInt dim, PetscReal t, const PetscReal x[], PetscInt Nc, PetscScalar *u, void *ctx)
+{
+  u[0] = 1.0 + x[1] * x[1];
+  u[1] = -0.5 + x[0];
+  if (dim == 3) u[2] = 0.3 * x[0] * x[1];
+  return PETSC_SUCCESS;
+}
+
 /* ||A - B||_F / ||B||_F */
 static inline PetscErrorCode fegtest_matdiff(Mat A, Mat B, PetscReal *rel)
 {

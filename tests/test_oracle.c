@@ -127,6 +127,166 @@ START_TEST(test_oracle_can_fail)
 }
 END_TEST
 
+/* Per-cell coefficients: a DG0 auxiliary field with 16 components holding C per cell, mapped by the identity */
+static PetscReal percell_rel, r_const;
+
+static void percell_g0(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g0[])
+{
+  g0[0] = a[0];
+}
+static void percell_g1(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g1[])
+{
+  for (PetscInt d = 0; d < dim; d++) g1[d] = a[(d + 1) * 4];
+}
+static void percell_g2(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g2[])
+{
+  for (PetscInt d = 0; d < dim; d++) g2[d] = a[d + 1];
+}
+static void percell_g3(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g3[])
+{
+  for (PetscInt df = 0; df < dim; df++)
+    for (PetscInt dg = 0; dg < dim; dg++) g3[df * dim + dg] = a[(dg + 1) * 4 + df + 1];
+}
+
+static PetscErrorCode percell(DMPolytopeType ct, PetscInt order)
+{
+  DM             dm, auxdm;
+  PetscFE        fe, auxfe;
+  Vec            aux, auxl;
+  FEGForm        form;
+  Mat            A, J, Z;
+  PetscDS        ds;
+  PetscInt       cStart, cEnd, dim = fegtest_dim(ct);
+  PetscScalar   *a, Aid[16 * 16] = {0};
+  PetscQuadrature q;
+
+  PetscFunctionBegin;
+  PetscCall(fegtest_setup(PETSC_COMM_SELF, ct, order, PETSC_FALSE, PETSC_FALSE, 2, &dm));
+  PetscCall(DMGetField(dm, 0, NULL, (PetscObject *)&fe));
+  PetscCall(PetscFECreateLagrangeByCell(PETSC_COMM_SELF, dim, 16, ct, 0, PETSC_DETERMINE, &auxfe));
+  PetscCall(PetscFEGetQuadrature(fe, &q));
+  PetscCall(PetscFESetQuadrature(auxfe, q));
+  PetscCall(DMClone(dm, &auxdm));
+  PetscCall(DMSetField(auxdm, 0, NULL, (PetscObject)auxfe));
+  PetscCall(DMCreateDS(auxdm));
+  PetscCall(PetscFEDestroy(&auxfe));
+  PetscCall(DMCreateGlobalVector(auxdm, &aux));
+  PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
+  PetscCall(VecGetArray(aux, &a));
+  for (PetscInt c = cStart; c < cEnd; c++)
+    for (PetscInt k = 0; k < 16; k++) a[(c - cStart) * 16 + k] = fegtest_C0[k] * (1.0 + 0.1 * ((c * 7 + k) % 5));
+  PetscCall(VecRestoreArray(aux, &a));
+  for (PetscInt k = 0; k < 16; k++) Aid[k * 16 + k] = 1.0;
+  PetscCall(FEGFormCreate(PETSC_COMM_SELF, &form));
+  PetscCall(FEGFormSetAuxiliaryField(form, auxdm, aux));
+  PetscCall(FEGFormSetLinearCoefficient(form, 16, Aid, NULL));
+  PetscCall(FEGCreateOperator(dm, form, &A));
+  PetscCall(DMCreateLocalVector(auxdm, &auxl));
+  PetscCall(DMGlobalToLocal(auxdm, aux, INSERT_VALUES, auxl));
+  PetscCall(DMSetAuxiliaryVec(dm, NULL, 0, 0, auxl));
+  PetscCall(DMGetDS(dm, &ds));
+  PetscCall(PetscDSSetJacobian(ds, 0, 0, percell_g0, percell_g1, percell_g2, percell_g3));
+  PetscCall(fegtest_oracle_jacobian(dm, &J));
+  PetscCall(fegtest_matdiff(A, J, &percell_rel));
+  /* and the coefficients really vary: the constant-C0 matrix differs */
+  PetscCall(FEGFormSetLinearCoefficient(form, 16, NULL, NULL));
+  PetscCall(FEGFormSetConstant(form, fegtest_C0, NULL));
+  PetscCall(FEGCreateOperator(dm, form, &Z));
+  PetscCall(fegtest_matdiff(Z, J, &r_const));
+  PetscCall(MatDestroy(&Z));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&J));
+  PetscCall(VecDestroy(&auxl));
+  PetscCall(VecDestroy(&aux));
+  PetscCall(FEGFormDestroy(&form));
+  PetscCall(DMDestroy(&auxdm));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+START_TEST(test_per_cell_coefficients)
+{
+  const DMPolytopeType ct = fegtest_cells[_i];
+
+  TCHK(percell(ct, 2));
+  ck_assert_msg(percell_rel < 1e-12, "%s: per-cell C differs from PETSc's by %g", DMPolytopeTypes[ct], (double)percell_rel);
+  ck_assert_msg(r_const > 1e-3, "%s: per-cell coefficients had no effect", DMPolytopeTypes[ct]);
+}
+END_TEST
+
+/* FEGFormCreateAdvectionDiffusion: m u v + ds grad v . kappa grad u + as v vel . grad u, vel a P1 field */
+static const PetscScalar ad_m = 1.5, ad_ds = 0.25, ad_as = 0.7;
+static const PetscScalar ad_kappa[9] = {1.0, 0.3, 0.1, 0.2, 2.0, -0.1, 0.0, 0.4, 1.5};
+
+static void ad_g0(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g0[])
+{
+  g0[0] = ad_m;
+}
+static void ad_g1(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g1[])
+{
+  for (PetscInt l = 0; l < dim; l++) g1[l] = ad_as * a[l];
+}
+static void ad_g3(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g3[])
+{
+  for (PetscInt k = 0; k < dim; k++)
+    for (PetscInt l = 0; l < dim; l++) g3[k * dim + l] = ad_ds * ad_kappa[k * dim + l];
+}
+
+static PetscErrorCode advdiff(DMPolytopeType ct, PetscReal *rel)
+{
+  DM        dm, veldm;
+  PetscFE   fe, velfe;
+  Vec       vel, vell;
+  FEGForm   form;
+  Mat       A, J;
+  PetscDS   ds;
+  PetscInt  dim = fegtest_dim(ct);
+  PetscScalar kappa[9];
+  PetscQuadrature q;
+  PetscErrorCode (*funcs[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *) = {fegtest_velocity};
+
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < dim; k++)
+    for (PetscInt l = 0; l < dim; l++) kappa[k * dim + l] = ad_kappa[k * dim + l];
+  PetscCall(fegtest_setup(PETSC_COMM_SELF, ct, 2, ct != DM_POLYTOPE_TRI_PRISM, PETSC_FALSE, 2, &dm));
+  PetscCall(DMGetField(dm, 0, NULL, (PetscObject *)&fe));
+  PetscCall(PetscFECreateLagrangeByCell(PETSC_COMM_SELF, dim, dim, ct, 1, PETSC_DETERMINE, &velfe));
+  PetscCall(PetscFEGetQuadrature(fe, &q));
+  PetscCall(PetscFESetQuadrature(velfe, q));
+  PetscCall(DMClone(dm, &veldm));
+  PetscCall(DMSetField(veldm, 0, NULL, (PetscObject)velfe));
+  PetscCall(DMCreateDS(veldm));
+  PetscCall(PetscFEDestroy(&velfe));
+  PetscCall(DMCreateGlobalVector(veldm, &vel));
+  PetscCall(DMProjectFunction(veldm, 0.0, funcs, NULL, INSERT_ALL_VALUES, vel));
+  PetscCall(FEGFormCreateAdvectionDiffusion(PETSC_COMM_SELF, dim, ad_m, ad_ds, kappa, ad_as, veldm, vel, &form));
+  PetscCall(FEGCreateOperator(dm, form, &A));
+  PetscCall(DMCreateLocalVector(veldm, &vell));
+  PetscCall(DMGlobalToLocal(veldm, vel, INSERT_VALUES, vell));
+  PetscCall(DMSetAuxiliaryVec(dm, NULL, 0, 0, vell));
+  PetscCall(DMGetDS(dm, &ds));
+  PetscCall(PetscDSSetJacobian(ds, 0, 0, ad_g0, ad_g1, NULL, ad_g3));
+  PetscCall(fegtest_oracle_jacobian(dm, &J));
+  PetscCall(fegtest_matdiff(A, J, rel));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&J));
+  PetscCall(VecDestroy(&vell));
+  PetscCall(VecDestroy(&vel));
+  PetscCall(FEGFormDestroy(&form));
+  PetscCall(DMDestroy(&veldm));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+START_TEST(test_advection_diffusion_constructor)
+{
+  PetscReal rel;
+
+  TCHK(advdiff(fegtest_cells[_i], &rel));
+  ck_assert_msg(rel < 1e-12, "%s: advection-diffusion form differs from PETSc's by %g", DMPolytopeTypes[fegtest_cells[_i]], (double)rel);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
   Suite *s;
@@ -141,6 +301,8 @@ int main(int argc, char **argv)
   tcase_add_loop_test(tc, test_high_order, 0, 5);
   tcase_add_test(tc, test_no_aux_constant);
   tcase_add_test(tc, test_oracle_can_fail);
+  tcase_add_loop_test(tc, test_per_cell_coefficients, 0, 5);
+  tcase_add_loop_test(tc, test_advection_diffusion_constructor, 0, 5);
   suite_add_tcase(s, tc);
   nf = fegtest_run(s);
   PetscCall(PetscFinalize());
