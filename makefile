@@ -15,7 +15,7 @@ endif
 
 .SUFFIXES:
 .DEFAULT_GOAL := all
-.PHONY: all lib examples tests check check-unit check-examples run install clean distclean
+.PHONY: all lib examples tests check check-unit check-examples check-gpu run install clean distclean
 
 OBJDIR := $(FEGPU_DIR)/lib/fegpu/obj
 LIBFEGPU := $(FEGPU_DIR)/lib/libfegpu.so
@@ -24,17 +24,24 @@ FEGPU_CFLAGS := -fPIC -Wall -Wno-unknown-pragmas $(CFLAGS)
 FEGPU_LINK := -L$(FEGPU_DIR)/lib -Wl,-rpath,$(FEGPU_DIR)/lib -lfegpu $(PETSC_WITH_EXTERNAL_LIB)
 MPIEXEC_CMD := $(MPIEXEC)
 
+# the CUDA backend's host files live in impls/cuda/ folders; they and the .cu files build only with CUDA
 LIB_CSRC := $(sort $(shell cd $(FEGPU_DIR) && find src -name '*.c'))
 ifeq ($(FEGPU_HAVE_CUDA),1)
 LIB_CUSRC := $(sort $(shell cd $(FEGPU_DIR) && find src -name '*.cu'))
+else
+LIB_CSRC := $(filter-out %/cuda/%,$(LIB_CSRC))
 endif
-LIB_OBJ := $(LIB_CSRC:%.c=$(OBJDIR)/%.o) $(LIB_CUSRC:%.cu=$(OBJDIR)/%.o)
+LIB_OBJ := $(LIB_CSRC:%=$(OBJDIR)/%.o) $(LIB_CUSRC:%=$(OBJDIR)/%.o)
 HEADERS := $(shell cd $(FEGPU_DIR) && find include -name '*.h') lib/fegpu/include/fegpuconf.h
 
 EXAMPLES := $(patsubst %.c,%,$(wildcard $(FEGPU_DIR)/examples/*.c))
 ifeq ($(FEGPU_HAVE_CHECK),1)
 TESTS := $(patsubst %.c,%,$(wildcard $(FEGPU_DIR)/tests/test_*.c))
+ifneq ($(FEGPU_HAVE_CUDA),1)
+TESTS := $(filter-out %/test_gpu,$(TESTS))
 endif
+endif
+HOST_TESTS := $(filter-out %/test_gpu,$(TESTS))
 
 all: lib examples tests
 
@@ -42,11 +49,11 @@ lib: $(LIBFEGPU)
 examples: $(EXAMPLES)
 tests: $(TESTS)
 
-$(OBJDIR)/%.o: %.c $(HEADERS) $(FEGPU_CONF)
+$(OBJDIR)/%.c.o: %.c $(HEADERS) $(FEGPU_CONF)
 	@mkdir -p $(@D)
 	$(PCC) -c -o $@ $(PCC_FLAGS) $(FEGPU_CFLAGS) $(PETSC_CCPPFLAGS) $(FEGPU_INCLUDES) $<
 
-$(OBJDIR)/%.o: %.cu $(HEADERS) $(FEGPU_CONF)
+$(OBJDIR)/%.cu.o: %.cu $(HEADERS) $(FEGPU_CONF)
 	@mkdir -p $(@D)
 	$(CUDAC) -c -o $@ $(MPICXX_INCLUDES) $(CUDAC_FLAGS) -Xcompiler -fPIC $(FEGPU_INCLUDES) --compiler-options="$(PETSC_CXXCPPFLAGS)" $<
 
@@ -61,10 +68,16 @@ $(FEGPU_DIR)/tests/test_%: $(FEGPU_DIR)/tests/test_%.c $(FEGPU_DIR)/tests/fegtes
 
 # check: Check unit tests (serial and under MPI) and example runs diffed against examples/output/
 check: all
-	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests "$(notdir $(TESTS))"
+	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests "$(notdir $(HOST_TESTS))"
 
 check-unit: all
-	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests "$(notdir $(TESTS))" --no-examples
+	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests "$(notdir $(HOST_TESTS))" --no-examples
+
+# check-gpu: on a machine with an NVIDIA GPU and a CUDA build: GPU against host (tests/test_gpu), then the example
+# runs again with CUDA vectors, diffed against the same expected output as the host runs
+check-gpu: all
+	@test "$(FEGPU_HAVE_CUDA)" = 1 || { echo "make check-gpu needs fegpu configured against a CUDA-enabled PETSc"; exit 1; }
+	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests test_gpu --gpu --extra-args "-dm_vec_type cuda"
 
 check-examples: all
 	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests ""

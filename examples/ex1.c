@@ -178,6 +178,7 @@ int main(int argc, char **argv)
 
   test:
     suffix: prism_lma_view
+    requires: host
     args: -feg_cell_type prism -feg_faces 3 -feg_perturb 0.2 -order 1 -feg_strategy lma -feg_view
     output_file: output/ex1_prism_view.out
 

@@ -55,6 +55,7 @@ def main():
     ap.add_argument("--no-examples", action="store_true")
     ap.add_argument("--extra-args", default="", help="appended to every example run")
     ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--gpu", action="store_true", help="GPU run: skip example tests that say 'requires: host'")
     a = ap.parse_args()
     mpiexec = shlex.split(os.environ.get("MPIEXEC", "mpiexec"))
     if os.geteuid() == 0:
@@ -86,6 +87,8 @@ def main():
         for src in sorted(f for f in os.listdir(edir) if f.endswith(".c")):
             exe = src[:-2]
             for t in parse_example_tests(os.path.join(edir, src)):
+                if a.gpu and "host" in t.get("requires", "").split():
+                    continue
                 n = int(t["nsize"])
                 args = shlex.split(t["args"]) + shlex.split(a.extra_args)
                 cmd = (["./" + exe] if n == 1 else mpiexec + ["-n", str(n), "./" + exe]) + args

@@ -56,12 +56,38 @@ typedef struct {
   PetscScalar    *w, *gradw;
 } FEGCoeff;
 
+typedef enum {
+  FEG_ADDTO_AUTO,
+  FEG_ADDTO_ATOMIC,
+  FEG_ADDTO_COLOR,
+  FEG_ADDTO_COO
+} FEGAddtoMode;
+PETSC_INTERN const char *const FEGAddtoModes[];
+
+typedef enum {
+  FEG_LMA_SCATTER_ATOMIC,
+  FEG_LMA_SCATTER_GATHER
+} FEGLMAScatter;
+PETSC_INTERN const char *const FEGLMAScatters[];
+
+/* Device tuning, mirrored into FEGDevTuning by the CUDA backend */
+typedef struct {
+  PetscInt  kernel, blockSize, nentpt, qchunk;
+  PetscBool jacShared;
+} FEGTuning;
+PETSC_INTERN const char *const FEGCudaKernels[];
+
 typedef struct _n_FEGOp *FEGOp;
 struct _n_FEGOp {
   DM               dm;
   FEGDisc          disc;
   FEGForm          form;
   FEGStrategy      strategy;
+  PetscBool        ondevice; /* the DM's vectors are CUDA vectors: everything runs on the GPU */
+  FEGAddtoMode     addtoMode;
+  FEGLMAScatter    lmaScatter;
+  FEGTuning        tuning;
+  void            *dev; /* FEGOpDevice of the CUDA backend */
   PetscObjectState formState, auxState; /* what the last assembly saw */
   PetscBool        assembled;
   PetscScalar     *Ke; /* lma: Ne element matrices, Nb x Nb row-major (row = test function) */
@@ -78,6 +104,18 @@ PETSC_INTERN PetscErrorCode FEGIntegrateElementMatrix(FEGDisc *, FEGCoeff *, Pet
 PETSC_INTERN PetscErrorCode FEGIntegrateElementVector(FEGDisc *, FEGCoeff *, PetscInt, PetscScalar[], PetscScalar[]);
 
 PETSC_INTERN PetscErrorCode FEGOpGet(Mat, FEGOp *);
+PETSC_INTERN PetscErrorCode FEGDMIsOnDevice(DM, PetscBool *);
+#if defined(FEGPU_HAVE_CUDA)
+PETSC_INTERN PetscErrorCode FEGOpDevSetUp(FEGOp);
+PETSC_INTERN PetscErrorCode FEGOpDevDestroy(FEGOp);
+PETSC_INTERN PetscErrorCode FEGOpDevView(FEGOp, PetscViewer);
+PETSC_INTERN PetscErrorCode FEGOpDevCreateMat_AddTo(FEGOp, Mat);
+PETSC_INTERN PetscErrorCode FEGOpDevAssemble_AddTo(FEGOp, Mat);
+PETSC_INTERN PetscErrorCode FEGOpDevAssemble_LMA(FEGOp);
+PETSC_INTERN PetscErrorCode FEGOpDevApply_LMA(FEGOp, Vec, Vec, PetscBool, PetscBool);
+PETSC_INTERN PetscErrorCode FEGOpDevDiagonal_LMA(FEGOp, Vec);
+PETSC_INTERN PetscErrorCode FEGComputeRHS_Device(FEGDisc *, FEGForm, Vec);
+#endif
 PETSC_INTERN PetscErrorCode FEGOpView(FEGOp, PetscViewer);
 PETSC_INTERN PetscErrorCode FEGOpCreateMat_AddTo(FEGOp, Mat *);
 PETSC_INTERN PetscErrorCode FEGOpAssemble_AddTo(FEGOp, Mat);

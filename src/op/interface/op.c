@@ -6,6 +6,9 @@ static PetscErrorCode FEGOpDestroy_Container(void *ctx)
   FEGOp op = (FEGOp)ctx;
 
   PetscFunctionBegin;
+#if defined(FEGPU_HAVE_CUDA)
+  PetscCall(FEGOpDevDestroy(op));
+#endif
   PetscCall(FEGDiscDestroy(&op->disc));
   PetscCall(FEGFormDestroy(&op->form));
   PetscCall(PetscFree(op->Ke));
@@ -42,12 +45,36 @@ PetscErrorCode FEGOpView(FEGOp op, PetscViewer viewer)
   PetscCall(MPIU_Allreduce(&bytes, &bsum, 1, MPI_DOUBLE, MPI_SUM, comm));
   PetscCall(PetscViewerASCIIPrintf(viewer, "fegpu operator\n"));
   PetscCall(PetscViewerASCIIPushTab(viewer));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "strategy: %s (host)\n", FEGStrategies[op->strategy]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "strategy: %s (%s)\n", FEGStrategies[op->strategy], op->ondevice ? "GPU" : "host"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "cell type: %s, dimension %" PetscInt_FMT "\n", DMPolytopeTypes[d->ct], d->dim));
   PetscCall(PetscViewerASCIIPrintf(viewer, "space: %s Lagrange of order %" PetscInt_FMT ", %" PetscInt_FMT " dofs and %" PetscInt_FMT " quadrature points per element\n", d->continuous ? "continuous" : "discontinuous", d->order, d->Nb, d->Nq));
   PetscCall(PetscViewerASCIIPrintf(viewer, "elements: %" PetscInt_FMT " (at most %" PetscInt_FMT " per process), unknowns: %" PetscInt_FMT "\n", nesum, nemax, ndof));
   PetscCall(PetscViewerASCIIPrintf(viewer, "memory: %.4g MB (%.1f bytes per unknown) for indices, geometry%s\n", bsum / 1048576.0, ndof ? bsum / ndof : 0.0, op->Ke ? " and element matrices" : ""));
+#if defined(FEGPU_HAVE_CUDA)
+  PetscCall(FEGOpDevView(op, viewer));
+#endif
   PetscCall(PetscViewerASCIIPopTab(viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* fegpu runs on the GPU when the DM's vectors are CUDA vectors (-dm_vec_type cuda) */
+PetscErrorCode FEGDMIsOnDevice(DM dm, PetscBool *ondevice)
+{
+  VecType vtype;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetVecType(dm, &vtype));
+  PetscCall(PetscStrbeginswith(vtype ? vtype : "", "cuda", ondevice));
+  if (!*ondevice) {
+    PetscBool seq, mpi;
+
+    PetscCall(PetscStrbeginswith(vtype ? vtype : "", "seqcuda", &seq));
+    PetscCall(PetscStrbeginswith(vtype ? vtype : "", "mpicuda", &mpi));
+    *ondevice = (PetscBool)(seq || mpi);
+  }
+#if !defined(FEGPU_HAVE_CUDA)
+  PetscCheck(!*ondevice, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "The DM has vector type %s but fegpu was built without CUDA: configure fegpu against a CUDA-enabled PETSc", vtype);
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -84,19 +111,43 @@ PetscErrorCode FEGCreateOperator(DM dm, FEGForm form, Mat *A)
   PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 2);
   FEGAssertPointer(A, 3);
   PetscCall(FEGInitializePackage());
-  s = form->strategy;
+  PetscCall(PetscNew(&op));
+  s                      = form->strategy;
+  op->addtoMode          = FEG_ADDTO_AUTO;
+  op->lmaScatter         = FEG_LMA_SCATTER_ATOMIC;
+  op->tuning.jacShared   = PETSC_TRUE;
   PetscObjectOptionsBegin((PetscObject)form);
   PetscCall(PetscOptionsEnum("-feg_strategy", "How the operator is stored and applied", "FEGFormSetStrategy", FEGStrategies, (PetscEnum)s, (PetscEnum *)&s, NULL));
   PetscCall(PetscOptionsBool("-feg_view", "Print the operator's layout and memory", "FEGCreateOperator", view, &view, NULL));
+  PetscCall(PetscOptionsEnum("-feg_addto_mode", "GPU addto: atomics, element colouring, or PETSc's MatSetValuesCOO (auto: atomic on one process, coo on several)", "FEGCreateOperator", FEGAddtoModes, (PetscEnum)op->addtoMode, (PetscEnum *)&op->addtoMode, NULL));
+  PetscCall(PetscOptionsEnum("-feg_lma_scatter", "GPU lma: scatter-add by atomics or by a deterministic transpose gather", "FEGCreateOperator", FEGLMAScatters, (PetscEnum)op->lmaScatter, (PetscEnum *)&op->lmaScatter, NULL));
+  PetscCall(PetscOptionsEList("-feg_cuda_kernel", "Integration kernel: one element per thread or per thread block", "FEGCreateOperator", FEGCudaKernels, 3, FEGCudaKernels[op->tuning.kernel], &op->tuning.kernel, NULL));
+  PetscCall(PetscOptionsInt("-feg_cuda_block_size", "Threads per block of the block kernel (0: by element size)", "FEGCreateOperator", op->tuning.blockSize, &op->tuning.blockSize, NULL));
+  PetscCall(PetscOptionsInt("-feg_cuda_nentpt", "Element matrix entries per thread and part, NENTPT (1, 2, 4, 8, 16; 0: by element size)", "FEGCreateOperator", op->tuning.nentpt, &op->tuning.nentpt, NULL));
+  PetscCall(PetscOptionsInt("-feg_cuda_qchunk", "Quadrature points staged in shared memory at a time (0: 16, fewer if shared memory is short)", "FEGCreateOperator", op->tuning.qchunk, &op->tuning.qchunk, NULL));
+  PetscCall(PetscOptionsBool("-feg_cuda_jacobian_shared", "Stage the element's Jacobian data in shared memory", "FEGCreateOperator", op->tuning.jacShared, &op->tuning.jacShared, NULL));
   PetscOptionsEnd();
+  PetscCheck(op->tuning.nentpt >= 0 && op->tuning.nentpt <= 16 && (op->tuning.nentpt & (op->tuning.nentpt - 1)) == 0, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_OUTOFRANGE, "-feg_cuda_nentpt %" PetscInt_FMT " is not supported: allowed are 0 (automatic), 1, 2, 4, 8, 16", op->tuning.nentpt);
+  PetscCheck(op->tuning.blockSize == 0 || (op->tuning.blockSize >= 32 && op->tuning.blockSize <= 1024 && op->tuning.blockSize % 32 == 0), PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_OUTOFRANGE, "-feg_cuda_block_size %" PetscInt_FMT " must be 0 or a multiple of 32 from 32 to 1024", op->tuning.blockSize);
+  PetscCheck(op->tuning.qchunk >= 0, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_OUTOFRANGE, "-feg_cuda_qchunk %" PetscInt_FMT " must be non-negative", op->tuning.qchunk);
+  {
+    PetscMPIInt size;
 
-  PetscCall(PetscNew(&op));
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
+    if (op->addtoMode == FEG_ADDTO_AUTO) op->addtoMode = size > 1 ? FEG_ADDTO_COO : FEG_ADDTO_ATOMIC;
+    PetscCheck(size == 1 || op->addtoMode == FEG_ADDTO_COO, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "-feg_addto_mode %s works on one process; on %d processes the off-process contributions need -feg_addto_mode coo (the default)", FEGAddtoModes[op->addtoMode], (int)size);
+  }
+  PetscCall(FEGDMIsOnDevice(dm, &op->ondevice));
+
   PetscCall(PetscObjectReference((PetscObject)dm));
   op->dm = dm;
   PetscCall(PetscObjectReference((PetscObject)form));
   op->form     = form;
   op->strategy = s;
   PetscCall(FEGDiscCreate(dm, &op->disc));
+#if defined(FEGPU_HAVE_CUDA)
+  if (op->ondevice) PetscCall(FEGOpDevSetUp(op));
+#endif
   switch (s) {
   case FEG_STRATEGY_ADDTO:
     PetscCall(FEGOpCreateMat_AddTo(op, A));
@@ -210,6 +261,20 @@ PetscErrorCode FEGComputeRHS(DM dm, FEGForm form, Vec b)
   PetscCall(FEGDiscCreate(dm, &disc));
   PetscCall(VecGetLocalSize(b, &n));
   PetscCheck(n == disc.nglobal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Right-hand side Vec has local size %" PetscInt_FMT " but the DM's global Vecs have %" PetscInt_FMT " (use DMCreateGlobalVector())", n, disc.nglobal);
+#if defined(FEGPU_HAVE_CUDA)
+  {
+    PetscBool ondevice;
+
+    PetscCall(FEGDMIsOnDevice(dm, &ondevice));
+    if (ondevice) {
+      PetscCall(PetscLogEventBegin(FEG_RHS, dm, b, 0, 0));
+      PetscCall(FEGComputeRHS_Device(&disc, form, b));
+      PetscCall(PetscLogEventEnd(FEG_RHS, dm, b, 0, 0));
+      PetscCall(FEGDiscDestroy(&disc));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+#endif
   PetscCall(PetscLogEventBegin(FEG_RHS, dm, b, 0, 0));
   PetscCall(FEGCoeffSetUp(&disc, form, &coeff));
   PetscCall(DMGetLocalVector(dm, &bl));

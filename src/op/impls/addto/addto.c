@@ -16,20 +16,36 @@ PetscErrorCode FEGOpCreateMat_AddTo(FEGOp op, Mat *A)
   PetscCall(DMGetLocalSection(dm, &lsec));
   PetscCall(DMGetGlobalSection(dm, &gsec));
   PetscCall(DMGetMatType(dm, &mtype));
+  if (op->ondevice) {
+    PetscBool plain;
+
+    /* on the GPU the default AIJ becomes AIJCUSPARSE, so the values stay on the device */
+    PetscCall(PetscStrcmp(mtype ? mtype : MATAIJ, MATAIJ, &plain));
+    if (plain) mtype = MATAIJCUSPARSE;
+  }
   PetscCall(MatCreate(PetscObjectComm((PetscObject)dm), A));
   PetscCall(MatSetSizes(*A, d->nglobal, d->nglobal, PETSC_DETERMINE, PETSC_DETERMINE));
   PetscCall(MatSetType(*A, mtype ? mtype : MATAIJ));
-  PetscCall(MatCreate(PetscObjectComm((PetscObject)dm), &P));
-  PetscCall(MatSetSizes(P, d->nglobal, d->nglobal, PETSC_DETERMINE, PETSC_DETERMINE));
-  PetscCall(MatSetType(P, MATPREALLOCATOR));
-  PetscCall(MatSetUp(P));
-  PetscCall(PetscCalloc1(d->Nb * d->Nb, &zeros));
-  for (PetscInt c = d->cStart; c < d->cEnd; c++) PetscCall(DMPlexMatSetClosure(dm, lsec, gsec, P, c, zeros, INSERT_VALUES));
-  PetscCall(PetscFree(zeros));
-  PetscCall(MatAssemblyBegin(P, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(P, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatPreallocatorPreallocate(P, PETSC_TRUE, *A));
-  PetscCall(MatDestroy(&P));
+  if (op->ondevice && op->addtoMode == FEG_ADDTO_COO) {
+#if defined(FEGPU_HAVE_CUDA)
+    PetscCall(FEGOpDevCreateMat_AddTo(op, *A));
+#endif
+  } else {
+    PetscCall(MatCreate(PetscObjectComm((PetscObject)dm), &P));
+    PetscCall(MatSetSizes(P, d->nglobal, d->nglobal, PETSC_DETERMINE, PETSC_DETERMINE));
+    PetscCall(MatSetType(P, MATPREALLOCATOR));
+    PetscCall(MatSetUp(P));
+    PetscCall(PetscCalloc1(d->Nb * d->Nb, &zeros));
+    for (PetscInt c = d->cStart; c < d->cEnd; c++) PetscCall(DMPlexMatSetClosure(dm, lsec, gsec, P, c, zeros, INSERT_VALUES));
+    PetscCall(PetscFree(zeros));
+    PetscCall(MatAssemblyBegin(P, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(P, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatPreallocatorPreallocate(P, PETSC_TRUE, *A));
+    PetscCall(MatDestroy(&P));
+#if defined(FEGPU_HAVE_CUDA)
+    if (op->ondevice) PetscCall(FEGOpDevCreateMat_AddTo(op, *A));
+#endif
+  }
   PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
   PetscCall(MatSetDM(*A, dm));
   PetscCall(PetscLogEventEnd(FEG_Setup, dm, 0, 0, 0));
@@ -46,6 +62,15 @@ PetscErrorCode FEGOpAssemble_AddTo(FEGOp op, Mat A)
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(FEG_Assemble, A, 0, 0, 0));
+#if defined(FEGPU_HAVE_CUDA)
+  if (op->ondevice) {
+    PetscCall(FEGOpDevAssemble_AddTo(op, A));
+    PetscCall(FEGFormIsSymmetric(op->form, &sym));
+    if (sym) PetscCall(MatSetOption(A, MAT_SYMMETRIC, PETSC_TRUE));
+    PetscCall(PetscLogEventEnd(FEG_Assemble, A, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
   PetscCall(DMGetLocalSection(op->dm, &lsec));
   PetscCall(DMGetGlobalSection(op->dm, &gsec));
   PetscCall(FEGCoeffSetUp(d, op->form, &coeff));

@@ -12,6 +12,14 @@ static PetscErrorCode FEGLMAApply(Mat A, Vec x, Vec y, PetscBool transpose, Pets
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &op));
   d = &op->disc;
+#if defined(FEGPU_HAVE_CUDA)
+  if (op->ondevice) {
+    PetscCall(PetscLogEventBegin(FEG_Apply, A, x, y, 0));
+    PetscCall(FEGOpDevApply_LMA(op, x, y, transpose, add));
+    PetscCall(PetscLogEventEnd(FEG_Apply, A, x, y, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
   PetscCheck(d->Nb <= 512, PETSC_COMM_SELF, PETSC_ERR_SUP, "Element with %" PetscInt_FMT " dofs exceeds the LMA host kernel's 512", d->Nb);
   PetscCall(PetscLogEventBegin(FEG_Apply, A, x, y, 0));
   PetscCall(VecZeroEntries(op->xl));
@@ -86,6 +94,12 @@ static PetscErrorCode MatGetDiagonal_FEG_LMA(Mat A, Vec diag)
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &op));
   d = &op->disc;
+#if defined(FEGPU_HAVE_CUDA)
+  if (op->ondevice) {
+    PetscCall(FEGOpDevDiagonal_LMA(op, diag));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
   PetscCall(VecZeroEntries(op->yl));
   PetscCall(VecGetArray(op->yl, &ya));
   for (PetscInt e = 0; e < d->Ne; e++) {
@@ -129,7 +143,7 @@ PetscErrorCode FEGOpCreateMat_LMA(FEGOp op, Mat *A)
   PetscCall(DMGetVecType(op->dm, &vtype));
   PetscCall(MatSetVecType(*A, vtype));
   PetscCall(MatSetDM(*A, op->dm));
-  PetscCall(PetscMalloc1((size_t)d->Ne * d->Nb * d->Nb, &op->Ke));
+  if (!op->ondevice) PetscCall(PetscMalloc1((size_t)d->Ne * d->Nb * d->Nb, &op->Ke));
   PetscCall(DMCreateLocalVector(op->dm, &op->xl));
   PetscCall(DMCreateLocalVector(op->dm, &op->yl));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -144,14 +158,20 @@ PetscErrorCode FEGOpAssemble_LMA(FEGOp op, Mat A)
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(FEG_Integrate, A, 0, 0, 0));
-  PetscCall(FEGCoeffSetUp(d, op->form, &coeff));
-  PetscCall(PetscMalloc1(2 * d->Nb * (d->dim + 1), &work));
-  for (PetscInt e = 0; e < d->Ne; e++) {
-    PetscCall(FEGCoeffEvaluate(d, &coeff, e));
-    PetscCall(FEGIntegrateElementMatrix(d, &coeff, e, work, &op->Ke[(size_t)e * d->Nb * d->Nb]));
+  if (op->ondevice) {
+#if defined(FEGPU_HAVE_CUDA)
+    PetscCall(FEGOpDevAssemble_LMA(op));
+#endif
+  } else {
+    PetscCall(FEGCoeffSetUp(d, op->form, &coeff));
+    PetscCall(PetscMalloc1(2 * d->Nb * (d->dim + 1), &work));
+    for (PetscInt e = 0; e < d->Ne; e++) {
+      PetscCall(FEGCoeffEvaluate(d, &coeff, e));
+      PetscCall(FEGIntegrateElementMatrix(d, &coeff, e, work, &op->Ke[(size_t)e * d->Nb * d->Nb]));
+    }
+    PetscCall(PetscFree(work));
+    PetscCall(FEGCoeffDestroy(&coeff));
   }
-  PetscCall(PetscFree(work));
-  PetscCall(FEGCoeffDestroy(&coeff));
   PetscCall(FEGFormIsSymmetric(op->form, &sym));
   PetscCall(MatSetOption(A, MAT_SYMMETRIC, sym));
   /* new values: preconditioners built on A must see a new state */

@@ -1,0 +1,78 @@
+/* fegpu's CUDA backend: device data and the launchers of the .cu files. Launchers take raw device pointers only;
+   everything that touches Vec, Mat or DM stays in the .c files. C-compatible so both sides include it. */
+#pragma once
+
+#include <petscsys.h>
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+/* Reference tables and geometry of one discretization on the device */
+typedef struct {
+  int     dim, Nb, Nq, Ne, nG; /* nG: geometry points per element, 1 for affine cells, Nq otherwise */
+  int     Nv;                  /* vertices per cell (coordinate basis) */
+  double *B, *D, *qw;          /* B[q*Nb+b], D[(q*Nb+b)*dim+d] reference basis and gradients, qw[q] */
+  double *G;                   /* G[(q*Nv+v)*dim+d] reference gradients of the vertex (coordinate) basis */
+  double *X;                   /* X[(e*Nv+v)*dim+d] vertex coordinates */
+  double *geo;                 /* geo[(e*nG+g)*(dim*dim+1)+k]: invJ (row-major d xi_r / d x_c) then det J */
+  int    *idx;                 /* idx[b*Ne+e] local dof of basis function b of element e (element-interleaved) */
+  size_t  bytes;
+} FEGDevDisc;
+
+/* How C and D are given to a kernel */
+typedef enum {
+  FEG_DEV_COEFF_CONSTANT,
+  FEG_DEV_COEFF_LINEAR,   /* C0 + A w(x_q), w interpolated on the device from the auxiliary local vector */
+  FEG_DEV_COEFF_PRECOMPUTED /* Cq[(e*Nq+q)*16+ij], Dq[(e*Nq+q)*4+j] from a host pointwise function */
+} FEGDevCoeffMode;
+
+typedef struct {
+  FEGDevCoeffMode mode;
+  double          C0[16], D0[4];
+  int             Nw, NbA;
+  double         *A, *Bl, *TA; /* A[ij*Nw+k], Bl[j*Nw+k], TA[(q*NbA+b)*Nw+k] auxiliary basis values */
+  int            *aidx;        /* aidx[e*NbA+b] auxiliary local dof */
+  const double   *aux;         /* auxiliary local vector (device) */
+  double         *Cq, *Dq;
+} FEGDevCoeff;
+
+/* Where element matrix entries go */
+typedef enum {
+  FEG_DEV_OUT_LMA,        /* Kout[(a*Nb+b)*Ne+e] */
+  FEG_DEV_OUT_CSR_ATOMIC, /* atomicAdd(vals[pos[(a*Nb+b)*Ne+e]]) */
+  FEG_DEV_OUT_CSR_PLAIN,  /* vals[pos] += (elements of one colour share no dof) */
+  FEG_DEV_OUT_COO,        /* coo[e*Nb*Nb+a*Nb+b], the order given to MatSetPreallocationCOO */
+  FEG_DEV_OUT_LIFT        /* y[idx a] -= sum_b K_ab g[idx b]: Dirichlet lifting of a right-hand side */
+} FEGDevOut;
+
+typedef struct {
+  FEGDevOut     out;
+  double       *vals; /* LMA storage, CSR values, COO values, or the vector y of LIFT */
+  const int    *pos;  /* CSR positions, -1 for a dropped (constrained) entry */
+  const double *g;    /* LIFT: boundary values (local vector) */
+} FEGDevOutput;
+
+/* Kernel choice and tuning (Krużel et al.: entries per thread, parts, Jacobian data in shared memory) */
+typedef struct {
+  int kernel;     /* 0 auto, 1 one element per thread, 2 one element per thread block */
+  int blockSize;  /* threads per block of the block kernel (0: choose) */
+  int nentpt;     /* matrix entries per thread and part: 1, 2, 4, 8 or 16 (0: choose) */
+  int qchunk;     /* quadrature points staged in shared memory at a time (0: choose) */
+  int jacShared;  /* stage the element's Jacobian data in shared memory first */
+  int nparts;     /* out: parts the element matrix was split into (block kernel) */
+  int used;       /* out: kernel used */
+} FEGDevTuning;
+
+PETSC_INTERN PetscErrorCode FEGDevGeometry(FEGDevDisc *);
+PETSC_INTERN PetscErrorCode FEGDevElementMatrices(const FEGDevDisc *, const FEGDevCoeff *, const int *, int, const FEGDevOutput *, FEGDevTuning *);
+PETSC_INTERN PetscErrorCode FEGDevElementVectors(const FEGDevDisc *, const FEGDevCoeff *, double *);
+PETSC_INTERN PetscErrorCode FEGDevCSRPositions(const FEGDevDisc *, const int *, const PetscInt *, const PetscInt *, int *);
+PETSC_INTERN PetscErrorCode FEGDevLMAApply(const FEGDevDisc *, const double *, const double *, double *, int, int, const int *, const int *, double *);
+PETSC_INTERN PetscErrorCode FEGDevLMADiagonal(const FEGDevDisc *, const double *, double *);
+PETSC_INTERN PetscErrorCode FEGDevTransposeMap(const FEGDevDisc *, int, int **, int **);
+PETSC_INTERN PetscErrorCode FEGDevZero(double *, size_t);
+
+#if defined(__cplusplus)
+}
+#endif

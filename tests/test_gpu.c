@@ -1,0 +1,282 @@
+/* The GPU backend gives the host result: addto (atomic, coloured, COO) matrices, lma MatMult, MatMultTranspose,
+   MatMultAdd and diagonal (atomic and gather scatter), right-hand sides with Dirichlet lifting, for every cell type and
+   orders 1..4, with linear-field and pointwise coefficients; a CG + Jacobi solve matches the host solve and copies
+   nothing between host and device; distributed GPU operators match the serial host one. Needs a GPU (make check-gpu).
+   fegtest: nsize 1 2 */
+#include "fegtest.h"
+#include <petscdevice_cuda.h>
+
+typedef struct {
+  FEGStrategy strategy;
+  const char *mode; /* -feg_addto_mode or -feg_lma_scatter */
+} gpu_variant;
+
+static const gpu_variant variants[] = {
+  {FEG_STRATEGY_ADDTO, "atomic"},
+  {FEG_STRATEGY_ADDTO, "color" },
+  {FEG_STRATEGY_ADDTO, "coo"   },
+  {FEG_STRATEGY_LMA,   "atomic"},
+  {FEG_STRATEGY_LMA,   "gather"}
+};
+#define NVARIANTS 5
+
+static PetscErrorCode build(MPI_Comm comm, DMPolytopeType ct, PetscInt order, PetscBool cont, PetscBool gpu, PetscBool pointwise, DM *dm, DM *auxdm, Vec *aux, FEGForm *form)
+{
+  PetscFunctionBegin;
+  PetscCall(fegtest_setup(comm, ct, order, cont, cont, 2, dm));
+  if (gpu) PetscCall(DMSetVecType(*dm, VECCUDA));
+  PetscCall(fegtest_aux(*dm, auxdm, aux));
+  PetscCall(fegtest_form(comm, *auxdm, *aux, pointwise, form));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode destroy(DM *dm, DM *auxdm, Vec *aux, FEGForm *form)
+{
+  PetscFunctionBegin;
+  PetscCall(VecDestroy(aux));
+  PetscCall(FEGFormDestroy(form));
+  PetscCall(DMDestroy(auxdm));
+  PetscCall(DMDestroy(dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* largest relative difference between the GPU and host operator (and right-hand side) */
+static PetscErrorCode compare_variant(DMPolytopeType ct, PetscInt order, PetscBool cont, PetscBool pointwise, const gpu_variant *v, PetscReal *err)
+{
+  DM          dmh, dmg, auxh, auxg;
+  Vec         axh, axg, xh, xg, yh, yg, zh, zg, bh, bg;
+  FEGForm     fh, fg;
+  Mat         Ah, Ag;
+  PetscRandom rnd;
+  PetscReal   r;
+
+  PetscFunctionBegin;
+  *err = 0.0;
+  PetscCall(build(PETSC_COMM_SELF, ct, order, cont, PETSC_FALSE, pointwise, &dmh, &auxh, &axh, &fh));
+  PetscCall(build(PETSC_COMM_SELF, ct, order, cont, PETSC_TRUE, pointwise, &dmg, &auxg, &axg, &fg));
+  PetscCall(FEGFormSetStrategy(fh, v->strategy));
+  PetscCall(FEGFormSetStrategy(fg, v->strategy));
+  PetscCall(FEGFormSetOptionsPrefix(fg, "gpu_"));
+  PetscCall(PetscOptionsSetValue(NULL, v->strategy == FEG_STRATEGY_ADDTO ? "-gpu_feg_addto_mode" : "-gpu_feg_lma_scatter", v->mode));
+  PetscCall(FEGCreateOperator(dmh, fh, &Ah));
+  PetscCall(FEGCreateOperator(dmg, fg, &Ag));
+  PetscCall(PetscOptionsClearValue(NULL, v->strategy == FEG_STRATEGY_ADDTO ? "-gpu_feg_addto_mode" : "-gpu_feg_lma_scatter"));
+  if (v->strategy == FEG_STRATEGY_ADDTO) {
+    Mat C;
+
+    PetscCall(MatConvert(Ag, MATAIJ, MAT_INITIAL_MATRIX, &C));
+    PetscCall(fegtest_matdiff(C, Ah, &r));
+    *err = PetscMax(*err, r);
+    PetscCall(MatDestroy(&C));
+  } else {
+    PetscCall(DMCreateGlobalVector(dmh, &xh));
+    PetscCall(DMCreateGlobalVector(dmg, &xg));
+    PetscCall(VecDuplicate(xh, &yh));
+    PetscCall(VecDuplicate(xg, &yg));
+    PetscCall(VecDuplicate(xh, &zh));
+    PetscCall(VecDuplicate(xg, &zg));
+    PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+    PetscCall(VecSetRandom(xh, rnd));
+    PetscCall(VecSetRandom(zh, rnd));
+    PetscCall(PetscRandomDestroy(&rnd));
+    PetscCall(VecCopy(xh, xg));
+    PetscCall(VecCopy(zh, zg));
+    PetscCall(MatMult(Ah, xh, yh));
+    PetscCall(MatMult(Ag, xg, yg));
+    PetscCall(fegtest_vecdiff(yg, yh, &r));
+    *err = PetscMax(*err, r);
+    PetscCall(MatMultTranspose(Ah, xh, yh));
+    PetscCall(MatMultTranspose(Ag, xg, yg));
+    PetscCall(fegtest_vecdiff(yg, yh, &r));
+    *err = PetscMax(*err, r);
+    PetscCall(MatMultAdd(Ah, xh, zh, yh));
+    PetscCall(MatMultAdd(Ag, xg, zg, yg));
+    PetscCall(fegtest_vecdiff(yg, yh, &r));
+    *err = PetscMax(*err, r);
+    PetscCall(MatGetDiagonal(Ah, yh));
+    PetscCall(MatGetDiagonal(Ag, yg));
+    PetscCall(fegtest_vecdiff(yg, yh, &r));
+    *err = PetscMax(*err, r);
+    PetscCall(VecDestroy(&xh));
+    PetscCall(VecDestroy(&xg));
+    PetscCall(VecDestroy(&yh));
+    PetscCall(VecDestroy(&yg));
+    PetscCall(VecDestroy(&zh));
+    PetscCall(VecDestroy(&zg));
+  }
+  PetscCall(DMCreateGlobalVector(dmh, &bh));
+  PetscCall(DMCreateGlobalVector(dmg, &bg));
+  PetscCall(FEGComputeRHS(dmh, fh, bh));
+  PetscCall(FEGComputeRHS(dmg, fg, bg));
+  PetscCall(fegtest_vecdiff(bg, bh, &r));
+  *err = PetscMax(*err, r);
+  PetscCall(VecDestroy(&bh));
+  PetscCall(VecDestroy(&bg));
+  PetscCall(MatDestroy(&Ah));
+  PetscCall(MatDestroy(&Ag));
+  PetscCall(destroy(&dmh, &auxh, &axh, &fh));
+  PetscCall(destroy(&dmg, &auxg, &axg, &fg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+START_TEST(test_gpu_equals_host)
+{
+  const DMPolytopeType ct        = fegtest_cells[_i / 8];
+  const PetscInt       order     = 1 + (_i % 8) / 2;
+  const PetscBool      pointwise = (PetscBool)(_i % 2);
+  const PetscBool      cont      = (PetscBool)!(ct == DM_POLYTOPE_TRI_PRISM && order > 1);
+  PetscMPIInt          size;
+
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size > 1) return; /* serial comparisons; the parallel test below covers np > 1 */
+  for (PetscInt v = 0; v < NVARIANTS; v++) {
+    PetscReal err;
+
+    TCHK(compare_variant(ct, order, cont, pointwise, &variants[v], &err));
+    ck_assert_msg(err < 1e-12, "%s P%d%s %s/%s (%s coefficient): GPU differs from host by %g", DMPolytopeTypes[ct], (int)order, cont ? "" : " (DG)", FEGStrategies[variants[v].strategy], variants[v].mode, pointwise ? "pointwise" : "linear-field", (double)err);
+  }
+}
+END_TEST
+
+/* CG + Jacobi with a GPU lma or addto operator: same iterations and solution as the host, and no vector or matrix
+   copies between host and device inside KSPSolve */
+static PetscErrorCode solve(PetscBool gpu, FEGStrategy s, PetscInt *its, Vec *xout, PetscLogDouble *copies)
+{
+  const PetscScalar Csym[16] = {1.0, 0, 0, 0, 0, 1.0, 0.3, 0.1, 0, 0.3, 2.0, 0.2, 0, 0.1, 0.2, 1.5}, D[4] = {1, 0.5, 0, 0};
+  DM                dm;
+  FEGForm           form;
+  Mat               A;
+  Vec               b, x;
+  KSP               ksp;
+  PC                pc;
+  PetscLogDouble    c0, g0;
+
+  PetscFunctionBegin;
+  PetscCall(fegtest_setup(PETSC_COMM_SELF, DM_POLYTOPE_TETRAHEDRON, 2, PETSC_TRUE, PETSC_TRUE, 4, &dm));
+  if (gpu) PetscCall(DMSetVecType(dm, VECCUDA));
+  PetscCall(FEGFormCreate(PETSC_COMM_SELF, &form));
+  PetscCall(FEGFormSetConstant(form, Csym, D));
+  PetscCall(FEGFormSetStrategy(form, s));
+  PetscCall(FEGCreateOperator(dm, form, &A));
+  PetscCall(DMCreateGlobalVector(dm, &b));
+  PetscCall(VecDuplicate(b, &x));
+  PetscCall(FEGComputeRHS(dm, form, b));
+  PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, KSPCG));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 1000));
+  PetscCall(KSPSetUp(ksp));
+  c0 = petsc_ctog_ct;
+  g0 = petsc_gtoc_ct;
+  PetscCall(KSPSolve(ksp, b, x));
+  *copies = (petsc_ctog_ct - c0) + (petsc_gtoc_ct - g0);
+  PetscCall(KSPGetIterationNumber(ksp, its));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, 0, xout));
+  PetscCall(VecDestroy(xout));
+  PetscCall(VecDuplicate(x, xout));
+  PetscCall(VecCopy(x, *xout));
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x));
+  PetscCall(MatDestroy(&A));
+  PetscCall(FEGFormDestroy(&form));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+START_TEST(test_gpu_solve_no_copies)
+{
+  const FEGStrategy s = _i ? FEG_STRATEGY_LMA : FEG_STRATEGY_ADDTO;
+  PetscInt          ih, ig;
+  Vec               xh, xg, xgh;
+  PetscLogDouble    ch, cg;
+  PetscReal         err;
+  PetscMPIInt       size;
+
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size > 1) return;
+  TCHK(solve(PETSC_FALSE, s, &ih, &xh, &ch));
+  TCHK(solve(PETSC_TRUE, s, &ig, &xg, &cg));
+  TCHK(VecDuplicate(xh, &xgh));
+  TCHK(VecCopy(xg, xgh));
+  TCHK(fegtest_vecdiff(xgh, xh, &err));
+  ck_assert_msg(ig == ih, "%s: GPU CG took %d iterations, host %d", FEGStrategies[s], (int)ig, (int)ih);
+  ck_assert_msg(err < 1e-10, "%s: GPU solution differs from host by %g", FEGStrategies[s], (double)err);
+  ck_assert_msg(cg == 0, "%s: KSPSolve with the GPU operator made %g host/device copies", FEGStrategies[s], (double)cg);
+  TCHK(VecDestroy(&xh));
+  TCHK(VecDestroy(&xg));
+  TCHK(VecDestroy(&xgh));
+}
+END_TEST
+
+/* distributed GPU operators against the serial host one, through permutation-invariant quantities */
+static PetscErrorCode fx(PetscInt dim, PetscReal t, const PetscReal x[], PetscInt Nc, PetscScalar *u, void *ctx)
+{
+  u[0] = PetscSinReal(3.0 * x[0] + 0.5) * PetscCosReal(2.0 * x[1]) + (dim == 3 ? x[2] * x[2] : 0.0);
+  return PETSC_SUCCESS;
+}
+
+static PetscErrorCode invariants(MPI_Comm comm, PetscBool gpu, DMPolytopeType ct, FEGStrategy s, PetscReal v[3])
+{
+  DM          dm, auxdm;
+  Vec         aux, x, y, b;
+  FEGForm     form;
+  Mat         A;
+  PetscScalar dot;
+  PetscErrorCode (*funcs[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *) = {fx};
+
+  PetscFunctionBegin;
+  PetscCall(build(comm, ct, 2, PETSC_TRUE, gpu, PETSC_FALSE, &dm, &auxdm, &aux, &form));
+  PetscCall(FEGFormSetStrategy(form, s));
+  PetscCall(FEGCreateOperator(dm, form, &A));
+  PetscCall(DMCreateGlobalVector(dm, &x));
+  PetscCall(VecDuplicate(x, &y));
+  PetscCall(VecDuplicate(x, &b));
+  PetscCall(DMProjectFunction(dm, 0.0, funcs, NULL, INSERT_VALUES, x));
+  PetscCall(MatMult(A, x, y));
+  PetscCall(VecNorm(y, NORM_2, &v[0]));
+  PetscCall(VecDot(y, x, &dot));
+  v[1] = PetscRealPart(dot);
+  PetscCall(FEGComputeRHS(dm, form, b));
+  PetscCall(VecNorm(b, NORM_2, &v[2]));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&b));
+  PetscCall(MatDestroy(&A));
+  PetscCall(destroy(&dm, &auxdm, &aux, &form));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+START_TEST(test_gpu_parallel)
+{
+  const DMPolytopeType ct = _i / 2 ? DM_POLYTOPE_HEXAHEDRON : DM_POLYTOPE_TETRAHEDRON;
+  const FEGStrategy    s  = _i % 2 ? FEG_STRATEGY_LMA : FEG_STRATEGY_ADDTO;
+  PetscReal            vp[3], vs[3], err = 0.0;
+
+  TCHK(invariants(PETSC_COMM_WORLD, PETSC_TRUE, ct, s, vp));
+  TCHK(invariants(PETSC_COMM_SELF, PETSC_FALSE, ct, s, vs));
+  for (PetscInt i = 0; i < 3; i++) err = PetscMax(err, PetscAbsReal(vp[i] - vs[i]) / PetscAbsReal(vs[i]));
+  ck_assert_msg(err < 1e-12, "%s %s: distributed GPU and serial host differ by %g", DMPolytopeTypes[ct], FEGStrategies[s], (double)err);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+  Suite *s;
+  TCase *tc;
+  int    nf;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  s  = suite_create("gpu");
+  tc = tcase_create("gpu");
+  tcase_set_timeout(tc, 900);
+  tcase_add_loop_test(tc, test_gpu_equals_host, 0, 5 * 8);
+  tcase_add_loop_test(tc, test_gpu_solve_no_copies, 0, 2);
+  tcase_add_loop_test(tc, test_gpu_parallel, 0, 4);
+  suite_add_tcase(s, tc);
+  nf = fegtest_run(s);
+  PetscCall(PetscFinalize());
+  return nf ? 1 : 0;
+}
