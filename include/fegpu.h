@@ -67,3 +67,6 @@ PETSC_EXTERN PetscErrorCode FEGOperatorGetStrategy(Mat, FEGStrategy *);
 PETSC_EXTERN PetscErrorCode FEGComputeRHS(DM, FEGForm, Vec);
 PETSC_EXTERN PetscErrorCode FEGDMSetForm(DM, FEGForm);
 PETSC_EXTERN PetscErrorCode FEGDMGetForm(DM, FEGForm *);
+
+/* Benchmark support: this GPU's STREAM triad (GB/s), FP64 FMA rate (GFLOP/s) and scattered atomicAdd rate (G/s) */
+PETSC_EXTERN PetscErrorCode FEGDeviceRoofline(PetscReal *, PetscReal *, PetscReal *);

@@ -41,6 +41,8 @@ static PetscErrorCode destroy(DM *dm, DM *auxdm, Vec *aux, FEGForm *form)
 }
 
 /* largest relative difference between the GPU and host operator (and right-hand side) */
+static const char *kernel_options = NULL;
+
 static PetscErrorCode compare_variant(DMPolytopeType ct, PetscInt order, PetscBool cont, PetscBool pointwise, const gpu_variant *v, PetscReal *err)
 {
   DM          dmh, dmg, auxh, auxg;
@@ -59,7 +61,9 @@ static PetscErrorCode compare_variant(DMPolytopeType ct, PetscInt order, PetscBo
   PetscCall(FEGFormSetOptionsPrefix(fg, "gpu_"));
   PetscCall(PetscOptionsSetValue(NULL, v->strategy == FEG_STRATEGY_ADDTO ? "-gpu_feg_addto_mode" : "-gpu_feg_lma_scatter", v->mode));
   PetscCall(FEGCreateOperator(dmh, fh, &Ah));
+  if (kernel_options) PetscCall(PetscOptionsInsertString(NULL, kernel_options));
   PetscCall(FEGCreateOperator(dmg, fg, &Ag));
+  if (kernel_options) PetscCall(PetscOptionsClearValue(NULL, "-gpu_feg_cuda_kernel"));
   PetscCall(PetscOptionsClearValue(NULL, v->strategy == FEG_STRATEGY_ADDTO ? "-gpu_feg_addto_mode" : "-gpu_feg_lma_scatter"));
   if (v->strategy == FEG_STRATEGY_ADDTO) {
     Mat C;
@@ -138,6 +142,32 @@ START_TEST(test_gpu_equals_host)
 }
 END_TEST
 
+/* every integration kernel (one element per thread, per block with its tuning options, GEMM) on every cell type */
+START_TEST(test_gpu_kernels)
+{
+  const char *opts[4] = {"-gpu_feg_cuda_kernel thread", "-gpu_feg_cuda_kernel block", "-gpu_feg_cuda_kernel block -gpu_feg_cuda_nentpt 2 -gpu_feg_cuda_qchunk 3 -gpu_feg_cuda_jacobian_shared 0 -gpu_feg_cuda_block_size 32", "-gpu_feg_cuda_kernel gemm"};
+  const DMPolytopeType ct    = fegtest_cells[_i / 4];
+  const PetscInt       k = _i % 4, order = (k == 0 && ct == DM_POLYTOPE_HEXAHEDRON) ? 1 : 2; /* Q2: 27 > 20 dofs */
+  const PetscBool      cont  = (PetscBool)(ct != DM_POLYTOPE_TRI_PRISM);
+  PetscMPIInt          size;
+
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size > 1) return;
+  kernel_options = opts[k];
+  for (PetscInt v = 0; v < NVARIANTS; v += 3) { /* addto atomic and lma atomic */
+    PetscReal err;
+
+    TCHK(compare_variant(ct, order, cont, PETSC_TRUE, &variants[v], &err));
+    ck_assert_msg(err < 1e-12, "%s P%d %s with %s: GPU differs from host by %g", DMPolytopeTypes[ct], (int)order, FEGStrategies[variants[v].strategy], opts[k], (double)err);
+  }
+  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_cuda_nentpt"));
+  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_cuda_qchunk"));
+  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_cuda_jacobian_shared"));
+  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_cuda_block_size"));
+  kernel_options = NULL;
+}
+END_TEST
+
 /* CG + Jacobi with a GPU lma or addto operator: same iterations and solution as the host, and no vector or matrix
    copies between host and device inside KSPSolve */
 static PetscErrorCode solve(PetscBool gpu, FEGStrategy s, PetscInt *its, Vec *xout, PetscLogDouble *copies)
@@ -150,6 +180,7 @@ static PetscErrorCode solve(PetscBool gpu, FEGStrategy s, PetscInt *its, Vec *xo
   KSP               ksp;
   PC                pc;
   PetscLogDouble    c0, g0;
+
 
   PetscFunctionBegin;
   PetscCall(fegtest_setup(PETSC_COMM_SELF, DM_POLYTOPE_TETRAHEDRON, 2, PETSC_TRUE, PETSC_TRUE, 4, &dm));
@@ -168,10 +199,18 @@ static PetscErrorCode solve(PetscBool gpu, FEGStrategy s, PetscInt *its, Vec *xo
   PetscCall(PCSetType(pc, PCJACOBI));
   PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 1000));
   PetscCall(KSPSetUp(ksp));
-  c0 = petsc_ctog_ct;
-  g0 = petsc_gtoc_ct;
-  PetscCall(KSPSolve(ksp, b, x));
-  *copies = (petsc_ctog_ct - c0) + (petsc_gtoc_ct - g0);
+  /* the first solve also sets up device index arrays of PETSc's star forests (counted as copies); the second must
+     move nothing between host and device */
+  for (PetscInt k = 0; k < 2; k++) {
+    PetscLogDouble cs = petsc_ctog_sz, gs = petsc_gtoc_sz;
+
+    c0 = petsc_ctog_ct;
+    g0 = petsc_gtoc_ct;
+    PetscCall(VecZeroEntries(x));
+    PetscCall(KSPSolve(ksp, b, x));
+    *copies = (petsc_ctog_ct - c0) + (petsc_gtoc_ct - g0);
+    if (gpu) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s solve %d: %g CpuToGpu copies (%g bytes), %g GpuToCpu copies (%g bytes)\n", FEGStrategies[s], (int)k, petsc_ctog_ct - c0, petsc_ctog_sz - cs, petsc_gtoc_ct - g0, petsc_gtoc_sz - gs));
+  }
   PetscCall(KSPGetIterationNumber(ksp, its));
   PetscCall(VecCreateSeq(PETSC_COMM_SELF, 0, xout));
   PetscCall(VecDestroy(xout));
@@ -269,11 +308,22 @@ int main(int argc, char **argv)
   int    nf;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  /* separate cases so CK_RUN_CASE=kernels (say) runs one under compute-sanitizer */
   s  = suite_create("gpu");
-  tc = tcase_create("gpu");
+  tc = tcase_create("equal");
   tcase_set_timeout(tc, 900);
   tcase_add_loop_test(tc, test_gpu_equals_host, 0, 5 * 8);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("kernels");
+  tcase_set_timeout(tc, 900);
+  tcase_add_loop_test(tc, test_gpu_kernels, 0, 5 * 4);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("solve");
+  tcase_set_timeout(tc, 900);
   tcase_add_loop_test(tc, test_gpu_solve_no_copies, 0, 2);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("parallel");
+  tcase_set_timeout(tc, 900);
   tcase_add_loop_test(tc, test_gpu_parallel, 0, 4);
   suite_add_tcase(s, tc);
   nf = fegtest_run(s);

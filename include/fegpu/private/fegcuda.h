@@ -14,6 +14,9 @@ typedef struct {
   int     Nv;                  /* vertices per cell (coordinate basis) */
   double *B, *D, *qw;          /* B[q*Nb+b], D[(q*Nb+b)*dim+d] reference basis and gradients, qw[q] */
   double *G;                   /* G[(q*Nv+v)*dim+d] reference gradients of the vertex (coordinate) basis */
+  double *R;                   /* R[(q*(dim+1)+r) + a*Nq*(dim+1)]: reference value (r=0) and gradients, column-major for GEMM */
+  double *M;                   /* M[((r*(dim+1)+s)*Nb+a)*Nb+b] = sum_q w_q R_r(b) R_s(a): reference element tensors */
+  double *P;                   /* P[(q*Nd*Nd+r*Nd+s) + (a*Nb+b)*Nq*Nd*Nd] = R_qr(b) R_qs(a), Nd = dim+1 (large elements, when it fits) */
   double *X;                   /* X[(e*Nv+v)*dim+d] vertex coordinates */
   double *geo;                 /* geo[(e*nG+g)*(dim*dim+1)+k]: invJ (row-major d xi_r / d x_c) then det J */
   int    *idx;                 /* idx[b*Ne+e] local dof of basis function b of element e (element-interleaved) */
@@ -55,7 +58,7 @@ typedef struct {
 
 /* Kernel choice and tuning (Krużel et al.: entries per thread, parts, Jacobian data in shared memory) */
 typedef struct {
-  int kernel;     /* 0 auto, 1 one element per thread, 2 one element per thread block */
+  int kernel;     /* 0 auto, 1 one element per thread, 2 one element per thread block, 3 GEMM over reference tables */
   int blockSize;  /* threads per block of the block kernel (0: choose) */
   int nentpt;     /* matrix entries per thread and part: 1, 2, 4, 8 or 16 (0: choose) */
   int qchunk;     /* quadrature points staged in shared memory at a time (0: choose) */
@@ -65,6 +68,7 @@ typedef struct {
 } FEGDevTuning;
 
 PETSC_INTERN PetscErrorCode FEGDevGeometry(FEGDevDisc *);
+PETSC_INTERN PetscErrorCode FEGDevBuildP(FEGDevDisc *, size_t);
 PETSC_INTERN PetscErrorCode FEGDevElementMatrices(const FEGDevDisc *, const FEGDevCoeff *, const int *, int, const FEGDevOutput *, FEGDevTuning *);
 PETSC_INTERN PetscErrorCode FEGDevElementVectors(const FEGDevDisc *, const FEGDevCoeff *, double *);
 PETSC_INTERN PetscErrorCode FEGDevCSRPositions(const FEGDevDisc *, const int *, const PetscInt *, const PetscInt *, int *);
@@ -72,6 +76,7 @@ PETSC_INTERN PetscErrorCode FEGDevLMAApply(const FEGDevDisc *, const double *, c
 PETSC_INTERN PetscErrorCode FEGDevLMADiagonal(const FEGDevDisc *, const double *, double *);
 PETSC_INTERN PetscErrorCode FEGDevTransposeMap(const FEGDevDisc *, int, int **, int **);
 PETSC_INTERN PetscErrorCode FEGDevZero(double *, size_t);
+PETSC_INTERN PetscErrorCode FEGDevRoofline(double *, double *, double *);
 
 #if defined(__cplusplus)
 }

@@ -121,7 +121,7 @@ PetscErrorCode FEGCreateOperator(DM dm, FEGForm form, Mat *A)
   PetscCall(PetscOptionsBool("-feg_view", "Print the operator's layout and memory", "FEGCreateOperator", view, &view, NULL));
   PetscCall(PetscOptionsEnum("-feg_addto_mode", "GPU addto: atomics, element colouring, or PETSc's MatSetValuesCOO (auto: atomic on one process, coo on several)", "FEGCreateOperator", FEGAddtoModes, (PetscEnum)op->addtoMode, (PetscEnum *)&op->addtoMode, NULL));
   PetscCall(PetscOptionsEnum("-feg_lma_scatter", "GPU lma: scatter-add by atomics or by a deterministic transpose gather", "FEGCreateOperator", FEGLMAScatters, (PetscEnum)op->lmaScatter, (PetscEnum *)&op->lmaScatter, NULL));
-  PetscCall(PetscOptionsEList("-feg_cuda_kernel", "Integration kernel: one element per thread or per thread block", "FEGCreateOperator", FEGCudaKernels, 3, FEGCudaKernels[op->tuning.kernel], &op->tuning.kernel, NULL));
+  PetscCall(PetscOptionsEList("-feg_cuda_kernel", "Integration kernel: one element per thread, one per thread block (Kruzel et al.), or GEMM over reference tables", "FEGCreateOperator", FEGCudaKernels, 4, FEGCudaKernels[op->tuning.kernel], &op->tuning.kernel, NULL));
   PetscCall(PetscOptionsInt("-feg_cuda_block_size", "Threads per block of the block kernel (0: by element size)", "FEGCreateOperator", op->tuning.blockSize, &op->tuning.blockSize, NULL));
   PetscCall(PetscOptionsInt("-feg_cuda_nentpt", "Element matrix entries per thread and part, NENTPT (1, 2, 4, 8, 16; 0: by element size)", "FEGCreateOperator", op->tuning.nentpt, &op->tuning.nentpt, NULL));
   PetscCall(PetscOptionsInt("-feg_cuda_qchunk", "Quadrature points staged in shared memory at a time (0: 16, fewer if shared memory is short)", "FEGCreateOperator", op->tuning.qchunk, &op->tuning.qchunk, NULL));

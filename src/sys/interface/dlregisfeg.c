@@ -1,4 +1,7 @@
 #include <fegpu/private/fegimpl.h>
+#if defined(FEGPU_HAVE_CUDA)
+  #include <fegpu/private/fegcuda.h>
+#endif
 
 PetscClassId  FEG_FORM_CLASSID;
 PetscBool     FEGPackageInitialized = PETSC_FALSE;
@@ -7,7 +10,7 @@ PetscLogEvent FEG_Setup, FEG_Integrate, FEG_Assemble, FEG_Apply, FEG_RHS;
 const char *const FEGStrategies[]   = {"addto", "lma", "FEGStrategy", "FEG_STRATEGY_", NULL};
 const char *const FEGAddtoModes[]   = {"auto", "atomic", "color", "coo", "FEGAddtoMode", "FEG_ADDTO_", NULL};
 const char *const FEGLMAScatters[]  = {"atomic", "gather", "FEGLMAScatter", "FEG_LMA_SCATTER_", NULL};
-const char *const FEGCudaKernels[]  = {"auto", "thread", "block", "FEGCudaKernel", "FEG_CUDA_KERNEL_", NULL};
+const char *const FEGCudaKernels[]  = {"auto", "thread", "block", "gemm", "FEGCudaKernel", "FEG_CUDA_KERNEL_", NULL};
 
 /*@C
   FEGFinalizePackage - called from PetscFinalize() to forget the package's registrations
@@ -51,3 +54,29 @@ PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_fegpu(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
+
+/*@
+  FEGDeviceRoofline - measures this GPU's ceilings: STREAM triad bandwidth (GB/s), FP64 FMA throughput (GFLOP/s)
+  and the rate of double-precision atomicAdd to scattered addresses (G updates/s), for benchmarks' percentages
+
+  Not Collective
+
+  Level: developer
+@*/
+PetscErrorCode FEGDeviceRoofline(PetscReal *triad, PetscReal *fma, PetscReal *atomics)
+{
+  PetscFunctionBegin;
+#if defined(FEGPU_HAVE_CUDA)
+  {
+    double t, f, a;
+
+    PetscCall(FEGDevRoofline(&t, &f, &a));
+    *triad   = t;
+    *fma     = f;
+    *atomics = a;
+  }
+#else
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "FEGDeviceRoofline needs fegpu built against a CUDA-enabled PETSc");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -31,14 +31,59 @@ static __device__ __forceinline__ void FEGCoeffAt(const FEGDevCoeff &c, int Nq, 
 }
 
 /* Physical value and gradient of basis function b at quadrature point q: phi[0..dim] */
-static __device__ __forceinline__ void FEGPhi(const FEGDevDisc &d, const double *invJ, int q, int b, double phi[4])
+template <int DIM>
+static __device__ __forceinline__ void FEGPhiT(const FEGDevDisc &d, const double *invJ, int q, int b, double phi[4])
 {
   phi[0] = d.B[q * d.Nb + b];
-  for (int c = 0; c < d.dim; c++) {
+#pragma unroll
+  for (int c = 0; c < DIM; c++) {
     double s = 0.0;
-    for (int r = 0; r < d.dim; r++) s += d.D[(q * d.Nb + b) * d.dim + r] * invJ[r * d.dim + c];
+#pragma unroll
+    for (int r = 0; r < DIM; r++) s += d.D[(q * d.Nb + b) * DIM + r] * invJ[r * DIM + c];
     phi[1 + c] = s;
   }
+}
+
+static __device__ __forceinline__ void FEGPhi(const FEGDevDisc &d, const double *invJ, int q, int b, double phi[4])
+{
+  if (d.dim == 2) FEGPhiT<2>(d, invJ, q, b, phi);
+  else FEGPhiT<3>(d, invJ, q, b, phi);
+}
+
+/* Chat = wdet T^T C T with T = diag(1, invJ^T): the coefficient seen by reference derivatives */
+template <int DIM>
+static __device__ __forceinline__ void FEGChat(const double C[16], const double *invJ, double wdet, double Ch[4][4])
+{
+  constexpr int Nd = DIM + 1;
+  double        T[Nd][Nd], CT[Nd][Nd];
+
+#pragma unroll
+  for (int i = 0; i < Nd; i++)
+#pragma unroll
+    for (int j = 0; j < Nd; j++) T[i][j] = 0.0;
+  T[0][0] = 1.0;
+#pragma unroll
+  for (int c = 0; c < DIM; c++)
+#pragma unroll
+    for (int r = 0; r < DIM; r++) T[1 + c][1 + r] = invJ[r * DIM + c];
+#pragma unroll
+  for (int i = 0; i < Nd; i++)
+#pragma unroll
+    for (int s = 0; s < Nd; s++) {
+      double v = 0.0;
+#pragma unroll
+      for (int j = 0; j < Nd; j++) v += C[i * 4 + j] * T[j][s];
+      CT[i][s] = v;
+    }
+#pragma unroll
+  for (int r = 0; r < Nd; r++)
+#pragma unroll
+    for (int s = 0; s < Nd; s++) {
+      double v = 0.0;
+#pragma unroll
+      for (int i = 0; i < Nd; i++) v += T[i][r] * CT[i][s];
+      Ch[r][s] = wdet * v;
+    }
 }
 
 static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDevOutput &o, int e, int a, int b, double K)
@@ -66,31 +111,68 @@ static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDe
   }
 }
 
-/* One element per thread; the whole element matrix in local memory */
+/* One element per thread; the element matrix in registers when NB is a compile-time size (NB = 0: any size up to
+   FEG_SMALL_NB, in local memory) */
+template <int NB, int DIM>
 static __global__ void FEGElemSmall_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, int nel, const FEGDevOutput o)
 {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  constexpr int NBM = NB > 0 ? NB : FEG_SMALL_NB, Nd = DIM + 1;
+  const int     i   = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= nel) return;
-  const int e = elist ? elist[i] : i, Nb = d.Nb, Nd = d.dim + 1;
-  double    K[FEG_SMALL_NB * FEG_SMALL_NB], phi[FEG_SMALL_NB][4];
+  const int e = elist ? elist[i] : i, Nb = NB > 0 ? NB : d.Nb;
 
-  for (int k = 0; k < Nb * Nb; k++) K[k] = 0.0;
+  if (d.M && c.mode == FEG_DEV_COEFF_CONSTANT && o.out != FEG_DEV_OUT_LIFT) {
+    /* affine cell, constant C: K_ab = sum_rs Chat_rs M^rs_ab, no quadrature loop and no element matrix to hold */
+    const double *g = d.geo + (size_t)e * (DIM * DIM + 1);
+    double        Ch[4][4];
+
+    FEGChat<DIM>(c.C0, g, g[DIM * DIM], Ch);
+#pragma unroll
+    for (int a = 0; a < NBM; a++) {
+      if (a >= Nb) break;
+#pragma unroll
+      for (int b = 0; b < NBM; b++) {
+        if (b >= Nb) break;
+        double s = 0.0;
+#pragma unroll
+        for (int r = 0; r < Nd; r++)
+#pragma unroll
+          for (int t = 0; t < Nd; t++) s += Ch[r][t] * __ldg(&d.M[((r * Nd + t) * Nb + a) * Nb + b]);
+        FEGStore(d, o, e, a, b, s);
+      }
+    }
+    return;
+  }
+
+  double K[NBM * NBM], phi[NBM][4];
+
+#pragma unroll
+  for (int k = 0; k < NBM * NBM; k++) K[k] = 0.0;
   for (int q = 0; q < d.Nq; q++) {
-    const double *g = d.geo + ((size_t)e * d.nG + (d.nG == 1 ? 0 : q)) * (d.dim * d.dim + 1);
-    const double  wdet = d.qw[q] * g[d.dim * d.dim];
+    const double *g = d.geo + ((size_t)e * d.nG + (d.nG == 1 ? 0 : q)) * (DIM * DIM + 1);
+    const double  wdet = d.qw[q] * g[DIM * DIM];
     double        C[16], D[4];
 
     FEGCoeffAt(c, d.Nq, e, q, C, D, false);
-    for (int b = 0; b < Nb; b++) FEGPhi(d, g, q, b, phi[b]);
-    for (int b = 0; b < Nb; b++) {
-      double cphi[4];
+#pragma unroll
+    for (int b = 0; b < NBM; b++)
+      if (b < Nb) FEGPhiT<DIM>(d, g, q, b, phi[b]);
+#pragma unroll
+    for (int b = 0; b < NBM; b++) {
+      if (b >= Nb) break;
+      double cphi[Nd];
+#pragma unroll
       for (int j = 0; j < Nd; j++) {
         double s = 0.0;
+#pragma unroll
         for (int ii = 0; ii < Nd; ii++) s += C[ii * 4 + j] * phi[b][ii];
         cphi[j] = wdet * s;
       }
-      for (int a = 0; a < Nb; a++) {
+#pragma unroll
+      for (int a = 0; a < NBM; a++) {
+        if (a >= Nb) break;
         double s = 0.0;
+#pragma unroll
         for (int j = 0; j < Nd; j++) s += phi[a][j] * cphi[j];
         K[a * Nb + b] += s;
       }
@@ -104,8 +186,188 @@ static __global__ void FEGElemSmall_Kernel(const FEGDevDisc d, const FEGDevCoeff
     }
     return;
   }
-  for (int a = 0; a < Nb; a++)
-    for (int b = 0; b < Nb; b++) FEGStore(d, o, e, a, b, K[a * Nb + b]);
+#pragma unroll
+  for (int a = 0; a < NBM; a++) {
+    if (a >= Nb) break;
+#pragma unroll
+    for (int b = 0; b < NBM; b++) {
+      if (b >= Nb) break;
+      FEGStore(d, o, e, a, b, K[a * Nb + b]);
+    }
+  }
+}
+
+template <int DIM>
+static PetscErrorCode FEGLaunchSmallDim(const FEGDevDisc *d, const FEGDevCoeff *c, const int *elist, int nel, const FEGDevOutput *o)
+{
+  const int nt = 128, nb = (nel + nt - 1) / nt;
+
+  PetscFunctionBegin;
+  switch (d->Nb) {
+  case 3:
+    FEGElemSmall_Kernel<3, DIM><<<nb, nt>>>(*d, *c, elist, nel, *o);
+    break;
+  case 4:
+    FEGElemSmall_Kernel<4, DIM><<<nb, nt>>>(*d, *c, elist, nel, *o);
+    break;
+  case 6:
+    FEGElemSmall_Kernel<6, DIM><<<nb, nt>>>(*d, *c, elist, nel, *o);
+    break;
+  case 8:
+    FEGElemSmall_Kernel<8, DIM><<<nb, nt>>>(*d, *c, elist, nel, *o);
+    break;
+  case 9:
+    FEGElemSmall_Kernel<9, DIM><<<nb, nt>>>(*d, *c, elist, nel, *o);
+    break;
+  case 10:
+    FEGElemSmall_Kernel<10, DIM><<<nb, nt>>>(*d, *c, elist, nel, *o);
+    break;
+  default:
+    FEGElemSmall_Kernel<0, DIM><<<nb, nt>>>(*d, *c, elist, nel, *o);
+    break;
+  }
+  PetscCallCUDA(cudaPeekAtLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGLaunchSmall(const FEGDevDisc *d, const FEGDevCoeff *c, const int *elist, int nel, const FEGDevOutput *o)
+{
+  PetscFunctionBegin;
+  if (d->dim == 2) PetscCall(FEGLaunchSmallDim<2>(d, c, elist, nel, o));
+  else PetscCall(FEGLaunchSmallDim<3>(d, c, elist, nel, o));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* GEMM formulation: with R the reference values and gradients (shared by all elements) and
+   Chat_q = w_q detJ T^T C T (T = diag(1, invJ^T)), K_e = R^T U_e where U_e[(q,s),b] = sum_r Chat_q[r][s] R[(q,r),b].
+   One kernel builds U for a chunk of elements (element index fastest), one strided-batched DGEMM (over b, FP64 tensor
+   cores) writes K in the element-interleaved layout. */
+static __global__ void FEGGemmU_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, int e0, int Ec, double *__restrict__ U)
+{
+  const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= (size_t)Ec * d.Nq) return;
+  const int     i = (int)(t % Ec), q = (int)(t / Ec), e = elist ? elist[e0 + i] : e0 + i, dim = d.dim, Nd = dim + 1, KK = d.Nq * Nd;
+  const double *g = d.geo + ((size_t)e * d.nG + (d.nG == 1 ? 0 : q)) * (dim * dim + 1);
+  const double  wdet = d.qw[q] * g[dim * dim];
+  double        C[16], D[4], Ch[4][4];
+
+  FEGCoeffAt(c, d.Nq, e, q, C, D, false);
+  if (dim == 2) FEGChat<2>(C, g, wdet, Ch);
+  else FEGChat<3>(C, g, wdet, Ch);
+  for (int b = 0; b < d.Nb; b++) {
+    const double *Rb = d.R + (size_t)b * KK + q * Nd;
+    for (int s = 0; s < Nd; s++) {
+      double v = 0.0;
+      for (int r = 0; r < Nd; r++) v += Ch[r][s] * Rb[r];
+      U[((size_t)(q * Nd + s) * d.Nb + b) * Ec + i] = v;
+    }
+  }
+}
+
+/* K from a chunk buffer Kb[(a*Nb+b)*Ec+i] to wherever o says */
+static __global__ void FEGGemmStore_Kernel(const FEGDevDisc d, const int *__restrict__ elist, int e0, int Ec, const double *__restrict__ Kb, const FEGDevOutput o)
+{
+  const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= (size_t)Ec * d.Nb * d.Nb) return;
+  const int i = (int)(t % Ec), ab = (int)(t / Ec), e = elist ? elist[e0 + i] : e0 + i;
+
+  FEGStore(d, o, e, ab / d.Nb, ab % d.Nb, Kb[t]);
+}
+
+/* Second GEMM form, for elements whose reference product tensor P fits in memory: K_e (as a row of Nb*Nb values) =
+   Chat_e (Nq*Nd*Nd values) P, one plain DGEMM per chunk with the element-interleaved output as its natural layout.
+   Nd times the flops of K = R^T U, but only Chat (not U) goes through memory. */
+static __global__ void FEGGemmChat_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, int e0, int Ec, double *__restrict__ A)
+{
+  const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= (size_t)Ec * d.Nq) return;
+  const int     i = (int)(t % Ec), q = (int)(t / Ec), e = elist ? elist[e0 + i] : e0 + i, dim = d.dim, Nd = dim + 1;
+  const double *g = d.geo + ((size_t)e * d.nG + (d.nG == 1 ? 0 : q)) * (dim * dim + 1);
+  double        C[16], D[4], Ch[4][4];
+
+  FEGCoeffAt(c, d.Nq, e, q, C, D, false);
+  if (dim == 2) FEGChat<2>(C, g, d.qw[q] * g[dim * dim], Ch);
+  else FEGChat<3>(C, g, d.qw[q] * g[dim * dim], Ch);
+  for (int r = 0; r < Nd; r++)
+    for (int s = 0; s < Nd; s++) A[((size_t)q * Nd * Nd + r * Nd + s) * Ec + i] = Ch[r][s];
+}
+
+static __global__ void FEGBuildP_Kernel(int Nq, int Nd, int Nb, const double *__restrict__ R, double *__restrict__ P)
+{
+  const size_t KC = (size_t)Nq * Nd * Nd, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= KC * Nb * Nb) return;
+  const int k = (int)(t % KC), ab = (int)(t / KC), a = ab / Nb, b = ab % Nb, q = k / (Nd * Nd), r = (k / Nd) % Nd, s = k % Nd;
+  const int KK = Nq * Nd;
+
+  P[t] = R[(q * Nd + r) + (size_t)b * KK] * R[(q * Nd + s) + (size_t)a * KK];
+}
+
+PetscErrorCode FEGDevBuildP(FEGDevDisc *d, size_t maxbytes)
+{
+  const int    Nd = d->dim + 1;
+  const size_t n  = (size_t)d->Nq * Nd * Nd * d->Nb * d->Nb;
+
+  PetscFunctionBegin;
+  d->P = NULL;
+  if (d->Nb <= FEG_SMALL_NB || n * sizeof(double) > maxbytes) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallCUDA(cudaMalloc((void **)&d->P, n * sizeof(double)));
+  FEGBuildP_Kernel<<<(unsigned)((n + 255) / 256), 256>>>(d->Nq, Nd, d->Nb, d->R, d->P);
+  PetscCallCUDA(cudaPeekAtLastError());
+  d->bytes += n * sizeof(double);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static cublasHandle_t FEGCublas = NULL;
+
+static PetscErrorCode FEGCublasDestroy(void)
+{
+  PetscFunctionBegin;
+  if (FEGCublas) PetscCallCUBLAS(cublasDestroy(FEGCublas));
+  FEGCublas = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGLaunchGemm(const FEGDevDisc *d, const FEGDevCoeff *c, const int *elist, int nel, const FEGDevOutput *o, FEGDevTuning *tune)
+{
+  const int    Nd = d->dim + 1, KK = d->Nq * Nd, KC = d->Nq * Nd * Nd, Nb = d->Nb, nt = 256;
+  const bool   direct = o->out == FEG_DEV_OUT_LMA && !elist; /* GEMM straight into the element-interleaved storage */
+  const size_t budget = (size_t)512 << 20, per = (size_t)(d->P ? KC : KK * Nb) * sizeof(double) + (direct ? 0 : (size_t)Nb * Nb * sizeof(double));
+  int          Ec     = (int)PetscMax(1, PetscMin((size_t)nel, budget / per));
+  double      *U, *Kb = NULL;
+  const double one = 1.0, zero = 0.0;
+
+  PetscFunctionBegin;
+  if (!FEGCublas) {
+    PetscCallCUBLAS(cublasCreate(&FEGCublas));
+    PetscCall(PetscRegisterFinalize(FEGCublasDestroy));
+  }
+  PetscCallCUDA(cudaMalloc((void **)&U, (size_t)(d->P ? KC : KK * Nb) * Ec * sizeof(double)));
+  if (!direct) PetscCallCUDA(cudaMalloc((void **)&Kb, (size_t)Nb * Nb * Ec * sizeof(double)));
+  tune->nparts = Ec;
+  for (int e0 = 0; e0 < nel; e0 += Ec) {
+    const int n = PetscMin(Ec, nel - e0);
+    double   *Cout = direct ? o->vals + e0 : Kb;
+    const int ldc  = direct ? d->Ne : n;
+
+    if (d->P) {
+      FEGGemmChat_Kernel<<<(unsigned)(((size_t)n * d->Nq + nt - 1) / nt), nt>>>(*d, *c, elist, e0, n, U);
+      PetscCallCUDA(cudaPeekAtLastError());
+      /* K (n x Nb*Nb, element index fastest) = Chat (n x KC) P (KC x Nb*Nb) */
+      PetscCallCUBLAS(cublasDgemm(FEGCublas, CUBLAS_OP_N, CUBLAS_OP_N, n, Nb * Nb, KC, &one, U, n, d->P, KC, &zero, Cout, ldc));
+    } else {
+      FEGGemmU_Kernel<<<(unsigned)(((size_t)n * d->Nq + nt - 1) / nt), nt>>>(*d, *c, elist, e0, n, U);
+      PetscCallCUDA(cudaPeekAtLastError());
+      /* batch b: C_b (n x Nb, column a) = U_b (n x KK) R (KK x Nb); U_b starts at b*n with leading dimension Nb*n */
+      PetscCallCUBLAS(cublasDgemmStridedBatched(FEGCublas, CUBLAS_OP_N, CUBLAS_OP_N, n, Nb, KK, &one, U, Nb * n, n, d->R, KK, 0, &zero, Cout, (long long)Nb * ldc, ldc, Nb));
+    }
+    if (!direct) {
+      FEGGemmStore_Kernel<<<(unsigned)(((size_t)n * Nb * Nb + nt - 1) / nt), nt>>>(*d, elist, e0, n, Kb, *o);
+      PetscCallCUDA(cudaPeekAtLastError());
+    }
+  }
+  PetscCallCUDA(cudaFree(U));
+  if (Kb) PetscCallCUDA(cudaFree(Kb));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* One element per block. Shared memory: the element's Jacobian data (optional), and for a chunk of QB quadrature points
@@ -210,15 +472,14 @@ PetscErrorCode FEGDevElementMatrices(const FEGDevDisc *d, const FEGDevCoeff *c, 
 
   PetscFunctionBegin;
   if (nel <= 0) PetscFunctionReturn(PETSC_SUCCESS);
-  if (kernel == 0) kernel = d->Nb <= FEG_SMALL_NB ? 1 : 2;
-  PetscCheck(kernel != 1 || d->Nb <= FEG_SMALL_NB, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The one-element-per-thread kernel handles at most %d basis functions, the element has %d: use -feg_cuda_kernel block", FEG_SMALL_NB, d->Nb);
+  if (kernel == 0) kernel = d->Nb <= FEG_SMALL_NB ? 1 : 3;
+  PetscCheck(kernel != 1 || d->Nb <= FEG_SMALL_NB, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The one-element-per-thread kernel handles at most %d basis functions, the element has %d: use -feg_cuda_kernel block or gemm", FEG_SMALL_NB, d->Nb);
   tune->used = kernel;
   if (kernel == 1) {
-    const int nt = 128;
-
-    FEGElemSmall_Kernel<<<(nel + nt - 1) / nt, nt>>>(*d, *c, elist, nel, *o);
-    PetscCallCUDA(cudaPeekAtLastError());
+    PetscCall(FEGLaunchSmall(d, c, elist, nel, o));
     tune->nparts = 1;
+  } else if (kernel == 3) {
+    PetscCall(FEGLaunchGemm(d, c, elist, nel, o, tune));
   } else {
     const int Nd = d->dim + 1, ng = d->dim * d->dim + 1, nent = d->Nb * d->Nb;
     int       T = tune->blockSize, NENT = tune->nentpt, QB = tune->qchunk, jac = tune->jacShared;

@@ -67,6 +67,34 @@ static PetscErrorCode FEGDevDiscCreate(FEGDisc *disc, FEGDevDisc *d)
   PetscCall(FEGDevMallocCopy((void **)&d->B, disc->T->T[0], sizeof(double) * Nq * Nb, &d->bytes));
   PetscCall(FEGDevMallocCopy((void **)&d->D, disc->T->T[1], sizeof(double) * Nq * Nb * dim, &d->bytes));
   PetscCall(FEGDevMallocCopy((void **)&d->qw, disc->qweights, sizeof(double) * Nq, &d->bytes));
+  {
+    /* reference values and gradients as one column-major (Nq*(dim+1)) x Nb matrix, for the GEMM formulation */
+    const PetscInt KK = Nq * (dim + 1);
+    double        *R;
+
+    PetscCall(PetscMalloc1(KK * Nb, &R));
+    for (PetscInt q = 0; q < Nq; q++)
+      for (PetscInt a = 0; a < Nb; a++) {
+        R[q * (dim + 1) + a * KK] = disc->T->T[0][q * Nb + a];
+        for (PetscInt r = 0; r < dim; r++) R[q * (dim + 1) + 1 + r + a * KK] = disc->T->T[1][(q * Nb + a) * dim + r];
+      }
+    PetscCall(FEGDevMallocCopy((void **)&d->R, R, sizeof(double) * KK * Nb, &d->bytes));
+    if (d->nG == 1) {
+      /* affine cells: with constant C the element matrix is sum_rs Chat_rs M^rs, Chat = detJ T^T C T */
+      const PetscInt Nd = dim + 1;
+      double        *M;
+
+      PetscCall(PetscCalloc1(Nd * Nd * Nb * Nb, &M));
+      for (PetscInt r = 0; r < Nd; r++)
+        for (PetscInt s = 0; s < Nd; s++)
+          for (PetscInt a = 0; a < Nb; a++)
+            for (PetscInt b = 0; b < Nb; b++)
+              for (PetscInt q = 0; q < Nq; q++) M[((r * Nd + s) * Nb + a) * Nb + b] += disc->qweights[q] * R[q * Nd + r + b * KK] * R[q * Nd + s + a * KK];
+      PetscCall(FEGDevMallocCopy((void **)&d->M, M, sizeof(double) * Nd * Nd * Nb * Nb, &d->bytes));
+      PetscCall(PetscFree(M));
+    }
+    PetscCall(PetscFree(R));
+  }
   /* the vertex basis, in the order of the coordinate closure, gives the reference-to-real map */
   PetscCall(PetscFECreateLagrangeByCell(PETSC_COMM_SELF, dim, 1, disc->ct, 1, PETSC_DETERMINE, &cfe));
   PetscCall(PetscFEGetDimension(cfe, &Nv));
@@ -93,6 +121,7 @@ static PetscErrorCode FEGDevDiscCreate(FEGDisc *disc, FEGDevDisc *d)
   PetscCall(PetscFree2(X, idx));
   PetscCall(FEGDevMallocCopy((void **)&d->geo, NULL, sizeof(double) * Ne * d->nG * (dim * dim + 1), &d->bytes));
   PetscCall(FEGDevGeometry(d));
+  PetscCall(FEGDevBuildP(d, (size_t)256 << 20));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -102,6 +131,9 @@ static PetscErrorCode FEGDevDiscDestroy(FEGDevDisc *d)
   FEGDevFree(d->B);
   FEGDevFree(d->D);
   FEGDevFree(d->qw);
+  FEGDevFree(d->R);
+  FEGDevFree(d->M);
+  FEGDevFree(d->P);
   FEGDevFree(d->G);
   FEGDevFree(d->X);
   FEGDevFree(d->geo);
@@ -318,7 +350,8 @@ PetscErrorCode FEGOpDevView(FEGOp op, PetscViewer viewer)
   if (dev->pos) bytes += (PetscLogDouble)dev->d.Ne * dev->d.Nb * dev->d.Nb * sizeof(int);
   if (dev->coo) bytes += (PetscLogDouble)dev->d.Ne * dev->d.Nb * dev->d.Nb * sizeof(double);
   if (dev->tlist) bytes += (PetscLogDouble)dev->d.Ne * dev->d.Nb * (sizeof(int) + sizeof(double));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "GPU: geometry at %d point(s) per element, integration kernel: %s", dev->d.nG, dev->tune.used == 1 ? "one element per thread" : (dev->tune.used == 2 ? "one element per thread block" : "not run yet")));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "GPU: geometry at %d point(s) per element, integration kernel: %s", dev->d.nG, dev->tune.used == 1 ? "one element per thread" : (dev->tune.used == 2 ? "one element per thread block" : (dev->tune.used == 3 ? "GEMM over reference tables (cuBLAS)" : "not run yet"))));
+  if (dev->tune.used == 3) PetscCall(PetscViewerASCIIPrintf(viewer, " (%s, %d elements per GEMM chunk)", dev->d.P ? "K = Chat P, P the products of reference derivatives" : "K = R^T U", dev->tune.nparts));
   if (dev->tune.used == 2) PetscCall(PetscViewerASCIIPrintf(viewer, " (block size %d, NENTPT %d, NR_PARTS %d, quadrature chunk %d, Jacobian data in shared memory: %s)", dev->tune.blockSize, dev->tune.nentpt, dev->tune.nparts, dev->tune.qchunk, dev->tune.jacShared ? "yes" : "no"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
   if (op->strategy == FEG_STRATEGY_ADDTO) {
