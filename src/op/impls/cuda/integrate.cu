@@ -113,6 +113,35 @@ static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDe
 
 /* One element per thread; the element matrix in registers when NB is a compile-time size (NB = 0: any size up to
    FEG_SMALL_NB, in local memory) */
+/* Affine cells with constant C: K_ab = sum_rs Chat_rs M^rs_ab, no quadrature loop and no element matrix to hold;
+   a kernel of its own so its few registers give full occupancy */
+template <int NB, int DIM>
+static __global__ void FEGElemRef_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, int nel, const FEGDevOutput o)
+{
+  constexpr int NBM = NB > 0 ? NB : FEG_SMALL_NB, Nd = DIM + 1;
+  const int     i   = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= nel) return;
+  const int     e = elist ? elist[i] : i, Nb = NB > 0 ? NB : d.Nb;
+  const double *g = d.geo + (size_t)e * (DIM * DIM + 1);
+  double        Ch[4][4];
+
+  FEGChat<DIM>(c.C0, g, g[DIM * DIM], Ch);
+#pragma unroll
+  for (int a = 0; a < NBM; a++) {
+    if (a >= Nb) break;
+#pragma unroll
+    for (int b = 0; b < NBM; b++) {
+      if (b >= Nb) break;
+      double s = 0.0;
+#pragma unroll
+      for (int r = 0; r < Nd; r++)
+#pragma unroll
+        for (int t = 0; t < Nd; t++) s += Ch[r][t] * __ldg(&d.M[((r * Nd + t) * Nb + a) * Nb + b]);
+      FEGStore(d, o, e, a, b, s);
+    }
+  }
+}
+
 template <int NB, int DIM>
 static __global__ void FEGElemSmall_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, int nel, const FEGDevOutput o)
 {
@@ -120,29 +149,6 @@ static __global__ void FEGElemSmall_Kernel(const FEGDevDisc d, const FEGDevCoeff
   const int     i   = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= nel) return;
   const int e = elist ? elist[i] : i, Nb = NB > 0 ? NB : d.Nb;
-
-  if (d.M && c.mode == FEG_DEV_COEFF_CONSTANT && o.out != FEG_DEV_OUT_LIFT) {
-    /* affine cell, constant C: K_ab = sum_rs Chat_rs M^rs_ab, no quadrature loop and no element matrix to hold */
-    const double *g = d.geo + (size_t)e * (DIM * DIM + 1);
-    double        Ch[4][4];
-
-    FEGChat<DIM>(c.C0, g, g[DIM * DIM], Ch);
-#pragma unroll
-    for (int a = 0; a < NBM; a++) {
-      if (a >= Nb) break;
-#pragma unroll
-      for (int b = 0; b < NBM; b++) {
-        if (b >= Nb) break;
-        double s = 0.0;
-#pragma unroll
-        for (int r = 0; r < Nd; r++)
-#pragma unroll
-          for (int t = 0; t < Nd; t++) s += Ch[r][t] * __ldg(&d.M[((r * Nd + t) * Nb + a) * Nb + b]);
-        FEGStore(d, o, e, a, b, s);
-      }
-    }
-    return;
-  }
 
   double K[NBM * NBM], phi[NBM][4];
 
@@ -200,32 +206,28 @@ static __global__ void FEGElemSmall_Kernel(const FEGDevDisc d, const FEGDevCoeff
 template <int DIM>
 static PetscErrorCode FEGLaunchSmallDim(const FEGDevDisc *d, const FEGDevCoeff *c, const int *elist, int nel, const FEGDevOutput *o)
 {
-  const int nt = 128, nb = (nel + nt - 1) / nt;
+  const int  nt = 128, nb = (nel + nt - 1) / nt;
+  const bool ref = d->M && c->mode == FEG_DEV_COEFF_CONSTANT && o->out != FEG_DEV_OUT_LIFT;
 
   PetscFunctionBegin;
+#define FEG_SMALL_CASE(NBV) \
+  case NBV: \
+    if (ref) FEGElemRef_Kernel<NBV, DIM><<<nb, nt>>>(*d, *c, elist, nel, *o); \
+    else FEGElemSmall_Kernel<NBV, DIM><<<nb, nt>>>(*d, *c, elist, nel, *o); \
+    break
   switch (d->Nb) {
-  case 3:
-    FEGElemSmall_Kernel<3, DIM><<<nb, nt>>>(*d, *c, elist, nel, *o);
-    break;
-  case 4:
-    FEGElemSmall_Kernel<4, DIM><<<nb, nt>>>(*d, *c, elist, nel, *o);
-    break;
-  case 6:
-    FEGElemSmall_Kernel<6, DIM><<<nb, nt>>>(*d, *c, elist, nel, *o);
-    break;
-  case 8:
-    FEGElemSmall_Kernel<8, DIM><<<nb, nt>>>(*d, *c, elist, nel, *o);
-    break;
-  case 9:
-    FEGElemSmall_Kernel<9, DIM><<<nb, nt>>>(*d, *c, elist, nel, *o);
-    break;
-  case 10:
-    FEGElemSmall_Kernel<10, DIM><<<nb, nt>>>(*d, *c, elist, nel, *o);
-    break;
+    FEG_SMALL_CASE(3);
+    FEG_SMALL_CASE(4);
+    FEG_SMALL_CASE(6);
+    FEG_SMALL_CASE(8);
+    FEG_SMALL_CASE(9);
+    FEG_SMALL_CASE(10);
   default:
-    FEGElemSmall_Kernel<0, DIM><<<nb, nt>>>(*d, *c, elist, nel, *o);
+    if (ref) FEGElemRef_Kernel<0, DIM><<<nb, nt>>>(*d, *c, elist, nel, *o);
+    else FEGElemSmall_Kernel<0, DIM><<<nb, nt>>>(*d, *c, elist, nel, *o);
     break;
   }
+#undef FEG_SMALL_CASE
   PetscCallCUDA(cudaPeekAtLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
