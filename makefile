@@ -25,11 +25,11 @@ FEGPU_LINK := -L$(FEGPU_DIR)/lib -Wl,-rpath,$(FEGPU_DIR)/lib -lfegpu $(PETSC_WIT
 MPIEXEC_CMD := $(MPIEXEC)
 
 # the CUDA backend's host files live in impls/cuda/ folders; they and the .cu files build only with CUDA
-LIB_CSRC := $(sort $(shell cd $(FEGPU_DIR) && find src -name '*.c'))
 ifeq ($(FEGPU_HAVE_CUDA),1)
+LIB_CSRC := $(sort $(shell cd $(FEGPU_DIR) && find src -name '*.c'))
 LIB_CUSRC := $(sort $(shell cd $(FEGPU_DIR) && find src -name '*.cu'))
 else
-LIB_CSRC := $(filter-out %/cuda/%,$(LIB_CSRC))
+LIB_CSRC := $(sort $(shell cd $(FEGPU_DIR) && find src -name '*.c' -not -path '*/cuda/*'))
 endif
 LIB_OBJ := $(LIB_CSRC:%=$(OBJDIR)/%.o) $(LIB_CUSRC:%=$(OBJDIR)/%.o)
 HEADERS := $(shell cd $(FEGPU_DIR) && find include -name '*.h') lib/fegpu/include/fegpuconf.h

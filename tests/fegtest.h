@@ -344,3 +344,17 @@ static inline int fegtest_run(Suite *s)
   (void)MPI_Allreduce(&nf, &nfall, 1, MPI_INT, MPI_MAX, PETSC_COMM_WORLD);
   return nfall;
 }
+
+/* main() of a test program: PETSc, a suite filled by add, run in-process, failures over all ranks */
+static inline int fegtest_main(int argc, char **argv, const char *name, void (*add)(Suite *))
+{
+  Suite *s;
+  int    nf;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  s = suite_create(name);
+  add(s);
+  nf = fegtest_run(s);
+  PetscCall(PetscFinalize());
+  return nf ? 1 : 0;
+}

@@ -107,19 +107,17 @@ START_TEST(test_rates)
 }
 END_TEST
 
-int main(int argc, char **argv)
+static void add_tests(Suite *s)
 {
-  Suite *s;
   TCase *tc;
-  int    nf;
 
-  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
-  s  = suite_create("convergence");
   tc = tcase_create("manufactured");
   tcase_set_timeout(tc, 900);
   tcase_add_loop_test(tc, test_rates, 0, 4 * 3);
   suite_add_tcase(s, tc);
-  nf = fegtest_run(s);
-  PetscCall(PetscFinalize());
-  return nf ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+  return fegtest_main(argc, argv, "convergence", add_tests);
 }

@@ -146,21 +146,19 @@ START_TEST(test_form_misuse)
 }
 END_TEST
 
-int main(int argc, char **argv)
+static void add_tests(Suite *s)
 {
-  Suite *s;
   TCase *tc;
-  int    nf;
 
-  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
-  s  = suite_create("errors");
   tc = tcase_create("input");
   tcase_add_test(tc, test_bad_order);
   tcase_add_test(tc, test_bad_strategy);
   tcase_add_test(tc, test_wrong_dm_and_size);
   tcase_add_test(tc, test_form_misuse);
   suite_add_tcase(s, tc);
-  nf = fegtest_run(s);
-  PetscCall(PetscFinalize());
-  return nf ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+  return fegtest_main(argc, argv, "errors", add_tests);
 }

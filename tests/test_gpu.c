@@ -301,15 +301,11 @@ START_TEST(test_gpu_parallel)
 }
 END_TEST
 
-int main(int argc, char **argv)
+static void add_tests(Suite *s)
 {
-  Suite *s;
   TCase *tc;
-  int    nf;
 
-  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   /* separate cases so CK_RUN_CASE=kernels (say) runs one under compute-sanitizer */
-  s  = suite_create("gpu");
   tc = tcase_create("equal");
   tcase_set_timeout(tc, 900);
   tcase_add_loop_test(tc, test_gpu_equals_host, 0, 5 * 8);
@@ -326,7 +322,9 @@ int main(int argc, char **argv)
   tcase_set_timeout(tc, 900);
   tcase_add_loop_test(tc, test_gpu_parallel, 0, 4);
   suite_add_tcase(s, tc);
-  nf = fegtest_run(s);
-  PetscCall(PetscFinalize());
-  return nf ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+  return fegtest_main(argc, argv, "gpu", add_tests);
 }

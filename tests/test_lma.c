@@ -87,19 +87,17 @@ START_TEST(test_lma_equals_assembled)
 }
 END_TEST
 
-int main(int argc, char **argv)
+static void add_tests(Suite *s)
 {
-  Suite *s;
   TCase *tc;
-  int    nf;
 
-  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
-  s  = suite_create("lma");
   tc = tcase_create("apply");
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, test_lma_equals_assembled, 0, 5 * 4);
   suite_add_tcase(s, tc);
-  nf = fegtest_run(s);
-  PetscCall(PetscFinalize());
-  return nf ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+  return fegtest_main(argc, argv, "lma", add_tests);
 }

@@ -287,14 +287,10 @@ START_TEST(test_advection_diffusion_constructor)
 }
 END_TEST
 
-int main(int argc, char **argv)
+static void add_tests(Suite *s)
 {
-  Suite *s;
   TCase *tc;
-  int    nf;
 
-  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
-  s  = suite_create("oracle");
   tc = tcase_create("assembly");
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, test_orders_1_to_4, 0, 5 * 8);
@@ -304,7 +300,9 @@ int main(int argc, char **argv)
   tcase_add_loop_test(tc, test_per_cell_coefficients, 0, 5);
   tcase_add_loop_test(tc, test_advection_diffusion_constructor, 0, 5);
   suite_add_tcase(s, tc);
-  nf = fegtest_run(s);
-  PetscCall(PetscFinalize());
-  return nf ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+  return fegtest_main(argc, argv, "oracle", add_tests);
 }

@@ -81,19 +81,17 @@ START_TEST(test_parallel_equals_serial)
 }
 END_TEST
 
-int main(int argc, char **argv)
+static void add_tests(Suite *s)
 {
-  Suite *s;
   TCase *tc;
-  int    nf;
 
-  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
-  s  = suite_create("parallel");
   tc = tcase_create("distributed");
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, test_parallel_equals_serial, 0, 5 * 2);
   suite_add_tcase(s, tc);
-  nf = fegtest_run(s);
-  PetscCall(PetscFinalize());
-  return nf ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+  return fegtest_main(argc, argv, "parallel", add_tests);
 }

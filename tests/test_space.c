@@ -106,20 +106,18 @@ START_TEST(test_box_volume)
 }
 END_TEST
 
-int main(int argc, char **argv)
+static void add_tests(Suite *s)
 {
-  Suite *s;
   TCase *tc;
-  int    nf;
 
-  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
-  s  = suite_create("space");
   tc = tcase_create("tables");
   tcase_add_loop_test(tc, test_prism_table1, 0, 7);
   tcase_add_loop_test(tc, test_quadrature_exact, 0, 5 * 4);
   tcase_add_loop_test(tc, test_box_volume, 0, 5);
   suite_add_tcase(s, tc);
-  nf = fegtest_run(s);
-  PetscCall(PetscFinalize());
-  return nf ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+  return fegtest_main(argc, argv, "space", add_tests);
 }

@@ -111,8 +111,6 @@ static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDe
   }
 }
 
-/* One element per thread; the element matrix in registers when NB is a compile-time size (NB = 0: any size up to
-   FEG_SMALL_NB, in local memory) */
 /* Affine cells with constant C: K_ab = sum_rs Chat_rs M^rs_ab, no quadrature loop and no element matrix to hold;
    a kernel of its own so its few registers give full occupancy */
 template <int NB, int DIM>
@@ -142,6 +140,8 @@ static __global__ void FEGElemRef_Kernel(const FEGDevDisc d, const FEGDevCoeff c
   }
 }
 
+/* One element per thread; the element matrix in registers when NB is a compile-time size (NB = 0: any size up to
+   FEG_SMALL_NB, in local memory) */
 template <int NB, int DIM>
 static __global__ void FEGElemSmall_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, int nel, const FEGDevOutput o)
 {
