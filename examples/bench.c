@@ -1,8 +1,11 @@
 static const char help[] = "fegpu bench: setup, assembly and MatMult times of fegpu's operators on a box mesh.\n"
-                           "Options: -feg_cell_type -feg_faces -order -continuous -bench_reps n -bench_strategies addto,lma -dm_vec_type cuda\n"
+                           "Options: -feg_cell_type -feg_faces -order -continuous -bench_reps n -bench_strategies atomic,color,coo,lma\n"
+                           "         -dm_vec_type cuda -bench_csv file.csv (append rows) -bench_petsc_host (time PETSc's own FEM assembly)\n"
                            "Prints one line per strategy: times are medians of -bench_reps runs, synchronised with the device.\n";
 
 #include <fegpu.h>
+#include <petscds.h>
+#include <petscsnes.h>
 #if defined(FEGPU_HAVE_CUDA)
   #include <cuda_runtime_api.h>
   #include <petscdevice_cuda.h>
@@ -17,6 +20,25 @@ static PetscErrorCode Sync(void)
   if (ondevice && cudaDeviceSynchronize() != cudaSuccess) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "cudaDeviceSynchronize failed");
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* PETSc's own FEM assembly of the same constant-C form: pointwise Jacobians reading C from the DS constants */
+static void g0(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt nc, const PetscScalar C[], PetscScalar g[])
+{
+  g[0] = C[0];
+}
+static void g1(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt nc, const PetscScalar C[], PetscScalar g[])
+{
+  for (PetscInt d = 0; d < dim; d++) g[d] = C[(d + 1) * 4];
+}
+static void g2(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt nc, const PetscScalar C[], PetscScalar g[])
+{
+  for (PetscInt d = 0; d < dim; d++) g[d] = C[d + 1];
+}
+static void g3(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt nc, const PetscScalar C[], PetscScalar g[])
+{
+  for (PetscInt df = 0; df < dim; df++)
+    for (PetscInt dg = 0; dg < dim; dg++) g[df * dim + dg] = C[(dg + 1) * 4 + df + 1];
 }
 
 static int cmp(const void *a, const void *b)
@@ -80,7 +102,10 @@ int main(int argc, char **argv)
   PetscBool      cont = PETSC_TRUE;
   char          *strat[4] = {NULL, NULL, NULL, NULL};
   PetscScalar    C[16] = {1.0, 0, 0, 0, 0, 1.0, 0.2, 0.1, 0, 0.2, 1.0, 0.1, 0, 0.1, 0.1, 1.0};
-  PetscLogDouble tsetup0, tsetup;
+  PetscLogDouble tsetup0, tsetup, rAsm[8], rMult[8], rSet[8];
+  char           csv[PETSC_MAX_PATH_LEN] = "";
+  PetscReal      rGbs[8], rBpd[8], rGfl[8], fmaPeak = 0.0, atomRate = 0.0;
+  PetscInt       order_ = 0;
   PetscReal      triad = 0.0;
   VecType        vt;
 
@@ -123,18 +148,21 @@ int main(int argc, char **argv)
 
     /* this GPU's own ceilings, measured now */
     PetscCall(FEGDeviceRoofline(&triad, &fma, &atom));
+    fmaPeak  = fma;
+    atomRate = atom;
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bench: roofline of this GPU: triad %.0f GB/s, FP64 FMA %.0f GFLOP/s, atomicAdd(double) %.1f G/s\n", (double)triad, (double)fma, (double)atom));
   } else PetscCall(Triad(dm, reps, &triad));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bench: %" PetscInt_FMT " elements, %" PetscInt_FMT " dofs per element, vectors %s, mesh %.2f s, triad %.0f GB/s\n", Ne, Nb, vt, tsetup, (double)triad));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-8s %10s %10s %12s %12s %10s %10s %12s %9s %8s\n", "strategy", "dofs", "setup s", "assembly ms", "elements/s", "us/element", "MatMult ms", "MatMult GB/s", "% triad", "B/dof"));
   PetscCall(FEGFormCreate(PETSC_COMM_WORLD, &form));
   PetscCall(FEGFormSetConstant(form, C, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-bench_csv", csv, sizeof(csv), NULL));
   for (PetscInt s = 0; s < nstrat; s++) {
     Mat            A;
     Vec            x, y;
     PetscLogDouble t0, t1, ta[64], tm[64], tset;
     PetscBool      lma;
-    PetscReal      gbs = 0, mm;
+    PetscReal      gbs = 0, gfl = 0, mm;
 
     PetscCall(PetscStrcmp(strat[s], "lma", &lma));
     PetscCall(FEGFormSetStrategy(form, lma ? FEG_STRATEGY_LMA : FEG_STRATEGY_ADDTO));
@@ -167,12 +195,15 @@ int main(int argc, char **argv)
       tm[r] = t1 - t0;
     }
     mm = Median(tm, reps);
-    if (lma) gbs = (double)Ne * (Nb * Nb * 8.0 + Nb * 4.0 + 2.0 * Nb * 8.0) / mm / 1e9; /* element matrices, indices, gathers, scatters */
-    else {
+    if (lma) {
+      gbs = (double)Ne * (Nb * Nb * 8.0 + Nb * 4.0 + 2.0 * Nb * 8.0) / mm / 1e9; /* element matrices, indices, gathers, scatters */
+      gfl = 2.0 * Ne * Nb * Nb / mm / 1e9;
+    } else {
       MatInfo info;
 
       PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info));
       gbs = (info.nz_used * 12.0 + ndofs * 20.0) / mm / 1e9; /* values, column indices, row pointers, x and y */
+      gfl = 2.0 * info.nz_used / mm / 1e9;
     }
     {
       PetscLogDouble am = Median(ta, reps);
@@ -185,10 +216,94 @@ int main(int argc, char **argv)
         bpd = (info.nz_used * 12.0 + ndofs * 4.0) / ndofs;
       }
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-8s %10" PetscInt_FMT " %10.3f %12.3f %12.3e %10.4f %10.4f %12.1f %8.1f%% %8.0f\n", strat[s], ndofs, tset, am * 1e3, Ne / am, am * 1e6 / Ne, mm * 1e3, (double)gbs, 100.0 * gbs / triad, (double)bpd));
+      if (s < 8) {
+        rSet[s]  = tset;
+        rAsm[s]  = am;
+        rMult[s] = mm;
+        rGbs[s]  = gbs;
+        rBpd[s]  = bpd;
+        rGfl[s]  = gfl;
+      }
     }
     PetscCall(VecDestroy(&x));
     PetscCall(VecDestroy(&y));
     PetscCall(MatDestroy(&A));
+  }
+  /* the crossover of Markall et al. on this hardware: assembly + k MatMults */
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "crossover (assembly + k MatMult, ms):\n%8s", "k"));
+  for (PetscInt s = 0; s < PetscMin(nstrat, 8); s++) PetscCall(PetscPrintf(PETSC_COMM_WORLD, " %12s", strat[s]));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "   fastest\n"));
+  for (PetscInt k = 1; k <= 100; k *= 10) {
+    PetscInt best = 0;
+
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%8" PetscInt_FMT, k));
+    for (PetscInt s = 0; s < PetscMin(nstrat, 8); s++) {
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, " %12.4f", (rAsm[s] + k * rMult[s]) * 1e3));
+      if (rAsm[s] + k * rMult[s] < rAsm[best] + k * rMult[best]) best = s;
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "   %s\n", strat[best]));
+  }
+  if (csv[0]) {
+    FILE       *fp;
+    PetscMPIInt rank;
+    char        cell[64] = "";
+
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-feg_cell_type", cell, sizeof(cell), NULL));
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-order", &order_, NULL));
+    PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+    if (!rank) {
+      PetscBool exists;
+
+      PetscCall(PetscTestFile(csv, 'r', &exists));
+      fp = fopen(csv, "a");
+      PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open %s", csv);
+      if (!exists) fprintf(fp, "device,cell,order,continuous,strategy,elements,dofs_per_element,setup_s,assembly_ms,elements_per_s,matmult_ms,matmult_gbs,matmult_gflops,pct_triad,bytes_per_dof,triad_gbs,fma_gflops,atomic_gups\n");
+      for (PetscInt s = 0; s < PetscMin(nstrat, 8); s++)
+        fprintf(fp, "%s,%s,%d,%d,%s,%d,%d,%.4f,%.5f,%.4e,%.5f,%.1f,%.2f,%.1f,%.1f,%.0f,%.0f,%.1f\n", ondevice ? "gpu" : "cpu", cell[0] ? cell : "tri", (int)(order_ ? order_ : order), (int)cont, strat[s], (int)Ne, (int)Nb, rSet[s], rAsm[s] * 1e3, Ne / rAsm[s], rMult[s] * 1e3, (double)rGbs[s], (double)rGfl[s], (double)(100.0 * rGbs[s] / triad), (double)rBpd[s], (double)triad, (double)fmaPeak, (double)atomRate);
+      fclose(fp);
+    }
+  }
+  {
+    /* PETSc's own host FEM assembly of the same form (DMPlexSNESComputeJacobianFEM), then conversion to AIJCUSPARSE */
+    PetscBool host;
+
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-bench_petsc_host", &host));
+    if (host) {
+      PetscDS        ds;
+      Mat            J, Jc;
+      Vec            ul;
+      PetscLogDouble t0, t1, t2;
+
+      PetscCall(DMGetDS(dm, &ds));
+      PetscCall(PetscDSSetConstants(ds, 16, C));
+      PetscCall(PetscDSSetJacobian(ds, 0, 0, g0, g1, g2, g3));
+      PetscCall(DMCreateLocalVector(dm, &ul));
+      PetscCall(VecZeroEntries(ul));
+      PetscCall(DMCreateMatrix(dm, &J));
+      PetscCall(PetscTime(&t0));
+      PetscCall(DMPlexSNESComputeJacobianFEM(dm, ul, J, J, NULL));
+      PetscCall(PetscTime(&t1));
+#if defined(FEGPU_HAVE_CUDA)
+      PetscCall(MatConvert(J, MATAIJCUSPARSE, MAT_INITIAL_MATRIX, &Jc));
+      {
+        Vec x, y;
+
+        PetscCall(MatCreateVecs(Jc, &x, &y));
+        PetscCall(VecSet(x, 1.0));
+        PetscCall(MatMult(Jc, x, y)); /* the first product moves the values to the GPU */
+        PetscCall(Sync());
+        PetscCall(VecDestroy(&x));
+        PetscCall(VecDestroy(&y));
+      }
+#else
+      PetscCall(MatDuplicate(J, MAT_COPY_VALUES, &Jc));
+#endif
+      PetscCall(PetscTime(&t2));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-8s   PETSc host DMPlexSNESComputeJacobianFEM %.3f ms (%.3e elements/s), %s %.3f ms\n", "petschost", (t1 - t0) * 1e3, Ne / (t1 - t0), ondevice ? "conversion to AIJCUSPARSE and upload" : "copy", (t2 - t1) * 1e3));
+      PetscCall(MatDestroy(&J));
+      PetscCall(MatDestroy(&Jc));
+      PetscCall(VecDestroy(&ul));
+    }
   }
 #if defined(FEGPU_HAVE_CUDA)
   if (ondevice) {

@@ -130,14 +130,15 @@ PetscErrorCode FEGCreateOperator(DM dm, FEGForm form, Mat *A)
   PetscCheck(op->tuning.nentpt >= 0 && op->tuning.nentpt <= 16 && (op->tuning.nentpt & (op->tuning.nentpt - 1)) == 0, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_OUTOFRANGE, "-feg_cuda_nentpt %" PetscInt_FMT " is not supported: allowed are 0 (automatic), 1, 2, 4, 8, 16", op->tuning.nentpt);
   PetscCheck(op->tuning.blockSize == 0 || (op->tuning.blockSize >= 32 && op->tuning.blockSize <= 1024 && op->tuning.blockSize % 32 == 0), PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_OUTOFRANGE, "-feg_cuda_block_size %" PetscInt_FMT " must be 0 or a multiple of 32 from 32 to 1024", op->tuning.blockSize);
   PetscCheck(op->tuning.qchunk >= 0, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_OUTOFRANGE, "-feg_cuda_qchunk %" PetscInt_FMT " must be non-negative", op->tuning.qchunk);
+  PetscCall(FEGDMIsOnDevice(dm, &op->ondevice));
   {
     PetscMPIInt size;
 
+    /* the mode only matters on the GPU; the host always assembles through MatSetValues */
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
     if (op->addtoMode == FEG_ADDTO_AUTO) op->addtoMode = size > 1 ? FEG_ADDTO_COO : FEG_ADDTO_ATOMIC;
-    PetscCheck(size == 1 || op->addtoMode == FEG_ADDTO_COO, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "-feg_addto_mode %s works on one process; on %d processes the off-process contributions need -feg_addto_mode coo (the default)", FEGAddtoModes[op->addtoMode], (int)size);
+    PetscCheck(!op->ondevice || size == 1 || op->addtoMode == FEG_ADDTO_COO, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "-feg_addto_mode %s works on one process; on %d processes the off-process contributions need -feg_addto_mode coo (the default)", FEGAddtoModes[op->addtoMode], (int)size);
   }
-  PetscCall(FEGDMIsOnDevice(dm, &op->ondevice));
 
   PetscCall(PetscObjectReference((PetscObject)dm));
   op->dm = dm;

@@ -1,0 +1,312 @@
+static const char help[] = "fegpu advdiff: the advection-diffusion test problem of Markall et al. (section 5, eqs. 10-19).\n"
+                           "A tracer T on the unit square, P1 triangles from a Gmsh mesh, no-flux boundaries. Each step:\n"
+                           "RK4 advection, every stage a mass solve m(v,T_k) = a(v,...) with CG, then Crank-Nicolson diffusion\n"
+                           "(M + d/2) T^{n+1} = (M - d/2) T^a with CG. Options: -feg_mesh_file f.msh -dm_refine k -advdiff_steps n\n"
+                           "-advdiff_dt dt -advdiff_monitor_vtk k -feg_strategy addto|lma -dm_vec_type cuda -advdiff_no_timing\n";
+
+#include <fegpu.h>
+
+/* velocity u = curl psi with psi = sin^2(pi x) sin^2(pi y) (zero on the boundary), taken cell by cell from the P1
+   interpolant of psi: every cell's velocity is divergence free and the normal component is continuous across edges
+   and zero on the boundary, so a(1, T) = 0 and the scheme conserves tracer to solver accuracy */
+static PetscErrorCode psi(PetscInt dim, PetscReal t, const PetscReal x[], PetscInt Nc, PetscScalar *u, void *ctx)
+{
+  const PetscReal s = PetscSinReal(PETSC_PI * x[0]), r = PetscSinReal(PETSC_PI * x[1]);
+
+  u[0] = s * s * r * r / PETSC_PI;
+  return PETSC_SUCCESS;
+}
+
+static PetscErrorCode initial(PetscInt dim, PetscReal t, const PetscReal x[], PetscInt Nc, PetscScalar *u, void *ctx)
+{
+  const PetscReal dx = x[0] - 0.3, dy = x[1] - 0.5;
+
+  u[0] = PetscExpReal(-(dx * dx + dy * dy) / 0.01);
+  return PETSC_SUCCESS;
+}
+
+/* a cell-wise constant velocity field (DG0, 2 components) from the P1 interpolant of psi */
+static PetscErrorCode CreateVelocity(DM dm, DM *veldm, Vec *vel, PetscReal *umax)
+{
+  DM             pdm;
+  PetscFE        fe, pfe;
+  Vec            p, pl;
+  PetscScalar   *va;
+  PetscInt       cStart, cEnd;
+  PetscQuadrature q;
+  PetscErrorCode (*funcs[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *) = {psi};
+
+  PetscFunctionBegin;
+  PetscCall(DMGetField(dm, 0, NULL, (PetscObject *)&fe));
+  PetscCall(DMClone(dm, &pdm));
+  PetscCall(DMSetField(pdm, 0, NULL, (PetscObject)fe));
+  PetscCall(DMCreateDS(pdm));
+  PetscCall(DMCreateGlobalVector(pdm, &p));
+  PetscCall(DMProjectFunction(pdm, 0.0, funcs, NULL, INSERT_ALL_VALUES, p));
+  PetscCall(DMGetLocalVector(pdm, &pl));
+  PetscCall(DMGlobalToLocal(pdm, p, INSERT_VALUES, pl));
+  PetscCall(PetscFECreateLagrangeByCell(PetscObjectComm((PetscObject)dm), 2, 2, DM_POLYTOPE_TRIANGLE, 0, PETSC_DETERMINE, &pfe));
+  PetscCall(PetscFEGetQuadrature(fe, &q));
+  PetscCall(PetscFESetQuadrature(pfe, q));
+  PetscCall(DMClone(dm, veldm));
+  PetscCall(DMSetField(*veldm, 0, NULL, (PetscObject)pfe));
+  PetscCall(DMCreateDS(*veldm));
+  PetscCall(PetscFEDestroy(&pfe));
+  PetscCall(DMCreateGlobalVector(*veldm, vel));
+  PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
+  *umax = 0.0;
+  {
+    Vec          vh;
+    PetscScalar *pv;
+
+    /* fill on the host, then copy into the (possibly device) global vector */
+    PetscCall(VecCreateSeq(PETSC_COMM_SELF, 2 * (cEnd - cStart), &vh));
+    PetscCall(VecGetArray(vh, &va));
+    for (PetscInt c = cStart; c < cEnd; c++) {
+      PetscScalar *ps = NULL;
+      PetscInt     np;
+      PetscReal    v0[2], J[4], invJ[4], detJ, g[2];
+
+      PetscCall(DMPlexComputeCellGeometryAffineFEM(dm, c, v0, J, invJ, &detJ));
+      PetscCall(DMPlexVecGetClosure(pdm, NULL, pl, c, &np, &ps));
+      /* reference gradient of the P1 interpolant on PETSc's reference triangle (-1,-1),(1,-1),(-1,1) */
+      {
+        const PetscReal dr[2] = {0.5 * PetscRealPart(ps[1] - ps[0]), 0.5 * PetscRealPart(ps[2] - ps[0])};
+
+        g[0] = dr[0] * invJ[0] + dr[1] * invJ[2];
+        g[1] = dr[0] * invJ[1] + dr[1] * invJ[3];
+      }
+      PetscCall(DMPlexVecRestoreClosure(pdm, NULL, pl, c, &np, &ps));
+      va[2 * (c - cStart) + 0] = g[1];
+      va[2 * (c - cStart) + 1] = -g[0];
+      *umax                    = PetscMax(*umax, PetscSqrtReal(g[0] * g[0] + g[1] * g[1]));
+    }
+    PetscCall(VecRestoreArray(vh, &va));
+    PetscCall(VecGetArray(*vel, &pv));
+    {
+      const PetscScalar *h;
+
+      PetscCall(VecGetArrayRead(vh, &h));
+      PetscCall(PetscArraycpy(pv, h, 2 * (cEnd - cStart)));
+      PetscCall(VecRestoreArrayRead(vh, &h));
+    }
+    PetscCall(VecRestoreArray(*vel, &pv));
+    PetscCall(VecDestroy(&vh));
+  }
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, umax, 1, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)dm)));
+  PetscCall(DMRestoreLocalVector(pdm, &pl));
+  PetscCall(VecDestroy(&p));
+  PetscCall(DMDestroy(&pdm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* an operator of the form C (constant) plus dt u in C_{0,l+1} (the advection term int grad v . u T) */
+static PetscErrorCode CreateOp(DM dm, const PetscScalar C[16], PetscScalar adv, DM veldm, Vec vel, Mat *A)
+{
+  FEGForm form;
+
+  PetscFunctionBegin;
+  PetscCall(FEGFormCreate(PetscObjectComm((PetscObject)dm), &form));
+  PetscCall(FEGFormSetConstant(form, C, NULL));
+  if (adv != 0.0) {
+    PetscScalar Al[16 * 2] = {0};
+
+    Al[(0 * 4 + 1) * 2 + 0] = adv; /* trial value, test d/dx: dt u_x */
+    Al[(0 * 4 + 2) * 2 + 1] = adv; /* trial value, test d/dy: dt u_y */
+    PetscCall(FEGFormSetAuxiliaryField(form, veldm, vel));
+    PetscCall(FEGFormSetLinearCoefficient(form, 2, Al, NULL));
+  }
+  PetscCall(FEGCreateOperator(dm, form, A));
+  PetscCall(FEGFormDestroy(&form));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Solve(KSP ksp, Vec b, Vec x, PetscInt *its, PetscLogDouble *t)
+{
+  PetscInt       n;
+  PetscLogDouble t0, t1;
+  KSPConvergedReason reason;
+
+  PetscFunctionBegin;
+  PetscCall(PetscTime(&t0));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(PetscTime(&t1));
+  PetscCall(KSPGetConvergedReason(ksp, &reason));
+  PetscCheck(reason > 0, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "CG did not converge: %s", KSPConvergedReasons[reason]);
+  PetscCall(KSPGetIterationNumber(ksp, &n));
+  *its += n;
+  *t += t1 - t0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CreateCG(Mat A, const char *prefix, KSP *ksp)
+{
+  PC pc;
+
+  PetscFunctionBegin;
+  PetscCall(KSPCreate(PetscObjectComm((PetscObject)A), ksp));
+  PetscCall(KSPSetOperators(*ksp, A, A));
+  PetscCall(KSPSetType(*ksp, KSPCG));
+  PetscCall(KSPGetPC(*ksp, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(KSPSetTolerances(*ksp, 1e-12, 1e-50, PETSC_DEFAULT, 1000));
+  PetscCall(KSPSetOptionsPrefix(*ksp, prefix));
+  PetscCall(KSPSetFromOptions(*ksp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  DM             dm, veldm;
+  Vec            T, Ta, Ts, k[4], rhs, ones, mones, vel;
+  Mat            M, A, L, R;
+  KSP            kspm, kspd;
+  PetscInt       steps = 200, vtk = 0, itm = 0, itd = 0, cStart, cEnd, ncells;
+  PetscReal      dt = 0.0, umax, h, mass0, mass1, kappa[4] = {2e-3, 5e-4, 5e-4, 1e-3};
+  PetscBool      timing = PETSC_TRUE;
+  PetscLogDouble t0, t1, tsetup = 0, tadv = 0, tdiff = 0, tsm = 0, tsd = 0, ttot;
+  PetscScalar    Cm[16] = {1.0}, Cl[16] = {1.0}, Cr[16] = {1.0}, Ca[16] = {0}, dot;
+  FEGStrategy    strategy;
+  VecType        vt;
+  PetscErrorCode (*ifuncs[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *) = {initial};
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "advdiff options", NULL);
+  PetscCall(PetscOptionsInt("-advdiff_steps", "Time steps", NULL, steps, &steps, NULL));
+  PetscCall(PetscOptionsReal("-advdiff_dt", "Time step (0: a quarter of the advective CFL limit)", NULL, dt, &dt, NULL));
+  PetscCall(PetscOptionsInt("-advdiff_monitor_vtk", "Write advdiff-NNNN.vtu every k steps (0: never)", NULL, vtk, &vtk, NULL));
+  PetscCall(PetscOptionsBool("-advdiff_timing", "Print per-phase times", NULL, timing, &timing, NULL));
+  PetscOptionsEnd();
+
+  PetscCall(PetscTime(&t0));
+  PetscCall(FEGCreateMeshFromOptions(PETSC_COMM_WORLD, NULL, &dm));
+  PetscCall(FEGSetUpDiscretization(dm, 1, PETSC_TRUE, "T"));
+  PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
+  ncells = cEnd - cStart;
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &ncells, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  PetscCall(CreateVelocity(dm, &veldm, &vel, &umax));
+  h = PetscSqrtReal(2.0 / ncells);
+  if (dt <= 0.0) dt = 0.25 * h / umax;
+
+  /* m, a, M + d/2 and M - d/2 (d: dt grad v . kappa grad T, C_{l+1,k+1} = kappa_kl) */
+  for (PetscInt kk = 0; kk < 2; kk++)
+    for (PetscInt l = 0; l < 2; l++) {
+      Cl[(l + 1) * 4 + kk + 1] = 0.5 * dt * kappa[kk * 2 + l];
+      Cr[(l + 1) * 4 + kk + 1] = -0.5 * dt * kappa[kk * 2 + l];
+    }
+  PetscCall(CreateOp(dm, Cm, 0.0, NULL, NULL, &M));
+  PetscCall(CreateOp(dm, Ca, dt, veldm, vel, &A));
+  PetscCall(CreateOp(dm, Cl, 0.0, NULL, NULL, &L));
+  PetscCall(CreateOp(dm, Cr, 0.0, NULL, NULL, &R));
+  PetscCall(FEGOperatorGetStrategy(M, &strategy));
+  PetscCall(CreateCG(M, "mass_", &kspm));
+  PetscCall(CreateCG(L, "diff_", &kspd));
+  PetscCall(DMCreateGlobalVector(dm, &T));
+  PetscCall(PetscObjectSetName((PetscObject)T, "T"));
+  PetscCall(VecDuplicate(T, &Ta));
+  PetscCall(VecDuplicate(T, &Ts));
+  PetscCall(VecDuplicate(T, &rhs));
+  PetscCall(VecDuplicate(T, &ones));
+  PetscCall(VecDuplicate(T, &mones));
+  for (PetscInt s = 0; s < 4; s++) PetscCall(VecDuplicate(T, &k[s]));
+  PetscCall(DMProjectFunction(dm, 0.0, ifuncs, NULL, INSERT_ALL_VALUES, T));
+  PetscCall(VecSet(ones, 1.0));
+  PetscCall(MatMult(M, ones, mones)); /* total tracer = 1^T M T */
+  PetscCall(VecDot(mones, T, &dot));
+  mass0 = PetscRealPart(dot);
+  PetscCall(KSPSetUp(kspm));
+  PetscCall(KSPSetUp(kspd));
+  PetscCall(PetscTime(&t1));
+  tsetup = t1 - t0;
+
+  for (PetscInt n = 0; n < steps; n++) {
+    PetscCall(PetscTime(&t0));
+    /* RK4: m(v, T_s) = a(v, T^n + c_s T_{s-1}) */
+    for (PetscInt s = 0; s < 4; s++) {
+      const PetscReal c = s == 0 ? 0.0 : (s == 3 ? 1.0 : 0.5);
+
+      PetscCall(VecWAXPY(Ts, c, s ? k[s - 1] : T, T));
+      PetscCall(MatMult(A, Ts, rhs));
+      PetscCall(Solve(kspm, rhs, k[s], &itm, &tsm));
+    }
+    PetscCall(VecCopy(T, Ta));
+    PetscCall(VecAXPY(Ta, 1.0 / 6.0, k[0]));
+    PetscCall(VecAXPY(Ta, 1.0 / 3.0, k[1]));
+    PetscCall(VecAXPY(Ta, 1.0 / 3.0, k[2]));
+    PetscCall(VecAXPY(Ta, 1.0 / 6.0, k[3]));
+    PetscCall(PetscTime(&t1));
+    tadv += t1 - t0;
+    /* Crank-Nicolson diffusion */
+    PetscCall(MatMult(R, Ta, rhs));
+    PetscCall(Solve(kspd, rhs, T, &itd, &tsd));
+    PetscCall(PetscTime(&t0));
+    tdiff += t0 - t1;
+    if (vtk > 0 && (n + 1) % vtk == 0) {
+      PetscViewer viewer;
+      char        name[64];
+
+      PetscCall(PetscSNPrintf(name, sizeof(name), "advdiff-%04d.vtu", (int)(n + 1)));
+      PetscCall(PetscViewerVTKOpen(PETSC_COMM_WORLD, name, FILE_MODE_WRITE, &viewer));
+      PetscCall(VecView(T, viewer));
+      PetscCall(PetscViewerDestroy(&viewer));
+    }
+  }
+  PetscCall(VecDot(mones, T, &dot));
+  mass1 = PetscRealPart(dot);
+  ttot = tsetup + tadv + tdiff;
+
+  PetscCall(DMGetVecType(dm, &vt));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "fegpu advdiff: %" PetscInt_FMT " P1 triangles, %" PetscInt_FMT " steps of dt %.4e, strategy %s\n", ncells, steps, (double)dt, FEGStrategies[strategy]));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  CG iterations: %" PetscInt_FMT " in mass solves, %" PetscInt_FMT " in diffusion solves\n", itm, itd));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  tracer mass: first step %.12e, last step %.12e\n", (double)mass0, (double)mass1));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  mass conserved to 1e-10: %s\n", PetscAbsReal(mass1 - mass0) <= 1e-10 * PetscAbsReal(mass0) ? "yes" : "NO"));
+  if (timing) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  vectors: %s\n", vt));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  times (s): setup and integration/assembly %.3f, advection %.3f (mass solves %.3f), diffusion %.3f (solves %.3f), total %.3f\n", tsetup, tadv, tsm, tdiff, tsd, ttot));
+  }
+
+  for (PetscInt s = 0; s < 4; s++) PetscCall(VecDestroy(&k[s]));
+  PetscCall(VecDestroy(&T));
+  PetscCall(VecDestroy(&Ta));
+  PetscCall(VecDestroy(&Ts));
+  PetscCall(VecDestroy(&rhs));
+  PetscCall(VecDestroy(&ones));
+  PetscCall(VecDestroy(&mones));
+  PetscCall(VecDestroy(&vel));
+  PetscCall(KSPDestroy(&kspm));
+  PetscCall(KSPDestroy(&kspd));
+  PetscCall(MatDestroy(&M));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&L));
+  PetscCall(MatDestroy(&R));
+  PetscCall(DMDestroy(&veldm));
+  PetscCall(DMDestroy(&dm));
+  PetscCall(PetscFinalize());
+  return 0;
+}
+
+/*TEST
+
+  test:
+    suffix: addto
+    args: -feg_mesh_file ../share/meshes/square.msh -advdiff_steps 10 -feg_strategy addto -advdiff_timing 0
+    output_file: output/advdiff_addto.out
+
+  test:
+    suffix: lma
+    args: -feg_mesh_file ../share/meshes/square.msh -advdiff_steps 10 -feg_strategy lma -advdiff_timing 0
+    output_file: output/advdiff_lma.out
+
+  test:
+    suffix: lma_np2
+    nsize: 2
+    args: -feg_mesh_file ../share/meshes/square.msh -advdiff_steps 10 -feg_strategy lma -advdiff_timing 0
+    output_file: output/advdiff_lma.out
+
+  test:
+    suffix: addto_refine_np3
+    nsize: 3
+    args: -feg_mesh_file ../share/meshes/square.msh -dm_refine 1 -advdiff_steps 5 -feg_strategy addto -advdiff_timing 0
+    output_file: output/advdiff_refine.out
+
+TEST*/
