@@ -27,23 +27,18 @@ static __global__ void FEGLMASmall_Kernel(int Ne, int Nb, const int *__restrict_
   }
 }
 
-/* one element per block for large elements: x gathered into shared memory, one row per thread */
-static __global__ void FEGLMABlock_Kernel(int Ne, int Nb, const int *__restrict__ idx, const double *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf)
+/* large elements: one (element, row) pair per thread, element index fastest, so the element matrix loads are coalesced
+   and small meshes of large elements still fill the GPU */
+static __global__ void FEGLMARow_Kernel(int Ne, int Nb, const int *__restrict__ idx, const double *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf)
 {
-  extern __shared__ double xe[];
-  const int e = blockIdx.x;
+  const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= (size_t)Ne * Nb) return;
+  const int e = (int)(t % Ne), a = (int)(t / Ne);
+  double    s = 0.0;
 
-  for (int b = threadIdx.x; b < Nb; b += blockDim.x) xe[b] = x[idx[(size_t)b * Ne + e]];
-  __syncthreads();
-  for (int a = threadIdx.x; a < Nb; a += blockDim.x) {
-    double s = 0.0;
-    if (!transpose)
-      for (int b = 0; b < Nb; b++) s += Ke[((size_t)a * Nb + b) * Ne + e] * xe[b];
-    else
-      for (int b = 0; b < Nb; b++) s += Ke[((size_t)b * Nb + a) * Ne + e] * xe[b];
-    if (ybuf) ybuf[(size_t)a * Ne + e] = s;
-    else atomicAdd(&y[idx[(size_t)a * Ne + e]], s);
-  }
+  for (int b = 0; b < Nb; b++) s += Ke[((size_t)(transpose ? b * Nb + a : a * Nb + b)) * Ne + e] * __ldg(&x[idx[(size_t)b * Ne + e]]);
+  if (ybuf) ybuf[t] = s;
+  else atomicAdd(&y[idx[t]], s);
 }
 
 static __global__ void FEGGather_Kernel(int n, const int *__restrict__ off, const int *__restrict__ list, const double *__restrict__ ybuf, double *__restrict__ y)
@@ -63,7 +58,7 @@ PetscErrorCode FEGDevLMAApply(const FEGDevDisc *d, const double *Ke, const doubl
   if (d->Ne) {
     if (d->Nb <= 8) FEGLMASmall_Kernel<8><<<(d->Ne + nt - 1) / nt, nt>>>(d->Ne, d->Nb, d->idx, Ke, x, y, transpose, tlist ? ybuf : NULL);
     else if (d->Nb <= FEG_LMA_SMALL) FEGLMASmall_Kernel<FEG_LMA_SMALL><<<(d->Ne + nt - 1) / nt, nt>>>(d->Ne, d->Nb, d->idx, Ke, x, y, transpose, tlist ? ybuf : NULL);
-    else FEGLMABlock_Kernel<<<d->Ne, d->Nb >= 128 ? 128 : 64, d->Nb * sizeof(double)>>>(d->Ne, d->Nb, d->idx, Ke, x, y, transpose, tlist ? ybuf : NULL);
+    else FEGLMARow_Kernel<<<(unsigned)(((size_t)d->Ne * d->Nb + nt - 1) / nt), nt>>>(d->Ne, d->Nb, d->idx, Ke, x, y, transpose, tlist ? ybuf : NULL);
     PetscCallCUDA(cudaPeekAtLastError());
   }
   if (tlist && nlocal) {
