@@ -1,5 +1,5 @@
 static const char help[] = "fegpu bench: setup, assembly and MatMult times of fegpu's operators on a box mesh.\n"
-                           "Options: -feg_cell_type -feg_faces -order -continuous -bench_reps n -bench_strategies atomic,color,coo,lma\n"
+                           "Options: -feg_cell_type -feg_faces -order -continuous -bench_reps n -bench_strategies atomic,color,coo,lma,matfree\n"
                            "         -dm_vec_type cuda -bench_csv file.csv (append rows) -bench_petsc_host (time PETSc's own FEM assembly)\n"
                            "Prints one line per strategy: times are medians of -bench_reps runs, synchronised with the device.\n";
 
@@ -161,11 +161,13 @@ int main(int argc, char **argv)
     Mat            A;
     Vec            x, y;
     PetscLogDouble t0, t1, ta[64], tm[64], tset;
-    PetscBool      lma;
+    PetscBool      lma, mf;
     PetscReal      gbs = 0, gfl = 0, mm;
 
     PetscCall(PetscStrcmp(strat[s], "lma", &lma));
-    PetscCall(FEGFormSetStrategy(form, lma ? FEG_STRATEGY_LMA : FEG_STRATEGY_ADDTO));
+    PetscCall(PetscStrcmp(strat[s], "matfree", &mf));
+    PetscCall(FEGFormSetStrategy(form, lma ? FEG_STRATEGY_LMA : (mf ? FEG_STRATEGY_MATFREE : FEG_STRATEGY_ADDTO)));
+    lma = (PetscBool)(lma || mf); /* element-local shells: no assembled matrix to measure */
     if (!lma) PetscCall(PetscOptionsSetValue(NULL, "-feg_addto_mode", strat[s]));
     PetscCall(Sync());
     PetscCall(PetscTime(&t0));
@@ -195,7 +197,18 @@ int main(int argc, char **argv)
       tm[r] = t1 - t0;
     }
     mm = Median(tm, reps);
-    if (lma) {
+    if (mf) {
+      PetscInt Nq, dim;
+      PetscFE  fe;
+      PetscQuadrature q;
+
+      PetscCall(DMGetDimension(dm, &dim));
+      PetscCall(DMGetField(dm, 0, NULL, (PetscObject *)&fe));
+      PetscCall(PetscFEGetQuadrature(fe, &q));
+      PetscCall(PetscQuadratureGetData(q, NULL, NULL, &Nq, NULL, NULL));
+      gbs = (double)Ne * (Nq * (dim + 1.0) * (dim + 1) * 8.0 + Nb * 4.0 + 2.0 * Nb * 8.0) / mm / 1e9; /* tensors, indices, gathers, scatters */
+      gfl = (double)Ne * Nq * (4.0 * Nb * (dim + 1) + 2.0 * (dim + 1) * (dim + 1)) / mm / 1e9;
+    } else if (lma) {
       gbs = (double)Ne * (Nb * Nb * 8.0 + Nb * 4.0 + 2.0 * Nb * 8.0) / mm / 1e9; /* element matrices, indices, gathers, scatters */
       gfl = 2.0 * Ne * Nb * Nb / mm / 1e9;
     } else {
@@ -210,7 +223,8 @@ int main(int argc, char **argv)
       MatInfo        info;
       PetscReal      bpd;
 
-      if (lma) bpd = (double)Ne * (Nb * Nb * 8.0 + Nb * 4.0) / ndofs;
+      if (mf) bpd = gbs * mm * 1e9 / ndofs - 16.0 * Ne * Nb / ndofs; /* stored: tensors and indices */
+      else if (lma) bpd = (double)Ne * (Nb * Nb * 8.0 + Nb * 4.0) / ndofs;
       else {
         PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info));
         bpd = (info.nz_used * 12.0 + ndofs * 4.0) / ndofs;

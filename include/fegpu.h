@@ -17,7 +17,8 @@ PETSC_EXTERN PetscErrorCode FEGFinalizePackage(void);
 /* How an operator is applied */
 typedef enum {
   FEG_STRATEGY_ADDTO,
-  FEG_STRATEGY_LMA
+  FEG_STRATEGY_LMA,
+  FEG_STRATEGY_MATFREE
 } FEGStrategy;
 PETSC_EXTERN const char *const FEGStrategies[];
 

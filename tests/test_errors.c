@@ -46,7 +46,7 @@ static PetscErrorCode strategy_from_options(const char *value)
 
 START_TEST(test_bad_strategy)
 {
-  EXPECT_ERROR(strategy_from_options("fastest"), PETSC_ERR_USER, "Unknown option fastest for -bad_feg_strategy. Available options: addto lma");
+  EXPECT_ERROR(strategy_from_options("fastest"), PETSC_ERR_USER, "Unknown option fastest for -bad_feg_strategy. Available options: addto lma matfree");
   TCHK(PetscOptionsClearValue(NULL, "-bad_feg_strategy"));
   /* a good value through the same prefix works */
   TCHK(strategy_from_options("lma"));
@@ -135,7 +135,7 @@ START_TEST(test_form_misuse)
   EXPECT_ERROR(linear_without_field(), PETSC_ERR_ARG_WRONGSTATE, "no auxiliary field");
   TCHK(FEGFormCreate(PETSC_COMM_SELF, &form));
   EXPECT_ERROR(FEGFormSetLinearCoefficient(form, 0, NULL, NULL), PETSC_ERR_ARG_OUTOFRANGE, "components 0 must be positive");
-  EXPECT_ERROR(FEGFormSetStrategy(form, (FEGStrategy)7), PETSC_ERR_ARG_OUTOFRANGE, "Unknown strategy 7; allowed: addto, lma");
+  EXPECT_ERROR(FEGFormSetStrategy(form, (FEGStrategy)7), PETSC_ERR_ARG_OUTOFRANGE, "Unknown strategy 7; allowed: addto, lma, matfree");
   TCHK(FEGFormDestroy(&form));
   {
     DM dm;

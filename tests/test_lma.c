@@ -1,4 +1,4 @@
-/* The LMA shell applies the same operator as the assembled matrix: MatMult, MatMultAdd, MatMultTranspose(Add) and
+/* The LMA and matfree shells apply the same operator as the assembled matrix: MatMult, MatMultAdd, MatMultTranspose(Add) and
    MatGetDiagonal, for a non-symmetric CDR form with a coefficient field and essential boundary conditions.
    fegtest: nsize 1 2 */
 #include "fegtest.h"
@@ -7,7 +7,7 @@ typedef struct {
   PetscReal mult, multadd, multt, multtadd, diag;
 } lma_result;
 
-static PetscErrorCode compare_lma(DMPolytopeType ct, PetscInt order, PetscBool cont, lma_result *r)
+static PetscErrorCode compare_shell(DMPolytopeType ct, PetscInt order, PetscBool cont, FEGStrategy shell, lma_result *r)
 {
   DM          dm, auxdm;
   Vec         aux, x, y, ya, z, za, d, da;
@@ -22,10 +22,10 @@ static PetscErrorCode compare_lma(DMPolytopeType ct, PetscInt order, PetscBool c
   PetscCall(fegtest_form(PETSC_COMM_WORLD, auxdm, aux, PETSC_TRUE, &form));
   PetscCall(FEGFormSetStrategy(form, FEG_STRATEGY_ADDTO));
   PetscCall(FEGCreateOperator(dm, form, &A));
-  PetscCall(FEGFormSetStrategy(form, FEG_STRATEGY_LMA));
+  PetscCall(FEGFormSetStrategy(form, shell));
   PetscCall(FEGCreateOperator(dm, form, &L));
   PetscCall(FEGOperatorGetStrategy(L, &s));
-  PetscCheck(s == FEG_STRATEGY_LMA, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "expected an LMA operator");
+  PetscCheck(s == shell, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "expected a %s operator", FEGStrategies[shell]);
   PetscCall(MatCreateVecs(L, &x, &y));
   PetscCall(VecDuplicate(y, &ya));
   PetscCall(VecDuplicate(y, &z));
@@ -80,10 +80,27 @@ START_TEST(test_lma_equals_assembled)
   lma_result           r;
 
   if (ct == DM_POLYTOPE_TRI_PRISM && order > 1) cont = PETSC_FALSE;
-  TCHK(compare_lma(ct, order, cont, &r));
+  TCHK(compare_shell(ct, order, cont, FEG_STRATEGY_LMA, &r));
   ck_assert_msg(r.mult < 1e-12 && r.multadd < 1e-12, "%s P%d: MatMult/MatMultAdd differ by %g/%g", DMPolytopeTypes[ct], (int)order, (double)r.mult, (double)r.multadd);
   ck_assert_msg(r.multt < 1e-12 && r.multtadd < 1e-12, "%s P%d: MatMultTranspose(Add) differ by %g/%g", DMPolytopeTypes[ct], (int)order, (double)r.multt, (double)r.multtadd);
   ck_assert_msg(r.diag < 1e-12, "%s P%d: MatGetDiagonal differs by %g", DMPolytopeTypes[ct], (int)order, (double)r.diag);
+}
+END_TEST
+
+/* matfree: every cell type, orders 1..4 with continuous and discontinuous spaces, and 5..8 (2D) or 5..6 (3D) */
+START_TEST(test_matfree_equals_assembled)
+{
+  const DMPolytopeType ct    = fegtest_cells[_i / 8];
+  const PetscInt       dim   = fegtest_dim(ct), k = _i % 8;
+  const PetscInt       order = k < 4 ? 1 + k : (dim == 2 ? 1 + k : 5 + (k % 2));
+  PetscBool            cont  = (PetscBool)(k % 2 == 0);
+  lma_result           r;
+
+  if (ct == DM_POLYTOPE_TRI_PRISM && order > 1) cont = PETSC_FALSE;
+  TCHK(compare_shell(ct, order, cont, FEG_STRATEGY_MATFREE, &r));
+  ck_assert_msg(r.mult < 1e-12 && r.multadd < 1e-12, "%s P%d matfree: MatMult/MatMultAdd differ by %g/%g", DMPolytopeTypes[ct], (int)order, (double)r.mult, (double)r.multadd);
+  ck_assert_msg(r.multt < 1e-12 && r.multtadd < 1e-12, "%s P%d matfree: MatMultTranspose(Add) differ by %g/%g", DMPolytopeTypes[ct], (int)order, (double)r.multt, (double)r.multtadd);
+  ck_assert_msg(r.diag < 1e-12, "%s P%d matfree: MatGetDiagonal differs by %g", DMPolytopeTypes[ct], (int)order, (double)r.diag);
 }
 END_TEST
 
@@ -94,6 +111,7 @@ static void add_tests(Suite *s)
   tc = tcase_create("apply");
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, test_lma_equals_assembled, 0, 5 * 4);
+  tcase_add_loop_test(tc, test_matfree_equals_assembled, 0, 5 * 8);
   suite_add_tcase(s, tc);
 }
 

@@ -91,6 +91,10 @@ struct _n_FEGOp {
   PetscObjectState formState, auxState; /* what the last assembly saw */
   PetscBool        assembled;
   PetscScalar     *Ke; /* lma: Ne element matrices, Nb x Nb row-major (row = test function) */
+  PetscScalar     *Cq; /* matfree: Ne*Nq (dim+1)x(dim+1) tensors w detJ T^T C T seen by the reference derivatives */
+  /* element-local shells (lma, matfree) on the host: y_e (+)= A_e x_e or A_e^T x_e, and diag(A_e) */
+  PetscErrorCode (*elemApply)(FEGOp, PetscInt, const PetscScalar[], PetscScalar[], PetscBool);
+  PetscErrorCode (*elemDiag)(FEGOp, PetscInt, PetscScalar[]);
   Vec              xl, yl;
 };
 
@@ -119,5 +123,8 @@ PETSC_INTERN PetscErrorCode FEGComputeRHS_Device(FEGDisc *, FEGForm, Vec);
 PETSC_INTERN PetscErrorCode FEGOpView(FEGOp, PetscViewer);
 PETSC_INTERN PetscErrorCode FEGOpCreateMat_AddTo(FEGOp, Mat *);
 PETSC_INTERN PetscErrorCode FEGOpAssemble_AddTo(FEGOp, Mat);
+PETSC_INTERN PetscErrorCode FEGOpCreateShell(FEGOp, Mat *);
 PETSC_INTERN PetscErrorCode FEGOpCreateMat_LMA(FEGOp, Mat *);
 PETSC_INTERN PetscErrorCode FEGOpAssemble_LMA(FEGOp, Mat);
+PETSC_INTERN PetscErrorCode FEGOpCreateMat_MatFree(FEGOp, Mat *);
+PETSC_INTERN PetscErrorCode FEGOpAssemble_MatFree(FEGOp, Mat);

@@ -103,12 +103,12 @@ PetscErrorCode FEGFormSetOptionsPrefix(FEGForm form, const char prefix[])
 }
 
 /*@
-  FEGFormSetFromOptions - reads -feg_strategy <addto,lma> and -feg_form_view
+  FEGFormSetFromOptions - reads -feg_strategy <addto,lma,matfree> and -feg_form_view
 
   Collective
 
   Options Database Keys:
-+ -feg_strategy <addto,lma> - assembled matrix (Addto) or Local Matrix Approach shell
++ -feg_strategy <addto,lma,matfree> - assembled matrix (Addto), Local Matrix Approach shell, or matrix-free shell
 - -feg_form_view - print the form
 
   Level: beginner
@@ -318,7 +318,7 @@ PetscErrorCode FEGFormSetStrategy(FEGForm form, FEGStrategy s)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 1);
-  PetscCheck(s >= FEG_STRATEGY_ADDTO && s <= FEG_STRATEGY_LMA, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_OUTOFRANGE, "Unknown strategy %d; allowed: addto, lma", (int)s);
+  PetscCheck(s >= FEG_STRATEGY_ADDTO && s <= FEG_STRATEGY_MATFREE, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_OUTOFRANGE, "Unknown strategy %d; allowed: addto, lma, matfree", (int)s);
   form->strategy = s;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -12,6 +12,7 @@ static PetscErrorCode FEGOpDestroy_Container(void *ctx)
   PetscCall(FEGDiscDestroy(&op->disc));
   PetscCall(FEGFormDestroy(&op->form));
   PetscCall(PetscFree(op->Ke));
+  PetscCall(PetscFree(op->Cq));
   PetscCall(VecDestroy(&op->xl));
   PetscCall(VecDestroy(&op->yl));
   PetscCall(DMDestroy(&op->dm));
@@ -35,7 +36,7 @@ PetscErrorCode FEGOpView(FEGOp op, PetscViewer viewer)
 {
   FEGDisc       *d = &op->disc;
   PetscInt       ne = d->Ne, nemax, nesum, ndof;
-  PetscLogDouble bytes = d->bytes + (op->Ke ? (PetscLogDouble)d->Ne * d->Nb * d->Nb * sizeof(PetscScalar) : 0), bsum;
+  PetscLogDouble bytes = d->bytes + (op->Ke ? (PetscLogDouble)d->Ne * d->Nb * d->Nb * sizeof(PetscScalar) : 0) + (op->Cq ? (PetscLogDouble)d->Ne * d->Nq * (d->dim + 1) * (d->dim + 1) * sizeof(PetscScalar) : 0), bsum;
   MPI_Comm       comm = PetscObjectComm((PetscObject)op->dm);
 
   PetscFunctionBegin;
@@ -49,7 +50,7 @@ PetscErrorCode FEGOpView(FEGOp op, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "cell type: %s, dimension %" PetscInt_FMT "\n", DMPolytopeTypes[d->ct], d->dim));
   PetscCall(PetscViewerASCIIPrintf(viewer, "space: %s Lagrange of order %" PetscInt_FMT ", %" PetscInt_FMT " dofs and %" PetscInt_FMT " quadrature points per element\n", d->continuous ? "continuous" : "discontinuous", d->order, d->Nb, d->Nq));
   PetscCall(PetscViewerASCIIPrintf(viewer, "elements: %" PetscInt_FMT " (at most %" PetscInt_FMT " per process), unknowns: %" PetscInt_FMT "\n", nesum, nemax, ndof));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "memory: %.4g MB (%.1f bytes per unknown) for indices, geometry%s\n", bsum / 1048576.0, ndof ? bsum / ndof : 0.0, op->Ke ? " and element matrices" : ""));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "memory: %.4g MB (%.1f bytes per unknown) for indices, geometry%s\n", bsum / 1048576.0, ndof ? bsum / ndof : 0.0, op->Ke ? " and element matrices" : (op->Cq ? " and quadrature-point tensors (matfree)" : "")));
 #if defined(FEGPU_HAVE_CUDA)
   PetscCall(FEGOpDevView(op, viewer));
 #endif
@@ -88,11 +89,12 @@ PetscErrorCode FEGDMIsOnDevice(DM dm, PetscBool *ondevice)
 - form - the form
 
   Output Parameter:
-. A - an assembled AIJ matrix (strategy addto; MPIAIJ in parallel, type from -dm_mat_type) or a MATSHELL storing
-      element matrices (strategy lma) with MatMult, MatMultAdd, MatMultTranspose(Add), MatGetDiagonal and MatView
+. A - an assembled AIJ matrix (strategy addto; MPIAIJ in parallel, type from -dm_mat_type), or a MATSHELL storing
+      element matrices (strategy lma) or only (dim+1)^2 coefficient-geometry values per quadrature point (matfree),
+      with MatMult, MatMultAdd, MatMultTranspose(Add), MatGetDiagonal and MatView
 
   Options Database Keys (with the form's options prefix):
-+ -feg_strategy <addto,lma> - the strategy (default: the form's, FEGFormSetStrategy())
++ -feg_strategy <addto,lma,matfree> - the strategy (default: the form's, FEGFormSetStrategy())
 - -feg_view - print strategy, cell type, order, element and dof counts and memory
 
   Level: beginner
@@ -156,6 +158,9 @@ PetscErrorCode FEGCreateOperator(DM dm, FEGForm form, Mat *A)
   case FEG_STRATEGY_LMA:
     PetscCall(FEGOpCreateMat_LMA(op, A));
     break;
+  case FEG_STRATEGY_MATFREE:
+    PetscCall(FEGOpCreateMat_MatFree(op, A));
+    break;
   }
   PetscCall(PetscContainerCreate(PetscObjectComm((PetscObject)dm), &c));
   PetscCall(PetscContainerSetPointer(c, op));
@@ -204,6 +209,9 @@ PetscErrorCode FEGOperatorAssemble(Mat A, FEGForm form)
     break;
   case FEG_STRATEGY_LMA:
     PetscCall(FEGOpAssemble_LMA(op, A));
+    break;
+  case FEG_STRATEGY_MATFREE:
+    PetscCall(FEGOpAssemble_MatFree(op, A));
     break;
   }
   PetscCall(PetscObjectStateGet((PetscObject)op->form, &op->formState));

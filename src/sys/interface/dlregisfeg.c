@@ -7,7 +7,7 @@ PetscClassId  FEG_FORM_CLASSID;
 PetscBool     FEGPackageInitialized = PETSC_FALSE;
 PetscLogEvent FEG_Setup, FEG_Integrate, FEG_Assemble, FEG_Apply, FEG_RHS;
 
-const char *const FEGStrategies[]   = {"addto", "lma", "FEGStrategy", "FEG_STRATEGY_", NULL};
+const char *const FEGStrategies[]   = {"addto", "lma", "matfree", "FEGStrategy", "FEG_STRATEGY_", NULL};
 const char *const FEGAddtoModes[]   = {"auto", "atomic", "color", "coo", "FEGAddtoMode", "FEG_ADDTO_", NULL};
 const char *const FEGLMAScatters[]  = {"atomic", "gather", "FEGLMAScatter", "FEG_LMA_SCATTER_", NULL};
 const char *const FEGCudaKernels[]  = {"auto", "thread", "block", "gemm", "FEGCudaKernel", "FEG_CUDA_KERNEL_", NULL};
