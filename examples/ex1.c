@@ -196,14 +196,12 @@ int main(int argc, char **argv)
 
   test:
     suffix: tet_matfree
-    requires: host
     args: -feg_cell_type tet -feg_faces 3 -feg_perturb 0.2 -order 2 -feg_strategy matfree
     output_file: output/ex1_tet_matfree.out
 
   test:
     suffix: prism_matfree_np2
     nsize: 2
-    requires: host
     args: -feg_cell_type prism -feg_faces 3 -feg_perturb 0.2 -order 1 -feg_strategy matfree -ksp_type bcgs
     output_file: output/ex1_prism_matfree.out
 

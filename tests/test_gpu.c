@@ -16,9 +16,11 @@ static const gpu_variant variants[] = {
   {FEG_STRATEGY_ADDTO, "color" },
   {FEG_STRATEGY_ADDTO, "coo"   },
   {FEG_STRATEGY_LMA,   "atomic"},
-  {FEG_STRATEGY_LMA,   "gather"}
+  {FEG_STRATEGY_LMA,   "gather"},
+  {FEG_STRATEGY_MATFREE, "atomic"},
+  {FEG_STRATEGY_MATFREE, "gather"}
 };
-#define NVARIANTS 5
+#define NVARIANTS 7
 
 static PetscErrorCode build(MPI_Comm comm, DMPolytopeType ct, PetscInt order, PetscBool cont, PetscBool gpu, PetscBool pointwise, DM *dm, DM *auxdm, Vec *aux, FEGForm *form)
 {
@@ -67,6 +69,7 @@ static PetscErrorCode compare_variant(DMPolytopeType ct, PetscInt order, PetscBo
   PetscCall(PetscOptionsClearValue(NULL, v->strategy == FEG_STRATEGY_ADDTO ? "-gpu_feg_addto_mode" : "-gpu_feg_lma_scatter"));
   if (v->strategy == FEG_STRATEGY_ADDTO) {
     Mat C;
+
 
     PetscCall(MatConvert(Ag, MATAIJ, MAT_INITIAL_MATRIX, &C));
     PetscCall(fegtest_matdiff(C, Ah, &r));

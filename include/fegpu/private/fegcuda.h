@@ -76,6 +76,9 @@ PETSC_INTERN PetscErrorCode FEGDevLMAApply(const FEGDevDisc *, const double *, c
 PETSC_INTERN PetscErrorCode FEGDevLMADiagonal(const FEGDevDisc *, const double *, double *);
 PETSC_INTERN PetscErrorCode FEGDevTransposeMap(const FEGDevDisc *, int, int **, int **);
 PETSC_INTERN PetscErrorCode FEGDevZero(double *, size_t);
+PETSC_INTERN PetscErrorCode FEGDevGather(int, const int *, const int *, const double *, double *);
+PETSC_INTERN PetscErrorCode FEGDevMatFreeSetUp(const FEGDevDisc *, const FEGDevCoeff *, double *);
+PETSC_INTERN PetscErrorCode FEGDevMatFreeApply(const FEGDevDisc *, const double *, const double *, double *, int, int, int, const int *, const int *, double *);
 PETSC_INTERN PetscErrorCode FEGDevRoofline(double *, double *, double *);
 
 #if defined(__cplusplus)

@@ -115,9 +115,9 @@ PETSC_INTERN PetscErrorCode FEGOpDevDestroy(FEGOp);
 PETSC_INTERN PetscErrorCode FEGOpDevView(FEGOp, PetscViewer);
 PETSC_INTERN PetscErrorCode FEGOpDevCreateMat_AddTo(FEGOp, Mat);
 PETSC_INTERN PetscErrorCode FEGOpDevAssemble_AddTo(FEGOp, Mat);
-PETSC_INTERN PetscErrorCode FEGOpDevAssemble_LMA(FEGOp);
-PETSC_INTERN PetscErrorCode FEGOpDevApply_LMA(FEGOp, Vec, Vec, PetscBool, PetscBool);
-PETSC_INTERN PetscErrorCode FEGOpDevDiagonal_LMA(FEGOp, Vec);
+PETSC_INTERN PetscErrorCode FEGOpDevAssemble_Shell(FEGOp);
+PETSC_INTERN PetscErrorCode FEGOpDevApply_Shell(FEGOp, Vec, Vec, PetscBool, PetscBool);
+PETSC_INTERN PetscErrorCode FEGOpDevDiagonal_Shell(FEGOp, Vec);
 PETSC_INTERN PetscErrorCode FEGComputeRHS_Device(FEGDisc *, FEGForm, Vec);
 #endif
 PETSC_INTERN PetscErrorCode FEGOpView(FEGOp, PetscViewer);

@@ -294,6 +294,18 @@ static __global__ void FEGGemmChat_Kernel(const FEGDevDisc d, const FEGDevCoeff 
     for (int s = 0; s < Nd; s++) A[((size_t)q * Nd * Nd + r * Nd + s) * Ec + i] = Ch[r][s];
 }
 
+/* matfree: Chat at every quadrature point of every element, element-interleaved: Cq[(q*Nd*Nd+r*Nd+s)*Ne+e] */
+PetscErrorCode FEGDevMatFreeSetUp(const FEGDevDisc *d, const FEGDevCoeff *c, double *Cq)
+{
+  const int nt = 256;
+
+  PetscFunctionBegin;
+  if (!d->Ne) PetscFunctionReturn(PETSC_SUCCESS);
+  FEGGemmChat_Kernel<<<(unsigned)(((size_t)d->Ne * d->Nq + nt - 1) / nt), nt>>>(*d, *c, NULL, 0, d->Ne, Cq);
+  PetscCallCUDA(cudaPeekAtLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static __global__ void FEGBuildP_Kernel(int Nq, int Nd, int Nb, const double *__restrict__ R, double *__restrict__ P)
 {
   const size_t KC = (size_t)Nq * Nd * Nd, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;

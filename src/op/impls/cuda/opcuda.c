@@ -19,8 +19,8 @@ typedef struct {
   FEGDevDisc       d;
   FEGDevCoeffCache cc;
   FEGDevTuning     tune;
-  /* lma */
-  double          *Ke, *ybuf;
+  /* lma and matfree */
+  double          *Ke, *Cq, *ybuf;
   int             *toff, *tlist;
   PetscBool        direct; /* one process, no constraints: local and global vectors coincide, no DMGlobalToLocal */
   /* addto */
@@ -327,6 +327,7 @@ PetscErrorCode FEGOpDevDestroy(FEGOp op)
   PetscCall(FEGDevDiscDestroy(&dev->d));
   PetscCall(FEGDevCoeffCacheDestroy(&dev->cc));
   FEGDevFree(dev->Ke);
+  FEGDevFree(dev->Cq);
   FEGDevFree(dev->ybuf);
   FEGDevFree(dev->toff);
   FEGDevFree(dev->tlist);
@@ -349,6 +350,7 @@ PetscErrorCode FEGOpDevView(FEGOp op, PetscViewer viewer)
   if (dev->Ke) bytes += (PetscLogDouble)dev->d.Ne * dev->d.Nb * dev->d.Nb * sizeof(double);
   if (dev->pos) bytes += (PetscLogDouble)dev->d.Ne * dev->d.Nb * dev->d.Nb * sizeof(int);
   if (dev->coo) bytes += (PetscLogDouble)dev->d.Ne * dev->d.Nb * dev->d.Nb * sizeof(double);
+  if (dev->Cq) bytes += (PetscLogDouble)dev->d.Ne * dev->d.Nq * (dev->d.dim + 1) * (dev->d.dim + 1) * sizeof(double);
   if (dev->tlist) bytes += (PetscLogDouble)dev->d.Ne * dev->d.Nb * (sizeof(int) + sizeof(double));
   PetscCall(PetscViewerASCIIPrintf(viewer, "GPU: geometry at %d point(s) per element, integration kernel: %s", dev->d.nG, dev->tune.used == 1 ? "one element per thread" : (dev->tune.used == 2 ? "one element per thread block" : (dev->tune.used == 3 ? "GEMM over reference tables (cuBLAS)" : "not run yet"))));
   if (dev->tune.used == 3) PetscCall(PetscViewerASCIIPrintf(viewer, " (%s, %d elements per GEMM chunk)", dev->d.P ? "K = Chat P, P the products of reference derivatives" : "K = R^T U", dev->tune.nparts));
@@ -358,19 +360,22 @@ PetscErrorCode FEGOpDevView(FEGOp op, PetscViewer viewer)
     if (dev->coo) PetscCall(PetscViewerASCIIPrintf(viewer, "GPU addto: MatSetValuesCOO of device element matrices\n"));
     else if (dev->colorOff) PetscCall(PetscViewerASCIIPrintf(viewer, "GPU addto: coloured, %" PetscInt_FMT " colours, no atomics\n", dev->ncolors));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "GPU addto: atomics into the CSR values\n"));
-  } else PetscCall(PetscViewerASCIIPrintf(viewer, "GPU lma: element-interleaved matrices, scatter by %s%s\n", dev->tlist ? "transpose gather" : "atomics", dev->direct ? ", no global-to-local copies (one process, no constraints)" : ""));
+  } else PetscCall(PetscViewerASCIIPrintf(viewer, "GPU %s: element-interleaved %s, scatter by %s%s\n", op->strategy == FEG_STRATEGY_MATFREE ? "matfree" : "lma", op->strategy == FEG_STRATEGY_MATFREE ? "quadrature-point tensors" : "matrices", dev->tlist ? "transpose gather" : "atomics", dev->direct ? ", no global-to-local copies (one process, no constraints)" : ""));
   PetscCall(PetscViewerASCIIPrintf(viewer, "GPU memory: %.4g MB\n", bytes / 1048576.0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode FEGOpDevAssemble_LMA(FEGOp op)
+PetscErrorCode FEGOpDevAssemble_Shell(FEGOp op)
 {
-  FEGOpDevice *dev = (FEGOpDevice *)op->dev;
-  FEGDevCoeff  c;
-  FEGDevOutput o = {FEG_DEV_OUT_LMA, NULL, NULL, NULL};
+  FEGOpDevice  *dev = (FEGOpDevice *)op->dev;
+  FEGDevCoeff   c;
+  FEGDevOutput  o  = {FEG_DEV_OUT_LMA, NULL, NULL, NULL};
+  const PetscBool mf = (PetscBool)(op->strategy == FEG_STRATEGY_MATFREE);
+  const int     Nd = dev->d.dim + 1;
 
   PetscFunctionBegin;
-  if (!dev->Ke) PetscCall(FEGDevMallocCopy((void **)&dev->Ke, NULL, sizeof(double) * dev->d.Ne * dev->d.Nb * dev->d.Nb, NULL));
+  if (mf && !dev->Cq) PetscCall(FEGDevMallocCopy((void **)&dev->Cq, NULL, sizeof(double) * dev->d.Ne * dev->d.Nq * Nd * Nd, NULL));
+  if (!mf && !dev->Ke) PetscCall(FEGDevMallocCopy((void **)&dev->Ke, NULL, sizeof(double) * dev->d.Ne * dev->d.Nb * dev->d.Nb, NULL));
   if (op->lmaScatter == FEG_LMA_SCATTER_GATHER && !dev->tlist) {
     PetscCall(FEGDevTransposeMap(&dev->d, (int)op->disc.nlocal, &dev->toff, &dev->tlist));
     PetscCall(FEGDevMallocCopy((void **)&dev->ybuf, NULL, sizeof(double) * dev->d.Ne * dev->d.Nb, NULL));
@@ -378,14 +383,15 @@ PetscErrorCode FEGOpDevAssemble_LMA(FEGOp op)
   o.vals = dev->Ke;
   PetscCall(FEGDevCoeffPrepare(&op->disc, op->form, &dev->cc, &c));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(FEGDevElementMatrices(&dev->d, &c, NULL, dev->d.Ne, &o, &dev->tune));
+  if (mf) PetscCall(FEGDevMatFreeSetUp(&dev->d, &c, dev->Cq));
+  else PetscCall(FEGDevElementMatrices(&dev->d, &c, NULL, dev->d.Ne, &o, &dev->tune));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(FEGDevCoeffRelease(op->form, &dev->cc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* y (+)= A x or A^T x with everything on the device */
-PetscErrorCode FEGOpDevApply_LMA(FEGOp op, Vec x, Vec y, PetscBool transpose, PetscBool add)
+PetscErrorCode FEGOpDevApply_Shell(FEGOp op, Vec x, Vec y, PetscBool transpose, PetscBool add)
 {
   FEGOpDevice       *dev = (FEGOpDevice *)op->dev;
   const PetscScalar *xa;
@@ -407,9 +413,10 @@ PetscErrorCode FEGOpDevApply_LMA(FEGOp op, Vec x, Vec y, PetscBool transpose, Pe
     PetscCall(FEGDevZero(ya, op->disc.nlocal));
   }
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(FEGDevLMAApply(&dev->d, dev->Ke, xa, ya, transpose ? 1 : 0, (int)op->disc.nlocal, dev->toff, dev->tlist, dev->ybuf));
+  if (op->strategy == FEG_STRATEGY_MATFREE) PetscCall(FEGDevMatFreeApply(&dev->d, dev->Cq, xa, ya, transpose ? 1 : 0, 0, (int)op->disc.nlocal, dev->toff, dev->tlist, dev->ybuf));
+  else PetscCall(FEGDevLMAApply(&dev->d, dev->Ke, xa, ya, transpose ? 1 : 0, (int)op->disc.nlocal, dev->toff, dev->tlist, dev->ybuf));
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops(2.0 * op->disc.Ne * op->disc.Nb * op->disc.Nb));
+  PetscCall(PetscLogGpuFlops(op->strategy == FEG_STRATEGY_MATFREE ? (PetscLogDouble)op->disc.Ne * op->disc.Nq * (4.0 * op->disc.Nb * dev->d.dim + 4.0 * op->disc.Nb + 2.0 * (dev->d.dim + 1) * (dev->d.dim + 1)) : 2.0 * op->disc.Ne * op->disc.Nb * op->disc.Nb));
   if (dev->direct) {
     PetscCall(VecCUDARestoreArrayRead(x, &xa));
     if (add) PetscCall(VecCUDARestoreArray(y, &ya));
@@ -423,7 +430,7 @@ PetscErrorCode FEGOpDevApply_LMA(FEGOp op, Vec x, Vec y, PetscBool transpose, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode FEGOpDevDiagonal_LMA(FEGOp op, Vec diag)
+PetscErrorCode FEGOpDevDiagonal_Shell(FEGOp op, Vec diag)
 {
   FEGOpDevice *dev = (FEGOpDevice *)op->dev;
   PetscScalar *ya;
@@ -431,7 +438,8 @@ PetscErrorCode FEGOpDevDiagonal_LMA(FEGOp op, Vec diag)
   PetscFunctionBegin;
   PetscCall(VecCUDAGetArrayWrite(op->yl, &ya));
   PetscCall(FEGDevZero(ya, op->disc.nlocal));
-  PetscCall(FEGDevLMADiagonal(&dev->d, dev->Ke, ya));
+  if (op->strategy == FEG_STRATEGY_MATFREE) PetscCall(FEGDevMatFreeApply(&dev->d, dev->Cq, NULL, ya, 0, 1, (int)op->disc.nlocal, NULL, NULL, NULL));
+  else PetscCall(FEGDevLMADiagonal(&dev->d, dev->Ke, ya));
   PetscCall(VecCUDARestoreArrayWrite(op->yl, &ya));
   PetscCall(VecZeroEntries(diag));
   PetscCall(DMLocalToGlobal(op->dm, op->yl, ADD_VALUES, diag));

@@ -16,7 +16,7 @@ static PetscErrorCode FEGShellApply(Mat A, Vec x, Vec y, PetscBool transpose, Pe
 #if defined(FEGPU_HAVE_CUDA)
   if (op->ondevice) {
     PetscCall(PetscLogEventBegin(FEG_Apply, A, x, y, 0));
-    PetscCall(FEGOpDevApply_LMA(op, x, y, transpose, add));
+    PetscCall(FEGOpDevApply_Shell(op, x, y, transpose, add));
     PetscCall(PetscLogEventEnd(FEG_Apply, A, x, y, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -84,7 +84,7 @@ static PetscErrorCode MatGetDiagonal_FEG_Shell(Mat A, Vec diag)
   d = &op->disc;
 #if defined(FEGPU_HAVE_CUDA)
   if (op->ondevice) {
-    PetscCall(FEGOpDevDiagonal_LMA(op, diag));
+    PetscCall(FEGOpDevDiagonal_Shell(op, diag));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
@@ -193,7 +193,7 @@ PetscErrorCode FEGOpAssemble_LMA(FEGOp op, Mat A)
   PetscCall(PetscLogEventBegin(FEG_Integrate, A, 0, 0, 0));
   if (op->ondevice) {
 #if defined(FEGPU_HAVE_CUDA)
-    PetscCall(FEGOpDevAssemble_LMA(op));
+    PetscCall(FEGOpDevAssemble_Shell(op));
 #endif
   } else {
     PetscCall(FEGCoeffSetUp(d, op->form, &coeff));

@@ -61,10 +61,19 @@ PetscErrorCode FEGDevLMAApply(const FEGDevDisc *d, const double *Ke, const doubl
     else FEGLMARow_Kernel<<<(unsigned)(((size_t)d->Ne * d->Nb + nt - 1) / nt), nt>>>(d->Ne, d->Nb, d->idx, Ke, x, y, transpose, tlist ? ybuf : NULL);
     PetscCallCUDA(cudaPeekAtLastError());
   }
-  if (tlist && nlocal) {
-    FEGGather_Kernel<<<(nlocal + nt - 1) / nt, nt>>>(nlocal, toff, tlist, ybuf, y);
-    PetscCallCUDA(cudaPeekAtLastError());
-  }
+  if (tlist && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y[i] += sum of the per-entry results of local dof i (the transpose map of FEGDevTransposeMap) */
+PetscErrorCode FEGDevGather(int n, const int *off, const int *list, const double *ybuf, double *y)
+{
+  const int nt = 128;
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  FEGGather_Kernel<<<(n + nt - 1) / nt, nt>>>(n, off, list, ybuf, y);
+  PetscCallCUDA(cudaPeekAtLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -3,7 +3,8 @@
 /* Matrix-free action by partial assembly: nothing is stored but, at every quadrature point of every element, the
    (dim+1)x(dim+1) tensor Chat = w detJ T^T C T (T = diag(1, invJ^T)) that the reference values and gradients R see:
    A_e x_e = sum_q R_q^T Chat_q R_q x_e. It works for every cell type, order and coefficient (non-affine geometry and
-   per-quadrature-point coefficients included). */
+   per-quadrature-point coefficients included). On the GPU the same tensors are built and applied by the kernels of
+   matfree.cu. */
 
 /* R(q, r, b): reference value (r = 0) or gradient component r-1 of basis function b at quadrature point q */
 static inline PetscReal FEGRef(const FEGDisc *d, PetscInt q, PetscInt r, PetscInt b)
@@ -59,11 +60,10 @@ PetscErrorCode FEGOpCreateMat_MatFree(FEGOp op, Mat *A)
   FEGDisc *d = &op->disc;
 
   PetscFunctionBegin;
-  PetscCheck(!op->ondevice, PetscObjectComm((PetscObject)op->dm), PETSC_ERR_SUP, "The matfree strategy runs on the host only in this version: use -feg_strategy lma or addto with CUDA vectors");
   PetscCall(FEGOpCreateShell(op, A));
   op->elemApply = FEGElemApply_MatFree;
   op->elemDiag  = FEGElemDiag_MatFree;
-  PetscCall(PetscMalloc1((size_t)d->Ne * d->Nq * (d->dim + 1) * (d->dim + 1), &op->Cq));
+  if (!op->ondevice) PetscCall(PetscMalloc1((size_t)d->Ne * d->Nq * (d->dim + 1) * (d->dim + 1), &op->Cq));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -77,6 +77,16 @@ PetscErrorCode FEGOpAssemble_MatFree(FEGOp op, Mat A)
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(FEG_Integrate, A, 0, 0, 0));
+#if defined(FEGPU_HAVE_CUDA)
+  if (op->ondevice) {
+    PetscCall(FEGOpDevAssemble_Shell(op));
+    PetscCall(FEGFormIsSymmetric(op->form, &sym));
+    PetscCall(MatSetOption(A, MAT_SYMMETRIC, sym));
+    PetscCall(PetscObjectStateIncrease((PetscObject)A));
+    PetscCall(PetscLogEventEnd(FEG_Integrate, A, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
   PetscCall(FEGCoeffSetUp(d, op->form, &coeff));
   for (PetscInt e = 0; e < d->Ne; e++) {
     PetscCall(FEGCoeffEvaluate(d, &coeff, e));
