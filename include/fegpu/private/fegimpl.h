@@ -124,6 +124,7 @@ PETSC_INTERN PetscErrorCode FEGOpView(FEGOp, PetscViewer);
 PETSC_INTERN PetscErrorCode FEGOpCreateMat_AddTo(FEGOp, Mat *);
 PETSC_INTERN PetscErrorCode FEGOpAssemble_AddTo(FEGOp, Mat);
 PETSC_INTERN PetscErrorCode FEGOpCreateShell(FEGOp, Mat *);
+PETSC_INTERN PetscErrorCode FEGShellAssembled(FEGOp, Mat);
 PETSC_INTERN PetscErrorCode FEGOpCreateMat_LMA(FEGOp, Mat *);
 PETSC_INTERN PetscErrorCode FEGOpAssemble_LMA(FEGOp, Mat);
 PETSC_INTERN PetscErrorCode FEGOpCreateMat_MatFree(FEGOp, Mat *);

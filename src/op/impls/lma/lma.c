@@ -138,6 +138,18 @@ PetscErrorCode FEGOpCreateShell(FEGOp op, Mat *A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* after the element data of a shell changed: its symmetry, and a new state so preconditioners built on it update */
+PetscErrorCode FEGShellAssembled(FEGOp op, Mat A)
+{
+  PetscBool sym;
+
+  PetscFunctionBegin;
+  PetscCall(FEGFormIsSymmetric(op->form, &sym));
+  PetscCall(MatSetOption(A, MAT_SYMMETRIC, sym));
+  PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode FEGElemApply_LMA(FEGOp op, PetscInt e, const PetscScalar xe[], PetscScalar ye[], PetscBool transpose)
 {
   const PetscInt     Nb = op->disc.Nb;
@@ -187,7 +199,6 @@ PetscErrorCode FEGOpAssemble_LMA(FEGOp op, Mat A)
   FEGDisc     *d = &op->disc;
   FEGCoeff     coeff;
   PetscScalar *work;
-  PetscBool    sym;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(FEG_Integrate, A, 0, 0, 0));
@@ -205,10 +216,7 @@ PetscErrorCode FEGOpAssemble_LMA(FEGOp op, Mat A)
     PetscCall(PetscFree(work));
     PetscCall(FEGCoeffDestroy(&coeff));
   }
-  PetscCall(FEGFormIsSymmetric(op->form, &sym));
-  PetscCall(MatSetOption(A, MAT_SYMMETRIC, sym));
-  /* new values: preconditioners built on A must see a new state */
-  PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  PetscCall(FEGShellAssembled(op, A));
   PetscCall(PetscLogEventEnd(FEG_Integrate, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

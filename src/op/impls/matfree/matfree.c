@@ -73,20 +73,17 @@ PetscErrorCode FEGOpAssemble_MatFree(FEGOp op, Mat A)
   FEGDisc  *d = &op->disc;
   FEGCoeff  coeff;
   const PetscInt dim = d->dim, Nd = dim + 1;
-  PetscBool sym;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(FEG_Integrate, A, 0, 0, 0));
-#if defined(FEGPU_HAVE_CUDA)
   if (op->ondevice) {
+#if defined(FEGPU_HAVE_CUDA)
     PetscCall(FEGOpDevAssemble_Shell(op));
-    PetscCall(FEGFormIsSymmetric(op->form, &sym));
-    PetscCall(MatSetOption(A, MAT_SYMMETRIC, sym));
-    PetscCall(PetscObjectStateIncrease((PetscObject)A));
+#endif
+    PetscCall(FEGShellAssembled(op, A));
     PetscCall(PetscLogEventEnd(FEG_Integrate, A, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-#endif
   PetscCall(FEGCoeffSetUp(d, op->form, &coeff));
   for (PetscInt e = 0; e < d->Ne; e++) {
     PetscCall(FEGCoeffEvaluate(d, &coeff, e));
@@ -112,9 +109,7 @@ PetscErrorCode FEGOpAssemble_MatFree(FEGOp op, Mat A)
     }
   }
   PetscCall(FEGCoeffDestroy(&coeff));
-  PetscCall(FEGFormIsSymmetric(op->form, &sym));
-  PetscCall(MatSetOption(A, MAT_SYMMETRIC, sym));
-  PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  PetscCall(FEGShellAssembled(op, A));
   PetscCall(PetscLogEventEnd(FEG_Integrate, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
