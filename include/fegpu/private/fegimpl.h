@@ -4,6 +4,7 @@
 #include <fegpu.h>
 #include <petsc/private/petscimpl.h>
 #include <fegpu/compat.h>
+#include <fegpu/private/fegmf.h>
 
 PETSC_INTERN PetscBool     FEGPackageInitialized;
 PETSC_INTERN PetscLogEvent FEG_Setup, FEG_Integrate, FEG_Assemble, FEG_Apply, FEG_RHS;
@@ -77,6 +78,30 @@ typedef struct {
 } FEGTuning;
 PETSC_INTERN const char *const FEGCudaKernels[];
 
+/* matfree kernels: quadrature-point tensors for any cell (qp), reference operators with per-element factors on
+   affine simplices (refop, and its batched-GEMM form on the GPU), sum factorisation on quadrilaterals and hexahedra */
+typedef enum {
+  FEG_MF_AUTO,
+  FEG_MF_QP,
+  FEG_MF_REFOP,
+  FEG_MF_GEMM,
+  FEG_MF_SUMFACT
+} FEGMatFreeKernel;
+PETSC_INTERN const char *const FEGMatFreeKernels[];
+
+typedef struct {
+  FEGMatFreeKernel kernel; /* in use */
+  int              kind;   /* FEGMFKind: which Chat entries are stored */
+  PetscInt         npairs, pr[16], ps[16], tperm[16]; /* stored pairs; tperm[m]: the pair (ps[m], pr[m]) */
+  PetscInt         ne, nb;                            /* refop: elements per thread and element groups per block */
+  PetscReal       *Op;  /* refop: npairs reference operators, column-major Op[(m*Nb+b)*Nb+a] (a test, b trial) */
+  PetscScalar     *G;   /* refop: per-element factors G[e*npairs+m] = (detJ T^T C T)_(pr,ps) */
+  PetscInt         P, Q; /* sumfact: 1D nodes and 1D quadrature points */
+  PetscReal       *B1, *D1; /* sumfact: Q x P 1D basis values and derivatives at the 1D Gauss points */
+  PetscInt        *lex, *qlex; /* sumfact: basis function / quadrature point at each lexicographic index */
+  PetscScalar     *Cl; /* sumfact: Cl[(e*npairs+m)*Nq+l] at lexicographic quadrature point l */
+} FEGMatFree;
+
 typedef struct _n_FEGOp *FEGOp;
 struct _n_FEGOp {
   DM               dm;
@@ -91,6 +116,8 @@ struct _n_FEGOp {
   PetscObjectState formState, auxState; /* what the last assembly saw */
   PetscBool        assembled;
   PetscScalar     *Ke; /* lma: Ne element matrices, Nb x Nb row-major (row = test function) */
+  FEGMatFreeKernel mfRequest; /* -feg_matfree_kernel */
+  FEGMatFree       mf;
   PetscScalar     *Cq; /* matfree: Ne*Nq (dim+1)x(dim+1) tensors w detJ T^T C T seen by the reference derivatives */
   /* element-local shells (lma, matfree) on the host: y_e (+)= A_e x_e or A_e^T x_e, and diag(A_e) */
   PetscErrorCode (*elemApply)(FEGOp, PetscInt, const PetscScalar[], PetscScalar[], PetscBool);
@@ -129,3 +156,7 @@ PETSC_INTERN PetscErrorCode FEGOpCreateMat_LMA(FEGOp, Mat *);
 PETSC_INTERN PetscErrorCode FEGOpAssemble_LMA(FEGOp, Mat);
 PETSC_INTERN PetscErrorCode FEGOpCreateMat_MatFree(FEGOp, Mat *);
 PETSC_INTERN PetscErrorCode FEGOpAssemble_MatFree(FEGOp, Mat);
+PETSC_INTERN PetscErrorCode FEGMatFreeDestroy(FEGMatFree *);
+PETSC_INTERN PetscErrorCode FEGMatFreeView(FEGOp, PetscInt, PetscViewer);
+PETSC_INTERN PetscErrorCode FEGFormCellwiseConstant(FEGForm, PetscBool *);
+PETSC_INTERN PetscErrorCode FEGFormBlockPattern(FEGForm, PetscBool *, PetscBool *, PetscBool *, PetscBool *);

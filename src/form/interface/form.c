@@ -431,3 +431,49 @@ PetscErrorCode FEGFormCheckCompatible(FEGForm form, DM dm)
   PetscCheck(!form->A || form->Nlin == form->Nw, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The linear coefficient map was given for %" PetscInt_FMT " auxiliary components but the auxiliary field has %" PetscInt_FMT, form->Nlin, form->Nw);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* Whether C is constant on each cell: no pointwise function, and any auxiliary field is piecewise constant (one basis
+   function per component) */
+PetscErrorCode FEGFormCellwiseConstant(FEGForm form, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  *flg = form->pointwise ? PETSC_FALSE : PETSC_TRUE;
+  if (*flg && form->auxdm && form->A) {
+    PetscObject obj;
+    PetscClassId id;
+    PetscInt     Nb, Nc;
+
+    PetscCall(DMGetField(form->auxdm, 0, NULL, &obj));
+    PetscCall(PetscObjectGetClassId(obj, &id));
+    if (id != PETSCFE_CLASSID) *flg = PETSC_FALSE;
+    else {
+      PetscCall(PetscFEGetDimension((PetscFE)obj, &Nb));
+      PetscCall(PetscFEGetNumComponents((PetscFE)obj, &Nc));
+      if (Nb != Nc) *flg = PETSC_FALSE;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Which blocks of C can be nonzero: value-value, value trial with gradient test, gradient trial with value test,
+   gradient-gradient (everything when a pointwise function sets C) */
+PetscErrorCode FEGFormBlockPattern(FEGForm form, PetscBool *vv, PetscBool *vg, PetscBool *gv, PetscBool *gg)
+{
+  PetscBool nz[4][4];
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < 4; i++)
+    for (PetscInt j = 0; j < 4; j++) {
+      nz[i][j] = (PetscBool)(form->pointwise || form->C0[i * 4 + j] != 0.0);
+      for (PetscInt k = 0; form->A && k < form->Nlin; k++)
+        if (form->A[(i * 4 + j) * form->Nlin + k] != 0.0) nz[i][j] = PETSC_TRUE;
+    }
+  *vv = nz[0][0];
+  *vg = *gv = *gg = PETSC_FALSE;
+  for (PetscInt i = 1; i < 4; i++) {
+    *vg = (PetscBool)(*vg || nz[0][i]);
+    *gv = (PetscBool)(*gv || nz[i][0]);
+    for (PetscInt j = 1; j < 4; j++) *gg = (PetscBool)(*gg || nz[i][j]);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -13,6 +13,7 @@ static PetscErrorCode FEGOpDestroy_Container(void *ctx)
   PetscCall(FEGFormDestroy(&op->form));
   PetscCall(PetscFree(op->Ke));
   PetscCall(PetscFree(op->Cq));
+  PetscCall(FEGMatFreeDestroy(&op->mf));
   PetscCall(VecDestroy(&op->xl));
   PetscCall(VecDestroy(&op->yl));
   PetscCall(DMDestroy(&op->dm));
@@ -36,7 +37,7 @@ PetscErrorCode FEGOpView(FEGOp op, PetscViewer viewer)
 {
   FEGDisc       *d = &op->disc;
   PetscInt       ne = d->Ne, nemax, nesum, ndof;
-  PetscLogDouble bytes = d->bytes + (op->Ke ? (PetscLogDouble)d->Ne * d->Nb * d->Nb * sizeof(PetscScalar) : 0) + (op->Cq ? (PetscLogDouble)d->Ne * d->Nq * (d->dim + 1) * (d->dim + 1) * sizeof(PetscScalar) : 0), bsum;
+  PetscLogDouble bytes = d->bytes + (op->Ke ? (PetscLogDouble)d->Ne * d->Nb * d->Nb * sizeof(PetscScalar) : 0) + (op->Cq ? (PetscLogDouble)d->Ne * d->Nq * (d->dim + 1) * (d->dim + 1) * sizeof(PetscScalar) : 0) + (op->mf.G ? (PetscLogDouble)d->Ne * op->mf.npairs * sizeof(PetscScalar) : 0) + (op->mf.Cl ? (PetscLogDouble)d->Ne * d->Nq * op->mf.npairs * sizeof(PetscScalar) : 0), bsum;
   MPI_Comm       comm = PetscObjectComm((PetscObject)op->dm);
 
   PetscFunctionBegin;
@@ -50,7 +51,8 @@ PetscErrorCode FEGOpView(FEGOp op, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "cell type: %s, dimension %" PetscInt_FMT "\n", DMPolytopeTypes[d->ct], d->dim));
   PetscCall(PetscViewerASCIIPrintf(viewer, "space: %s Lagrange of order %" PetscInt_FMT ", %" PetscInt_FMT " dofs and %" PetscInt_FMT " quadrature points per element\n", d->continuous ? "continuous" : "discontinuous", d->order, d->Nb, d->Nq));
   PetscCall(PetscViewerASCIIPrintf(viewer, "elements: %" PetscInt_FMT " (at most %" PetscInt_FMT " per process), unknowns: %" PetscInt_FMT "\n", nesum, nemax, ndof));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "memory: %.4g MB (%.1f bytes per unknown) for indices, geometry%s\n", bsum / 1048576.0, ndof ? bsum / ndof : 0.0, op->Ke ? " and element matrices" : (op->Cq ? " and quadrature-point tensors (matfree)" : "")));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "memory: %.4g MB (%.1f bytes per unknown) for indices, geometry%s\n", bsum / 1048576.0, ndof ? bsum / ndof : 0.0, op->Ke ? " and element matrices" : (op->strategy == FEG_STRATEGY_MATFREE ? " and matfree data" : "")));
+  if (op->strategy == FEG_STRATEGY_MATFREE) PetscCall(FEGMatFreeView(op, ndof, viewer));
 #if defined(FEGPU_HAVE_CUDA)
   PetscCall(FEGOpDevView(op, viewer));
 #endif
@@ -128,7 +130,12 @@ PetscErrorCode FEGCreateOperator(DM dm, FEGForm form, Mat *A)
   PetscCall(PetscOptionsInt("-feg_cuda_nentpt", "Element matrix entries per thread and part, NENTPT (1, 2, 4, 8, 16; 0: by element size)", "FEGCreateOperator", op->tuning.nentpt, &op->tuning.nentpt, NULL));
   PetscCall(PetscOptionsInt("-feg_cuda_qchunk", "Quadrature points staged in shared memory at a time (0: 16, fewer if shared memory is short)", "FEGCreateOperator", op->tuning.qchunk, &op->tuning.qchunk, NULL));
   PetscCall(PetscOptionsBool("-feg_cuda_jacobian_shared", "Stage the element's Jacobian data in shared memory", "FEGCreateOperator", op->tuning.jacShared, &op->tuning.jacShared, NULL));
+  PetscCall(PetscOptionsEnum("-feg_matfree_kernel", "matfree: quadrature-point tensors, reference operators (affine simplices), their batched-GEMM form (GPU), or sum factorisation (quadrilaterals, hexahedra)", "FEGCreateOperator", FEGMatFreeKernels, (PetscEnum)op->mfRequest, (PetscEnum *)&op->mfRequest, NULL));
+  PetscCall(PetscOptionsInt("-feg_matfree_ne", "GPU refop: elements per thread (1, 2, 4, 8; 0: tuned per order)", "FEGCreateOperator", op->mf.ne, &op->mf.ne, NULL));
+  PetscCall(PetscOptionsInt("-feg_matfree_nb", "GPU refop: element groups per thread block (0: tuned per order)", "FEGCreateOperator", op->mf.nb, &op->mf.nb, NULL));
   PetscOptionsEnd();
+  PetscCheck(op->mf.ne >= 0 && op->mf.ne <= 8 && (op->mf.ne & (op->mf.ne - 1)) == 0, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_ne %" PetscInt_FMT " is not supported: allowed are 0 (tuned), 1, 2, 4, 8", op->mf.ne);
+  PetscCheck(op->mf.nb >= 0 && op->mf.nb <= 256, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_nb %" PetscInt_FMT " must be 0 (tuned) or 1 to 256 (threads per block = dofs per element x nb, at most 1024)", op->mf.nb);
   PetscCheck(op->tuning.nentpt >= 0 && op->tuning.nentpt <= 16 && (op->tuning.nentpt & (op->tuning.nentpt - 1)) == 0, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_OUTOFRANGE, "-feg_cuda_nentpt %" PetscInt_FMT " is not supported: allowed are 0 (automatic), 1, 2, 4, 8, 16", op->tuning.nentpt);
   PetscCheck(op->tuning.blockSize == 0 || (op->tuning.blockSize >= 32 && op->tuning.blockSize <= 1024 && op->tuning.blockSize % 32 == 0), PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_OUTOFRANGE, "-feg_cuda_block_size %" PetscInt_FMT " must be 0 or a multiple of 32 from 32 to 1024", op->tuning.blockSize);
   PetscCheck(op->tuning.qchunk >= 0, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_OUTOFRANGE, "-feg_cuda_qchunk %" PetscInt_FMT " must be non-negative", op->tuning.qchunk);

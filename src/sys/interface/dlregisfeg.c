@@ -10,6 +10,7 @@ PetscLogEvent FEG_Setup, FEG_Integrate, FEG_Assemble, FEG_Apply, FEG_RHS;
 const char *const FEGStrategies[]   = {"addto", "lma", "matfree", "FEGStrategy", "FEG_STRATEGY_", NULL};
 const char *const FEGAddtoModes[]   = {"auto", "atomic", "color", "coo", "FEGAddtoMode", "FEG_ADDTO_", NULL};
 const char *const FEGLMAScatters[]  = {"atomic", "gather", "FEGLMAScatter", "FEG_LMA_SCATTER_", NULL};
+const char *const FEGMatFreeKernels[] = {"auto", "qp", "refop", "gemm", "sumfact", "FEGMatFreeKernel", "FEG_MF_", NULL};
 const char *const FEGCudaKernels[]  = {"auto", "thread", "block", "gemm", "FEGCudaKernel", "FEG_CUDA_KERNEL_", NULL};
 
 /*@C
