@@ -207,6 +207,80 @@ static inline PetscErrorCode fegtest_form(MPI_Comm comm, DM auxdm, Vec aux, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Forms that select each matfree kernel and stored-pair set */
+typedef enum {
+  FORM_POINTWISE, /* pointwise x-dependent terms and a P1 field: C varies within cells (qp, sumfact) */
+  FORM_CONSTANT,  /* the non-symmetric constant C0 (all pairs) */
+  FORM_CELLWISE,  /* C0 plus a linear map of a piecewise-constant field: C constant per cell, non-symmetric */
+  FORM_SYMMETRIC, /* symmetric C with value-gradient terms */
+  FORM_MASSSTIFF, /* mass plus anisotropic diffusion */
+  FORM_POISSON,   /* anisotropic diffusion only */
+  NFORMS,
+  FORM_LINEAR     /* C0 plus a linear map of a P1 field (not in the loops above) */
+} test_form;
+static inline const char *fegtest_form_name(int kind)
+{
+  static const char *const names[] = {"pointwise", "constant", "cellwise", "symmetric", "mass+stiffness", "poisson", "-", "linear"};
+  return names[kind];
+}
+
+static inline PetscErrorCode fegtest_make_form(DM dm, test_form kind, DM *auxdm, Vec *aux, FEGForm *form)
+{
+  PetscScalar C[16] = {0}, D[4] = {1.0, 0, 0, 0};
+
+  PetscFunctionBegin;
+  *auxdm = NULL;
+  *aux   = NULL;
+  if (kind == FORM_POINTWISE) {
+    PetscCall(fegtest_aux(dm, auxdm, aux));
+    PetscCall(fegtest_form(PetscObjectComm((PetscObject)dm), *auxdm, *aux, PETSC_TRUE, form));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (kind == FORM_LINEAR) {
+    PetscCall(fegtest_aux(dm, auxdm, aux));
+    PetscCall(fegtest_form(PetscObjectComm((PetscObject)dm), *auxdm, *aux, PETSC_FALSE, form));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (kind == FORM_CONSTANT) {
+    PetscCall(fegtest_form(PetscObjectComm((PetscObject)dm), NULL, NULL, PETSC_FALSE, form));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (kind == FORM_CELLWISE) {
+    PetscFE        fe0, fe;
+    PetscInt       dim, cStart;
+    DMPolytopeType ct;
+    PetscErrorCode (*funcs[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *) = {fegtest_auxfunc};
+    PetscQuadrature q;
+
+    PetscCall(DMGetDimension(dm, &dim));
+    PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, NULL));
+    PetscCall(DMPlexGetCellType(dm, cStart, &ct));
+    PetscCall(DMGetField(dm, 0, NULL, (PetscObject *)&fe));
+    PetscCall(PetscFECreateLagrangeByCell(PetscObjectComm((PetscObject)dm), dim, NW, ct, 0, PETSC_DETERMINE, &fe0));
+    PetscCall(PetscFEGetQuadrature(fe, &q));
+    PetscCall(PetscFESetQuadrature(fe0, q));
+    PetscCall(DMClone(dm, auxdm));
+    PetscCall(DMSetField(*auxdm, 0, NULL, (PetscObject)fe0));
+    PetscCall(DMCreateDS(*auxdm));
+    PetscCall(PetscFEDestroy(&fe0));
+    PetscCall(DMCreateGlobalVector(*auxdm, aux));
+    PetscCall(DMProjectFunction(*auxdm, 0.0, funcs, NULL, INSERT_ALL_VALUES, *aux));
+    PetscCall(fegtest_form(PetscObjectComm((PetscObject)dm), *auxdm, *aux, PETSC_FALSE, form));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (PetscInt i = 1; i < 4; i++) C[i * 4 + i] = 1.0 + 0.25 * i;
+  C[1 * 4 + 2] = C[2 * 4 + 1] = 0.3;
+  C[2 * 4 + 3] = C[3 * 4 + 2] = -0.2;
+  if (kind != FORM_POISSON) C[0] = 2.5;
+  if (kind == FORM_SYMMETRIC) {
+    C[0 * 4 + 1] = C[1 * 4 + 0] = 0.4;
+    C[0 * 4 + 3] = C[3 * 4 + 0] = -0.3;
+  }
+  PetscCall(FEGFormCreate(PetscObjectComm((PetscObject)dm), form));
+  PetscCall(FEGFormSetConstant(*form, C, D));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* PETSc's own assembly of the same form on dm (whose DS gets the pointwise functions); J and/or F may be NULL.
    F = a(g, v) - b(v) on the free dofs, g the boundary values */
 static inline PetscErrorCode fegtest_oracle(DM dm, DM auxdm, Vec aux, PetscBool pointwise, Mat *J, Vec *F)

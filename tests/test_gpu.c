@@ -171,6 +171,90 @@ START_TEST(test_gpu_kernels)
 }
 END_TEST
 
+/* GPU matfree kernel mfk (scatter by atomics or gather) against the host's own kernel, for one form */
+static PetscErrorCode compare_matfree(DMPolytopeType ct, PetscInt order, PetscBool cont, test_form kind, const char *mfk, const char *scatter, PetscReal *err)
+{
+  DM          dm[2], aux[2];
+  Vec         ax[2], x[2], y[2], z[2];
+  FEGForm     f[2];
+  Mat         A[2];
+  PetscRandom rnd;
+  PetscReal   r;
+
+  PetscFunctionBegin;
+  *err = 0.0;
+  for (int g = 0; g < 2; g++) {
+    PetscCall(fegtest_setup(PETSC_COMM_SELF, ct, order, cont, cont, 2, &dm[g]));
+    if (g) PetscCall(DMSetVecType(dm[g], VECCUDA));
+    PetscCall(fegtest_make_form(dm[g], kind, &aux[g], &ax[g], &f[g]));
+    PetscCall(FEGFormSetStrategy(f[g], FEG_STRATEGY_MATFREE));
+    /* the host has no gemm: it checks gemm against refop */
+    PetscCall(PetscOptionsSetValue(NULL, "-feg_matfree_kernel", g || strcmp(mfk, "gemm") ? mfk : "refop"));
+    PetscCall(PetscOptionsSetValue(NULL, "-feg_lma_scatter", scatter));
+    PetscCall(FEGCreateOperator(dm[g], f[g], &A[g]));
+    PetscCall(DMCreateGlobalVector(dm[g], &x[g]));
+    PetscCall(VecDuplicate(x[g], &y[g]));
+    PetscCall(VecDuplicate(x[g], &z[g]));
+  }
+  PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_kernel"));
+  PetscCall(PetscOptionsClearValue(NULL, "-feg_lma_scatter"));
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+  PetscCall(VecSetRandom(x[0], rnd));
+  PetscCall(VecSetRandom(z[0], rnd));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(VecCopy(x[0], x[1]));
+  PetscCall(VecCopy(z[0], z[1]));
+  for (int op = 0; op < 4; op++) {
+    for (int g = 0; g < 2; g++) {
+      if (op == 0) PetscCall(MatMult(A[g], x[g], y[g]));
+      else if (op == 1) PetscCall(MatMultTranspose(A[g], x[g], y[g]));
+      else if (op == 2) PetscCall(MatMultAdd(A[g], x[g], z[g], y[g]));
+      else PetscCall(MatGetDiagonal(A[g], y[g]));
+    }
+    PetscCall(fegtest_vecdiff(y[1], y[0], &r));
+    *err = PetscMax(*err, r);
+  }
+  for (int g = 0; g < 2; g++) {
+    PetscCall(VecDestroy(&x[g]));
+    PetscCall(VecDestroy(&y[g]));
+    PetscCall(VecDestroy(&z[g]));
+    PetscCall(MatDestroy(&A[g]));
+    PetscCall(VecDestroy(&ax[g]));
+    PetscCall(FEGFormDestroy(&f[g]));
+    PetscCall(DMDestroy(&aux[g]));
+    PetscCall(DMDestroy(&dm[g]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* every matfree kernel on the GPU equals the host: refop and gemm on triangles and tetrahedra, sumfact on
+   quadrilaterals and hexahedra, qp everywhere; orders 1..8 (2D) and 1..6 (3D), CG (with constraints) and DG (plain
+   stores), atomic and gather scatter, every stored-pair set and a pointwise coefficient */
+START_TEST(test_gpu_matfree)
+{
+  const DMPolytopeType cells[] = {DM_POLYTOPE_TRIANGLE, DM_POLYTOPE_QUADRILATERAL, DM_POLYTOPE_TETRAHEDRON, DM_POLYTOPE_HEXAHEDRON};
+  const DMPolytopeType ct      = cells[_i / 8];
+  const PetscInt       dim = fegtest_dim(ct), k = _i % 8;
+  const PetscInt       order = dim == 2 ? 1 + k : 1 + k % 6;
+  const PetscBool      cont = (PetscBool)(k % 2 == 0), simplex = (PetscBool)(ct == DM_POLYTOPE_TRIANGLE || ct == DM_POLYTOPE_TETRAHEDRON);
+  const char          *kernels[3] = {simplex ? "refop" : "sumfact", simplex ? "gemm" : "qp", "qp"};
+  PetscMPIInt          size;
+
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size > 1) return;
+  for (int f = simplex ? FORM_CONSTANT : FORM_POINTWISE; f < NFORMS; f++) {
+    for (int kk = 0; kk < (simplex ? 3 : 2); kk++) {
+      const char *scatter = (f + kk) % 2 ? "gather" : "atomic";
+      PetscReal   err;
+
+      if (!strcmp(kernels[kk], "qp") && f != FORM_POINTWISE && f != FORM_CONSTANT) continue;
+      TCHK(compare_matfree(ct, order, cont, (test_form)f, kernels[kk], scatter, &err));
+      ck_assert_msg(err < 1e-12, "%s P%d%s matfree %s (%s scatter, %s form): GPU differs from host by %g", DMPolytopeTypes[ct], (int)order, cont ? "" : " (DG)", kernels[kk], scatter, fegtest_form_name(f), (double)err);
+    }
+  }
+}
+END_TEST
+
 /* CG + Jacobi with a GPU lma or addto operator: same iterations and solution as the host, and no vector or matrix
    copies between host and device inside KSPSolve */
 static PetscErrorCode solve(PetscBool gpu, FEGStrategy s, PetscInt *its, Vec *xout, PetscLogDouble *copies)
@@ -271,6 +355,13 @@ static PetscErrorCode invariants(MPI_Comm comm, PetscBool gpu, DMPolytopeType ct
 
   PetscFunctionBegin;
   PetscCall(build(comm, ct, 2, PETSC_TRUE, gpu, PETSC_FALSE, &dm, &auxdm, &aux, &form));
+  if (s == FEG_STRATEGY_MATFREE && ct == DM_POLYTOPE_TETRAHEDRON) {
+    /* a constant C, so tetrahedra use refop (hexahedra use sumfact with the field) */
+    PetscCall(VecDestroy(&aux));
+    PetscCall(DMDestroy(&auxdm));
+    PetscCall(FEGFormDestroy(&form));
+    PetscCall(fegtest_make_form(dm, FORM_CONSTANT, &auxdm, &aux, &form));
+  }
   PetscCall(FEGFormSetStrategy(form, s));
   PetscCall(FEGCreateOperator(dm, form, &A));
   PetscCall(DMCreateGlobalVector(dm, &x));
@@ -293,8 +384,8 @@ static PetscErrorCode invariants(MPI_Comm comm, PetscBool gpu, DMPolytopeType ct
 
 START_TEST(test_gpu_parallel)
 {
-  const DMPolytopeType ct = _i / 2 ? DM_POLYTOPE_HEXAHEDRON : DM_POLYTOPE_TETRAHEDRON;
-  const FEGStrategy    s  = _i % 2 ? FEG_STRATEGY_LMA : FEG_STRATEGY_ADDTO;
+  const DMPolytopeType ct = _i / 3 ? DM_POLYTOPE_HEXAHEDRON : DM_POLYTOPE_TETRAHEDRON;
+  const FEGStrategy    s  = (FEGStrategy)(_i % 3);
   PetscReal            vp[3], vs[3], err = 0.0;
 
   TCHK(invariants(PETSC_COMM_WORLD, PETSC_TRUE, ct, s, vp));
@@ -317,13 +408,17 @@ static void add_tests(Suite *s)
   tcase_set_timeout(tc, 900);
   tcase_add_loop_test(tc, test_gpu_kernels, 0, 5 * 4);
   suite_add_tcase(s, tc);
+  tc = tcase_create("matfree");
+  tcase_set_timeout(tc, 900);
+  tcase_add_loop_test(tc, test_gpu_matfree, 0, 4 * 8);
+  suite_add_tcase(s, tc);
   tc = tcase_create("solve");
   tcase_set_timeout(tc, 900);
   tcase_add_loop_test(tc, test_gpu_solve_no_copies, 0, 2);
   suite_add_tcase(s, tc);
   tc = tcase_create("parallel");
   tcase_set_timeout(tc, 900);
-  tcase_add_loop_test(tc, test_gpu_parallel, 0, 4);
+  tcase_add_loop_test(tc, test_gpu_parallel, 0, 6);
   suite_add_tcase(s, tc);
 }
 

@@ -7,70 +7,6 @@ typedef struct {
   PetscReal mult, multadd, multt, multtadd, diag;
 } lma_result;
 
-/* Forms that select each matfree kernel and stored-pair set */
-typedef enum {
-  FORM_POINTWISE, /* pointwise x-dependent terms and a P1 field: C varies within cells (qp, sumfact) */
-  FORM_CONSTANT,  /* the non-symmetric constant C0 (all pairs) */
-  FORM_CELLWISE,  /* C0 plus a linear map of a piecewise-constant field: C constant per cell, non-symmetric */
-  FORM_SYMMETRIC, /* symmetric C with value-gradient terms */
-  FORM_MASSSTIFF, /* mass plus anisotropic diffusion */
-  FORM_POISSON,   /* anisotropic diffusion only */
-  NFORMS
-} test_form;
-static const char *const form_names[] = {"pointwise", "constant", "cellwise", "symmetric", "mass+stiffness", "poisson"};
-
-static PetscErrorCode make_form(DM dm, test_form kind, DM *auxdm, Vec *aux, FEGForm *form)
-{
-  PetscScalar C[16] = {0}, D[4] = {1.0, 0, 0, 0};
-
-  PetscFunctionBegin;
-  *auxdm = NULL;
-  *aux   = NULL;
-  if (kind == FORM_POINTWISE) {
-    PetscCall(fegtest_aux(dm, auxdm, aux));
-    PetscCall(fegtest_form(PETSC_COMM_WORLD, *auxdm, *aux, PETSC_TRUE, form));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (kind == FORM_CONSTANT) {
-    PetscCall(fegtest_form(PETSC_COMM_WORLD, NULL, NULL, PETSC_FALSE, form));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (kind == FORM_CELLWISE) {
-    PetscFE        fe0, fe;
-    PetscInt       dim, cStart;
-    DMPolytopeType ct;
-    PetscErrorCode (*funcs[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *) = {fegtest_auxfunc};
-    PetscQuadrature q;
-
-    PetscCall(DMGetDimension(dm, &dim));
-    PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, NULL));
-    PetscCall(DMPlexGetCellType(dm, cStart, &ct));
-    PetscCall(DMGetField(dm, 0, NULL, (PetscObject *)&fe));
-    PetscCall(PetscFECreateLagrangeByCell(PETSC_COMM_WORLD, dim, NW, ct, 0, PETSC_DETERMINE, &fe0));
-    PetscCall(PetscFEGetQuadrature(fe, &q));
-    PetscCall(PetscFESetQuadrature(fe0, q));
-    PetscCall(DMClone(dm, auxdm));
-    PetscCall(DMSetField(*auxdm, 0, NULL, (PetscObject)fe0));
-    PetscCall(DMCreateDS(*auxdm));
-    PetscCall(PetscFEDestroy(&fe0));
-    PetscCall(DMCreateGlobalVector(*auxdm, aux));
-    PetscCall(DMProjectFunction(*auxdm, 0.0, funcs, NULL, INSERT_ALL_VALUES, *aux));
-    PetscCall(fegtest_form(PETSC_COMM_WORLD, *auxdm, *aux, PETSC_FALSE, form));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  for (PetscInt i = 1; i < 4; i++) C[i * 4 + i] = 1.0 + 0.25 * i;
-  C[1 * 4 + 2] = C[2 * 4 + 1] = 0.3;
-  C[2 * 4 + 3] = C[3 * 4 + 2] = -0.2;
-  if (kind != FORM_POISSON) C[0] = 2.5;
-  if (kind == FORM_SYMMETRIC) {
-    C[0 * 4 + 1] = C[1 * 4 + 0] = 0.4;
-    C[0 * 4 + 3] = C[3 * 4 + 0] = -0.3;
-  }
-  PetscCall(FEGFormCreate(PETSC_COMM_WORLD, form));
-  PetscCall(FEGFormSetConstant(*form, C, D));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode compare_shell(DMPolytopeType ct, PetscInt order, PetscBool cont, FEGStrategy shell, test_form kind, const char *mfkernel, lma_result *r)
 {
   DM          dm, auxdm;
@@ -82,7 +18,7 @@ static PetscErrorCode compare_shell(DMPolytopeType ct, PetscInt order, PetscBool
 
   PetscFunctionBegin;
   PetscCall(fegtest_setup(PETSC_COMM_WORLD, ct, order, cont, cont, 2, &dm));
-  PetscCall(make_form(dm, kind, &auxdm, &aux, &form));
+  PetscCall(fegtest_make_form(dm, kind, &auxdm, &aux, &form));
   PetscCall(FEGFormSetStrategy(form, FEG_STRATEGY_ADDTO));
   PetscCall(FEGCreateOperator(dm, form, &A));
   PetscCall(FEGFormSetStrategy(form, shell));
@@ -184,9 +120,9 @@ START_TEST(test_matfree_kernels)
     lma_result r;
 
     TCHK(compare_shell(ct, order, cont, FEG_STRATEGY_MATFREE, (test_form)f, simplex ? "refop" : "sumfact", &r));
-    ck_assert_msg(r.mult < 1e-12 && r.multadd < 1e-12, "%s P%d %s %s: MatMult/MatMultAdd differ by %g/%g", DMPolytopeTypes[ct], (int)order, simplex ? "refop" : "sumfact", form_names[f], (double)r.mult, (double)r.multadd);
-    ck_assert_msg(r.multt < 1e-12 && r.multtadd < 1e-12, "%s P%d %s %s: MatMultTranspose(Add) differ by %g/%g", DMPolytopeTypes[ct], (int)order, simplex ? "refop" : "sumfact", form_names[f], (double)r.multt, (double)r.multtadd);
-    ck_assert_msg(r.diag < 1e-12, "%s P%d %s %s: MatGetDiagonal differs by %g", DMPolytopeTypes[ct], (int)order, simplex ? "refop" : "sumfact", form_names[f], (double)r.diag);
+    ck_assert_msg(r.mult < 1e-12 && r.multadd < 1e-12, "%s P%d %s %s: MatMult/MatMultAdd differ by %g/%g", DMPolytopeTypes[ct], (int)order, simplex ? "refop" : "sumfact", fegtest_form_name(f), (double)r.mult, (double)r.multadd);
+    ck_assert_msg(r.multt < 1e-12 && r.multtadd < 1e-12, "%s P%d %s %s: MatMultTranspose(Add) differ by %g/%g", DMPolytopeTypes[ct], (int)order, simplex ? "refop" : "sumfact", fegtest_form_name(f), (double)r.multt, (double)r.multtadd);
+    ck_assert_msg(r.diag < 1e-12, "%s P%d %s %s: MatGetDiagonal differs by %g", DMPolytopeTypes[ct], (int)order, simplex ? "refop" : "sumfact", fegtest_form_name(f), (double)r.diag);
   }
 }
 END_TEST
@@ -201,7 +137,7 @@ START_TEST(test_matfree_refused)
   PetscErrorCode ierr;
 
   TCHK(fegtest_setup(PETSC_COMM_WORLD, _i ? DM_POLYTOPE_HEXAHEDRON : DM_POLYTOPE_TRIANGLE, 2, PETSC_TRUE, PETSC_FALSE, 2, &dm));
-  TCHK(make_form(dm, _i ? FORM_CONSTANT : FORM_POINTWISE, &auxdm, &aux, &form));
+  TCHK(fegtest_make_form(dm, _i ? FORM_CONSTANT : FORM_POINTWISE, &auxdm, &aux, &form));
   TCHK(FEGFormSetStrategy(form, FEG_STRATEGY_MATFREE));
   TCHK(PetscOptionsSetValue(NULL, "-feg_matfree_kernel", "refop"));
   TCHK(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));

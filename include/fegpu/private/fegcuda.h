@@ -3,6 +3,7 @@
 #pragma once
 
 #include <petscsys.h>
+#include <fegpu/private/fegmf.h>
 
 #if defined(__cplusplus)
 extern "C" {
@@ -67,6 +68,25 @@ typedef struct {
   int used;       /* out: kernel used */
 } FEGDevTuning;
 
+/* matfree refop/gemm: reference operators and per-element factors */
+typedef struct {
+  int           Ne, Nb, nops, ne, nb; /* elements, dofs per element, operators, elements per thread, groups per block */
+  int           contig, unique;       /* element e's dofs are e*Nb..e*Nb+Nb-1 / no dof is shared by two elements */
+  int           tperm[16];            /* operator whose factor a transposed apply uses */
+  const double *Op;                   /* Op[(m*Nb+k)*Nb+n] */
+  const double *G;                    /* G[e*nops+m] */
+  const int    *idx;                  /* idx[b*Ne+e] */
+} FEGDevRefOp;
+
+/* matfree sumfact: 1D tables, lexicographic dofs, the stored pairs at the lexicographic Gauss points */
+typedef struct {
+  int           dim, Ne, P, Q, npairs, kind, neb, nthreads, unique;
+  const double *B1, *D1; /* Q x P */
+  const double *Cl;      /* Cl[(e*npairs+m)*Q^dim+l] */
+  const int    *idx;     /* idx[l*Ne+e], l lexicographic */
+  const int    *lex;     /* basis function of lexicographic node l */
+} FEGDevSumFact;
+
 PETSC_INTERN PetscErrorCode FEGDevGeometry(FEGDevDisc *);
 PETSC_INTERN PetscErrorCode FEGDevBuildP(FEGDevDisc *, size_t);
 PETSC_INTERN PetscErrorCode FEGDevElementMatrices(const FEGDevDisc *, const FEGDevCoeff *, const int *, int, const FEGDevOutput *, FEGDevTuning *);
@@ -80,6 +100,12 @@ PETSC_INTERN PetscErrorCode FEGDevGather(int, const int *, const int *, const do
 PETSC_INTERN PetscErrorCode FEGDevMatFreeSetUp(const FEGDevDisc *, const FEGDevCoeff *, double *);
 PETSC_INTERN PetscErrorCode FEGDevMatFreeApply(const FEGDevDisc *, const double *, const double *, double *, int, int, int, const int *, const int *, double *);
 PETSC_INTERN PetscErrorCode FEGDevRoofline(double *, double *, double *);
+PETSC_INTERN PetscErrorCode FEGDevGetCublas(void **);
+PETSC_INTERN PetscErrorCode FEGDevMatFreeFactors(const FEGDevDisc *, const FEGDevCoeff *, int, int, const int *, const int *, const int *, double *);
+PETSC_INTERN PetscErrorCode FEGDevRefOpApply(const FEGDevRefOp *, const double *, double *, int, int, int, int, const int *, const int *, double *);
+PETSC_INTERN PetscErrorCode FEGDevGemmApply(const FEGDevRefOp *, const double *, int, double *, int, const double *, double *, int, int, int, const int *, const int *, double *);
+PETSC_INTERN PetscErrorCode FEGDevSumFactApply(const FEGDevSumFact *, const double *, double *, int, int, int, const int *, const int *, double *);
+PETSC_INTERN size_t         FEGDevSumFactShared(int, int, int);
 
 #if defined(__cplusplus)
 }

@@ -94,6 +94,7 @@ typedef struct {
   int              kind;   /* FEGMFKind: which Chat entries are stored */
   PetscInt         npairs, pr[16], ps[16], tperm[16]; /* stored pairs; tperm[m]: the pair (ps[m], pr[m]) */
   PetscInt         ne, nb;                            /* refop: elements per thread and element groups per block */
+  PetscInt         gemmMB;                            /* gemm: MB of work space per element chunk */
   PetscReal       *Op;  /* refop: npairs reference operators, column-major Op[(m*Nb+b)*Nb+a] (a test, b trial) */
   PetscScalar     *G;   /* refop: per-element factors G[e*npairs+m] = (detJ T^T C T)_(pr,ps) */
   PetscInt         P, Q; /* sumfact: 1D nodes and 1D quadrature points */

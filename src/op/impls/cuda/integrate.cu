@@ -306,6 +306,46 @@ PetscErrorCode FEGDevMatFreeSetUp(const FEGDevDisc *d, const FEGDevCoeff *c, dou
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* matfree factors: the stored pairs of Chat per element (refop: detJ T^T C T, C at the first point) or per
+   lexicographic Gauss point (sumfact: w detJ T^T C T) */
+typedef struct {
+  int pr[16], ps[16];
+} FEGPairs;
+
+static __global__ void FEGMatFreeFactors_Kernel(const FEGDevDisc d, const FEGDevCoeff c, int perQP, int np, const FEGPairs pp, const int *__restrict__ qlex, double *__restrict__ out)
+{
+  const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x, nl = perQP ? (size_t)d.Nq : 1;
+  if (t >= (size_t)d.Ne * nl) return;
+  const int     e = (int)(t % d.Ne), l = (int)(t / d.Ne), q = perQP ? qlex[l] : 0, dim = d.dim;
+  const double *g = d.geo + ((size_t)e * d.nG + (d.nG == 1 ? 0 : q)) * (dim * dim + 1);
+  double        C[16], D[4], Ch[4][4];
+
+  FEGCoeffAt(c, d.Nq, e, q, C, D, false);
+  if (dim == 2) FEGChat<2>(C, g, (perQP ? d.qw[q] : 1.0) * g[dim * dim], Ch);
+  else FEGChat<3>(C, g, (perQP ? d.qw[q] : 1.0) * g[dim * dim], Ch);
+  for (int m = 0; m < np; m++) {
+    if (perQP) out[((size_t)e * np + m) * nl + l] = Ch[pp.pr[m]][pp.ps[m]];
+    else out[(size_t)e * np + m] = Ch[pp.pr[m]][pp.ps[m]];
+  }
+}
+
+PetscErrorCode FEGDevMatFreeFactors(const FEGDevDisc *d, const FEGDevCoeff *c, int perQP, int np, const int *pr, const int *ps, const int *qlex, double *out)
+{
+  FEGPairs     pp;
+  const size_t n = (size_t)d->Ne * (perQP ? d->Nq : 1);
+
+  PetscFunctionBegin;
+  for (int m = 0; m < np; m++) {
+    pp.pr[m] = pr[m];
+    pp.ps[m] = ps[m];
+  }
+  if (n) {
+    FEGMatFreeFactors_Kernel<<<(unsigned)((n + 255) / 256), 256>>>(*d, *c, perQP, np, pp, qlex, out);
+    PetscCallCUDA(cudaPeekAtLastError());
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static __global__ void FEGBuildP_Kernel(int Nq, int Nd, int Nb, const double *__restrict__ R, double *__restrict__ P)
 {
   const size_t KC = (size_t)Nq * Nd * Nd, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -338,6 +378,17 @@ static PetscErrorCode FEGCublasDestroy(void)
   PetscFunctionBegin;
   if (FEGCublas) PetscCallCUBLAS(cublasDestroy(FEGCublas));
   FEGCublas = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FEGDevGetCublas(void **h)
+{
+  PetscFunctionBegin;
+  if (!FEGCublas) {
+    PetscCallCUBLAS(cublasCreate(&FEGCublas));
+    PetscCall(PetscRegisterFinalize(FEGCublasDestroy));
+  }
+  *h = (void *)FEGCublas;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -23,6 +23,13 @@ typedef struct {
   double          *Ke, *Cq, *ybuf;
   int             *toff, *tlist;
   PetscBool        direct; /* one process, no constraints: local and global vectors coincide, no DMGlobalToLocal */
+  PetscBool        unique, contig, covering; /* no shared dofs / element e owns dofs e*Nb.. / every local dof in one element */
+  /* matfree refop, gemm, sumfact */
+  int              mfKernel, mfKind; /* what the buffers below were built for (-1: none) */
+  FEGDevRefOp      ro;
+  FEGDevSumFact    sf;
+  double          *mfOp, *mfG, *mfA, *mfWork, *sfB1, *sfD1, *sfCl;
+  int             *sfIdx, *sfLex, *sfQlex, mfLda, mfEc;
   /* addto */
   int             *pos, *colorElems;
   PetscInt        *colorOff, ncolors;
@@ -46,7 +53,7 @@ static PetscErrorCode FEGDevMallocCopy(void **d, const void *h, size_t bytes, si
   } while (0)
 
 /* Reference tables, vertex coordinates and dof indices on the device, then the geometry kernel */
-static PetscErrorCode FEGDevDiscCreate(FEGDisc *disc, FEGDevDisc *d)
+static PetscErrorCode FEGDevDiscCreate(FEGDisc *disc, PetscBool integration, FEGDevDisc *d)
 {
   const PetscInt  dim = disc->dim, Nb = disc->Nb, Nq = disc->Nq, Ne = disc->Ne;
   PetscFE         cfe;
@@ -79,7 +86,7 @@ static PetscErrorCode FEGDevDiscCreate(FEGDisc *disc, FEGDevDisc *d)
         for (PetscInt r = 0; r < dim; r++) R[q * (dim + 1) + 1 + r + a * KK] = disc->T->T[1][(q * Nb + a) * dim + r];
       }
     PetscCall(FEGDevMallocCopy((void **)&d->R, R, sizeof(double) * KK * Nb, &d->bytes));
-    if (d->nG == 1) {
+    if (d->nG == 1 && integration) {
       /* affine cells: with constant C the element matrix is sum_rs Chat_rs M^rs, Chat = detJ T^T C T */
       const PetscInt Nd = dim + 1;
       double        *M;
@@ -121,7 +128,7 @@ static PetscErrorCode FEGDevDiscCreate(FEGDisc *disc, FEGDevDisc *d)
   PetscCall(PetscFree2(X, idx));
   PetscCall(FEGDevMallocCopy((void **)&d->geo, NULL, sizeof(double) * Ne * d->nG * (dim * dim + 1), &d->bytes));
   PetscCall(FEGDevGeometry(d));
-  PetscCall(FEGDevBuildP(d, (size_t)256 << 20));
+  PetscCall(FEGDevBuildP(d, integration ? (size_t)256 << 20 : 0)); /* matfree never builds element matrices */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -294,7 +301,7 @@ PetscErrorCode FEGOpDevSetUp(FEGOp op)
   PetscCall(PetscNew(&dev));
   op->dev = dev;
   PetscCall(PetscLogEventBegin(FEG_Setup, op->dm, 0, 0, 0));
-  PetscCall(FEGDevDiscCreate(&op->disc, &dev->d));
+  PetscCall(FEGDevDiscCreate(&op->disc, (PetscBool)(op->strategy != FEG_STRATEGY_MATFREE), &dev->d));
   FEGDevTuningFrom(&op->tuning, &dev->tune);
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)op->dm), &size));
   dev->direct = PETSC_FALSE;
@@ -314,7 +321,38 @@ PetscErrorCode FEGOpDevSetUp(FEGOp op)
       if (lo != go) dev->direct = PETSC_FALSE;
     }
   }
+  {
+    const PetscInt Ne = op->disc.Ne, Nb = op->disc.Nb;
+    PetscInt      *cnt;
+
+    PetscCall(PetscCalloc1(op->disc.nlocal + 1, &cnt));
+    dev->unique = dev->contig = PETSC_TRUE;
+    for (PetscInt k = 0; k < Ne * Nb; k++) {
+      if (++cnt[op->disc.lidx[k]] > 1) dev->unique = PETSC_FALSE;
+      if (op->disc.lidx[k] != k) dev->contig = PETSC_FALSE;
+    }
+    dev->covering = (PetscBool)(dev->unique && Ne * Nb == op->disc.nlocal);
+    PetscCall(PetscFree(cnt));
+  }
+  dev->mfKernel = -1;
   PetscCall(PetscLogEventEnd(FEG_Setup, op->dm, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGDevMatFreeFree(FEGOpDevice *dev)
+{
+  PetscFunctionBegin;
+  FEGDevFree(dev->mfOp);
+  FEGDevFree(dev->mfG);
+  FEGDevFree(dev->mfA);
+  FEGDevFree(dev->mfWork);
+  FEGDevFree(dev->sfB1);
+  FEGDevFree(dev->sfD1);
+  FEGDevFree(dev->sfCl);
+  FEGDevFree(dev->sfIdx);
+  FEGDevFree(dev->sfLex);
+  FEGDevFree(dev->sfQlex);
+  dev->mfKernel = -1;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -328,6 +366,7 @@ PetscErrorCode FEGOpDevDestroy(FEGOp op)
   PetscCall(FEGDevCoeffCacheDestroy(&dev->cc));
   FEGDevFree(dev->Ke);
   FEGDevFree(dev->Cq);
+  PetscCall(FEGDevMatFreeFree(dev));
   FEGDevFree(dev->ybuf);
   FEGDevFree(dev->toff);
   FEGDevFree(dev->tlist);
@@ -352,6 +391,9 @@ PetscErrorCode FEGOpDevView(FEGOp op, PetscViewer viewer)
   if (dev->coo) bytes += (PetscLogDouble)dev->d.Ne * dev->d.Nb * dev->d.Nb * sizeof(double);
   if (dev->Cq) bytes += (PetscLogDouble)dev->d.Ne * dev->d.Nq * (dev->d.dim + 1) * (dev->d.dim + 1) * sizeof(double);
   if (dev->tlist) bytes += (PetscLogDouble)dev->d.Ne * dev->d.Nb * (sizeof(int) + sizeof(double));
+  if (dev->mfG) bytes += (PetscLogDouble)dev->d.Ne * dev->ro.nops * sizeof(double) + (PetscLogDouble)dev->ro.nops * dev->d.Nb * dev->d.Nb * sizeof(double);
+  if (dev->mfWork) bytes += (PetscLogDouble)dev->mfEc * (dev->mfLda + dev->d.Nb) * sizeof(double);
+  if (dev->sfCl) bytes += (PetscLogDouble)dev->d.Ne * dev->d.Nq * dev->sf.npairs * sizeof(double) + (PetscLogDouble)dev->d.Ne * dev->d.Nb * sizeof(int);
   PetscCall(PetscViewerASCIIPrintf(viewer, "GPU: geometry at %d point(s) per element, integration kernel: %s", dev->d.nG, dev->tune.used == 1 ? "one element per thread" : (dev->tune.used == 2 ? "one element per thread block" : (dev->tune.used == 3 ? "GEMM over reference tables (cuBLAS)" : "not run yet"))));
   if (dev->tune.used == 3) PetscCall(PetscViewerASCIIPrintf(viewer, " (%s, %d elements per GEMM chunk)", dev->d.P ? "K = Chat P, P the products of reference derivatives" : "K = R^T U", dev->tune.nparts));
   if (dev->tune.used == 2) PetscCall(PetscViewerASCIIPrintf(viewer, " (block size %d, NENTPT %d, NR_PARTS %d, quadrature chunk %d, Jacobian data in shared memory: %s)", dev->tune.blockSize, dev->tune.nentpt, dev->tune.nparts, dev->tune.qchunk, dev->tune.jacShared ? "yes" : "no"));
@@ -360,8 +402,120 @@ PetscErrorCode FEGOpDevView(FEGOp op, PetscViewer viewer)
     if (dev->coo) PetscCall(PetscViewerASCIIPrintf(viewer, "GPU addto: MatSetValuesCOO of device element matrices\n"));
     else if (dev->colorOff) PetscCall(PetscViewerASCIIPrintf(viewer, "GPU addto: coloured, %" PetscInt_FMT " colours, no atomics\n", dev->ncolors));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "GPU addto: atomics into the CSR values\n"));
+  } else if (op->strategy == FEG_STRATEGY_MATFREE && dev->mfKernel == FEG_MF_REFOP) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree refop: %d elements per thread (Ne), %d element groups per block (Nb), %d threads per block, geometric factors fetched just in time, scatter by %s\n", dev->ro.ne, dev->ro.nb, dev->ro.nb * dev->ro.Nb, dev->unique ? (dev->contig ? "plain stores (contiguous element-owned dofs)" : "plain stores (element-owned dofs)") : (dev->tlist ? "transpose gather" : "atomics")));
+  } else if (op->strategy == FEG_STRATEGY_MATFREE && dev->mfKernel == FEG_MF_GEMM) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree gemm: cuBLAS DGEMM (%d x %d) x (%d x chunk) with leading dimension %d, %d elements per chunk\n", dev->ro.nops * dev->ro.Nb, dev->ro.Nb, dev->ro.Nb, dev->mfLda, dev->mfEc));
+  } else if (op->strategy == FEG_STRATEGY_MATFREE && dev->mfKernel == FEG_MF_SUMFACT) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree sumfact: %d elements per block, %d threads, %d bytes of shared memory per element\n", dev->sf.neb, dev->sf.nthreads, (int)FEGDevSumFactShared(dev->sf.dim, dev->sf.P, dev->sf.Q)));
   } else PetscCall(PetscViewerASCIIPrintf(viewer, "GPU %s: element-interleaved %s, scatter by %s%s\n", op->strategy == FEG_STRATEGY_MATFREE ? "matfree" : "lma", op->strategy == FEG_STRATEGY_MATFREE ? "quadrature-point tensors" : "matrices", dev->tlist ? "transpose gather" : "atomics", dev->direct ? ", no global-to-local copies (one process, no constraints)" : ""));
   PetscCall(PetscViewerASCIIPrintf(viewer, "GPU memory: %.4g MB\n", bytes / 1048576.0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* refop elements per thread and groups per block by order, measured on the H100 (examples/bench_matfree) */
+static void FEGRefOpTuning(PetscInt dim, PetscInt Nb, int *ne, int *nb)
+{
+  /* rows: order 1..8; tetrahedra Nb = 4..165, triangles Nb = 3..45 */
+  static const int ne3[8] = {1, 2, 4, 4, 4, 4, 4, 4}, nb3[8] = {64, 16, 8, 4, 4, 2, 2, 2};
+  static const int ne2[8] = {1, 1, 2, 4, 4, 4, 4, 4}, nb2[8] = {64, 32, 16, 8, 4, 4, 4, 2};
+  int              p = 0;
+
+  while (p < 7 && (dim == 3 ? (p + 1) * (p + 2) * (p + 3) / 6 : (p + 1) * (p + 2) / 2) < Nb) p++;
+  *ne = dim == 3 ? ne3[p > 0 ? p - 1 : 0] : ne2[p > 0 ? p - 1 : 0];
+  *nb = dim == 3 ? nb3[p > 0 ? p - 1 : 0] : nb2[p > 0 ? p - 1 : 0];
+  while (*nb > 1 && Nb * *nb > 1024) *nb /= 2;
+}
+
+/* Device data of the matfree kernel in use, rebuilt when the kernel or the stored pairs change */
+static PetscErrorCode FEGDevMatFreeSetUpKernel(FEGOp op, FEGOpDevice *dev)
+{
+  const FEGMatFree *mf = &op->mf;
+  FEGDisc          *disc = &op->disc;
+  const PetscInt    Ne = disc->Ne, Nb = disc->Nb, Nq = disc->Nq, np = mf->npairs;
+
+  PetscFunctionBegin;
+  if (dev->mfKernel == (int)mf->kernel && dev->mfKind == mf->kind) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(FEGDevMatFreeFree(dev));
+  if (mf->kernel == FEG_MF_REFOP || mf->kernel == FEG_MF_GEMM) {
+    FEGDevRefOp *r = &dev->ro;
+    double      *Op;
+
+    PetscCall(PetscMalloc1(np * Nb * Nb, &Op));
+    for (PetscInt k = 0; k < np * Nb * Nb; k++) Op[k] = mf->Op[k];
+    PetscCall(FEGDevMallocCopy((void **)&dev->mfOp, Op, sizeof(double) * np * Nb * Nb, NULL));
+    PetscCall(FEGDevMallocCopy((void **)&dev->mfG, NULL, sizeof(double) * Ne * np, NULL));
+    PetscCall(PetscMemzero(r, sizeof(*r)));
+    r->Ne     = (int)Ne;
+    r->Nb     = (int)Nb;
+    r->nops   = (int)np;
+    r->contig = dev->contig ? 1 : 0;
+    r->unique = dev->unique ? 1 : 0;
+    for (PetscInt m = 0; m < np; m++) r->tperm[m] = (int)mf->tperm[m];
+    r->Op  = dev->mfOp;
+    r->G   = dev->mfG;
+    r->idx = dev->d.idx;
+    FEGRefOpTuning(disc->dim, Nb, &r->ne, &r->nb);
+    if (mf->ne) r->ne = (int)mf->ne;
+    if (mf->nb) r->nb = (int)mf->nb;
+    if (mf->kernel == FEG_MF_GEMM) {
+      /* stacked operators A[(m*Nb+a) + b*lda] = Op_m[a,b]; chunks of elements so Z stays within 256 MB */
+      const PetscInt lda = (np * Nb + 3) / 4 * 4, ldx = (Nb + 3) / 4 * 4;
+      double        *A;
+
+      PetscCall(PetscCalloc1(lda * Nb, &A));
+      for (PetscInt m = 0; m < np; m++)
+        for (PetscInt b = 0; b < Nb; b++)
+          for (PetscInt a = 0; a < Nb; a++) A[(m * Nb + a) + b * lda] = Op[(m * Nb + b) * Nb + a];
+      PetscCall(FEGDevMallocCopy((void **)&dev->mfA, A, sizeof(double) * lda * Nb, NULL));
+      PetscCall(PetscFree(A));
+      dev->mfLda = (int)lda;
+      dev->mfEc  = (int)PetscMax(1, PetscMin(Ne, (PetscInt)(((size_t)mf->gemmMB << 20) / (sizeof(double) * (lda + ldx)))));
+      PetscCall(FEGDevMallocCopy((void **)&dev->mfWork, NULL, sizeof(double) * (lda + ldx) * dev->mfEc, NULL));
+    }
+    PetscCall(PetscFree(Op));
+  } else if (mf->kernel == FEG_MF_SUMFACT) {
+    FEGDevSumFact *sf = &dev->sf;
+    double        *B1, *D1;
+    int           *idx, *lex, *qlex;
+    size_t         per;
+
+    PetscCall(PetscMalloc5(mf->P * mf->Q, &B1, mf->P * mf->Q, &D1, Ne * Nb, &idx, Nb, &lex, Nq, &qlex));
+    for (PetscInt k = 0; k < mf->P * mf->Q; k++) {
+      B1[k] = mf->B1[k];
+      D1[k] = mf->D1[k];
+    }
+    for (PetscInt l = 0; l < Nb; l++) lex[l] = (int)mf->lex[l];
+    for (PetscInt l = 0; l < Nq; l++) qlex[l] = (int)mf->qlex[l];
+    for (PetscInt e = 0; e < Ne; e++)
+      for (PetscInt l = 0; l < Nb; l++) idx[l * Ne + e] = (int)disc->lidx[e * Nb + mf->lex[l]];
+    PetscCall(FEGDevMallocCopy((void **)&dev->sfB1, B1, sizeof(double) * mf->P * mf->Q, NULL));
+    PetscCall(FEGDevMallocCopy((void **)&dev->sfD1, D1, sizeof(double) * mf->P * mf->Q, NULL));
+    PetscCall(FEGDevMallocCopy((void **)&dev->sfIdx, idx, sizeof(int) * Ne * Nb, NULL));
+    PetscCall(FEGDevMallocCopy((void **)&dev->sfLex, lex, sizeof(int) * Nb, NULL));
+    PetscCall(FEGDevMallocCopy((void **)&dev->sfQlex, qlex, sizeof(int) * Nq, NULL));
+    PetscCall(FEGDevMallocCopy((void **)&dev->sfCl, NULL, sizeof(double) * Ne * np * Nq, NULL));
+    PetscCall(PetscFree5(B1, D1, idx, lex, qlex));
+    PetscCall(PetscMemzero(sf, sizeof(*sf)));
+    sf->dim    = (int)disc->dim;
+    sf->Ne     = (int)Ne;
+    sf->P      = (int)mf->P;
+    sf->Q      = (int)mf->Q;
+    sf->npairs = (int)np;
+    sf->kind   = mf->kind;
+    sf->unique = dev->unique ? 1 : 0;
+    sf->B1     = dev->sfB1;
+    sf->D1     = dev->sfD1;
+    sf->Cl     = dev->sfCl;
+    sf->idx    = dev->sfIdx;
+    sf->lex    = dev->sfLex;
+    /* enough elements per block for 256 busy threads, within 96 KB of shared memory */
+    per          = FEGDevSumFactShared(sf->dim, sf->P, sf->Q);
+    sf->neb      = (int)PetscMax(1, PetscMin(256 / Nq + 1, (PetscInt)(((size_t)96 << 10) / per)));
+    sf->nthreads = Nq * sf->neb >= 256 ? 256 : 128;
+  }
+  dev->mfKernel = (int)mf->kernel;
+  dev->mfKind   = mf->kind;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -372,9 +526,18 @@ PetscErrorCode FEGOpDevAssemble_Shell(FEGOp op)
   FEGDevOutput  o  = {FEG_DEV_OUT_LMA, NULL, NULL, NULL};
   const PetscBool mf = (PetscBool)(op->strategy == FEG_STRATEGY_MATFREE);
   const int     Nd = dev->d.dim + 1;
+  int           pr[16], ps[16];
 
   PetscFunctionBegin;
-  if (mf && !dev->Cq) PetscCall(FEGDevMallocCopy((void **)&dev->Cq, NULL, sizeof(double) * dev->d.Ne * dev->d.Nq * Nd * Nd, NULL));
+  if (mf) {
+    PetscCall(FEGDevMatFreeSetUpKernel(op, dev));
+    if (op->mf.kernel != FEG_MF_QP) FEGDevFree(dev->Cq);
+    else if (!dev->Cq) PetscCall(FEGDevMallocCopy((void **)&dev->Cq, NULL, sizeof(double) * dev->d.Ne * dev->d.Nq * Nd * Nd, NULL));
+    for (PetscInt m = 0; m < op->mf.npairs; m++) {
+      pr[m] = (int)op->mf.pr[m];
+      ps[m] = (int)op->mf.ps[m];
+    }
+  }
   if (!mf && !dev->Ke) PetscCall(FEGDevMallocCopy((void **)&dev->Ke, NULL, sizeof(double) * dev->d.Ne * dev->d.Nb * dev->d.Nb, NULL));
   if (op->lmaScatter == FEG_LMA_SCATTER_GATHER && !dev->tlist) {
     PetscCall(FEGDevTransposeMap(&dev->d, (int)op->disc.nlocal, &dev->toff, &dev->tlist));
@@ -383,11 +546,59 @@ PetscErrorCode FEGOpDevAssemble_Shell(FEGOp op)
   o.vals = dev->Ke;
   PetscCall(FEGDevCoeffPrepare(&op->disc, op->form, &dev->cc, &c));
   PetscCall(PetscLogGpuTimeBegin());
-  if (mf) PetscCall(FEGDevMatFreeSetUp(&dev->d, &c, dev->Cq));
-  else PetscCall(FEGDevElementMatrices(&dev->d, &c, NULL, dev->d.Ne, &o, &dev->tune));
+  if (!mf) PetscCall(FEGDevElementMatrices(&dev->d, &c, NULL, dev->d.Ne, &o, &dev->tune));
+  else if (op->mf.kernel == FEG_MF_QP) PetscCall(FEGDevMatFreeSetUp(&dev->d, &c, dev->Cq));
+  else if (op->mf.kernel == FEG_MF_SUMFACT) PetscCall(FEGDevMatFreeFactors(&dev->d, &c, 1, (int)op->mf.npairs, pr, ps, dev->sfQlex, dev->sfCl));
+  else PetscCall(FEGDevMatFreeFactors(&dev->d, &c, 0, (int)op->mf.npairs, pr, ps, NULL, dev->mfG));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(FEGDevCoeffRelease(op->form, &dev->cc));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* matfree on the device: the kernel in use; diag gives the diagonal into y */
+static PetscErrorCode FEGDevMatFreeApplyKernel(FEGOp op, const PetscScalar *xa, PetscScalar *ya, PetscBool transpose, PetscBool diag, PetscBool overwrite)
+{
+  FEGOpDevice *dev = (FEGOpDevice *)op->dev;
+  const int    nl  = (int)op->disc.nlocal;
+
+  PetscFunctionBegin;
+  switch (op->mf.kernel) {
+  case FEG_MF_REFOP:
+    PetscCall(FEGDevRefOpApply(&dev->ro, xa, ya, transpose, diag, overwrite, nl, dev->toff, dev->tlist, dev->ybuf));
+    break;
+  case FEG_MF_GEMM:
+    if (diag) PetscCall(FEGDevRefOpApply(&dev->ro, xa, ya, 0, 1, 0, nl, NULL, NULL, NULL));
+    else PetscCall(FEGDevGemmApply(&dev->ro, dev->mfA, dev->mfLda, dev->mfWork, dev->mfEc, xa, ya, transpose, overwrite, nl, dev->toff, dev->tlist, dev->ybuf));
+    break;
+  case FEG_MF_SUMFACT:
+    PetscCall(FEGDevSumFactApply(&dev->sf, xa, ya, transpose, diag, nl, dev->toff, dev->tlist, dev->ybuf));
+    break;
+  default:
+    PetscCall(FEGDevMatFreeApply(&dev->d, dev->Cq, diag ? NULL : xa, ya, transpose, diag, nl, dev->toff, dev->tlist, dev->ybuf));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* flops of one matfree action, by kernel */
+static PetscLogDouble FEGDevMatFreeFlops(FEGOp op)
+{
+  const FEGDisc    *d  = &op->disc;
+  const FEGMatFree *mf = &op->mf;
+  const PetscInt    dim = d->dim, Nd = dim + 1;
+
+  switch (mf->kernel) {
+  case FEG_MF_REFOP:
+  case FEG_MF_GEMM:
+    return 2.0 * d->Ne * mf->npairs * d->Nb * (d->Nb + 1.0);
+  case FEG_MF_SUMFACT: {
+    const PetscLogDouble P = mf->P, Q = mf->Q;
+    /* forward and back: 2 + 3 + 4 (3D) or 2 + 3 contractions of each kind, 2 flops per multiply-add */
+    const PetscLogDouble c = dim == 3 ? 2 * P * P * P * Q + 3 * P * P * Q * Q + 4 * P * Q * Q * Q : 2 * P * P * Q + 3 * P * Q * Q;
+    return d->Ne * (2.0 * 2.0 * c + 2.0 * d->Nq * mf->npairs * (mf->kind == FEG_MF_FULL ? 1 : 2));
+  }
+  default:
+    return (PetscLogDouble)d->Ne * d->Nq * (4.0 * d->Nb * dim + 4.0 * d->Nb + 2.0 * Nd * Nd);
+  }
 }
 
 /* y (+)= A x or A^T x with everything on the device */
@@ -398,12 +609,15 @@ PetscErrorCode FEGOpDevApply_Shell(FEGOp op, Vec x, Vec y, PetscBool transpose, 
   PetscScalar       *ya;
 
   PetscFunctionBegin;
+  /* element-owned dofs covering the vector (DG on one process): the kernel stores instead of adding */
+  const PetscBool overwrite = (PetscBool)(dev->direct && dev->covering && !add && op->strategy == FEG_STRATEGY_MATFREE && (op->mf.kernel == FEG_MF_REFOP || op->mf.kernel == FEG_MF_GEMM));
+
   if (dev->direct) {
     PetscCall(VecCUDAGetArrayRead(x, &xa));
     if (add) PetscCall(VecCUDAGetArray(y, &ya));
     else {
       PetscCall(VecCUDAGetArrayWrite(y, &ya));
-      PetscCall(FEGDevZero(ya, op->disc.nglobal));
+      if (!overwrite) PetscCall(FEGDevZero(ya, op->disc.nglobal));
     }
   } else {
     PetscCall(VecZeroEntries(op->xl));
@@ -413,10 +627,10 @@ PetscErrorCode FEGOpDevApply_Shell(FEGOp op, Vec x, Vec y, PetscBool transpose, 
     PetscCall(FEGDevZero(ya, op->disc.nlocal));
   }
   PetscCall(PetscLogGpuTimeBegin());
-  if (op->strategy == FEG_STRATEGY_MATFREE) PetscCall(FEGDevMatFreeApply(&dev->d, dev->Cq, xa, ya, transpose ? 1 : 0, 0, (int)op->disc.nlocal, dev->toff, dev->tlist, dev->ybuf));
+  if (op->strategy == FEG_STRATEGY_MATFREE) PetscCall(FEGDevMatFreeApplyKernel(op, xa, ya, transpose, PETSC_FALSE, overwrite));
   else PetscCall(FEGDevLMAApply(&dev->d, dev->Ke, xa, ya, transpose ? 1 : 0, (int)op->disc.nlocal, dev->toff, dev->tlist, dev->ybuf));
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops(op->strategy == FEG_STRATEGY_MATFREE ? (PetscLogDouble)op->disc.Ne * op->disc.Nq * (4.0 * op->disc.Nb * dev->d.dim + 4.0 * op->disc.Nb + 2.0 * (dev->d.dim + 1) * (dev->d.dim + 1)) : 2.0 * op->disc.Ne * op->disc.Nb * op->disc.Nb));
+  PetscCall(PetscLogGpuFlops(op->strategy == FEG_STRATEGY_MATFREE ? FEGDevMatFreeFlops(op) : 2.0 * op->disc.Ne * op->disc.Nb * op->disc.Nb));
   if (dev->direct) {
     PetscCall(VecCUDARestoreArrayRead(x, &xa));
     if (add) PetscCall(VecCUDARestoreArray(y, &ya));
@@ -438,7 +652,7 @@ PetscErrorCode FEGOpDevDiagonal_Shell(FEGOp op, Vec diag)
   PetscFunctionBegin;
   PetscCall(VecCUDAGetArrayWrite(op->yl, &ya));
   PetscCall(FEGDevZero(ya, op->disc.nlocal));
-  if (op->strategy == FEG_STRATEGY_MATFREE) PetscCall(FEGDevMatFreeApply(&dev->d, dev->Cq, NULL, ya, 0, 1, (int)op->disc.nlocal, NULL, NULL, NULL));
+  if (op->strategy == FEG_STRATEGY_MATFREE) PetscCall(FEGDevMatFreeApplyKernel(op, NULL, ya, PETSC_FALSE, PETSC_TRUE, PETSC_FALSE));
   else PetscCall(FEGDevLMADiagonal(&dev->d, dev->Ke, ya));
   PetscCall(VecCUDARestoreArrayWrite(op->yl, &ya));
   PetscCall(VecZeroEntries(diag));
@@ -610,7 +824,7 @@ PetscErrorCode FEGComputeRHS_Device(FEGDisc *disc, FEGForm form, Vec b)
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(&cc, sizeof(cc)));
-  PetscCall(FEGDevDiscCreate(disc, &d));
+  PetscCall(FEGDevDiscCreate(disc, PETSC_TRUE, &d));
   PetscCall(FEGDevCoeffPrepare(disc, form, &cc, &c));
   PetscCall(DMGetLocalVector(dm, &bl));
   PetscCall(DMGetLocalVector(dm, &gl));

@@ -427,7 +427,8 @@ static PetscErrorCode FEGMatFreeSelect(FEGOp op)
   }
   if (k == FEG_MF_AUTO || k == FEG_MF_SUMFACT) PetscCall(FEGMatFreeTensorSetUp(d, mf, &tensor, &why));
   if (k == FEG_MF_AUTO) {
-    if (affine && cellconst) k = FEG_MF_REFOP;
+    /* on the H100 the batched GEMM overtakes the refop kernel from tetrahedra of order 6 (84 dofs) up */
+    if (affine && cellconst) k = op->ondevice && d->dim == 3 && d->Nb >= 84 ? FEG_MF_GEMM : FEG_MF_REFOP;
     else if (tensor) k = FEG_MF_SUMFACT;
     else k = FEG_MF_QP;
   }

@@ -1,0 +1,324 @@
+static const char help[] = "fegpu bench_matfree: the matrix-free kernels against the roofline, and a BP3-style CG solve.\n"
+                           "  -mode action: affine tetrahedra, stiffness plus mass action (Swirydowicz et al.'s kernel) for each order of\n"
+                           "     -orders 1,...,8 on about -elements E cells (discontinuous, as in that study; -continuous for CG), kernels\n"
+                           "     -kernels refop,gemm; -sweep tries every Ne x Nb. Prints N, GFLOP/s, GB/s and %% of the measured roofline.\n"
+                           "  -mode bp3: hexahedra, Poisson with Q = P+1 Gauss points, CG with Jacobi for -its iterations on at least\n"
+                           "     -dofs unknowns, strategies -strategies matfree,lma,addto; prints DOFs x iterations per second and memory.\n"
+                           "Use -dm_vec_type cuda for the GPU. Times are medians of -reps runs, synchronised with the device.\n";
+
+#include <fegpu.h>
+#include <petscksp.h>
+#if defined(FEGPU_HAVE_CUDA)
+  #include <cuda_runtime_api.h>
+#endif
+
+static PetscBool ondevice = PETSC_FALSE;
+
+static PetscErrorCode Sync(void)
+{
+  PetscFunctionBegin;
+#if defined(FEGPU_HAVE_CUDA)
+  if (ondevice && cudaDeviceSynchronize() != cudaSuccess) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "cudaDeviceSynchronize failed");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static double DeviceUsed(void)
+{
+#if defined(FEGPU_HAVE_CUDA)
+  size_t fr, tot;
+
+  if (ondevice && cudaMemGetInfo(&fr, &tot) == cudaSuccess) return (double)(tot - fr);
+#endif
+  return 0.0;
+}
+
+static int cmp(const void *a, const void *b)
+{
+  const PetscLogDouble x = *(const PetscLogDouble *)a, y = *(const PetscLogDouble *)b;
+  return x < y ? -1 : (x > y);
+}
+
+/* median time of reps MatMults */
+static PetscErrorCode TimeMult(Mat A, Vec x, Vec y, PetscInt reps, PetscLogDouble *t)
+{
+  PetscLogDouble ts[64];
+
+  PetscFunctionBegin;
+  PetscCall(MatMult(A, x, y)); /* warm up */
+  PetscCall(Sync());
+  for (PetscInt r = 0; r < reps; r++) {
+    PetscLogDouble t0, t1;
+
+    PetscCall(PetscTime(&t0));
+    PetscCall(MatMult(A, x, y));
+    PetscCall(Sync());
+    PetscCall(PetscTime(&t1));
+    ts[r] = t1 - t0;
+  }
+  qsort(ts, (size_t)reps, sizeof(PetscLogDouble), cmp);
+  *t = ts[reps / 2];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SetKernel(const char *k, PetscInt ne, PetscInt nb)
+{
+  char buf[16];
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsSetValue(NULL, "-feg_matfree_kernel", k));
+  PetscCall(PetscSNPrintf(buf, sizeof(buf), "%d", (int)ne));
+  PetscCall(PetscOptionsSetValue(NULL, "-feg_matfree_ne", buf));
+  PetscCall(PetscSNPrintf(buf, sizeof(buf), "%d", (int)nb));
+  PetscCall(PetscOptionsSetValue(NULL, "-feg_matfree_nb", buf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Stiffness plus mass action on affine tetrahedra: flops 2 nops Nb (Nb+1) per element (14 Np^2 + 14 Np for the 7
+   operators, the count of the 004 study), compulsory bytes x and y (8 Nb each) and the factors (8 nops) */
+static PetscErrorCode BenchAction(PetscInt norders, const PetscInt orders[], PetscInt target, PetscBool cont, char *kernels[], PetscInt nk, PetscBool sweep, PetscBool view, PetscInt reps, PetscReal triad, PetscReal fma)
+{
+  const PetscScalar C[16] = {0.5, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0};
+  FEGForm           form;
+  PetscInt          faces[3];
+
+  PetscFunctionBegin;
+  PetscCall(FEGFormCreate(PETSC_COMM_WORLD, &form));
+  PetscCall(FEGFormSetConstant(form, C, NULL));
+  PetscCall(FEGFormSetStrategy(form, FEG_STRATEGY_MATFREE));
+  faces[0] = faces[1] = faces[2] = (PetscInt)PetscCeilReal(PetscPowReal(target / 6.0, 1.0 / 3.0));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "action: %" PetscInt_FMT " tetrahedra (Kuhn, %" PetscInt_FMT "^3 cubes, perturbed), %s, stiffness + mass (7 operators)\n", 6 * faces[0] * faces[0] * faces[0], faces[0], cont ? "continuous" : "discontinuous"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2s %4s %-6s %3s %3s %10s %10s %9s %8s %10s %9s\n", "N", "Np", "kernel", "Ne", "Nb", "ms", "GFLOP/s", "GB/s", "AI", "roof GF/s", "% roof"));
+  for (PetscInt io = 0; io < norders; io++) {
+    const PetscInt N = orders[io];
+    DM             dm;
+    Mat            A;
+    Vec            x, y;
+
+    PetscCall(FEGCreateBoxMesh(PETSC_COMM_WORLD, DM_POLYTOPE_TETRAHEDRON, faces, NULL, NULL, 0.1, &dm));
+    if (ondevice) PetscCall(DMSetVecType(dm, VECCUDA));
+    PetscCall(FEGSetUpDiscretization(dm, N, cont, "u"));
+    for (PetscInt ik = 0; ik < nk; ik++) {
+      const PetscInt nes[4] = {1, 2, 4, 8}, nbs[7] = {1, 2, 4, 8, 16, 32, 64};
+      const PetscInt nne = sweep && !strcmp(kernels[ik], "refop") ? 4 : 1, nnb = sweep && !strcmp(kernels[ik], "refop") ? 7 : 1;
+      PetscLogDouble best = 0;
+
+      for (PetscInt a = 0; a < nne; a++)
+        for (PetscInt b = 0; b < nnb; b++) {
+          PetscInt       Nb, Ne, cs, ce;
+          PetscLogDouble t = 0;
+          PetscFE        fe;
+          double         flops, bytes, ai, roof;
+          const PetscInt nops = 7;
+
+          PetscCall(DMGetField(dm, 0, NULL, (PetscObject *)&fe));
+          PetscCall(PetscFEGetDimension(fe, &Nb));
+          if (sweep && nbs[b] * Nb > 1024) continue;
+          PetscCall(SetKernel(kernels[ik], sweep ? nes[a] : 0, sweep ? nbs[b] : 0));
+          PetscCall(FEGCreateOperator(dm, form, &A));
+          PetscCall(MatCreateVecs(A, &x, &y));
+          PetscCall(VecSet(x, 1.0));
+          PetscCall(VecSetRandom(x, NULL));
+          if (nne > 1) {
+            /* a combination the GPU cannot launch is reported and skipped */
+            PetscErrorCode ierr;
+
+            PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+            ierr = TimeMult(A, x, y, reps, &t);
+            PetscCall(PetscPopErrorHandler());
+            if (ierr) {
+              PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2d %4d %-6s %3d %3d   (does not fit)\n", (int)N, (int)Nb, kernels[ik], (int)nes[a], (int)nbs[b]));
+              PetscCall(VecDestroy(&x));
+              PetscCall(VecDestroy(&y));
+              PetscCall(MatDestroy(&A));
+              continue;
+            }
+          } else PetscCall(TimeMult(A, x, y, reps, &t));
+          PetscCall(DMPlexGetHeightStratum(dm, 0, &cs, &ce));
+          Ne    = ce - cs;
+          flops = 2.0 * Ne * nops * Nb * (Nb + 1.0);
+          bytes = (double)Ne * (16.0 * Nb + 8.0 * nops);
+          ai    = flops / bytes;
+          roof  = PetscMin(fma, triad * ai);
+          if (!best || t < best) best = t;
+          if (nne > 1) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2d %4d %-6s %3d %3d %10.4f %10.1f %9.1f %8.2f %10.0f %8.1f%%\n", (int)N, (int)Nb, kernels[ik], (int)nes[a], (int)nbs[b], 1e3 * t, 1e-9 * flops / t, 1e-9 * bytes / t, ai, roof, 100.0 * (1e-9 * flops / t) / roof));
+          else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2d %4d %-6s %3s %3s %10.4f %10.1f %9.1f %8.2f %10.0f %8.1f%%\n", (int)N, (int)Nb, kernels[ik], "-", "-", 1e3 * t, 1e-9 * flops / t, 1e-9 * bytes / t, ai, roof, 100.0 * (1e-9 * flops / t) / roof));
+          if (nne == 1 && view) {
+            PetscViewer v;
+
+            PetscCall(PetscViewerASCIIGetStdout(PETSC_COMM_WORLD, &v));
+            PetscCall(PetscViewerASCIIPushTab(v));
+            PetscCall(MatView(A, v));
+            PetscCall(PetscViewerASCIIPopTab(v));
+          }
+          PetscCall(VecDestroy(&x));
+          PetscCall(VecDestroy(&y));
+          PetscCall(MatDestroy(&A));
+        }
+    }
+    PetscCall(DMDestroy(&dm));
+  }
+  PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_kernel"));
+  PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_ne"));
+  PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_nb"));
+  PetscCall(FEGFormDestroy(&form));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Zero(PetscInt dim, PetscReal t, const PetscReal x[], PetscInt Nc, PetscScalar *u, void *ctx)
+{
+  u[0] = 0.0;
+  return PETSC_SUCCESS;
+}
+
+/* BP3: -div grad u = 1 on hexahedra of order N with N+2 Gauss points per direction, u = 0 on the boundary,
+   CG + Jacobi for a fixed number of iterations; DOFs x iterations per second */
+static PetscErrorCode BenchBP3(PetscInt norders, const PetscInt orders[], PetscInt mindofs, char *strategies[], PetscInt ns, PetscInt its, PetscInt reps)
+{
+  const PetscScalar C[16] = {0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0}, D[4] = {1.0, 0, 0, 0};
+  FEGForm           form;
+
+  PetscFunctionBegin;
+  PetscCall(FEGFormCreate(PETSC_COMM_WORLD, &form));
+  PetscCall(FEGFormSetConstant(form, C, D));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bp3: hexahedra (perturbed), Poisson, Q = P+1 Gauss points, CG + Jacobi, %" PetscInt_FMT " iterations\n", its));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2s %-8s %9s %10s %12s %12s %14s %10s\n", "N", "strategy", "cells", "dofs", "setup s", "solve s", "DOFs*its/s", "B/dof"));
+  for (PetscInt io = 0; io < norders; io++) {
+    const PetscInt  N = orders[io];
+    const PetscInt  n = (PetscInt)PetscCeilReal(PetscPowReal((PetscReal)mindofs, 1.0 / 3.0) / N);
+    PetscInt        faces[3] = {n, n, n};
+    DM              dm;
+    PetscFE         fe;
+    PetscQuadrature q;
+    DMLabel         label;
+    PetscInt        id = 1;
+
+    PetscCall(FEGCreateBoxMesh(PETSC_COMM_WORLD, DM_POLYTOPE_HEXAHEDRON, faces, NULL, NULL, 0.1, &dm));
+    if (ondevice) PetscCall(DMSetVecType(dm, VECCUDA));
+    PetscCall(FEGCreateFE(PETSC_COMM_WORLD, 3, DM_POLYTOPE_HEXAHEDRON, N, PETSC_TRUE, &fe));
+    PetscCall(PetscDTGaussTensorQuadrature(3, 1, N + 2, -1.0, 1.0, &q));
+    PetscCall(PetscFESetQuadrature(fe, q));
+    PetscCall(PetscQuadratureDestroy(&q));
+    PetscCall(DMSetField(dm, 0, NULL, (PetscObject)fe));
+    PetscCall(DMCreateDS(dm));
+    PetscCall(PetscFEDestroy(&fe));
+    PetscCall(DMGetLabel(dm, "marker", &label));
+    PetscCall(DMAddBoundary(dm, DM_BC_ESSENTIAL, "wall", label, 1, &id, 0, 0, NULL, (void (*)(void))Zero, NULL, NULL, NULL));
+    for (PetscInt is = 0; is < ns; is++) {
+      Mat            A;
+      Vec            b, u;
+      KSP            ksp;
+      PC             pc;
+      PetscInt       ndof, kits, cs, ce;
+      PetscLogDouble t0, t1, tset, ts[16];
+      double         m0 = DeviceUsed(), m1;
+
+      if (!strcmp(strategies[is], "addto") && N > 4) {
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2d %-8s   (skipped: an assembled Q%d matrix with %d+ unknowns needs more than the GPU's memory)\n", (int)N, strategies[is], (int)N, (int)mindofs));
+        continue;
+      }
+      PetscCall(PetscOptionsSetValue(NULL, "-feg_strategy", strategies[is]));
+      PetscCall(Sync());
+      PetscCall(PetscTime(&t0));
+      PetscCall(FEGCreateOperator(dm, form, &A));
+      PetscCall(Sync());
+      PetscCall(PetscTime(&t1));
+      tset = t1 - t0;
+      m1   = DeviceUsed();
+      PetscCall(MatCreateVecs(A, &u, &b));
+      PetscCall(FEGComputeRHS(dm, form, b));
+      PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+      PetscCall(KSPSetOperators(ksp, A, A));
+      PetscCall(KSPSetType(ksp, KSPCG));
+      PetscCall(KSPGetPC(ksp, &pc));
+      PetscCall(PCSetType(pc, PCJACOBI));
+      PetscCall(KSPSetTolerances(ksp, 1e-30, 1e-30, PETSC_DEFAULT, its));
+      PetscCall(KSPSetConvergenceTest(ksp, KSPConvergedSkip, NULL, NULL));
+      PetscCall(KSPSetNormType(ksp, KSP_NORM_NONE));
+      PetscCall(KSPSetUp(ksp));
+      PetscCall(KSPSolve(ksp, b, u)); /* warm up */
+      for (PetscInt r = 0; r < PetscMin(reps, 16); r++) {
+        PetscCall(VecSet(u, 0.0));
+        PetscCall(Sync());
+        PetscCall(PetscTime(&t0));
+        PetscCall(KSPSolve(ksp, b, u));
+        PetscCall(Sync());
+        PetscCall(PetscTime(&t1));
+        ts[r] = t1 - t0;
+      }
+      qsort(ts, (size_t)PetscMin(reps, 16), sizeof(PetscLogDouble), cmp);
+      PetscCall(KSPGetIterationNumber(ksp, &kits));
+      PetscCall(VecGetSize(u, &ndof));
+      PetscCall(DMPlexGetHeightStratum(dm, 0, &cs, &ce));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2d %-8s %9d %10d %12.3f %12.4f %14.3e %10.1f\n", (int)N, strategies[is], (int)(ce - cs), (int)ndof, tset, ts[PetscMin(reps, 16) / 2], (double)ndof * kits / ts[PetscMin(reps, 16) / 2], (m1 - m0) / ndof));
+      PetscCall(KSPDestroy(&ksp));
+      PetscCall(VecDestroy(&u));
+      PetscCall(VecDestroy(&b));
+      PetscCall(MatDestroy(&A));
+    }
+    PetscCall(DMDestroy(&dm));
+  }
+  PetscCall(PetscOptionsClearValue(NULL, "-feg_strategy"));
+  PetscCall(FEGFormDestroy(&form));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt  orders[8] = {1, 2, 3, 4, 5, 6, 7, 8}, norders = 8, target = 320000, mindofs = 1000000, its = 50, reps = 10, nk = 4, ns = 4;
+  char      mode[16] = "action", *kernels[4] = {NULL}, *strategies[4] = {NULL};
+  PetscBool cont = PETSC_FALSE, sweep = PETSC_FALSE, view = PETSC_FALSE;
+  char      vt[64] = "";
+  PetscReal triad = 0, fma = 0, atom = 0;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bench_matfree options", NULL);
+  PetscCall(PetscOptionsString("-mode", "action or bp3", NULL, mode, mode, sizeof(mode), NULL));
+  PetscCall(PetscOptionsIntArray("-orders", "Polynomial orders", NULL, orders, &norders, NULL));
+  PetscCall(PetscOptionsInt("-elements", "action: about this many tetrahedra", NULL, target, &target, NULL));
+  PetscCall(PetscOptionsBool("-continuous", "action: continuous Lagrange", NULL, cont, &cont, NULL));
+  PetscCall(PetscOptionsStringArray("-kernels", "action: refop, gemm, qp", NULL, kernels, &nk, NULL));
+  PetscCall(PetscOptionsBool("-sweep", "action: time every refop Ne x Nb", NULL, sweep, &sweep, NULL));
+  PetscCall(PetscOptionsBool("-view", "action: view each operator", NULL, view, &view, NULL));
+  PetscCall(PetscOptionsInt("-dofs", "bp3: at least this many unknowns", NULL, mindofs, &mindofs, NULL));
+  PetscCall(PetscOptionsInt("-its", "bp3: CG iterations", NULL, its, &its, NULL));
+  PetscCall(PetscOptionsStringArray("-strategies", "bp3: matfree, lma, addto", NULL, strategies, &ns, NULL));
+  PetscCall(PetscOptionsInt("-reps", "Repetitions (median)", NULL, reps, &reps, NULL));
+  PetscOptionsEnd();
+  reps = PetscMax(1, PetscMin(reps, 64));
+  if (!kernels[0]) {
+    PetscCall(PetscStrallocpy("refop", &kernels[0]));
+    PetscCall(PetscStrallocpy("gemm", &kernels[1]));
+    nk = 2;
+  }
+  if (!strategies[0]) {
+    PetscCall(PetscStrallocpy("matfree", &strategies[0]));
+    PetscCall(PetscStrallocpy("lma", &strategies[1]));
+    PetscCall(PetscStrallocpy("addto", &strategies[2]));
+    ns = 3;
+  }
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-dm_vec_type", vt, sizeof(vt), NULL));
+  {
+    char *found;
+
+    PetscCall(PetscStrstr(vt, "cuda", &found));
+    ondevice = found ? PETSC_TRUE : PETSC_FALSE;
+  }
+  if (!ondevice && nk == 2 && !strcmp(kernels[1], "gemm")) nk = 1; /* gemm is a GPU kernel */
+  if (ondevice) {
+    PetscCall(FEGDeviceRoofline(&triad, &fma, &atom));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "roofline of this GPU (measured now): triad %.0f GB/s, FP64 FMA %.0f GFLOP/s\n", (double)triad, (double)fma));
+  } else {
+    triad = 1.0;
+    fma   = 1.0;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "host run: no roofline (the %% columns are not meaningful)\n"));
+  }
+  if (!strcmp(mode, "bp3")) PetscCall(BenchBP3(norders, orders, mindofs, strategies, ns, its, reps));
+  else PetscCall(BenchAction(norders, orders, target, cont, kernels, nk, sweep, view, reps, triad, fma));
+  for (PetscInt i = 0; i < 4; i++) {
+    PetscCall(PetscFree(kernels[i]));
+    PetscCall(PetscFree(strategies[i]));
+  }
+  PetscCall(PetscFinalize());
+  return 0;
+}
