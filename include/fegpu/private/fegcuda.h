@@ -70,10 +70,11 @@ typedef struct {
 
 /* matfree refop/gemm: reference operators and per-element factors */
 typedef struct {
-  int           Ne, Nb, nops, ne, nb; /* elements, dofs per element, operators, elements per thread, groups per block */
+  int           Ne, Nb, nops, ne, nb, nr; /* elements, dofs per element, operators, elements per thread, groups per block, rows per thread */
+  int           ldo;                      /* leading dimension of the operators (Nb rounded up to even, for vector loads) */
   int           contig, unique;       /* element e's dofs are e*Nb..e*Nb+Nb-1 / no dof is shared by two elements */
   int           tperm[16];            /* operator whose factor a transposed apply uses */
-  const double *Op;                   /* Op[(m*Nb+k)*Nb+n] */
+  const double *Op;                   /* Op[(m*Nb+k)*ldo+n] */
   const double *G;                    /* G[e*nops+m] */
   const int    *idx;                  /* idx[b*Ne+e] */
 } FEGDevRefOp;

@@ -93,7 +93,7 @@ typedef struct {
   FEGMatFreeKernel kernel; /* in use */
   int              kind;   /* FEGMFKind: which Chat entries are stored */
   PetscInt         npairs, pr[16], ps[16], tperm[16]; /* stored pairs; tperm[m]: the pair (ps[m], pr[m]) */
-  PetscInt         ne, nb;                            /* refop: elements per thread and element groups per block */
+  PetscInt         ne, nb, nr;                        /* refop: elements per thread, element groups per block, rows per thread */
   PetscInt         gemmMB;                            /* gemm: MB of work space per element chunk */
   PetscReal       *Op;  /* refop: npairs reference operators, column-major Op[(m*Nb+b)*Nb+a] (a test, b trial) */
   PetscScalar     *G;   /* refop: per-element factors G[e*npairs+m] = (detJ T^T C T)_(pr,ps) */

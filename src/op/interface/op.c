@@ -133,9 +133,11 @@ PetscErrorCode FEGCreateOperator(DM dm, FEGForm form, Mat *A)
   PetscCall(PetscOptionsEnum("-feg_matfree_kernel", "matfree: quadrature-point tensors, reference operators (affine simplices), their batched-GEMM form (GPU), or sum factorisation (quadrilaterals, hexahedra)", "FEGCreateOperator", FEGMatFreeKernels, (PetscEnum)op->mfRequest, (PetscEnum *)&op->mfRequest, NULL));
   PetscCall(PetscOptionsInt("-feg_matfree_ne", "GPU refop: elements per thread (1, 2, 4, 8; 0: tuned per order)", "FEGCreateOperator", op->mf.ne, &op->mf.ne, NULL));
   PetscCall(PetscOptionsInt("-feg_matfree_nb", "GPU refop: element groups per thread block (0: tuned per order)", "FEGCreateOperator", op->mf.nb, &op->mf.nb, NULL));
-  op->mf.gemmMB = 32;
+  PetscCall(PetscOptionsInt("-feg_matfree_nr", "GPU refop: rows per thread, 1 or 2 (0: tuned per order)", "FEGCreateOperator", op->mf.nr, &op->mf.nr, NULL));
+  op->mf.gemmMB = 64;
   PetscCall(PetscOptionsInt("-feg_matfree_gemm_mb", "GPU gemm: work space (MB) per chunk of elements; small enough for the L2 cache keeps the GEMM output there", "FEGCreateOperator", op->mf.gemmMB, &op->mf.gemmMB, NULL));
   PetscOptionsEnd();
+  PetscCheck(op->mf.nr >= 0 && op->mf.nr <= 2, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_nr %" PetscInt_FMT " is not supported: allowed are 0 (tuned), 1, 2", op->mf.nr);
   PetscCheck(op->mf.gemmMB >= 1, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_gemm_mb %" PetscInt_FMT " must be at least 1", op->mf.gemmMB);
   PetscCheck(op->mf.ne >= 0 && op->mf.ne <= 8 && (op->mf.ne & (op->mf.ne - 1)) == 0, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_ne %" PetscInt_FMT " is not supported: allowed are 0 (tuned), 1, 2, 4, 8", op->mf.ne);
   PetscCheck(op->mf.nb >= 0 && op->mf.nb <= 256, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_nb %" PetscInt_FMT " must be 0 (tuned) or 1 to 256 (threads per block = dofs per element x nb, at most 1024)", op->mf.nb);

@@ -391,7 +391,7 @@ PetscErrorCode FEGOpDevView(FEGOp op, PetscViewer viewer)
   if (dev->coo) bytes += (PetscLogDouble)dev->d.Ne * dev->d.Nb * dev->d.Nb * sizeof(double);
   if (dev->Cq) bytes += (PetscLogDouble)dev->d.Ne * dev->d.Nq * (dev->d.dim + 1) * (dev->d.dim + 1) * sizeof(double);
   if (dev->tlist) bytes += (PetscLogDouble)dev->d.Ne * dev->d.Nb * (sizeof(int) + sizeof(double));
-  if (dev->mfG) bytes += (PetscLogDouble)dev->d.Ne * dev->ro.nops * sizeof(double) + (PetscLogDouble)dev->ro.nops * dev->d.Nb * dev->d.Nb * sizeof(double);
+  if (dev->mfG) bytes += (PetscLogDouble)dev->d.Ne * dev->ro.nops * sizeof(double) + (PetscLogDouble)dev->ro.nops * dev->d.Nb * dev->ro.ldo * sizeof(double);
   if (dev->mfWork) bytes += (PetscLogDouble)dev->mfEc * (dev->mfLda + dev->d.Nb) * sizeof(double);
   if (dev->sfCl) bytes += (PetscLogDouble)dev->d.Ne * dev->d.Nq * dev->sf.npairs * sizeof(double) + (PetscLogDouble)dev->d.Ne * dev->d.Nb * sizeof(int);
   PetscCall(PetscViewerASCIIPrintf(viewer, "GPU: geometry at %d point(s) per element, integration kernel: %s", dev->d.nG, dev->tune.used == 1 ? "one element per thread" : (dev->tune.used == 2 ? "one element per thread block" : (dev->tune.used == 3 ? "GEMM over reference tables (cuBLAS)" : "not run yet"))));
@@ -403,7 +403,7 @@ PetscErrorCode FEGOpDevView(FEGOp op, PetscViewer viewer)
     else if (dev->colorOff) PetscCall(PetscViewerASCIIPrintf(viewer, "GPU addto: coloured, %" PetscInt_FMT " colours, no atomics\n", dev->ncolors));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "GPU addto: atomics into the CSR values\n"));
   } else if (op->strategy == FEG_STRATEGY_MATFREE && dev->mfKernel == FEG_MF_REFOP) {
-    PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree refop: %d elements per thread (Ne), %d element groups per block (Nb), %d threads per block, geometric factors fetched just in time, scatter by %s\n", dev->ro.ne, dev->ro.nb, dev->ro.nb * dev->ro.Nb, dev->unique ? (dev->contig ? "plain stores (contiguous element-owned dofs)" : "plain stores (element-owned dofs)") : (dev->tlist ? "transpose gather" : "atomics")));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree refop: %d elements per thread (Ne), %d element groups per block (Nb), %d row(s) per thread, %d threads per block, geometric factors fetched just in time, scatter by %s\n", dev->ro.ne, dev->ro.nb, dev->ro.nr, dev->ro.nb * ((dev->ro.Nb + dev->ro.nr - 1) / dev->ro.nr), dev->unique ? (dev->contig ? "plain stores (contiguous element-owned dofs)" : "plain stores (element-owned dofs)") : (dev->tlist ? "transpose gather" : "atomics")));
   } else if (op->strategy == FEG_STRATEGY_MATFREE && dev->mfKernel == FEG_MF_GEMM) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree gemm: cuBLAS DGEMM (%d x %d) x (%d x chunk) with leading dimension %d, %d elements per chunk\n", dev->ro.nops * dev->ro.Nb, dev->ro.Nb, dev->ro.Nb, dev->mfLda, dev->mfEc));
   } else if (op->strategy == FEG_STRATEGY_MATFREE && dev->mfKernel == FEG_MF_SUMFACT) {
@@ -414,16 +414,17 @@ PetscErrorCode FEGOpDevView(FEGOp op, PetscViewer viewer)
 }
 
 /* refop elements per thread and groups per block by order, measured on the H100 (examples/bench_matfree) */
-static void FEGRefOpTuning(PetscInt dim, PetscInt Nb, int *ne, int *nb)
+static void FEGRefOpTuning(PetscInt dim, PetscInt Nb, int *ne, int *nb, int *nr)
 {
-  /* rows: order 1..8; tetrahedra Nb = 4..165, triangles Nb = 3..45 */
-  static const int ne3[8] = {1, 2, 4, 4, 4, 4, 4, 4}, nb3[8] = {64, 16, 8, 4, 4, 2, 2, 2};
+  /* order 1..8; tetrahedra Nb = 4..165 (sweeps of orders 1-5 with -sweep), triangles Nb = 3..45 (not swept) */
+  static const int ne3[8] = {2, 4, 4, 4, 4, 4, 4, 4}, nb3[8] = {16, 16, 8, 4, 4, 2, 2, 2};
   static const int ne2[8] = {1, 1, 2, 4, 4, 4, 4, 4}, nb2[8] = {64, 32, 16, 8, 4, 4, 4, 2};
   int              p = 0;
 
   while (p < 7 && (dim == 3 ? (p + 1) * (p + 2) * (p + 3) / 6 : (p + 1) * (p + 2) / 2) < Nb) p++;
   *ne = dim == 3 ? ne3[p > 0 ? p - 1 : 0] : ne2[p > 0 ? p - 1 : 0];
   *nb = dim == 3 ? nb3[p > 0 ? p - 1 : 0] : nb2[p > 0 ? p - 1 : 0];
+  *nr = 1;
   while (*nb > 1 && Nb * *nb > 1024) *nb /= 2;
 }
 
@@ -441,9 +442,13 @@ static PetscErrorCode FEGDevMatFreeSetUpKernel(FEGOp op, FEGOpDevice *dev)
     FEGDevRefOp *r = &dev->ro;
     double      *Op;
 
-    PetscCall(PetscMalloc1(np * Nb * Nb, &Op));
-    for (PetscInt k = 0; k < np * Nb * Nb; k++) Op[k] = mf->Op[k];
-    PetscCall(FEGDevMallocCopy((void **)&dev->mfOp, Op, sizeof(double) * np * Nb * Nb, NULL));
+    const PetscInt ldo = (Nb + 1) / 2 * 2;
+
+    PetscCall(PetscCalloc1(np * Nb * ldo, &Op));
+    for (PetscInt m = 0; m < np; m++)
+      for (PetscInt b = 0; b < Nb; b++)
+        for (PetscInt a = 0; a < Nb; a++) Op[(m * Nb + b) * ldo + a] = mf->Op[(m * Nb + b) * Nb + a];
+    PetscCall(FEGDevMallocCopy((void **)&dev->mfOp, Op, sizeof(double) * np * Nb * ldo, NULL));
     PetscCall(FEGDevMallocCopy((void **)&dev->mfG, NULL, sizeof(double) * Ne * np, NULL));
     PetscCall(PetscMemzero(r, sizeof(*r)));
     r->Ne     = (int)Ne;
@@ -452,12 +457,14 @@ static PetscErrorCode FEGDevMatFreeSetUpKernel(FEGOp op, FEGOpDevice *dev)
     r->contig = dev->contig ? 1 : 0;
     r->unique = dev->unique ? 1 : 0;
     for (PetscInt m = 0; m < np; m++) r->tperm[m] = (int)mf->tperm[m];
+    r->ldo = (int)ldo;
     r->Op  = dev->mfOp;
     r->G   = dev->mfG;
     r->idx = dev->d.idx;
-    FEGRefOpTuning(disc->dim, Nb, &r->ne, &r->nb);
+    FEGRefOpTuning(disc->dim, Nb, &r->ne, &r->nb, &r->nr);
     if (mf->ne) r->ne = (int)mf->ne;
     if (mf->nb) r->nb = (int)mf->nb;
+    if (mf->nr) r->nr = (int)mf->nr;
     if (mf->kernel == FEG_MF_GEMM) {
       /* stacked operators A[(m*Nb+a) + b*lda] = Op_m[a,b]; chunks of elements so Z stays within 256 MB */
       const PetscInt lda = (np * Nb + 3) / 4 * 4, ldx = (Nb + 3) / 4 * 4;
@@ -466,7 +473,7 @@ static PetscErrorCode FEGDevMatFreeSetUpKernel(FEGOp op, FEGOpDevice *dev)
       PetscCall(PetscCalloc1(lda * Nb, &A));
       for (PetscInt m = 0; m < np; m++)
         for (PetscInt b = 0; b < Nb; b++)
-          for (PetscInt a = 0; a < Nb; a++) A[(m * Nb + a) + b * lda] = Op[(m * Nb + b) * Nb + a];
+          for (PetscInt a = 0; a < Nb; a++) A[(m * Nb + a) + b * lda] = mf->Op[(m * Nb + b) * Nb + a];
       PetscCall(FEGDevMallocCopy((void **)&dev->mfA, A, sizeof(double) * lda * Nb, NULL));
       PetscCall(PetscFree(A));
       dev->mfLda = (int)lda;
@@ -530,6 +537,11 @@ PetscErrorCode FEGOpDevAssemble_Shell(FEGOp op)
 
   PetscFunctionBegin;
   if (mf) {
+    /* matfree keeps only its factors: the geometry is recomputed for each assembly and freed after it */
+    if (!dev->d.geo) {
+      PetscCall(FEGDevMallocCopy((void **)&dev->d.geo, NULL, sizeof(double) * dev->d.Ne * dev->d.nG * (dev->d.dim * dev->d.dim + 1), &dev->d.bytes));
+      PetscCall(FEGDevGeometry(&dev->d));
+    }
     PetscCall(FEGDevMatFreeSetUpKernel(op, dev));
     if (op->mf.kernel != FEG_MF_QP) FEGDevFree(dev->Cq);
     else if (!dev->Cq) PetscCall(FEGDevMallocCopy((void **)&dev->Cq, NULL, sizeof(double) * dev->d.Ne * dev->d.Nq * Nd * Nd, NULL));
@@ -551,6 +563,10 @@ PetscErrorCode FEGOpDevAssemble_Shell(FEGOp op)
   else if (op->mf.kernel == FEG_MF_SUMFACT) PetscCall(FEGDevMatFreeFactors(&dev->d, &c, 1, (int)op->mf.npairs, pr, ps, dev->sfQlex, dev->sfCl));
   else PetscCall(FEGDevMatFreeFactors(&dev->d, &c, 0, (int)op->mf.npairs, pr, ps, NULL, dev->mfG));
   PetscCall(PetscLogGpuTimeEnd());
+  if (mf) {
+    FEGDevFree(dev->d.geo);
+    dev->d.bytes -= sizeof(double) * dev->d.Ne * dev->d.nG * (dev->d.dim * dev->d.dim + 1);
+  }
   PetscCall(FEGDevCoeffRelease(op->form, &dev->cc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -68,13 +68,13 @@ PetscErrorCode FEGDevMatFreeApply(const FEGDevDisc *d, const double *Cq, const d
    elements, y_n = sum_m G_m sum_k Op_m[n,k] x_k. The NOPS operator entries of column k are loaded once and used for
    NE elements (optimisation 7); NB groups share a block (8); the elements' values are staged in shared memory and
    the geometric factors are fetched just in time (10), from a contiguous element range (9). */
-template <int NOPS, int NE>
+template <int NOPS, int NE, int NR>
 static __global__ void FEGRefOp_Kernel(const FEGDevRefOp r, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose, int overwrite)
 {
   extern __shared__ double xs[];
-  const int Nb = r.Nb, n = threadIdx.x, j = threadIdx.y, nper = blockDim.y * NE;
+  const int Nb = r.Nb, ld = r.ldo, n0 = NR * threadIdx.x, j = threadIdx.y, nper = blockDim.y * NE;
   const int E0  = blockIdx.x * nper, nel = min(nper, r.Ne - E0);
-  const int tid = j * blockDim.x + n, nth = blockDim.x * blockDim.y;
+  const int tid = j * blockDim.x + threadIdx.x, nth = blockDim.x * blockDim.y;
 
   for (int t = tid; t < nper * Nb; t += nth) {
     double v = 0.0;
@@ -88,24 +88,36 @@ static __global__ void FEGRefOp_Kernel(const FEGDevRefOp r, const double *__rest
     }
   }
   __syncthreads();
-  if (n >= Nb) return;
-  double        acc[NOPS][NE];
+  if (n0 >= Nb) return;
+  /* NR consecutive rows per thread: their operator entries come in one vector load and share each x value */
+  double        acc[NOPS][NE][NR];
   const double *xe = xs + j * NE * Nb;
 
 #pragma unroll
   for (int m = 0; m < NOPS; m++)
 #pragma unroll
-    for (int i = 0; i < NE; i++) acc[m][i] = 0.0;
+    for (int i = 0; i < NE; i++)
+#pragma unroll
+      for (int q = 0; q < NR; q++) acc[m][i][q] = 0.0;
 #pragma unroll 2
   for (int k = 0; k < Nb; k++) {
-    double o[NOPS];
+    double o[NOPS][NR];
 #pragma unroll
-    for (int m = 0; m < NOPS; m++) o[m] = __ldg(&r.Op[((size_t)m * Nb + k) * Nb + n]);
+    for (int m = 0; m < NOPS; m++) {
+      const double *op = &r.Op[((size_t)m * Nb + k) * ld + n0];
+      if (NR == 2) {
+        const double2 v = __ldg((const double2 *)op);
+        o[m][0]         = v.x;
+        o[m][NR - 1]    = v.y;
+      } else o[m][0] = __ldg(op);
+    }
 #pragma unroll
     for (int i = 0; i < NE; i++) {
       const double xv = xe[i * Nb + k];
 #pragma unroll
-      for (int m = 0; m < NOPS; m++) acc[m][i] = fma(o[m], xv, acc[m][i]);
+      for (int m = 0; m < NOPS; m++)
+#pragma unroll
+        for (int q = 0; q < NR; q++) acc[m][i][q] = fma(o[m][q], xv, acc[m][i][q]);
     }
   }
 #pragma unroll
@@ -113,36 +125,47 @@ static __global__ void FEGRefOp_Kernel(const FEGDevRefOp r, const double *__rest
     const int e = E0 + j * NE + i;
     if (e >= r.Ne) break;
     const double *G = r.G + (size_t)e * NOPS;
-    double        v = 0.0;
+    double        v[NR];
 #pragma unroll
-    for (int m = 0; m < NOPS; m++) v = fma(__ldg(&G[transpose ? r.tperm[m] : m]), acc[m][i], v);
-    if (ybuf) ybuf[(size_t)n * r.Ne + e] = v;
-    else {
-      const size_t id = r.contig ? (size_t)e * Nb + n : (size_t)r.idx[(size_t)n * r.Ne + e];
-      if (overwrite) y[id] = v;
-      else if (r.unique) y[id] += v;
-      else atomicAdd(&y[id], v);
+    for (int q = 0; q < NR; q++) v[q] = 0.0;
+#pragma unroll
+    for (int m = 0; m < NOPS; m++) {
+      const double g = __ldg(&G[transpose ? r.tperm[m] : m]);
+#pragma unroll
+      for (int q = 0; q < NR; q++) v[q] = fma(g, acc[m][i][q], v[q]);
+    }
+#pragma unroll
+    for (int q = 0; q < NR; q++) {
+      const int n = n0 + q;
+      if (n >= Nb) break;
+      if (ybuf) ybuf[(size_t)n * r.Ne + e] = v[q];
+      else {
+        const size_t id = r.contig ? (size_t)e * Nb + n : (size_t)r.idx[(size_t)n * r.Ne + e];
+        if (overwrite) y[id] = v[q];
+        else if (r.unique) y[id] += v[q];
+        else atomicAdd(&y[id], v[q]);
+      }
     }
   }
 }
 
-template <int NOPS>
+template <int NOPS, int NR>
 static PetscErrorCode FEGRefOpLaunchNE(const FEGDevRefOp *r, const double *x, double *y, double *ybuf, int transpose, int overwrite)
 {
-  const dim3   block(r->Nb, r->nb);
+  const dim3   block((r->Nb + NR - 1) / NR, r->nb);
   const int    per = r->nb * r->ne;
   const size_t shm = (size_t)per * r->Nb * sizeof(double);
   const int    nblk = (r->Ne + per - 1) / per;
 
   PetscFunctionBegin;
-  PetscCheck(r->Nb * r->nb <= 1024, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "refop: %d dofs per element x %d groups per block exceeds 1024 threads; lower -feg_matfree_nb", r->Nb, r->nb);
+  PetscCheck(block.x * block.y <= 1024, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "refop: %d threads per element x %d groups per block exceeds 1024 threads; lower -feg_matfree_nb", (int)block.x, r->nb);
 #define FEG_REFOP_CASE(NE) \
   case NE: { \
     int nact = 0; \
-    if (shm > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(FEGRefOp_Kernel<NOPS, NE>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm)); \
-    PetscCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nact, FEGRefOp_Kernel<NOPS, NE>, (int)(block.x * block.y), shm)); \
+    if (shm > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(FEGRefOp_Kernel<NOPS, NE, NR>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm)); \
+    PetscCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nact, FEGRefOp_Kernel<NOPS, NE, NR>, (int)(block.x * block.y), shm)); \
     PetscCheck(nact > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "refop: %d elements per thread x %d groups per block (%d threads, %zu bytes of shared memory) do not fit on this GPU; lower -feg_matfree_ne or -feg_matfree_nb", NE, r->nb, (int)(block.x * block.y), shm); \
-    FEGRefOp_Kernel<NOPS, NE><<<nblk, block, shm>>>(*r, x, y, ybuf, transpose, overwrite); \
+    FEGRefOp_Kernel<NOPS, NE, NR><<<nblk, block, shm>>>(*r, x, y, ybuf, transpose, overwrite); \
   } break;
   switch (r->ne) {
     FEG_REFOP_CASE(1)
@@ -157,6 +180,15 @@ static PetscErrorCode FEGRefOpLaunchNE(const FEGDevRefOp *r, const double *x, do
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+template <int NOPS>
+static PetscErrorCode FEGRefOpLaunchNR(const FEGDevRefOp *r, const double *x, double *y, double *ybuf, int transpose, int overwrite)
+{
+  PetscFunctionBegin;
+  if (r->nr == 2) PetscCall(FEGRefOpLaunchNE<NOPS, 2>(r, x, y, ybuf, transpose, overwrite));
+  else PetscCall(FEGRefOpLaunchNE<NOPS, 1>(r, x, y, ybuf, transpose, overwrite));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static __global__ void FEGRefOpDiag_Kernel(const FEGDevRefOp r, double *__restrict__ y)
 {
   const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -164,7 +196,7 @@ static __global__ void FEGRefOpDiag_Kernel(const FEGDevRefOp r, double *__restri
   const int e = (int)(t % r.Ne), a = (int)(t / r.Ne);
   double    v = 0.0;
 
-  for (int m = 0; m < r.nops; m++) v += r.G[(size_t)e * r.nops + m] * r.Op[((size_t)m * r.Nb + a) * r.Nb + a];
+  for (int m = 0; m < r.nops; m++) v += r.G[(size_t)e * r.nops + m] * r.Op[((size_t)m * r.Nb + a) * r.ldo + a];
   atomicAdd(&y[r.contig ? (size_t)e * r.Nb + a : (size_t)r.idx[(size_t)a * r.Ne + e]], v);
 }
 
@@ -182,25 +214,25 @@ PetscErrorCode FEGDevRefOpApply(const FEGDevRefOp *r, const double *x, double *y
   }
   switch (r->nops) {
   case 3:
-    PetscCall(FEGRefOpLaunchNE<3>(r, x, y, yb, transpose, overwrite));
+    PetscCall(FEGRefOpLaunchNR<3>(r, x, y, yb, transpose, overwrite));
     break;
   case 4:
-    PetscCall(FEGRefOpLaunchNE<4>(r, x, y, yb, transpose, overwrite));
+    PetscCall(FEGRefOpLaunchNR<4>(r, x, y, yb, transpose, overwrite));
     break;
   case 6:
-    PetscCall(FEGRefOpLaunchNE<6>(r, x, y, yb, transpose, overwrite));
+    PetscCall(FEGRefOpLaunchNR<6>(r, x, y, yb, transpose, overwrite));
     break;
   case 7:
-    PetscCall(FEGRefOpLaunchNE<7>(r, x, y, yb, transpose, overwrite));
+    PetscCall(FEGRefOpLaunchNR<7>(r, x, y, yb, transpose, overwrite));
     break;
   case 9:
-    PetscCall(FEGRefOpLaunchNE<9>(r, x, y, yb, transpose, overwrite));
+    PetscCall(FEGRefOpLaunchNR<9>(r, x, y, yb, transpose, overwrite));
     break;
   case 10:
-    PetscCall(FEGRefOpLaunchNE<10>(r, x, y, yb, transpose, overwrite));
+    PetscCall(FEGRefOpLaunchNR<10>(r, x, y, yb, transpose, overwrite));
     break;
   case 16:
-    PetscCall(FEGRefOpLaunchNE<16>(r, x, y, yb, transpose, overwrite));
+    PetscCall(FEGRefOpLaunchNR<16>(r, x, y, yb, transpose, overwrite));
     break;
   default:
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "refop: no kernel for %d operators", r->nops);
