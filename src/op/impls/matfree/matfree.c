@@ -426,6 +426,10 @@ static PetscErrorCode FEGMatFreeSelect(FEGOp op)
           if (PetscAbsReal(d->geom->J[(e * d->Nq + q) * n + k] - d->geom->J[e * d->Nq * n + k]) > 1e-12 * (1.0 + PetscAbsReal(d->geom->J[e * d->Nq * n + k]))) affine = PETSC_FALSE;
   }
   if (k == FEG_MF_AUTO || k == FEG_MF_SUMFACT) PetscCall(FEGMatFreeTensorSetUp(d, mf, &tensor, &why));
+  if (tensor && op->ondevice && (mf->P < 2 || mf->P > 9 || (mf->Q != mf->P && mf->Q != mf->P + 1))) {
+    tensor = PETSC_FALSE;
+    why    = "the GPU kernels are compiled for 2 to 9 nodes and P or P+1 Gauss points per direction";
+  }
   if (k == FEG_MF_AUTO) {
     /* on the H100 the batched GEMM overtakes the refop kernel from tetrahedra of order 6 (84 dofs) up */
     if (affine && cellconst) k = op->ondevice && d->dim == 3 && d->Nb >= 84 ? FEG_MF_GEMM : FEG_MF_REFOP;
