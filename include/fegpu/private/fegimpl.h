@@ -95,10 +95,15 @@ typedef struct {
   PetscInt         npairs, pr[16], ps[16], tperm[16]; /* stored pairs; tperm[m]: the pair (ps[m], pr[m]) */
   PetscInt         ne, nb, nr;                        /* refop: elements per thread, element groups per block, rows per thread */
   PetscInt         gemmMB;                            /* gemm: MB of work space per element chunk */
+  PetscBool        meshChecked, affine, tensor; /* structure of the mesh and space, found at the first assembly */
+  const char      *tensorWhy;                   /* why not tensor */
+  int              opKind;                      /* pair set Op was built for, -1 none */
   PetscReal       *Op;  /* refop: npairs reference operators, column-major Op[(m*Nb+b)*Nb+a] (a test, b trial) */
   PetscScalar     *G;   /* refop: per-element factors G[e*npairs+m] = (detJ T^T C T)_(pr,ps) */
   PetscInt         P, Q; /* sumfact: 1D nodes and 1D quadrature points */
   PetscReal       *B1, *D1; /* sumfact: Q x P 1D basis values and derivatives at the 1D Gauss points */
+  PetscReal       *Bt, *Dt; /* sumfact: their P x Q transposes */
+  PetscScalar     *work;    /* sumfact: host element workspace, 10 max(P,Q)^dim */
   PetscInt        *lex, *qlex; /* sumfact: basis function / quadrature point at each lexicographic index */
   PetscScalar     *Cl; /* sumfact: Cl[(e*npairs+m)*Nq+l] at lexicographic quadrature point l */
 } FEGMatFree;

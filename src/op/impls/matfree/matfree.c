@@ -16,8 +16,9 @@ PetscErrorCode FEGMatFreeDestroy(FEGMatFree *mf)
   PetscFunctionBegin;
   PetscCall(PetscFree(mf->Op));
   PetscCall(PetscFree(mf->G));
-  PetscCall(PetscFree2(mf->B1, mf->D1));
+  PetscCall(PetscFree4(mf->B1, mf->D1, mf->Bt, mf->Dt));
   PetscCall(PetscFree2(mf->lex, mf->qlex));
+  PetscCall(PetscFree(mf->work));
   PetscCall(PetscFree(mf->Cl));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -190,18 +191,11 @@ static PetscErrorCode FEGElemApply_SumFact(FEGOp op, PetscInt e, const PetscScal
 {
   const FEGMatFree *mf = &op->mf;
   const PetscInt    P = mf->P, Q = mf->Q, dim = op->disc.dim, Nq = op->disc.Nq, Nb = op->disc.Nb;
-  const PetscReal  *B = mf->B1, *D = mf->D1;
-  PetscInt          n  = dim == 2 ? PetscMax(P, Q) * PetscMax(P, Q) : PetscMax(P, Q) * PetscMax(P, Q) * PetscMax(P, Q);
-  PetscReal         Bt[100], Dt[100];
-  PetscScalar      *U, *T[5], *V[4];
+  const PetscReal  *B = mf->B1, *D = mf->D1, *Bt = mf->Bt, *Dt = mf->Dt;
+  const PetscInt    n = dim == 2 ? PetscMax(P, Q) * PetscMax(P, Q) : PetscMax(P, Q) * PetscMax(P, Q) * PetscMax(P, Q);
+  PetscScalar      *U = mf->work, *T[5], *V[4];
 
   PetscFunctionBeginHot;
-  for (PetscInt i = 0; i < Q; i++)
-    for (PetscInt a = 0; a < P; a++) {
-      Bt[a * Q + i] = B[i * P + a];
-      Dt[a * Q + i] = D[i * P + a];
-    }
-  PetscCall(PetscMalloc1(10 * n, &U));
   for (PetscInt k = 0; k < 5; k++) T[k] = U + (1 + k) * n;
   for (PetscInt k = 0; k < 4; k++) V[k] = U + (6 + k) * n;
   for (PetscInt l = 0; l < Nb; l++) U[l] = xe[mf->lex[l]];
@@ -248,7 +242,6 @@ static PetscErrorCode FEGElemApply_SumFact(FEGOp op, PetscInt e, const PetscScal
     FEGContract(T[1], U, Dt, P * P, Q, P, 1, PETSC_TRUE);
   }
   for (PetscInt l = 0; l < Nb; l++) ye[mf->lex[l]] = U[l];
-  PetscCall(PetscFree(U));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -307,7 +300,6 @@ static PetscErrorCode FEGMatFreeTensorSetUp(FEGDisc *d, FEGMatFree *mf, PetscBoo
   for (PetscInt c = 0; c < dim; c++) Nn *= P;
   PetscCheck(Nn == d->Nb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Tensor element of order %" PetscInt_FMT " has %" PetscInt_FMT " dofs, expected %" PetscInt_FMT, d->order, d->Nb, Nn);
   PetscCall(PetscMalloc4(Q, &gx, Q, &gw, P, &nodes, Nn * dim, &pts));
-  PetscCall(PetscFree2(mf->lex, mf->qlex));
   PetscCall(PetscMalloc2(d->Nb, &mf->lex, d->Nq, &mf->qlex));
   PetscCall(PetscDTGaussQuadrature(Q, -1.0, 1.0, gx, gw));
   /* each quadrature point is (gx[i], gx[j], gx[k]) with weight gw[i] gw[j] gw[k] */
@@ -349,13 +341,12 @@ static PetscErrorCode FEGMatFreeTensorSetUp(FEGDisc *d, FEGMatFree *mf, PetscBoo
     PetscCheck(np == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "1D Lagrange functional %" PetscInt_FMT " is not a point evaluation", a);
     nodes[a] = fx[0];
   }
-  PetscCall(PetscFree2(mf->B1, mf->D1));
-  PetscCall(PetscMalloc2(Q * P, &mf->B1, Q * P, &mf->D1));
+  PetscCall(PetscMalloc4(Q * P, &mf->B1, Q * P, &mf->D1, Q * P, &mf->Bt, Q * P, &mf->Dt));
   PetscCall(PetscFECreateTabulation(fe1, 1, Q, gx, 1, &T1));
   for (PetscInt i = 0; i < Q; i++)
     for (PetscInt a = 0; a < P; a++) {
-      mf->B1[i * P + a] = T1->T[0][i * P + a];
-      mf->D1[i * P + a] = T1->T[1][i * P + a];
+      mf->B1[i * P + a] = mf->Bt[a * Q + i] = T1->T[0][i * P + a];
+      mf->D1[i * P + a] = mf->Dt[a * Q + i] = T1->T[1][i * P + a];
     }
   PetscCall(PetscTabulationDestroy(&T1));
   PetscCall(PetscFEDestroy(&fe1));
@@ -394,18 +385,48 @@ static PetscErrorCode FEGMatFreeTensorSetUp(FEGDisc *d, FEGMatFree *mf, PetscBoo
   if (!*ok) *why = "the basis is not the tensor product of the 1D Lagrange basis";
   mf->P = P;
   mf->Q = Q;
+  PetscCall(PetscMalloc1(10 * (dim == 2 ? PetscMax(P, Q) * PetscMax(P, Q) : PetscMax(P, Q) * PetscMax(P, Q) * PetscMax(P, Q)), &mf->work));
   PetscCall(PetscFree4(gx, gw, nodes, pts));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* ------------------------------------------------------------------------------------------------------ choosing */
+/* What the mesh and space allow, once per operator: affine simplices, the tensor structure of Q_k spaces */
+static PetscErrorCode FEGMatFreeMeshStructure(FEGOp op)
+{
+  FEGDisc    *d  = &op->disc;
+  FEGMatFree *mf = &op->mf;
+
+  PetscFunctionBegin;
+  /* simplices with a constant Jacobian in every cell (straight-sided; checked, as coordinates may be curved) */
+  mf->affine = (PetscBool)(d->ct == DM_POLYTOPE_TRIANGLE || d->ct == DM_POLYTOPE_TETRAHEDRON);
+  if (mf->affine && d->geom->numPoints > 1) {
+    const PetscInt n = d->dim * d->dim;
+
+    for (PetscInt e = 0; e < d->Ne && mf->affine; e++)
+      for (PetscInt q = 1; q < d->Nq && mf->affine; q++)
+        for (PetscInt k = 0; k < n; k++)
+          if (PetscAbsReal(d->geom->J[(e * d->Nq + q) * n + k] - d->geom->J[e * d->Nq * n + k]) > 1e-12 * (1.0 + PetscAbsReal(d->geom->J[e * d->Nq * n + k]))) mf->affine = PETSC_FALSE;
+  }
+  mf->tensor    = PETSC_FALSE;
+  mf->tensorWhy = NULL;
+  if (op->mfRequest == FEG_MF_AUTO || op->mfRequest == FEG_MF_SUMFACT) PetscCall(FEGMatFreeTensorSetUp(d, mf, &mf->tensor, &mf->tensorWhy));
+  if (mf->tensor && op->ondevice && (mf->P < 2 || mf->P > 9 || (mf->Q != mf->P && mf->Q != mf->P + 1))) {
+    mf->tensor    = PETSC_FALSE;
+    mf->tensorWhy = "the GPU kernels are compiled for 2 to 9 nodes and P or P+1 Gauss points per direction";
+  }
+  mf->opKind      = -1;
+  mf->meshChecked = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Kernel for this form and discretization: the requested one, with an error naming why it cannot be used, or under
    auto the cheapest that applies */
 static PetscErrorCode FEGMatFreeSelect(FEGOp op)
 {
   FEGDisc    *d  = &op->disc;
   FEGMatFree *mf = &op->mf;
-  PetscBool   sym, vv, vg, gv, gg, cellconst, affine, tensor = PETSC_FALSE;
+  PetscBool   sym, vv, vg, gv, gg, cellconst, affine, tensor;
   const char *why = NULL;
   MPI_Comm    comm = PetscObjectComm((PetscObject)op->dm);
   int         pr[16], ps[16];
@@ -415,21 +436,10 @@ static PetscErrorCode FEGMatFreeSelect(FEGOp op)
   PetscCall(FEGFormIsSymmetric(op->form, &sym));
   PetscCall(FEGFormBlockPattern(op->form, &vv, &vg, &gv, &gg));
   PetscCall(FEGFormCellwiseConstant(op->form, &cellconst));
-  /* simplices with a constant Jacobian in every cell (straight-sided; checked, as coordinates may be curved) */
-  affine = (PetscBool)(d->ct == DM_POLYTOPE_TRIANGLE || d->ct == DM_POLYTOPE_TETRAHEDRON);
-  if (affine && d->geom->numPoints > 1) {
-    const PetscInt n = d->dim * d->dim;
-
-    for (PetscInt e = 0; e < d->Ne && affine; e++)
-      for (PetscInt q = 1; q < d->Nq && affine; q++)
-        for (PetscInt k = 0; k < n; k++)
-          if (PetscAbsReal(d->geom->J[(e * d->Nq + q) * n + k] - d->geom->J[e * d->Nq * n + k]) > 1e-12 * (1.0 + PetscAbsReal(d->geom->J[e * d->Nq * n + k]))) affine = PETSC_FALSE;
-  }
-  if (k == FEG_MF_AUTO || k == FEG_MF_SUMFACT) PetscCall(FEGMatFreeTensorSetUp(d, mf, &tensor, &why));
-  if (tensor && op->ondevice && (mf->P < 2 || mf->P > 9 || (mf->Q != mf->P && mf->Q != mf->P + 1))) {
-    tensor = PETSC_FALSE;
-    why    = "the GPU kernels are compiled for 2 to 9 nodes and P or P+1 Gauss points per direction";
-  }
+  if (!mf->meshChecked) PetscCall(FEGMatFreeMeshStructure(op));
+  affine = mf->affine;
+  tensor = mf->tensor;
+  why    = mf->tensorWhy;
   if (k == FEG_MF_AUTO) {
     /* on the H100 the batched GEMM overtakes the refop kernel from tetrahedra of order 6 (84 dofs) up */
     if (affine && cellconst) k = op->ondevice && d->dim == 3 && d->Nb >= 84 ? FEG_MF_GEMM : FEG_MF_REFOP;
@@ -453,7 +463,10 @@ static PetscErrorCode FEGMatFreeSelect(FEGOp op)
       for (PetscInt n = 0; n < mf->npairs; n++)
         if (pr[n] == ps[m] && ps[n] == pr[m]) mf->tperm[m] = n;
   }
-  if (k == FEG_MF_REFOP || k == FEG_MF_GEMM) PetscCall(FEGMatFreeBuildRefOps(d, mf));
+  if ((k == FEG_MF_REFOP || k == FEG_MF_GEMM) && mf->opKind != mf->kind) {
+    PetscCall(FEGMatFreeBuildRefOps(d, mf));
+    mf->opKind = mf->kind;
+  }
   switch (k) {
   case FEG_MF_REFOP:
   case FEG_MF_GEMM:
