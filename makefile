@@ -24,15 +24,17 @@ FEGPU_CFLAGS := -fPIC -Wall -Wno-unknown-pragmas $(CFLAGS)
 FEGPU_LINK := -L$(FEGPU_DIR)/lib -Wl,-rpath,$(FEGPU_DIR)/lib -lfegpu $(PETSC_WITH_EXTERNAL_LIB)
 MPIEXEC_CMD := $(MPIEXEC)
 
-# the CUDA backend's host files live in impls/cuda/ folders; they and the .cu files build only with CUDA
+# the CUDA backend's host files are <name>cuda.c or live in cuda/ folders; they and the .cu files build only with CUDA
 ifeq ($(FEGPU_HAVE_CUDA),1)
 LIB_CSRC := $(sort $(shell cd $(FEGPU_DIR) && find src -name '*.c'))
 LIB_CUSRC := $(sort $(shell cd $(FEGPU_DIR) && find src -name '*.cu'))
 else
-LIB_CSRC := $(sort $(shell cd $(FEGPU_DIR) && find src -name '*.c' -not -path '*/cuda/*'))
+LIB_CSRC := $(sort $(shell cd $(FEGPU_DIR) && find src -name '*.c' -not -path '*/cuda/*' -not -name '*cuda.c'))
 endif
 LIB_OBJ := $(LIB_CSRC:%=$(OBJDIR)/%.o) $(LIB_CUSRC:%=$(OBJDIR)/%.o)
-HEADERS := $(shell cd $(FEGPU_DIR) && find include -name '*.h') lib/fegpu/include/fegpuconf.h
+HEADERS := $(shell cd $(FEGPU_DIR) && find include src -name '*.h') lib/fegpu/include/fegpuconf.h
+# Open MPI refuses to run as root unless told; MPICH ignores these
+RUN_ENV := $(if $(filter 0,$(shell id -u)),OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
 
 EXAMPLES := $(patsubst %.c,%,$(wildcard $(FEGPU_DIR)/examples/*.c))
 ifeq ($(FEGPU_HAVE_CHECK),1)
@@ -85,15 +87,15 @@ check-examples: all
 # run: the main example, serial and on two processes
 run: examples
 	cd $(FEGPU_DIR)/examples && ./ex1 -feg_cell_type tet -feg_faces 4 -feg_perturb 0.2 -order 2 -feg_strategy lma -feg_view
-	cd $(FEGPU_DIR)/examples && $(MPIEXEC_CMD) -n 2 ./ex1 -feg_cell_type hex -feg_faces 4 -feg_perturb 0.2 -order 2 -feg_strategy addto
+	cd $(FEGPU_DIR)/examples && $(RUN_ENV) $(MPIEXEC_CMD) -n 2 ./ex1 -feg_cell_type hex -feg_faces 4 -feg_perturb 0.2 -order 2 -feg_strategy addto
 
 PREFIX ?= $(FEGPU_PREFIX)
 install: lib
-	install -d $(DESTDIR)$(PREFIX)/include/fegpu $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -d $(DESTDIR)$(PREFIX)/include/fegpu/private $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 $(FEGPU_DIR)/include/fegpu.h $(FEGPU_DIR)/lib/fegpu/include/fegpuconf.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 $(FEGPU_DIR)/include/fegpu/compat.h $(DESTDIR)$(PREFIX)/include/fegpu/
+	install -m 644 $(wildcard $(FEGPU_DIR)/include/fegpu/private/*.h) $(DESTDIR)$(PREFIX)/include/fegpu/private/
 	install -m 755 $(LIBFEGPU) $(DESTDIR)$(PREFIX)/lib/
-	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: fegpu\nDescription: GPU finite element operators for PETSc\nVersion: 0.1.0\nRequires: PETSc >= 3.18\nCflags: -I$${includedir}\nLibs: -L$${libdir} -Wl,-rpath,$${libdir} -lfegpu\n' '$(PREFIX)' > $(DESTDIR)$(PREFIX)/lib/pkgconfig/fegpu.pc
+	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: fegpu\nDescription: GPU finite element operators for PETSc\nVersion: 0.2.0\nRequires: PETSc >= 3.18\nCflags: -I$${includedir}\nLibs: -L$${libdir} -Wl,-rpath,$${libdir} -lfegpu\n' '$(PREFIX)' > $(DESTDIR)$(PREFIX)/lib/pkgconfig/fegpu.pc
 	@echo "installed fegpu in $(DESTDIR)$(PREFIX)"
 
 clean:

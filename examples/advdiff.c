@@ -28,11 +28,11 @@ static PetscErrorCode initial(PetscInt dim, PetscReal t, const PetscReal x[], Pe
 /* a cell-wise constant velocity field (DG0, 2 components) from the P1 interpolant of psi */
 static PetscErrorCode CreateVelocity(DM dm, DM *veldm, Vec *vel, PetscReal *umax)
 {
-  DM             pdm;
-  PetscFE        fe, pfe;
-  Vec            p, pl;
-  PetscScalar   *va;
-  PetscInt       cStart, cEnd;
+  DM              pdm;
+  PetscFE         fe, pfe;
+  Vec             p, pl;
+  PetscScalar    *va;
+  PetscInt        cStart, cEnd;
   PetscQuadrature q;
   PetscErrorCode (*funcs[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *) = {psi};
 
@@ -123,8 +123,8 @@ static PetscErrorCode CreateOp(DM dm, const PetscScalar C[16], PetscScalar adv, 
 
 static PetscErrorCode Solve(KSP ksp, Vec b, Vec x, PetscInt *its, PetscLogDouble *t)
 {
-  PetscInt       n;
-  PetscLogDouble t0, t1;
+  PetscInt           n;
+  PetscLogDouble     t0, t1;
   KSPConvergedReason reason;
 
   PetscFunctionBegin;
@@ -166,7 +166,7 @@ int main(int argc, char **argv)
   PetscBool      timing = PETSC_TRUE;
   PetscLogDouble t0, t1, tsetup = 0, tadv = 0, tdiff = 0, tsm = 0, tsd = 0, ttot;
   PetscScalar    Cm[16] = {1.0}, Cl[16] = {1.0}, Cr[16] = {1.0}, Ca[16] = {0}, dot;
-  FEGStrategy    strategy;
+  FEGOpType      strategy;
   VecType        vt;
   PetscErrorCode (*ifuncs[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *) = {initial};
 
@@ -198,7 +198,7 @@ int main(int argc, char **argv)
   PetscCall(CreateOp(dm, Ca, dt, veldm, vel, &A));
   PetscCall(CreateOp(dm, Cl, 0.0, NULL, NULL, &L));
   PetscCall(CreateOp(dm, Cr, 0.0, NULL, NULL, &R));
-  PetscCall(FEGOperatorGetStrategy(M, &strategy));
+  PetscCall(FEGOperatorGetType(M, &strategy));
   PetscCall(CreateCG(M, "mass_", &kspm));
   PetscCall(CreateCG(L, "diff_", &kspd));
   PetscCall(DMCreateGlobalVector(dm, &T));
@@ -253,10 +253,10 @@ int main(int argc, char **argv)
   }
   PetscCall(VecDot(mones, T, &dot));
   mass1 = PetscRealPart(dot);
-  ttot = tsetup + tadv + tdiff;
+  ttot  = tsetup + tadv + tdiff;
 
   PetscCall(DMGetVecType(dm, &vt));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "fegpu advdiff: %" PetscInt_FMT " P1 triangles, %" PetscInt_FMT " steps of dt %.4e, strategy %s\n", ncells, steps, (double)dt, FEGStrategies[strategy]));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "fegpu advdiff: %" PetscInt_FMT " P1 triangles, %" PetscInt_FMT " steps of dt %.4e, strategy %s\n", ncells, steps, (double)dt, strategy));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  CG iterations: %" PetscInt_FMT " in mass solves, %" PetscInt_FMT " in diffusion solves\n", itm, itd));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  tracer mass: first step %.12e, last step %.12e\n", (double)mass0, (double)mass1));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  mass conserved to 1e-10: %s\n", PetscAbsReal(mass1 - mass0) <= 1e-10 * PetscAbsReal(mass0) ? "yes" : "NO"));

@@ -99,14 +99,14 @@ int main(int argc, char **argv)
   DM             dm;
   FEGForm        form;
   PetscInt       order = 1, reps = 10, nstrat = 4, Ne, Nb, cStart, cEnd, ndofs;
-  PetscBool      cont = PETSC_TRUE;
+  PetscBool      cont     = PETSC_TRUE;
   char          *strat[4] = {NULL, NULL, NULL, NULL};
-  PetscScalar    C[16] = {1.0, 0, 0, 0, 0, 1.0, 0.2, 0.1, 0, 0.2, 1.0, 0.1, 0, 0.1, 0.1, 1.0};
+  PetscScalar    C[16]    = {1.0, 0, 0, 0, 0, 1.0, 0.2, 0.1, 0, 0.2, 1.0, 0.1, 0, 0.1, 0.1, 1.0};
   PetscLogDouble tsetup0, tsetup, rAsm[8], rMult[8], rSet[8];
   char           csv[PETSC_MAX_PATH_LEN] = "";
   PetscReal      rGbs[8], rBpd[8], rGfl[8], fmaPeak = 0.0, atomRate = 0.0;
   PetscInt       order_ = 0;
-  PetscReal      triad = 0.0;
+  PetscReal      triad  = 0.0;
   VecType        vt;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -166,7 +166,7 @@ int main(int argc, char **argv)
 
     PetscCall(PetscStrcmp(strat[s], "lma", &lma));
     PetscCall(PetscStrcmp(strat[s], "matfree", &mf));
-    PetscCall(FEGFormSetStrategy(form, lma ? FEG_STRATEGY_LMA : (mf ? FEG_STRATEGY_MATFREE : FEG_STRATEGY_ADDTO)));
+    PetscCall(PetscOptionsSetValue(NULL, "-feg_strategy", lma ? FEGOPLMA : (mf ? FEGOPMATFREE : FEGOPADDTO)));
     lma = (PetscBool)(lma || mf); /* element-local shells: no assembled matrix to measure */
     if (!lma) PetscCall(PetscOptionsSetValue(NULL, "-feg_addto_mode", strat[s]));
     PetscCall(Sync());
@@ -176,6 +176,7 @@ int main(int argc, char **argv)
     PetscCall(PetscTime(&t1));
     tset = t1 - t0;
     if (!lma) PetscCall(PetscOptionsClearValue(NULL, "-feg_addto_mode"));
+    PetscCall(PetscOptionsClearValue(NULL, "-feg_strategy"));
     for (PetscInt r = 0; r < reps; r++) {
       PetscCall(Sync());
       PetscCall(PetscTime(&t0));
@@ -198,8 +199,8 @@ int main(int argc, char **argv)
     }
     mm = Median(tm, reps);
     if (mf) {
-      PetscInt Nq, dim;
-      PetscFE  fe;
+      PetscInt        Nq, dim;
+      PetscFE         fe;
       PetscQuadrature q;
 
       PetscCall(DMGetDimension(dm, &dim));
@@ -323,13 +324,13 @@ int main(int argc, char **argv)
   if (ondevice) {
     /* PETSc's own device path, the baseline of the addto targets: MatSetPreallocationCOO with the element closures,
        then MatSetValuesCOO fed with element matrices already on the GPU (only MatSetValuesCOO is timed) */
-    PetscSection   lsec, gsec;
-    PetscInt      *ci, *cj, ncoo;
-    Mat            A;
-    Vec            v;
-    PetscLogDouble t0, t1, tc[64], tpre;
+    PetscSection       lsec, gsec;
+    PetscInt          *ci, *cj, ncoo;
+    Mat                A;
+    Vec                v;
+    PetscLogDouble     t0, t1, tc[64], tpre;
     const PetscScalar *dv;
-    PetscInt       lNe = cEnd - cStart;
+    PetscInt           lNe = cEnd - cStart;
 
     ncoo = lNe * Nb * Nb;
     PetscCall(DMGetLocalSection(dm, &lsec));

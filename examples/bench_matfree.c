@@ -90,7 +90,7 @@ static PetscErrorCode BenchAction(PetscInt norders, const PetscInt orders[], Pet
   PetscFunctionBegin;
   PetscCall(FEGFormCreate(PETSC_COMM_WORLD, &form));
   PetscCall(FEGFormSetConstant(form, C, NULL));
-  PetscCall(FEGFormSetStrategy(form, FEG_STRATEGY_MATFREE));
+  PetscCall(PetscOptionsSetValue(NULL, "-feg_strategy", FEGOPMATFREE));
   faces[0] = faces[1] = faces[2] = (PetscInt)PetscCeilReal(PetscPowReal(target / 6.0, 1.0 / 3.0));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "action: %" PetscInt_FMT " tetrahedra (Kuhn, %" PetscInt_FMT "^3 cubes, perturbed), %s, stiffness + mass (7 operators)\n", 6 * faces[0] * faces[0] * faces[0], faces[0], cont ? "continuous" : "discontinuous"));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2s %4s %-6s %3s %3s %10s %10s %9s %8s %10s %9s\n", "N", "Np", "kernel", "Ne", "Nb", "ms", "GFLOP/s", "GB/s", "AI", "roof GF/s", "% roof"));
@@ -146,8 +146,10 @@ static PetscErrorCode BenchAction(PetscInt norders, const PetscInt orders[], Pet
           ai    = flops / bytes;
           roof  = PetscMin(fma, triad * ai);
           if (!best || t < best) best = t;
-          if (nne > 1) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2d %4d %-6s %3d %3d %10.4f %10.1f %9.1f %8.2f %10.0f %8.1f%%\n", (int)N, (int)Nb, kernels[ik], (int)nes[a], (int)nbs[b], 1e3 * t, 1e-9 * flops / t, 1e-9 * bytes / t, ai, roof, 100.0 * (1e-9 * flops / t) / roof));
-          else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2d %4d %-6s %3s %3s %10.4f %10.1f %9.1f %8.2f %10.0f %8.1f%%\n", (int)N, (int)Nb, kernels[ik], "-", "-", 1e3 * t, 1e-9 * flops / t, 1e-9 * bytes / t, ai, roof, 100.0 * (1e-9 * flops / t) / roof));
+          if (nne > 1)
+            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2d %4d %-6s %3d %3d %10.4f %10.1f %9.1f %8.2f %10.0f %8.1f%%\n", (int)N, (int)Nb, kernels[ik], (int)nes[a], (int)nbs[b], 1e3 * t, 1e-9 * flops / t, 1e-9 * bytes / t, ai, roof, 100.0 * (1e-9 * flops / t) / roof));
+          else
+            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2d %4d %-6s %3s %3s %10.4f %10.1f %9.1f %8.2f %10.0f %8.1f%%\n", (int)N, (int)Nb, kernels[ik], "-", "-", 1e3 * t, 1e-9 * flops / t, 1e-9 * bytes / t, ai, roof, 100.0 * (1e-9 * flops / t) / roof));
           if (nne == 1 && view) {
             PetscViewer v;
 
@@ -166,6 +168,7 @@ static PetscErrorCode BenchAction(PetscInt norders, const PetscInt orders[], Pet
   PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_kernel"));
   PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_ne"));
   PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_nb"));
+  PetscCall(PetscOptionsClearValue(NULL, "-feg_strategy"));
   PetscCall(FEGFormDestroy(&form));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -189,8 +192,8 @@ static PetscErrorCode BenchBP3(PetscInt norders, const PetscInt orders[], PetscI
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bp3: hexahedra (perturbed), Poisson, Q = P+1 Gauss points, CG + Jacobi, %" PetscInt_FMT " iterations\n", its));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2s %-8s %9s %10s %12s %12s %14s %10s\n", "N", "strategy", "cells", "dofs", "setup s", "solve s", "DOFs*its/s", "B/dof"));
   for (PetscInt io = 0; io < norders; io++) {
-    const PetscInt  N = orders[io];
-    const PetscInt  n = (PetscInt)PetscCeilReal(PetscPowReal((PetscReal)mindofs, 1.0 / 3.0) / N);
+    const PetscInt  N        = orders[io];
+    const PetscInt  n        = (PetscInt)PetscCeilReal(PetscPowReal((PetscReal)mindofs, 1.0 / 3.0) / N);
     PetscInt        faces[3] = {n, n, n};
     DM              dm;
     PetscFE         fe;

@@ -31,9 +31,9 @@ static int cmp(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-  PetscInt       orders[8] = {1, 2, 3, 4, 5}, norders = 8, reps = 5;
-  PetscBool      timing = PETSC_TRUE, ondevice = PETSC_FALSE, set;
-  PetscReal      peak = 0.0, triad = 0.0, atom = 0.0;
+  PetscInt  orders[8] = {1, 2, 3, 4, 5}, norders = 8, reps = 5;
+  PetscBool timing = PETSC_TRUE, ondevice = PETSC_FALSE, set;
+  PetscReal peak = 0.0, triad = 0.0, atom = 0.0;
   /* a fully populated, non-symmetric C and a D, as in the paper's CDR problem */
   const PetscScalar C[16] = {1.0, 0.2, -0.1, 0.3, 0.4, 2.0, 0.1, -0.2, -0.3, 0.2, 1.5, 0.1, 0.1, -0.1, 0.2, 1.2}, D[4] = {1.0, 0.1, 0.2, 0.3};
 
@@ -55,16 +55,16 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "fegpu cdr_integration: prisms, full 4x4 C, discontinuous Lagrange (continuous for p = 1 too)\n"));
   for (PetscInt i = 0; i < norders; i++) {
     for (PetscInt cont = 0; cont < (orders[i] == 1 ? 2 : 1); cont++) {
-      const PetscInt p = orders[i];
-      DM             dm;
-      FEGForm        form;
-      Mat            A;
-      Vec            diag, b;
-      PetscInt       Ne, Nb, Nq, cStart, cEnd;
-      PetscReal      nd, nb;
-      PetscLogDouble t[64], tr[64], t0, t1, tk, tb;
+      const PetscInt  p = orders[i];
+      DM              dm;
+      FEGForm         form;
+      Mat             A;
+      Vec             diag, b;
+      PetscInt        Ne, Nb, Nq, cStart, cEnd;
+      PetscReal       nd, nb;
+      PetscLogDouble  t[64], tr[64], t0, t1, tk, tb;
       PetscQuadrature q;
-      PetscFE        fe;
+      PetscFE         fe;
 
       PetscCall(FEGCreateMeshFromOptions(PETSC_COMM_WORLD, NULL, &dm));
       PetscCall(FEGSetUpDiscretization(dm, p, cont ? PETSC_TRUE : PETSC_FALSE, "u"));
@@ -86,8 +86,18 @@ int main(int argc, char **argv)
       PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &Ne, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
       PetscCall(FEGFormCreate(PETSC_COMM_WORLD, &form));
       PetscCall(FEGFormSetConstant(form, C, D));
-      PetscCall(FEGFormSetStrategy(form, FEG_STRATEGY_LMA)); /* keeps every element matrix */
-      PetscCall(FEGCreateOperator(dm, form, &A));
+      {
+        FEGOp op;
+
+        /* an lma operator keeps every element matrix */
+        PetscCall(FEGOpCreate(PETSC_COMM_WORLD, &op));
+        PetscCall(FEGOpSetDM(op, dm));
+        PetscCall(FEGOpSetForm(op, form));
+        PetscCall(FEGOpSetType(op, FEGOPLMA));
+        PetscCall(FEGOpSetFromOptions(op));
+        PetscCall(FEGOpCreateMat(op, &A));
+        PetscCall(FEGOpDestroy(&op));
+      }
       PetscCall(DMCreateGlobalVector(dm, &diag));
       PetscCall(VecDuplicate(diag, &b));
       for (PetscInt r = 0; r < reps; r++) {
@@ -117,7 +127,8 @@ int main(int argc, char **argv)
 
         PetscCall(PetscPrintf(PETSC_COMM_WORLD, "    element matrix %.4f us, rhs %.4f us, %.1f GFLOP/s (Table 2 count)", tk, tb, gflops));
         if (peak > 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, ", %.1f%% of the measured FP64 peak %.0f GFLOP/s", 100.0 * gflops / peak, (double)peak));
-        if (table12tesla[p - 1] > 0 && !cont) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "; Table 12: Tesla K20m %.3f us (%.3gx), Radeon R9 280X %.3f us (%.3gx)", table12tesla[p - 1], table12tesla[p - 1] / tk, table12radeon[p - 1], table12radeon[p - 1] / tk));
+        if (table12tesla[p - 1] > 0 && !cont)
+          PetscCall(PetscPrintf(PETSC_COMM_WORLD, "; Table 12: Tesla K20m %.3f us (%.3gx), Radeon R9 280X %.3f us (%.3gx)", table12tesla[p - 1], table12tesla[p - 1] / tk, table12radeon[p - 1], table12radeon[p - 1] / tk));
         PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
       }
       PetscCall(VecDestroy(&diag));

@@ -1,6 +1,6 @@
 static const char help[] = "fegpu ex1: steady convection-diffusion-reaction on a box mesh, solved with PETSc KSP.\n"
                            "Manufactured solution u = prod_d sin(k_d x_d + s_d) with its Dirichlet data; prints the L2 error.\n"
-                           "Options: -feg_cell_type tri|quad|tet|hex|prism -feg_faces n -feg_perturb r -order p -feg_strategy addto|lma\n"
+                           "Options: -feg_cell_type tri|quad|tet|hex|prism -feg_faces n -feg_perturb r -order p -feg_strategy addto|lma|matfree\n"
                            "         -dm_refine k -feg_mesh_file f.msh -feg_view, and every KSP/PC option.\n";
 
 #include <fegpu.h>
@@ -65,12 +65,13 @@ int main(int argc, char **argv)
   PetscInt       dim, order = 1, id = 1, its, cStart, cEnd, ncells, ndofs;
   PetscReal      err;
   PetscScalar    C[16] = {0}, B[4] = {1.0, 0, 0, 0};
-  FEGStrategy    s;
+  FEGOpType      type;
+  Mat            A;
   DMPolytopeType ct;
   KSPType        ktype;
   PC             pc;
   PCType         ptype;
-  PetscErrorCode (*funcs[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *) = {exact};
+  PetscErrorCode (*funcs[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *)  = {exact};
   PetscErrorCode (*ffuncs[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *) = {source};
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -123,12 +124,13 @@ int main(int argc, char **argv)
   ct = DM_POLYTOPE_UNKNOWN;
   if (cEnd > cStart) PetscCall(DMPlexGetCellType(dm, cStart, &ct));
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &ct, 1, MPI_INT, MPI_MIN, PETSC_COMM_WORLD));
-  PetscCall(FEGFormGetStrategy(form, &s));
+  PetscCall(KSPGetOperators(ksp, &A, NULL));
+  PetscCall(FEGOperatorGetType(A, &type));
   PetscCall(KSPGetType(ksp, &ktype));
   PetscCall(PCGetType(pc, &ptype));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "fegpu ex1: steady convection-diffusion-reaction\n"));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  mesh: %" PetscInt_FMT " %s cells, P%" PetscInt_FMT " Lagrange, %" PetscInt_FMT " unknowns\n", ncells, DMPolytopeTypes[ct], order, ndofs));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  strategy: %s, solver: %s + %s\n", FEGStrategies[s], ktype, ptype));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  strategy: %s, solver: %s + %s\n", type, ktype, ptype));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  iterations: %" PetscInt_FMT "\n", its));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  L2 error: %.3e\n", (double)err));
 

@@ -1,26 +1,24 @@
-/* fegpu: finite element operators for PETSc DMPlex, assembled (Addto), element-local (LMA), on host or GPU */
+/* fegpu: finite element operators for PETSc DMPlex, assembled (addto), element-local (lma) or matrix-free, on the host
+   or the GPU */
 #pragma once
 
 #include <petscdmplex.h>
 #include <petscksp.h>
 #include <fegpuconf.h>
-#include <fegpu/compat.h>
 
 #define FEGPU_VERSION_MAJOR 0
-#define FEGPU_VERSION_MINOR 1
+#define FEGPU_VERSION_MINOR 2
+
+#if PETSC_VERSION_LT(3, 19, 0) && !defined(PETSC_SUCCESS)
+  /* PETSc 3.19 named the success code; with 3.18 fegpu's users may write it too */
+  #define PETSC_SUCCESS 0
+#endif
 
 /* The package */
-PETSC_EXTERN PetscClassId FEG_FORM_CLASSID;
+PETSC_EXTERN PetscClassId   FEG_FORM_CLASSID;
+PETSC_EXTERN PetscClassId   FEG_OP_CLASSID;
 PETSC_EXTERN PetscErrorCode FEGInitializePackage(void);
 PETSC_EXTERN PetscErrorCode FEGFinalizePackage(void);
-
-/* How an operator is applied */
-typedef enum {
-  FEG_STRATEGY_ADDTO,
-  FEG_STRATEGY_LMA,
-  FEG_STRATEGY_MATFREE
-} FEGStrategy;
-PETSC_EXTERN const char *const FEGStrategies[];
 
 /* Derivative index of a(u,v) = sum_ij C_ij d_i u d_j v: 0 is the value, 1..dim the gradient components */
 #define FEG_MAX_DERIV 4
@@ -30,7 +28,8 @@ PETSC_EXTERN const char *const FEGStrategies[];
    constant and linear parts and may be modified. */
 typedef PetscErrorCode (*FEGPointwiseFn)(PetscInt dim, PetscInt Nw, const PetscReal x[], const PetscScalar w[], const PetscScalar gradw[], PetscScalar C[], PetscScalar D[], void *ctx);
 
-/* A bilinear form a(u,v) = int sum_{i,j=0..dim} C_ij d_i u d_j v and a linear form b(v) = int sum_j D_j d_j v */
+/* A bilinear form a(u,v) = int sum_{i,j=0..dim} C_ij d_i u d_j v and a linear form b(v) = int sum_j D_j d_j v: what is
+   computed (how is the operator's business) */
 typedef struct _p_FEGForm *FEGForm;
 
 PETSC_EXTERN PetscErrorCode FEGFormCreate(MPI_Comm, FEGForm *);
@@ -45,8 +44,6 @@ PETSC_EXTERN PetscErrorCode FEGFormGetAuxiliaryField(FEGForm, DM *, Vec *);
 PETSC_EXTERN PetscErrorCode FEGFormSetLinearCoefficient(FEGForm, PetscInt, const PetscScalar[], const PetscScalar[]);
 PETSC_EXTERN PetscErrorCode FEGFormSetPointwiseCoefficient(FEGForm, FEGPointwiseFn, void *);
 PETSC_EXTERN PetscErrorCode FEGFormIsSymmetric(FEGForm, PetscBool *);
-PETSC_EXTERN PetscErrorCode FEGFormSetStrategy(FEGForm, FEGStrategy);
-PETSC_EXTERN PetscErrorCode FEGFormGetStrategy(FEGForm, FEGStrategy *);
 
 /* Constructors: advection-diffusion mass*m(u,v) + dscale*d(u,v) + ascale*a(u,v) (Markall et al. eqs. 11-13),
    with diffusivity kappa (dim x dim, row-major) and velocity the first dim components of an auxiliary field;
@@ -61,10 +58,48 @@ PETSC_EXTERN PetscErrorCode FEGCreateBoxMesh(MPI_Comm, DMPolytopeType, const Pet
 PETSC_EXTERN PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm, const char[], DM *);
 PETSC_EXTERN PetscErrorCode FEGSetUpDiscretization(DM, PetscInt, PetscBool, const char[]);
 
-/* Operators */
+/* Operators: an FEGOp computes a form on a DM in the way its type says; its Mat is what solvers use */
+typedef struct _p_FEGOp *FEGOp;
+typedef const char      *FEGOpType;
+#define FEGOPADDTO   "addto"   /* element matrices added into an assembled AIJ matrix */
+#define FEGOPLMA     "lma"     /* element matrices kept; MatMult gathers, multiplies and scatters */
+#define FEGOPMATFREE "matfree" /* only what the action needs beyond the reference element */
+
+/* Where a preconditioner that needs matrix values gets them from, for operators that are not assembled */
+typedef enum {
+  FEG_PMAT_AUTO,  /* only when the PC needs values: from stored element matrices if any, else by addto */
+  FEG_PMAT_NONE,  /* never: the PC gets the operator itself */
+  FEG_PMAT_ADDTO, /* an addto matrix of the same form */
+  FEG_PMAT_LMA    /* assembled from the stored element matrices (lma operators) */
+} FEGPmatType;
+PETSC_EXTERN const char *const FEGPmatTypes[];
+
+PETSC_EXTERN PetscFunctionList FEGOpList;
+PETSC_EXTERN PetscErrorCode    FEGOpRegister(const char[], PetscErrorCode (*)(FEGOp));
+PETSC_EXTERN PetscErrorCode    FEGOpRegisterDevice(const char[], PetscErrorCode (*)(FEGOp));
+PETSC_EXTERN PetscErrorCode    FEGOpCreate(MPI_Comm, FEGOp *);
+PETSC_EXTERN PetscErrorCode    FEGOpSetType(FEGOp, FEGOpType);
+PETSC_EXTERN PetscErrorCode    FEGOpGetType(FEGOp, FEGOpType *);
+PETSC_EXTERN PetscErrorCode    FEGOpSetDM(FEGOp, DM);
+PETSC_EXTERN PetscErrorCode    FEGOpGetDM(FEGOp, DM *);
+PETSC_EXTERN PetscErrorCode    FEGOpSetForm(FEGOp, FEGForm);
+PETSC_EXTERN PetscErrorCode    FEGOpGetForm(FEGOp, FEGForm *);
+PETSC_EXTERN PetscErrorCode    FEGOpSetPmatType(FEGOp, FEGPmatType);
+PETSC_EXTERN PetscErrorCode    FEGOpGetPmatType(FEGOp, FEGPmatType *);
+PETSC_EXTERN PetscErrorCode    FEGOpSetOptionsPrefix(FEGOp, const char[]);
+PETSC_EXTERN PetscErrorCode    FEGOpSetFromOptions(FEGOp);
+PETSC_EXTERN PetscErrorCode    FEGOpSetUp(FEGOp);
+PETSC_EXTERN PetscErrorCode    FEGOpCreateMat(FEGOp, Mat *);
+PETSC_EXTERN PetscErrorCode    FEGOpView(FEGOp, PetscViewer);
+PETSC_EXTERN PetscErrorCode    FEGOpViewFromOptions(FEGOp, PetscObject, const char[]);
+PETSC_EXTERN PetscErrorCode    FEGOpDestroy(FEGOp *);
+
+/* The operator as a Mat */
 PETSC_EXTERN PetscErrorCode FEGCreateOperator(DM, FEGForm, Mat *);
 PETSC_EXTERN PetscErrorCode FEGOperatorAssemble(Mat, FEGForm);
-PETSC_EXTERN PetscErrorCode FEGOperatorGetStrategy(Mat, FEGStrategy *);
+PETSC_EXTERN PetscErrorCode FEGOperatorGetOp(Mat, FEGOp *);
+PETSC_EXTERN PetscErrorCode FEGOperatorGetType(Mat, FEGOpType *);
+PETSC_EXTERN PetscErrorCode FEGOperatorGetPmat(Mat, Mat *);
 PETSC_EXTERN PetscErrorCode FEGComputeRHS(DM, FEGForm, Vec);
 PETSC_EXTERN PetscErrorCode FEGDMSetForm(DM, FEGForm);
 PETSC_EXTERN PetscErrorCode FEGDMGetForm(DM, FEGForm *);

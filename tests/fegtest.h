@@ -6,9 +6,27 @@
 #include <fegpu.h>
 #include <petscds.h>
 #include <petscsnes.h>
-#include <fegpu/compat.h>
 
 #define NW 2 /* components of the test auxiliary field */
+
+/* An operator of a given type on dm through the FEGOp interface, reading the options with the form's prefix */
+static inline PetscErrorCode fegtest_operator(DM dm, FEGForm form, FEGOpType type, Mat *A)
+{
+  FEGOp       op;
+  const char *prefix;
+
+  PetscFunctionBegin;
+  PetscCall(FEGOpCreate(PetscObjectComm((PetscObject)dm), &op));
+  PetscCall(FEGOpSetDM(op, dm));
+  PetscCall(FEGOpSetForm(op, form));
+  PetscCall(FEGOpSetType(op, type));
+  PetscCall(PetscObjectGetOptionsPrefix((PetscObject)form, &prefix));
+  PetscCall(FEGOpSetOptionsPrefix(op, prefix));
+  PetscCall(FEGOpSetFromOptions(op));
+  PetscCall(FEGOpCreateMat(op, A));
+  PetscCall(FEGOpDestroy(&op));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 /* Fail the current Check test when a PETSc call fails */
 #define TCHK(call) \
@@ -216,7 +234,7 @@ typedef enum {
   FORM_MASSSTIFF, /* mass plus anisotropic diffusion */
   FORM_POISSON,   /* anisotropic diffusion only */
   NFORMS,
-  FORM_LINEAR     /* C0 plus a linear map of a P1 field (not in the loops above) */
+  FORM_LINEAR /* C0 plus a linear map of a P1 field (not in the loops above) */
 } test_form;
 static inline const char *fegtest_form_name(int kind)
 {

@@ -45,15 +45,15 @@ static PetscErrorCode source(PetscInt dim, PetscInt Nw, const PetscReal x[], con
 
 static PetscErrorCode solve(DMPolytopeType ct, PetscInt order, PetscInt n, PetscBool symmetric, PetscReal *err, PetscInt *its)
 {
-  const PetscInt      faces[3] = {n, n, n};
-  const PetscScalar   Csym[16] = {1.0, 0, 0, 0, 0, 1.0, 0.3, 0.1, 0, 0.3, 2.0, 0.2, 0, 0.1, 0.2, 1.5};
-  DM                  dm;
-  DMLabel             label;
-  PetscInt            id = 1;
-  FEGForm             form;
-  KSP                 ksp;
-  Vec                 u;
-  KSPConvergedReason  reason;
+  const PetscInt     faces[3] = {n, n, n};
+  const PetscScalar  Csym[16] = {1.0, 0, 0, 0, 0, 1.0, 0.3, 0.1, 0, 0.3, 2.0, 0.2, 0, 0.1, 0.2, 1.5};
+  DM                 dm;
+  DMLabel            label;
+  PetscInt           id = 1;
+  FEGForm            form;
+  KSP                ksp;
+  Vec                u;
+  KSPConvergedReason reason;
   PetscErrorCode (*funcs[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *) = {exact};
 
   PetscFunctionBegin;
@@ -64,7 +64,9 @@ static PetscErrorCode solve(DMPolytopeType ct, PetscInt order, PetscInt n, Petsc
   PetscCall(FEGFormCreate(PETSC_COMM_WORLD, &form));
   PetscCall(FEGFormSetConstant(form, symmetric ? Csym : fegtest_C0, NULL));
   PetscCall(FEGFormSetPointwiseCoefficient(form, source, NULL));
-  PetscCall(FEGFormSetStrategy(form, symmetric ? FEG_STRATEGY_LMA : FEG_STRATEGY_ADDTO));
+  /* the DM's operators read their type from the options, with the form's prefix */
+  PetscCall(FEGFormSetOptionsPrefix(form, "conv_"));
+  PetscCall(PetscOptionsSetValue(NULL, "-conv_feg_strategy", symmetric ? FEGOPLMA : FEGOPADDTO));
   PetscCall(FEGDMSetForm(dm, form));
   PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
   PetscCall(KSPSetDM(ksp, dm));
@@ -78,6 +80,7 @@ static PetscErrorCode solve(DMPolytopeType ct, PetscInt order, PetscInt n, Petsc
     PetscCall(PCSetType(pc, PCJACOBI));
   }
   PetscCall(KSPSolve(ksp, NULL, NULL));
+  PetscCall(PetscOptionsClearValue(NULL, "-conv_feg_strategy"));
   PetscCall(KSPGetConvergedReason(ksp, &reason));
   PetscCheck(reason > 0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "KSP did not converge: %s", KSPConvergedReasons[reason]);
   PetscCall(KSPGetIterationNumber(ksp, its));
@@ -91,11 +94,11 @@ static PetscErrorCode solve(DMPolytopeType ct, PetscInt order, PetscInt n, Petsc
 
 START_TEST(test_rates)
 {
-  const DMPolytopeType ct[4]  = {DM_POLYTOPE_TRIANGLE, DM_POLYTOPE_QUADRILATERAL, DM_POLYTOPE_TETRAHEDRON, DM_POLYTOPE_HEXAHEDRON};
-  const DMPolytopeType c      = ct[_i / 3];
-  const PetscInt       order  = 1 + _i % 3;
-  const PetscInt       n0     = fegtest_dim(c) == 2 ? 4 : 3;
-  const PetscBool      sym    = (PetscBool)((_i / 3) % 2 == 0);
+  const DMPolytopeType ct[4] = {DM_POLYTOPE_TRIANGLE, DM_POLYTOPE_QUADRILATERAL, DM_POLYTOPE_TETRAHEDRON, DM_POLYTOPE_HEXAHEDRON};
+  const DMPolytopeType c     = ct[_i / 3];
+  const PetscInt       order = 1 + _i % 3;
+  const PetscInt       n0    = fegtest_dim(c) == 2 ? 4 : 3;
+  const PetscBool      sym   = (PetscBool)((_i / 3) % 2 == 0);
   PetscReal            e0, e1, rate;
   PetscInt             i0, i1;
 

@@ -3,7 +3,7 @@
 #include <check.h>
 #include <stdlib.h>
 #include <petscsys.h>
-#include <fegpu/compat.h>
+#include <fegpu.h>
 
 START_TEST(test_registered_by_dll_append)
 {

@@ -46,7 +46,7 @@ static PetscErrorCode strategy_from_options(const char *value)
 
 START_TEST(test_bad_strategy)
 {
-  EXPECT_ERROR(strategy_from_options("fastest"), PETSC_ERR_USER, "Unknown option fastest for -bad_feg_strategy. Available options: addto lma matfree");
+  EXPECT_ERROR(strategy_from_options("fastest"), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown fegpu operator type fastest (-feg_strategy); registered types: addto lma matfree");
   TCHK(PetscOptionsClearValue(NULL, "-bad_feg_strategy"));
   /* a good value through the same prefix works */
   TCHK(strategy_from_options("lma"));
@@ -114,7 +114,7 @@ static PetscErrorCode linear_without_field(void)
 {
   DM          dm;
   FEGForm     form;
-  Mat         A = NULL;
+  Mat         A         = NULL;
   PetscScalar Acoef[16] = {1.0};
 
   PetscFunctionBegin;
@@ -135,7 +135,6 @@ START_TEST(test_form_misuse)
   EXPECT_ERROR(linear_without_field(), PETSC_ERR_ARG_WRONGSTATE, "no auxiliary field");
   TCHK(FEGFormCreate(PETSC_COMM_SELF, &form));
   EXPECT_ERROR(FEGFormSetLinearCoefficient(form, 0, NULL, NULL), PETSC_ERR_ARG_OUTOFRANGE, "components 0 must be positive");
-  EXPECT_ERROR(FEGFormSetStrategy(form, (FEGStrategy)7), PETSC_ERR_ARG_OUTOFRANGE, "Unknown strategy 7; allowed: addto, lma, matfree");
   TCHK(FEGFormDestroy(&form));
   {
     DM dm;
@@ -143,6 +142,71 @@ START_TEST(test_form_misuse)
     EXPECT_ERROR(FEGCreateBoxMesh(PETSC_COMM_SELF, DM_POLYTOPE_PYRAMID, NULL, NULL, NULL, 0.0, &dm), PETSC_ERR_ARG_WRONG, "Cell type pyramid is not supported");
     EXPECT_ERROR(FEGCreateBoxMesh(PETSC_COMM_SELF, DM_POLYTOPE_TRIANGLE, NULL, NULL, NULL, 0.7, &dm), PETSC_ERR_ARG_OUTOFRANGE, "Perturbation 0.7 must be in [0, 0.5)");
   }
+}
+END_TEST
+
+/* the operator object used in the wrong order or with bad values */
+static PetscErrorCode op_misuse(int what)
+{
+  DM      dm;
+  FEGForm form;
+  FEGOp   op;
+  Mat     A = NULL, P;
+
+  PetscFunctionBegin;
+  PetscCall(fegtest_setup(PETSC_COMM_SELF, DM_POLYTOPE_TRIANGLE, 1, PETSC_TRUE, PETSC_FALSE, 2, &dm));
+  PetscCall(fegtest_form(PETSC_COMM_SELF, NULL, NULL, PETSC_FALSE, &form));
+  PetscCall(FEGOpCreate(PETSC_COMM_SELF, &op));
+  switch (what) {
+  case 0: /* no DM */
+    PetscCall(FEGOpSetForm(op, form));
+    PetscCall(FEGOpSetUp(op));
+    break;
+  case 1: /* no form */
+    PetscCall(FEGOpSetDM(op, dm));
+    PetscCall(FEGOpSetUp(op));
+    break;
+  case 2:
+    PetscCall(FEGOpSetType(op, "fastest"));
+    break;
+  case 3: /* a type change after setup */
+    PetscCall(FEGOpSetDM(op, dm));
+    PetscCall(FEGOpSetForm(op, form));
+    PetscCall(FEGOpSetType(op, FEGOPLMA));
+    PetscCall(FEGOpSetUp(op));
+    PetscCall(FEGOpSetType(op, FEGOPMATFREE));
+    break;
+  case 4:
+    PetscCall(FEGOpSetPmatType(op, (FEGPmatType)9));
+    break;
+  case 5: /* a matfree operator stores no element matrices to assemble */
+    PetscCall(FEGOpSetDM(op, dm));
+    PetscCall(FEGOpSetForm(op, form));
+    PetscCall(FEGOpSetType(op, FEGOPMATFREE));
+    PetscCall(FEGOpSetPmatType(op, FEG_PMAT_LMA));
+    PetscCall(FEGOpCreateMat(op, &A));
+    PetscCall(FEGOperatorGetPmat(A, &P));
+    break;
+  default: /* a Mat fegpu did not make */
+    PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, 2, 2, 1, NULL, &A));
+    PetscCall(FEGOperatorAssemble(A, form));
+  }
+  PetscCall(MatDestroy(&A));
+  PetscCall(FEGOpDestroy(&op));
+  PetscCall(FEGFormDestroy(&form));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+START_TEST(test_op_misuse)
+{
+  EXPECT_ERROR(op_misuse(0), PETSC_ERR_ORDER, "Call FEGOpSetDM() before FEGOpSetUp()");
+  EXPECT_ERROR(op_misuse(1), PETSC_ERR_ORDER, "Call FEGOpSetForm() before FEGOpSetUp()");
+  EXPECT_ERROR(op_misuse(2), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown fegpu operator type fastest");
+  EXPECT_ERROR(op_misuse(3), PETSC_ERR_ORDER, "The operator is set up as lma; its type cannot change to matfree");
+  EXPECT_ERROR(op_misuse(4), PETSC_ERR_ARG_OUTOFRANGE, "Unknown preconditioning matrix type 9; allowed: auto, none, addto, lma");
+  EXPECT_ERROR(op_misuse(5), PETSC_ERR_SUP, "-feg_pmat lma assembles the element matrices the operator keeps, and a matfree operator keeps none");
+  EXPECT_ERROR(op_misuse(6), PETSC_ERR_ARG_WRONG, "Mat was not created by FEGCreateOperator() or FEGOpCreateMat()");
 }
 END_TEST
 
@@ -155,6 +219,7 @@ static void add_tests(Suite *s)
   tcase_add_test(tc, test_bad_strategy);
   tcase_add_test(tc, test_wrong_dm_and_size);
   tcase_add_test(tc, test_form_misuse);
+  tcase_add_test(tc, test_op_misuse);
   suite_add_tcase(s, tc);
 }
 

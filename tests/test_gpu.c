@@ -7,18 +7,18 @@
 #include <petscdevice_cuda.h>
 
 typedef struct {
-  FEGStrategy strategy;
+  FEGOpType   strategy;
   const char *mode; /* -feg_addto_mode or -feg_lma_scatter */
 } gpu_variant;
 
 static const gpu_variant variants[] = {
-  {FEG_STRATEGY_ADDTO, "atomic"},
-  {FEG_STRATEGY_ADDTO, "color" },
-  {FEG_STRATEGY_ADDTO, "coo"   },
-  {FEG_STRATEGY_LMA,   "atomic"},
-  {FEG_STRATEGY_LMA,   "gather"},
-  {FEG_STRATEGY_MATFREE, "atomic"},
-  {FEG_STRATEGY_MATFREE, "gather"}
+  {FEGOPADDTO,   "atomic"},
+  {FEGOPADDTO,   "color" },
+  {FEGOPADDTO,   "coo"   },
+  {FEGOPLMA,     "atomic"},
+  {FEGOPLMA,     "gather"},
+  {FEGOPMATFREE, "atomic"},
+  {FEGOPMATFREE, "gather"}
 };
 #define NVARIANTS 7
 
@@ -53,23 +53,22 @@ static PetscErrorCode compare_variant(DMPolytopeType ct, PetscInt order, PetscBo
   Mat         Ah, Ag;
   PetscRandom rnd;
   PetscReal   r;
+  PetscBool   addto;
 
   PetscFunctionBegin;
   *err = 0.0;
+  PetscCall(PetscStrcmp(v->strategy, FEGOPADDTO, &addto));
   PetscCall(build(PETSC_COMM_SELF, ct, order, cont, PETSC_FALSE, pointwise, &dmh, &auxh, &axh, &fh));
   PetscCall(build(PETSC_COMM_SELF, ct, order, cont, PETSC_TRUE, pointwise, &dmg, &auxg, &axg, &fg));
-  PetscCall(FEGFormSetStrategy(fh, v->strategy));
-  PetscCall(FEGFormSetStrategy(fg, v->strategy));
   PetscCall(FEGFormSetOptionsPrefix(fg, "gpu_"));
-  PetscCall(PetscOptionsSetValue(NULL, v->strategy == FEG_STRATEGY_ADDTO ? "-gpu_feg_addto_mode" : "-gpu_feg_lma_scatter", v->mode));
-  PetscCall(FEGCreateOperator(dmh, fh, &Ah));
+  PetscCall(PetscOptionsSetValue(NULL, addto ? "-gpu_feg_addto_mode" : "-gpu_feg_lma_scatter", v->mode));
+  PetscCall(fegtest_operator(dmh, fh, v->strategy, &Ah));
   if (kernel_options) PetscCall(PetscOptionsInsertString(NULL, kernel_options));
-  PetscCall(FEGCreateOperator(dmg, fg, &Ag));
+  PetscCall(fegtest_operator(dmg, fg, v->strategy, &Ag));
   if (kernel_options) PetscCall(PetscOptionsClearValue(NULL, "-gpu_feg_cuda_kernel"));
-  PetscCall(PetscOptionsClearValue(NULL, v->strategy == FEG_STRATEGY_ADDTO ? "-gpu_feg_addto_mode" : "-gpu_feg_lma_scatter"));
-  if (v->strategy == FEG_STRATEGY_ADDTO) {
+  PetscCall(PetscOptionsClearValue(NULL, addto ? "-gpu_feg_addto_mode" : "-gpu_feg_lma_scatter"));
+  if (addto) {
     Mat C;
-
 
     PetscCall(MatConvert(Ag, MATAIJ, MAT_INITIAL_MATRIX, &C));
     PetscCall(fegtest_matdiff(C, Ah, &r));
@@ -131,7 +130,7 @@ START_TEST(test_gpu_equals_host)
   const DMPolytopeType ct        = fegtest_cells[_i / 8];
   const PetscInt       order     = 1 + (_i % 8) / 2;
   const PetscBool      pointwise = (PetscBool)(_i % 2);
-  const PetscBool      cont      = (PetscBool)!(ct == DM_POLYTOPE_TRI_PRISM && order > 1);
+  const PetscBool      cont      = (PetscBool) !(ct == DM_POLYTOPE_TRI_PRISM && order > 1);
   PetscMPIInt          size;
 
   MPI_Comm_size(PETSC_COMM_WORLD, &size);
@@ -140,7 +139,7 @@ START_TEST(test_gpu_equals_host)
     PetscReal err;
 
     TCHK(compare_variant(ct, order, cont, pointwise, &variants[v], &err));
-    ck_assert_msg(err < 1e-12, "%s P%d%s %s/%s (%s coefficient): GPU differs from host by %g", DMPolytopeTypes[ct], (int)order, cont ? "" : " (DG)", FEGStrategies[variants[v].strategy], variants[v].mode, pointwise ? "pointwise" : "linear-field", (double)err);
+    ck_assert_msg(err < 1e-12, "%s P%d%s %s/%s (%s coefficient): GPU differs from host by %g", DMPolytopeTypes[ct], (int)order, cont ? "" : " (DG)", variants[v].strategy, variants[v].mode, pointwise ? "pointwise" : "linear-field", (double)err);
   }
 }
 END_TEST
@@ -149,9 +148,9 @@ END_TEST
 START_TEST(test_gpu_kernels)
 {
   const char *opts[4] = {"-gpu_feg_cuda_kernel thread", "-gpu_feg_cuda_kernel block", "-gpu_feg_cuda_kernel block -gpu_feg_cuda_nentpt 2 -gpu_feg_cuda_qchunk 3 -gpu_feg_cuda_jacobian_shared 0 -gpu_feg_cuda_block_size 32", "-gpu_feg_cuda_kernel gemm"};
-  const DMPolytopeType ct    = fegtest_cells[_i / 4];
+  const DMPolytopeType ct = fegtest_cells[_i / 4];
   const PetscInt       k = _i % 4, order = (k == 0 && ct == DM_POLYTOPE_HEXAHEDRON) ? 1 : 2; /* Q2: 27 > 20 dofs */
-  const PetscBool      cont  = (PetscBool)(ct != DM_POLYTOPE_TRI_PRISM);
+  const PetscBool      cont = (PetscBool)(ct != DM_POLYTOPE_TRI_PRISM);
   PetscMPIInt          size;
 
   MPI_Comm_size(PETSC_COMM_WORLD, &size);
@@ -161,7 +160,7 @@ START_TEST(test_gpu_kernels)
     PetscReal err;
 
     TCHK(compare_variant(ct, order, cont, PETSC_TRUE, &variants[v], &err));
-    ck_assert_msg(err < 1e-12, "%s P%d %s with %s: GPU differs from host by %g", DMPolytopeTypes[ct], (int)order, FEGStrategies[variants[v].strategy], opts[k], (double)err);
+    ck_assert_msg(err < 1e-12, "%s P%d %s with %s: GPU differs from host by %g", DMPolytopeTypes[ct], (int)order, variants[v].strategy, opts[k], (double)err);
   }
   TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_cuda_nentpt"));
   TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_cuda_qchunk"));
@@ -187,11 +186,10 @@ static PetscErrorCode compare_matfree(DMPolytopeType ct, PetscInt order, PetscBo
     PetscCall(fegtest_setup(PETSC_COMM_SELF, ct, order, cont, cont, 2, &dm[g]));
     if (g) PetscCall(DMSetVecType(dm[g], VECCUDA));
     PetscCall(fegtest_make_form(dm[g], kind, &aux[g], &ax[g], &f[g]));
-    PetscCall(FEGFormSetStrategy(f[g], FEG_STRATEGY_MATFREE));
     /* the host has no gemm: it checks gemm against refop */
     PetscCall(PetscOptionsSetValue(NULL, "-feg_matfree_kernel", g || strcmp(mfk, "gemm") ? mfk : "refop"));
     PetscCall(PetscOptionsSetValue(NULL, "-feg_lma_scatter", scatter));
-    PetscCall(FEGCreateOperator(dm[g], f[g], &A[g]));
+    PetscCall(fegtest_operator(dm[g], f[g], FEGOPMATFREE, &A[g]));
     PetscCall(DMCreateGlobalVector(dm[g], &x[g]));
     PetscCall(VecDuplicate(x[g], &y[g]));
     PetscCall(VecDuplicate(x[g], &z[g]));
@@ -257,7 +255,7 @@ END_TEST
 
 /* CG + Jacobi with a GPU lma or addto operator: same iterations and solution as the host, and no vector or matrix
    copies between host and device inside KSPSolve */
-static PetscErrorCode solve(PetscBool gpu, FEGStrategy s, PetscInt *its, Vec *xout, PetscLogDouble *copies)
+static PetscErrorCode solve(PetscBool gpu, FEGOpType s, PetscInt *its, Vec *xout, PetscLogDouble *copies)
 {
   const PetscScalar Csym[16] = {1.0, 0, 0, 0, 0, 1.0, 0.3, 0.1, 0, 0.3, 2.0, 0.2, 0, 0.1, 0.2, 1.5}, D[4] = {1, 0.5, 0, 0};
   DM                dm;
@@ -268,14 +266,12 @@ static PetscErrorCode solve(PetscBool gpu, FEGStrategy s, PetscInt *its, Vec *xo
   PC                pc;
   PetscLogDouble    c0, g0;
 
-
   PetscFunctionBegin;
   PetscCall(fegtest_setup(PETSC_COMM_SELF, DM_POLYTOPE_TETRAHEDRON, 2, PETSC_TRUE, PETSC_TRUE, 4, &dm));
   if (gpu) PetscCall(DMSetVecType(dm, VECCUDA));
   PetscCall(FEGFormCreate(PETSC_COMM_SELF, &form));
   PetscCall(FEGFormSetConstant(form, Csym, D));
-  PetscCall(FEGFormSetStrategy(form, s));
-  PetscCall(FEGCreateOperator(dm, form, &A));
+  PetscCall(fegtest_operator(dm, form, s, &A));
   PetscCall(DMCreateGlobalVector(dm, &b));
   PetscCall(VecDuplicate(b, &x));
   PetscCall(FEGComputeRHS(dm, form, b));
@@ -296,7 +292,7 @@ static PetscErrorCode solve(PetscBool gpu, FEGStrategy s, PetscInt *its, Vec *xo
     PetscCall(VecZeroEntries(x));
     PetscCall(KSPSolve(ksp, b, x));
     *copies = (petsc_ctog_ct - c0) + (petsc_gtoc_ct - g0);
-    if (gpu) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s solve %d: %g CpuToGpu copies (%g bytes), %g GpuToCpu copies (%g bytes)\n", FEGStrategies[s], (int)k, petsc_ctog_ct - c0, petsc_ctog_sz - cs, petsc_gtoc_ct - g0, petsc_gtoc_sz - gs));
+    if (gpu) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s solve %d: %g CpuToGpu copies (%g bytes), %g GpuToCpu copies (%g bytes)\n", s, (int)k, petsc_ctog_ct - c0, petsc_ctog_sz - cs, petsc_gtoc_ct - g0, petsc_gtoc_sz - gs));
   }
   PetscCall(KSPGetIterationNumber(ksp, its));
   PetscCall(VecCreateSeq(PETSC_COMM_SELF, 0, xout));
@@ -314,12 +310,12 @@ static PetscErrorCode solve(PetscBool gpu, FEGStrategy s, PetscInt *its, Vec *xo
 
 START_TEST(test_gpu_solve_no_copies)
 {
-  const FEGStrategy s = _i ? FEG_STRATEGY_LMA : FEG_STRATEGY_ADDTO;
-  PetscInt          ih, ig;
-  Vec               xh, xg, xgh;
-  PetscLogDouble    ch, cg;
-  PetscReal         err;
-  PetscMPIInt       size;
+  const FEGOpType s = _i ? FEGOPLMA : FEGOPADDTO;
+  PetscInt        ih, ig;
+  Vec             xh, xg, xgh;
+  PetscLogDouble  ch, cg;
+  PetscReal       err;
+  PetscMPIInt     size;
 
   MPI_Comm_size(PETSC_COMM_WORLD, &size);
   if (size > 1) return;
@@ -328,9 +324,9 @@ START_TEST(test_gpu_solve_no_copies)
   TCHK(VecDuplicate(xh, &xgh));
   TCHK(VecCopy(xg, xgh));
   TCHK(fegtest_vecdiff(xgh, xh, &err));
-  ck_assert_msg(ig == ih, "%s: GPU CG took %d iterations, host %d", FEGStrategies[s], (int)ig, (int)ih);
-  ck_assert_msg(err < 1e-10, "%s: GPU solution differs from host by %g", FEGStrategies[s], (double)err);
-  ck_assert_msg(cg == 0, "%s: KSPSolve with the GPU operator made %g host/device copies", FEGStrategies[s], (double)cg);
+  ck_assert_msg(ig == ih, "%s: GPU CG took %d iterations, host %d", s, (int)ig, (int)ih);
+  ck_assert_msg(err < 1e-10, "%s: GPU solution differs from host by %g", s, (double)err);
+  ck_assert_msg(cg == 0, "%s: KSPSolve with the GPU operator made %g host/device copies", s, (double)cg);
   TCHK(VecDestroy(&xh));
   TCHK(VecDestroy(&xg));
   TCHK(VecDestroy(&xgh));
@@ -344,7 +340,7 @@ static PetscErrorCode fx(PetscInt dim, PetscReal t, const PetscReal x[], PetscIn
   return PETSC_SUCCESS;
 }
 
-static PetscErrorCode invariants(MPI_Comm comm, PetscBool gpu, DMPolytopeType ct, FEGStrategy s, PetscReal v[3])
+static PetscErrorCode invariants(MPI_Comm comm, PetscBool gpu, DMPolytopeType ct, FEGOpType s, PetscReal v[3])
 {
   DM          dm, auxdm;
   Vec         aux, x, y, b;
@@ -355,15 +351,14 @@ static PetscErrorCode invariants(MPI_Comm comm, PetscBool gpu, DMPolytopeType ct
 
   PetscFunctionBegin;
   PetscCall(build(comm, ct, 2, PETSC_TRUE, gpu, PETSC_FALSE, &dm, &auxdm, &aux, &form));
-  if (s == FEG_STRATEGY_MATFREE && ct == DM_POLYTOPE_TETRAHEDRON) {
+  if (!strcmp(s, FEGOPMATFREE) && ct == DM_POLYTOPE_TETRAHEDRON) {
     /* a constant C, so tetrahedra use refop (hexahedra use sumfact with the field) */
     PetscCall(VecDestroy(&aux));
     PetscCall(DMDestroy(&auxdm));
     PetscCall(FEGFormDestroy(&form));
     PetscCall(fegtest_make_form(dm, FORM_CONSTANT, &auxdm, &aux, &form));
   }
-  PetscCall(FEGFormSetStrategy(form, s));
-  PetscCall(FEGCreateOperator(dm, form, &A));
+  PetscCall(fegtest_operator(dm, form, s, &A));
   PetscCall(DMCreateGlobalVector(dm, &x));
   PetscCall(VecDuplicate(x, &y));
   PetscCall(VecDuplicate(x, &b));
@@ -384,14 +379,14 @@ static PetscErrorCode invariants(MPI_Comm comm, PetscBool gpu, DMPolytopeType ct
 
 START_TEST(test_gpu_parallel)
 {
-  const DMPolytopeType ct = _i / 3 ? DM_POLYTOPE_HEXAHEDRON : DM_POLYTOPE_TETRAHEDRON;
-  const FEGStrategy    s  = (FEGStrategy)(_i % 3);
+  const DMPolytopeType ct       = _i / 3 ? DM_POLYTOPE_HEXAHEDRON : DM_POLYTOPE_TETRAHEDRON;
+  const FEGOpType      types[3] = {FEGOPADDTO, FEGOPLMA, FEGOPMATFREE}, s = types[_i % 3];
   PetscReal            vp[3], vs[3], err = 0.0;
 
   TCHK(invariants(PETSC_COMM_WORLD, PETSC_TRUE, ct, s, vp));
   TCHK(invariants(PETSC_COMM_SELF, PETSC_FALSE, ct, s, vs));
   for (PetscInt i = 0; i < 3; i++) err = PetscMax(err, PetscAbsReal(vp[i] - vs[i]) / PetscAbsReal(vs[i]));
-  ck_assert_msg(err < 1e-12, "%s %s: distributed GPU and serial host differ by %g", DMPolytopeTypes[ct], FEGStrategies[s], (double)err);
+  ck_assert_msg(err < 1e-12, "%s %s: distributed GPU and serial host differ by %g", DMPolytopeTypes[ct], s, (double)err);
 }
 END_TEST
 

@@ -7,26 +7,26 @@ typedef struct {
   PetscReal mult, multadd, multt, multtadd, diag;
 } lma_result;
 
-static PetscErrorCode compare_shell(DMPolytopeType ct, PetscInt order, PetscBool cont, FEGStrategy shell, test_form kind, const char *mfkernel, lma_result *r)
+static PetscErrorCode compare_shell(DMPolytopeType ct, PetscInt order, PetscBool cont, FEGOpType shell, test_form kind, const char *mfkernel, lma_result *r)
 {
   DM          dm, auxdm;
   Vec         aux, x, y, ya, z, za, d, da;
   FEGForm     form;
   Mat         A, L;
-  FEGStrategy s;
+  FEGOpType   s;
+  PetscBool   same;
   PetscRandom rnd;
 
   PetscFunctionBegin;
   PetscCall(fegtest_setup(PETSC_COMM_WORLD, ct, order, cont, cont, 2, &dm));
   PetscCall(fegtest_make_form(dm, kind, &auxdm, &aux, &form));
-  PetscCall(FEGFormSetStrategy(form, FEG_STRATEGY_ADDTO));
-  PetscCall(FEGCreateOperator(dm, form, &A));
-  PetscCall(FEGFormSetStrategy(form, shell));
+  PetscCall(fegtest_operator(dm, form, FEGOPADDTO, &A));
   if (mfkernel) PetscCall(PetscOptionsSetValue(NULL, "-feg_matfree_kernel", mfkernel));
-  PetscCall(FEGCreateOperator(dm, form, &L));
+  PetscCall(fegtest_operator(dm, form, shell, &L));
   if (mfkernel) PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_kernel"));
-  PetscCall(FEGOperatorGetStrategy(L, &s));
-  PetscCheck(s == shell, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "expected a %s operator", FEGStrategies[shell]);
+  PetscCall(FEGOperatorGetType(L, &s));
+  PetscCall(PetscStrcmp(s, shell, &same));
+  PetscCheck(same, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "expected a %s operator, got %s", shell, s);
   PetscCall(MatCreateVecs(L, &x, &y));
   PetscCall(VecDuplicate(y, &ya));
   PetscCall(VecDuplicate(y, &z));
@@ -81,7 +81,7 @@ START_TEST(test_lma_equals_assembled)
   lma_result           r;
 
   if (ct == DM_POLYTOPE_TRI_PRISM && order > 1) cont = PETSC_FALSE;
-  TCHK(compare_shell(ct, order, cont, FEG_STRATEGY_LMA, FORM_POINTWISE, NULL, &r));
+  TCHK(compare_shell(ct, order, cont, FEGOPLMA, FORM_POINTWISE, NULL, &r));
   ck_assert_msg(r.mult < 1e-12 && r.multadd < 1e-12, "%s P%d: MatMult/MatMultAdd differ by %g/%g", DMPolytopeTypes[ct], (int)order, (double)r.mult, (double)r.multadd);
   ck_assert_msg(r.multt < 1e-12 && r.multtadd < 1e-12, "%s P%d: MatMultTranspose(Add) differ by %g/%g", DMPolytopeTypes[ct], (int)order, (double)r.multt, (double)r.multtadd);
   ck_assert_msg(r.diag < 1e-12, "%s P%d: MatGetDiagonal differs by %g", DMPolytopeTypes[ct], (int)order, (double)r.diag);
@@ -91,14 +91,14 @@ END_TEST
 /* matfree: every cell type, orders 1..4 with continuous and discontinuous spaces, and 5..8 (2D) or 5..6 (3D) */
 START_TEST(test_matfree_equals_assembled)
 {
-  const DMPolytopeType ct    = fegtest_cells[_i / 8];
-  const PetscInt       dim   = fegtest_dim(ct), k = _i % 8;
+  const DMPolytopeType ct  = fegtest_cells[_i / 8];
+  const PetscInt       dim = fegtest_dim(ct), k = _i % 8;
   const PetscInt       order = k < 4 ? 1 + k : (dim == 2 ? 1 + k : 5 + (k % 2));
   PetscBool            cont  = (PetscBool)(k % 2 == 0);
   lma_result           r;
 
   if (ct == DM_POLYTOPE_TRI_PRISM && order > 1) cont = PETSC_FALSE;
-  TCHK(compare_shell(ct, order, cont, FEG_STRATEGY_MATFREE, FORM_POINTWISE, "qp", &r));
+  TCHK(compare_shell(ct, order, cont, FEGOPMATFREE, FORM_POINTWISE, "qp", &r));
   ck_assert_msg(r.mult < 1e-12 && r.multadd < 1e-12, "%s P%d matfree: MatMult/MatMultAdd differ by %g/%g", DMPolytopeTypes[ct], (int)order, (double)r.mult, (double)r.multadd);
   ck_assert_msg(r.multt < 1e-12 && r.multtadd < 1e-12, "%s P%d matfree: MatMultTranspose(Add) differ by %g/%g", DMPolytopeTypes[ct], (int)order, (double)r.multt, (double)r.multtadd);
   ck_assert_msg(r.diag < 1e-12, "%s P%d matfree: MatGetDiagonal differs by %g", DMPolytopeTypes[ct], (int)order, (double)r.diag);
@@ -112,14 +112,14 @@ START_TEST(test_matfree_kernels)
   const DMPolytopeType cells[] = {DM_POLYTOPE_TRIANGLE, DM_POLYTOPE_QUADRILATERAL, DM_POLYTOPE_TETRAHEDRON, DM_POLYTOPE_HEXAHEDRON};
   const DMPolytopeType ct      = cells[_i / 8];
   const PetscInt       dim = fegtest_dim(ct), k = _i % 8;
-  const PetscInt       order = k < 4 ? 1 + k : (dim == 2 ? 1 + k : 5 + (k % 2));
-  const PetscBool      cont  = (PetscBool)(k % 2 == 0);
+  const PetscInt       order   = k < 4 ? 1 + k : (dim == 2 ? 1 + k : 5 + (k % 2));
+  const PetscBool      cont    = (PetscBool)(k % 2 == 0);
   const PetscBool      simplex = (PetscBool)(ct == DM_POLYTOPE_TRIANGLE || ct == DM_POLYTOPE_TETRAHEDRON);
 
   for (int f = simplex ? FORM_CONSTANT : FORM_POINTWISE; f < NFORMS; f++) {
     lma_result r;
 
-    TCHK(compare_shell(ct, order, cont, FEG_STRATEGY_MATFREE, (test_form)f, simplex ? "refop" : "sumfact", &r));
+    TCHK(compare_shell(ct, order, cont, FEGOPMATFREE, (test_form)f, simplex ? "refop" : "sumfact", &r));
     ck_assert_msg(r.mult < 1e-12 && r.multadd < 1e-12, "%s P%d %s %s: MatMult/MatMultAdd differ by %g/%g", DMPolytopeTypes[ct], (int)order, simplex ? "refop" : "sumfact", fegtest_form_name(f), (double)r.mult, (double)r.multadd);
     ck_assert_msg(r.multt < 1e-12 && r.multtadd < 1e-12, "%s P%d %s %s: MatMultTranspose(Add) differ by %g/%g", DMPolytopeTypes[ct], (int)order, simplex ? "refop" : "sumfact", fegtest_form_name(f), (double)r.multt, (double)r.multtadd);
     ck_assert_msg(r.diag < 1e-12, "%s P%d %s %s: MatGetDiagonal differs by %g", DMPolytopeTypes[ct], (int)order, simplex ? "refop" : "sumfact", fegtest_form_name(f), (double)r.diag);
@@ -138,10 +138,9 @@ START_TEST(test_matfree_refused)
 
   TCHK(fegtest_setup(PETSC_COMM_WORLD, _i ? DM_POLYTOPE_HEXAHEDRON : DM_POLYTOPE_TRIANGLE, 2, PETSC_TRUE, PETSC_FALSE, 2, &dm));
   TCHK(fegtest_make_form(dm, _i ? FORM_CONSTANT : FORM_POINTWISE, &auxdm, &aux, &form));
-  TCHK(FEGFormSetStrategy(form, FEG_STRATEGY_MATFREE));
   TCHK(PetscOptionsSetValue(NULL, "-feg_matfree_kernel", "refop"));
   TCHK(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-  ierr = FEGCreateOperator(dm, form, &L);
+  ierr = fegtest_operator(dm, form, FEGOPMATFREE, &L);
   TCHK(PetscPopErrorHandler());
   TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_kernel"));
   ck_assert_msg(ierr == PETSC_ERR_SUP, "refop on %s accepted (error %d)", _i ? "hexahedra" : "a pointwise coefficient", (int)ierr);

@@ -17,8 +17,7 @@ static PetscErrorCode compare_with_oracle(DMPolytopeType ct, PetscInt order, Pet
   PetscCall(fegtest_setup(PETSC_COMM_SELF, ct, order, cont, bc, n, &dm));
   PetscCall(fegtest_aux(dm, &auxdm, &aux));
   PetscCall(fegtest_form(PETSC_COMM_SELF, auxdm, aux, PETSC_TRUE, &form));
-  PetscCall(FEGFormSetStrategy(form, FEG_STRATEGY_ADDTO));
-  PetscCall(FEGCreateOperator(dm, form, &A));
+  PetscCall(fegtest_operator(dm, form, FEGOPADDTO, &A));
   PetscCall(DMCreateGlobalVector(dm, &b));
   PetscCall(FEGComputeRHS(dm, form, b));
   PetscCall(fegtest_oracle(dm, auxdm, aux, PETSC_TRUE, &J, &F));
@@ -150,14 +149,14 @@ static void percell_g3(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt
 
 static PetscErrorCode percell(DMPolytopeType ct, PetscInt order)
 {
-  DM             dm, auxdm;
-  PetscFE        fe, auxfe;
-  Vec            aux, auxl;
-  FEGForm        form;
-  Mat            A, J, Z;
-  PetscDS        ds;
-  PetscInt       cStart, cEnd, dim = fegtest_dim(ct);
-  PetscScalar   *a, Aid[16 * 16] = {0};
+  DM              dm, auxdm;
+  PetscFE         fe, auxfe;
+  Vec             aux, auxl;
+  FEGForm         form;
+  Mat             A, J, Z;
+  PetscDS         ds;
+  PetscInt        cStart, cEnd, dim = fegtest_dim(ct);
+  PetscScalar    *a, Aid[16 * 16] = {0};
   PetscQuadrature q;
 
   PetscFunctionBegin;
@@ -234,14 +233,14 @@ static void ad_g3(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff
 
 static PetscErrorCode advdiff(DMPolytopeType ct, PetscReal *rel)
 {
-  DM        dm, veldm;
-  PetscFE   fe, velfe;
-  Vec       vel, vell;
-  FEGForm   form;
-  Mat       A, J;
-  PetscDS   ds;
-  PetscInt  dim = fegtest_dim(ct);
-  PetscScalar kappa[9];
+  DM              dm, veldm;
+  PetscFE         fe, velfe;
+  Vec             vel, vell;
+  FEGForm         form;
+  Mat             A, J;
+  PetscDS         ds;
+  PetscInt        dim = fegtest_dim(ct);
+  PetscScalar     kappa[9];
   PetscQuadrature q;
   PetscErrorCode (*funcs[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *) = {fegtest_velocity};
 

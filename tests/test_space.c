@@ -5,11 +5,11 @@
 
 START_TEST(test_prism_table1)
 {
-  const PetscInt NS[7] = {6, 18, 40, 75, 126, 196, 288}, NQ[7] = {6, 18, 48, 80, 150, 231, 336};
-  const PetscInt p     = _i + 1;
-  PetscFE        fe;
+  const PetscInt  NS[7] = {6, 18, 40, 75, 126, 196, 288}, NQ[7] = {6, 18, 48, 80, 150, 231, 336};
+  const PetscInt  p = _i + 1;
+  PetscFE         fe;
   PetscQuadrature q;
-  PetscInt       Nb, Nq;
+  PetscInt        Nb, Nq;
 
   TCHK(FEGCreateFE(PETSC_COMM_SELF, 3, DM_POLYTOPE_TRI_PRISM, p, PETSC_FALSE, &fe));
   TCHK(PetscFEGetDimension(fe, &Nb));
@@ -23,8 +23,8 @@ END_TEST
 /* The quadrature integrates x^a y^b z^c with a+b+c <= 2p exactly on the reference cell (tensor cells: each exponent <= 2p) */
 START_TEST(test_quadrature_exact)
 {
-  const DMPolytopeType ct  = fegtest_cells[_i / 4];
-  const PetscInt       p   = 1 + 2 * (_i % 4), dim = fegtest_dim(ct);
+  const DMPolytopeType ct = fegtest_cells[_i / 4];
+  const PetscInt       p = 1 + 2 * (_i % 4), dim = fegtest_dim(ct);
   PetscQuadrature      q;
   const PetscReal     *x, *w;
   PetscInt             Nq;
@@ -66,7 +66,7 @@ END_TEST
 /* Each box mesh fills [0,2]x[0,1]x[0,3] with positively oriented cells, serial or distributed */
 START_TEST(test_box_volume)
 {
-  const DMPolytopeType ct = fegtest_cells[_i];
+  const DMPolytopeType ct       = fegtest_cells[_i];
   const PetscInt       faces[3] = {3, 2, 2};
   const PetscReal      lo[3] = {0, 0, 0}, hi[3] = {2, 1, 3};
   DM                   dm;

@@ -1,9 +1,11 @@
-/* fegpu's CUDA backend: device data and the launchers of the .cu files. Launchers take raw device pointers only;
-   everything that touches Vec, Mat or DM stays in the .c files. C-compatible so both sides include it. */
+/* fegpu's CUDA backend, the part every operator type shares: device data of a discretization and its coefficients,
+   and the launchers of the shared .cu files (element matrices and vectors, geometry, scatters). Launchers take raw
+   device pointers only; everything that touches Vec, Mat or DM stays in the .c files. C-compatible so both sides
+   include it. Each type's own device structures and launchers are in its folder (src/op/impls/<type>/<type>.h). */
 #pragma once
 
 #include <petscsys.h>
-#include <fegpu/private/fegmf.h>
+#include <fegpu/private/fegpoint.h>
 
 #if defined(__cplusplus)
 extern "C" {
@@ -12,13 +14,13 @@ extern "C" {
 /* Reference tables and geometry of one discretization on the device */
 typedef struct {
   int     dim, Nb, Nq, Ne, nG; /* nG: geometry points per element, 1 for affine cells, Nq otherwise */
-  int     Nv;                  /* vertices per cell (coordinate basis) */
+  int     Nv;                  /* coordinate nodes per cell */
   double *B, *D, *qw;          /* B[q*Nb+b], D[(q*Nb+b)*dim+d] reference basis and gradients, qw[q] */
-  double *G;                   /* G[(q*Nv+v)*dim+d] reference gradients of the vertex (coordinate) basis */
+  double *G;                   /* G[(q*Nv+v)*dim+d] reference gradients of the coordinate basis */
   double *R;                   /* R[(q*(dim+1)+r) + a*Nq*(dim+1)]: reference value (r=0) and gradients, column-major for GEMM */
   double *M;                   /* M[((r*(dim+1)+s)*Nb+a)*Nb+b] = sum_q w_q R_r(b) R_s(a): reference element tensors */
   double *P;                   /* P[(q*Nd*Nd+r*Nd+s) + (a*Nb+b)*Nq*Nd*Nd] = R_qr(b) R_qs(a), Nd = dim+1 (large elements, when it fits) */
-  double *X;                   /* X[(e*Nv+v)*dim+d] vertex coordinates */
+  double *X;                   /* X[(e*Nv+v)*dim+d] coordinates of the coordinate nodes */
   double *geo;                 /* geo[(e*nG+g)*(dim*dim+1)+k]: invJ (row-major d xi_r / d x_c) then det J */
   int    *idx;                 /* idx[b*Ne+e] local dof of basis function b of element e (element-interleaved) */
   size_t  bytes;
@@ -27,7 +29,7 @@ typedef struct {
 /* How C and D are given to a kernel */
 typedef enum {
   FEG_DEV_COEFF_CONSTANT,
-  FEG_DEV_COEFF_LINEAR,   /* C0 + A w(x_q), w interpolated on the device from the auxiliary local vector */
+  FEG_DEV_COEFF_LINEAR,     /* C0 + A w(x_q), w interpolated on the device from the auxiliary local vector */
   FEG_DEV_COEFF_PRECOMPUTED /* Cq[(e*Nq+q)*16+ij], Dq[(e*Nq+q)*4+j] from a host pointwise function */
 } FEGDevCoeffMode;
 
@@ -59,55 +61,49 @@ typedef struct {
 
 /* Kernel choice and tuning (Krużel et al.: entries per thread, parts, Jacobian data in shared memory) */
 typedef struct {
-  int kernel;     /* 0 auto, 1 one element per thread, 2 one element per thread block, 3 GEMM over reference tables */
-  int blockSize;  /* threads per block of the block kernel (0: choose) */
-  int nentpt;     /* matrix entries per thread and part: 1, 2, 4, 8 or 16 (0: choose) */
-  int qchunk;     /* quadrature points staged in shared memory at a time (0: choose) */
-  int jacShared;  /* stage the element's Jacobian data in shared memory first */
-  int nparts;     /* out: parts the element matrix was split into (block kernel) */
-  int used;       /* out: kernel used */
+  int kernel;    /* 0 auto, 1 one element per thread, 2 one element per thread block, 3 GEMM over reference tables */
+  int blockSize; /* threads per block of the block kernel (0: choose) */
+  int nentpt;    /* matrix entries per thread and part: 1, 2, 4, 8 or 16 (0: choose) */
+  int qchunk;    /* quadrature points staged in shared memory at a time (0: choose) */
+  int jacShared; /* stage the element's Jacobian data in shared memory first */
+  int nparts;    /* out: parts the element matrix was split into (block kernel) */
+  int used;      /* out: kernel used */
 } FEGDevTuning;
-
-/* matfree refop/gemm: reference operators and per-element factors */
-typedef struct {
-  int           Ne, Nb, nops, ne, nb, nr; /* elements, dofs per element, operators, elements per thread, groups per block, rows per thread */
-  int           ldo;                      /* leading dimension of the operators (Nb rounded up to even, for vector loads) */
-  int           contig, unique;       /* element e's dofs are e*Nb..e*Nb+Nb-1 / no dof is shared by two elements */
-  int           tperm[16];            /* operator whose factor a transposed apply uses */
-  const double *Op;                   /* Op[(m*Nb+k)*ldo+n] */
-  const double *G;                    /* G[e*nops+m] */
-  const int    *idx;                  /* idx[b*Ne+e] */
-} FEGDevRefOp;
-
-/* matfree sumfact: 1D tables, lexicographic dofs, the stored pairs at the lexicographic Gauss points */
-typedef struct {
-  int           dim, Ne, P, Q, npairs, kind, neb, nthreads, unique;
-  const double *B1, *D1; /* Q x P */
-  const double *Cl;      /* Cl[(e*npairs+m)*Q^dim+l] */
-  const int    *idx;     /* idx[l*Ne+e], l lexicographic */
-  const int    *lex;     /* basis function of lexicographic node l */
-} FEGDevSumFact;
 
 PETSC_INTERN PetscErrorCode FEGDevGeometry(FEGDevDisc *);
 PETSC_INTERN PetscErrorCode FEGDevBuildP(FEGDevDisc *, size_t);
 PETSC_INTERN PetscErrorCode FEGDevElementMatrices(const FEGDevDisc *, const FEGDevCoeff *, const int *, int, const FEGDevOutput *, FEGDevTuning *);
 PETSC_INTERN PetscErrorCode FEGDevElementVectors(const FEGDevDisc *, const FEGDevCoeff *, double *);
-PETSC_INTERN PetscErrorCode FEGDevCSRPositions(const FEGDevDisc *, const int *, const PetscInt *, const PetscInt *, int *);
-PETSC_INTERN PetscErrorCode FEGDevLMAApply(const FEGDevDisc *, const double *, const double *, double *, int, int, const int *, const int *, double *);
-PETSC_INTERN PetscErrorCode FEGDevLMADiagonal(const FEGDevDisc *, const double *, double *);
+PETSC_INTERN PetscErrorCode FEGDevChat(const FEGDevDisc *, const FEGDevCoeff *, double *);
 PETSC_INTERN PetscErrorCode FEGDevTransposeMap(const FEGDevDisc *, int, int **, int **);
 PETSC_INTERN PetscErrorCode FEGDevZero(double *, size_t);
 PETSC_INTERN PetscErrorCode FEGDevGather(int, const int *, const int *, const double *, double *);
-PETSC_INTERN PetscErrorCode FEGDevMatFreeSetUp(const FEGDevDisc *, const FEGDevCoeff *, double *);
-PETSC_INTERN PetscErrorCode FEGDevMatFreeApply(const FEGDevDisc *, const double *, const double *, double *, int, int, int, const int *, const int *, double *);
-PETSC_INTERN PetscErrorCode FEGDevRoofline(double *, double *, double *);
 PETSC_INTERN PetscErrorCode FEGDevGetCublas(void **);
-PETSC_INTERN PetscErrorCode FEGDevMatFreeFactors(const FEGDevDisc *, const FEGDevCoeff *, int, int, const int *, const int *, const int *, double *);
-PETSC_INTERN PetscErrorCode FEGDevRefOpApply(const FEGDevRefOp *, const double *, double *, int, int, int, int, const int *, const int *, double *);
-PETSC_INTERN PetscErrorCode FEGDevGemmApply(const FEGDevRefOp *, const double *, int, double *, int, const double *, double *, int, int, int, const int *, const int *, double *);
-PETSC_INTERN PetscErrorCode FEGDevSumFactApply(const FEGDevSumFact *, const double *, double *, int, int, int, const int *, const int *, double *);
-PETSC_INTERN size_t         FEGDevSumFactShared(int, int, int);
+PETSC_INTERN PetscErrorCode FEGDevRoofline(double *, double *, double *);
 
 #if defined(__cplusplus)
+}
+#endif
+
+#if defined(__CUDACC__)
+/* C (and D) at quadrature point q of element e, in a kernel */
+static __device__ __forceinline__ void FEGCoeffAt(const FEGDevCoeff &c, int Nq, int e, int q, double C[16], double D[4], bool wantD)
+{
+  if (c.mode == FEG_DEV_COEFF_PRECOMPUTED) {
+    for (int k = 0; k < 16; k++) C[k] = c.Cq[((size_t)e * Nq + q) * 16 + k];
+    if (wantD)
+      for (int k = 0; k < 4; k++) D[k] = c.Dq[((size_t)e * Nq + q) * 4 + k];
+    return;
+  }
+  for (int k = 0; k < 16; k++) C[k] = c.C0[k];
+  if (wantD)
+    for (int k = 0; k < 4; k++) D[k] = c.D0[k];
+  if (c.mode == FEG_DEV_COEFF_LINEAR) FEGCoeffLinearAt(c.Nw, c.NbA, c.TA + (size_t)q * c.NbA * c.Nw, c.aux, c.aidx + (size_t)e * c.NbA, c.A, c.Bl, C, wantD ? D : NULL, NULL);
+}
+
+/* the geometry (invJ, then det J) of point q of element e */
+static __device__ __forceinline__ const double *FEGDevGeo(const FEGDevDisc &d, int e, int q)
+{
+  return d.geo + ((size_t)e * d.nG + (d.nG == 1 ? 0 : q)) * (d.dim * d.dim + 1);
 }
 #endif

@@ -1,14 +1,44 @@
-/* fegpu internals shared by the interface and the implementations */
+/* fegpu internals: the package, the table of cell types, forms, the discretization every operator type reads, and
+   host coefficient evaluation and element integration. Functions marked PETSC_EXTERN are the private API an operator
+   type (fegpu's own or an application's, see fegopimpl.h) may use. */
 #pragma once
 
 #include <fegpu.h>
 #include <petsc/private/petscimpl.h>
-#include <fegpu/compat.h>
-#include <fegpu/private/fegmf.h>
+#include <fegpu/private/compat.h>
+#include <fegpu/private/fegpoint.h>
 
 PETSC_INTERN PetscBool     FEGPackageInitialized;
 PETSC_INTERN PetscLogEvent FEG_Setup, FEG_Integrate, FEG_Assemble, FEG_Apply, FEG_RHS;
 
+/* ---------------------------------------------------------------------------------------------------- cell types */
+/* Everything fegpu needs to know about a cell type; every "which cell?" question reads this table (cell.c) */
+typedef struct {
+  DMPolytopeType ct;
+  const char    *name;                                                 /* value of -feg_cell_type */
+  const char    *plural;                                               /* for messages */
+  PetscInt       dim;                                                  /* topological dimension */
+  PetscInt       nverts;                                               /* vertices, the nodes of straight (P1/Q1) coordinates */
+  PetscBool      simplex;                                              /* with straight edges the reference map is affine: one Jacobian per cell */
+  PetscBool      tensor;                                               /* a tensor product of segments: sum factorisation applies */
+  PetscInt       maxCont;                                              /* highest order of continuous Lagrange that PETSc's sections support on it */
+  const char    *whyCont;                                              /* why not higher */
+  PetscErrorCode (*quadrature)(PetscInt, PetscInt, PetscQuadrature *); /* fegpu's rule for elements of order p */
+  PetscInt boxCells;                                                   /* cells of the box mesh in each square or cube */
+  void (*boxSplit)(const PetscInt corner[8], PetscInt cells[]);        /* those cells' vertices; corner[i + 2j + 4k] */
+} FEGCellInfo;
+
+PETSC_INTERN const FEGCellInfo FEGCellInfos[];
+PETSC_INTERN const PetscInt    FEGNumCellInfos;
+PETSC_INTERN const char *const FEGCellNames[]; /* the names, then "FEGCellType", "FEG_CELL_", NULL: an enum table */
+PETSC_EXTERN PetscErrorCode    FEGCellInfoGet(MPI_Comm, DMPolytopeType, const FEGCellInfo **);
+PETSC_INTERN void              FEGBoxSplitTriangle(const PetscInt[], PetscInt[]);
+PETSC_INTERN void              FEGBoxSplitQuadrilateral(const PetscInt[], PetscInt[]);
+PETSC_INTERN void              FEGBoxSplitTetrahedron(const PetscInt[], PetscInt[]);
+PETSC_INTERN void              FEGBoxSplitHexahedron(const PetscInt[], PetscInt[]);
+PETSC_INTERN void              FEGBoxSplitPrism(const PetscInt[], PetscInt[]);
+
+/* ---------------------------------------------------------------------------------------------------------- forms */
 struct _FEGFormOps {
   PetscErrorCode (*view)(FEGForm, PetscViewer);
 };
@@ -24,28 +54,50 @@ struct _p_FEGForm {
   PetscScalar   *A, *B; /* C_ij += A[(i*4+j)*Nw+k] w_k, D_j += B[j*Nw+k] w_k */
   FEGPointwiseFn pointwise;
   void          *pwctx;
-  FEGStrategy    strategy;
 };
 
-/* What every strategy needs of the discretization: cells, dofs, reference tables, geometry at quadrature points */
+PETSC_INTERN PetscErrorCode FEGFormCheckCompatible(FEGForm, DM);
+PETSC_EXTERN PetscErrorCode FEGFormCellwiseConstant(FEGForm, PetscBool *);
+PETSC_EXTERN PetscErrorCode FEGFormBlockPattern(FEGForm, PetscBool *, PetscBool *, PetscBool *, PetscBool *);
+
+/* ---------------------------------------------------------------------------------------------- discretization */
+/* What every operator type needs of the DM, read once: cells, dofs, reference tables, geometry. The geometry comes
+   from the coordinates of each cell's coordinate nodes and the coordinate basis (straight or curved cells alike) through
+   FEGGeometryAt(), the same function the device uses. */
 typedef struct {
-  DM              dm; /* borrowed: the operator holds the reference */
-  PetscInt        dim, cStart, cEnd, Ne;
-  DMPolytopeType  ct;
-  PetscFE         fe;
-  PetscInt        order;
-  PetscBool       continuous;
-  PetscInt        Nb, Nq;
-  const PetscReal *qpoints, *qweights;
-  PetscTabulation T;    /* basis values and reference gradients at the quadrature points (owned by fe) */
-  IS              cellIS;
-  PetscFEGeom    *geom; /* J, invJ, detJ per cell and quadrature point (one point per cell where affine) */
-  PetscReal      *xq;   /* Ne*Nq*dim quadrature points in real space */
-  PetscInt       *lidx; /* Ne*Nb local dof offsets of each cell, in basis order (constrained dofs included) */
-  PetscInt        nlocal, nglobal; /* local Vec size, owned global size */
-  PetscLogDouble  bytes;
+  DM                 dm; /* borrowed: the operator holds the reference */
+  const FEGCellInfo *cell;
+  DMPolytopeType     ct;
+  PetscInt           dim, cStart, cEnd, Ne;
+  PetscFE            fe;
+  PetscInt           order;
+  PetscBool          continuous;
+  PetscInt           Nb, Nq;
+  const PetscReal   *qpoints, *qweights;
+  PetscTabulation    T;               /* basis values and reference gradients at the quadrature points (owned by fe) */
+  PetscReal         *R;               /* R[(q*(dim+1)+r) + b*Nq*(dim+1)]: reference value (r = 0) and gradients, column-major */
+  PetscInt           Nv;              /* coordinate nodes per cell: the vertices for straight cells */
+  PetscReal         *Bc, *Gc;         /* coordinate basis values Bc[q*Nv+v] and reference gradients Gc[(q*Nv+v)*dim+d] */
+  PetscReal         *X;               /* X[(e*Nv+v)*dim+d] coordinates of each cell's coordinate nodes */
+  PetscBool          affine;          /* the Jacobian is constant in every cell */
+  PetscInt           nG;              /* geometry points per cell: 1 (affine) or Nq */
+  PetscReal         *geo;             /* geo[(e*nG+g)*(dim*dim+1)+k]: invJ (row-major d xi_r / d x_c), then det J */
+  PetscReal         *xq;              /* xq[(e*Nq+q)*dim+d] quadrature points in real space */
+  PetscInt          *lidx;            /* lidx[e*Nb+b] local dof of basis function b of cell e (constrained dofs included) */
+  PetscInt           nlocal, nglobal; /* local Vec size, owned global size */
+  PetscLogDouble     bytes;
 } FEGDisc;
 
+PETSC_EXTERN PetscErrorCode FEGDiscCreate(DM, FEGDisc *);
+PETSC_EXTERN PetscErrorCode FEGDiscDestroy(FEGDisc *);
+
+/* the geometry of point q of cell e: invJ and det J */
+static inline const PetscReal *FEGDiscGeometry(const FEGDisc *d, PetscInt e, PetscInt q)
+{
+  return d->geo + ((size_t)e * d->nG + (d->nG == 1 ? 0 : q)) * (d->dim * d->dim + 1);
+}
+
+/* ----------------------------------------------------------------------------------- host coefficients, elements */
 /* Scratch and state for evaluating a form on one discretization */
 typedef struct {
   FEGForm         form;
@@ -57,112 +109,22 @@ typedef struct {
   PetscScalar    *w, *gradw;
 } FEGCoeff;
 
-typedef enum {
-  FEG_ADDTO_AUTO,
-  FEG_ADDTO_ATOMIC,
-  FEG_ADDTO_COLOR,
-  FEG_ADDTO_COO
-} FEGAddtoMode;
-PETSC_INTERN const char *const FEGAddtoModes[];
+PETSC_EXTERN PetscErrorCode FEGCoeffSetUp(FEGDisc *, FEGForm, FEGCoeff *);
+PETSC_EXTERN PetscErrorCode FEGCoeffEvaluate(FEGDisc *, FEGCoeff *, PetscInt);
+PETSC_EXTERN PetscErrorCode FEGCoeffDestroy(FEGCoeff *);
+PETSC_EXTERN PetscErrorCode FEGIntegrateElementMatrix(FEGDisc *, FEGCoeff *, PetscInt, PetscScalar[], PetscScalar[]);
+PETSC_EXTERN PetscErrorCode FEGIntegrateElementVector(FEGDisc *, FEGCoeff *, PetscInt, PetscScalar[], PetscScalar[]);
 
-typedef enum {
-  FEG_LMA_SCATTER_ATOMIC,
-  FEG_LMA_SCATTER_GATHER
-} FEGLMAScatter;
-PETSC_INTERN const char *const FEGLMAScatters[];
+/* ------------------------------------------------------------------------------------------------------ devices */
+/* fegpu runs on the GPU when the DM's vectors are CUDA vectors */
+PETSC_EXTERN PetscErrorCode FEGDMIsOnDevice(DM, PetscBool *);
 
-/* Device tuning, mirrored into FEGDevTuning by the CUDA backend */
+/* What the CUDA backend provides outside the operator types; filled by the registration when fegpu is built with CUDA
+   (opreg.c), empty otherwise */
 typedef struct {
-  PetscInt  kernel, blockSize, nentpt, qchunk;
-  PetscBool jacShared;
-} FEGTuning;
-PETSC_INTERN const char *const FEGCudaKernels[];
-
-/* matfree kernels: quadrature-point tensors for any cell (qp), reference operators with per-element factors on
-   affine simplices (refop, and its batched-GEMM form on the GPU), sum factorisation on quadrilaterals and hexahedra */
-typedef enum {
-  FEG_MF_AUTO,
-  FEG_MF_QP,
-  FEG_MF_REFOP,
-  FEG_MF_GEMM,
-  FEG_MF_SUMFACT
-} FEGMatFreeKernel;
-PETSC_INTERN const char *const FEGMatFreeKernels[];
-
-typedef struct {
-  FEGMatFreeKernel kernel; /* in use */
-  int              kind;   /* FEGMFKind: which Chat entries are stored */
-  PetscInt         npairs, pr[16], ps[16], tperm[16]; /* stored pairs; tperm[m]: the pair (ps[m], pr[m]) */
-  PetscInt         ne, nb, nr;                        /* refop: elements per thread, element groups per block, rows per thread */
-  PetscInt         gemmMB;                            /* gemm: MB of work space per element chunk */
-  PetscBool        meshChecked, affine, tensor; /* structure of the mesh and space, found at the first assembly */
-  const char      *tensorWhy;                   /* why not tensor */
-  int              opKind;                      /* pair set Op was built for, -1 none */
-  PetscReal       *Op;  /* refop: npairs reference operators, column-major Op[(m*Nb+b)*Nb+a] (a test, b trial) */
-  PetscScalar     *G;   /* refop: per-element factors G[e*npairs+m] = (detJ T^T C T)_(pr,ps) */
-  PetscInt         P, Q; /* sumfact: 1D nodes and 1D quadrature points */
-  PetscReal       *B1, *D1; /* sumfact: Q x P 1D basis values and derivatives at the 1D Gauss points */
-  PetscReal       *Bt, *Dt; /* sumfact: their P x Q transposes */
-  PetscScalar     *work;    /* sumfact: host element workspace, 10 max(P,Q)^dim */
-  PetscInt        *lex, *qlex; /* sumfact: basis function / quadrature point at each lexicographic index */
-  PetscScalar     *Cl; /* sumfact: Cl[(e*npairs+m)*Nq+l] at lexicographic quadrature point l */
-} FEGMatFree;
-
-typedef struct _n_FEGOp *FEGOp;
-struct _n_FEGOp {
-  DM               dm;
-  FEGDisc          disc;
-  FEGForm          form;
-  FEGStrategy      strategy;
-  PetscBool        ondevice; /* the DM's vectors are CUDA vectors: everything runs on the GPU */
-  FEGAddtoMode     addtoMode;
-  FEGLMAScatter    lmaScatter;
-  FEGTuning        tuning;
-  void            *dev; /* FEGOpDevice of the CUDA backend */
-  PetscObjectState formState, auxState; /* what the last assembly saw */
-  PetscBool        assembled;
-  PetscScalar     *Ke; /* lma: Ne element matrices, Nb x Nb row-major (row = test function) */
-  FEGMatFreeKernel mfRequest; /* -feg_matfree_kernel */
-  FEGMatFree       mf;
-  PetscScalar     *Cq; /* matfree: Ne*Nq (dim+1)x(dim+1) tensors w detJ T^T C T seen by the reference derivatives */
-  /* element-local shells (lma, matfree) on the host: y_e (+)= A_e x_e or A_e^T x_e, and diag(A_e) */
-  PetscErrorCode (*elemApply)(FEGOp, PetscInt, const PetscScalar[], PetscScalar[], PetscBool);
-  PetscErrorCode (*elemDiag)(FEGOp, PetscInt, PetscScalar[]);
-  Vec              xl, yl;
-};
-
-PETSC_INTERN PetscErrorCode FEGDiscCreate(DM, FEGDisc *);
-PETSC_INTERN PetscErrorCode FEGDiscDestroy(FEGDisc *);
-PETSC_INTERN PetscErrorCode FEGCoeffSetUp(FEGDisc *, FEGForm, FEGCoeff *);
-PETSC_INTERN PetscErrorCode FEGCoeffEvaluate(FEGDisc *, FEGCoeff *, PetscInt);
-PETSC_INTERN PetscErrorCode FEGCoeffDestroy(FEGCoeff *);
-PETSC_INTERN PetscErrorCode FEGFormCheckCompatible(FEGForm, DM);
-PETSC_INTERN PetscErrorCode FEGIntegrateElementMatrix(FEGDisc *, FEGCoeff *, PetscInt, PetscScalar[], PetscScalar[]);
-PETSC_INTERN PetscErrorCode FEGIntegrateElementVector(FEGDisc *, FEGCoeff *, PetscInt, PetscScalar[], PetscScalar[]);
-
-PETSC_INTERN PetscErrorCode FEGOpGet(Mat, FEGOp *);
-PETSC_INTERN PetscErrorCode FEGDMIsOnDevice(DM, PetscBool *);
-#if defined(FEGPU_HAVE_CUDA)
-PETSC_INTERN PetscErrorCode FEGOpDevSetUp(FEGOp);
-PETSC_INTERN PetscErrorCode FEGOpDevDestroy(FEGOp);
-PETSC_INTERN PetscErrorCode FEGOpDevView(FEGOp, PetscViewer);
-PETSC_INTERN PetscErrorCode FEGOpDevCreateMat_AddTo(FEGOp, Mat);
-PETSC_INTERN PetscErrorCode FEGOpDevAssemble_AddTo(FEGOp, Mat);
-PETSC_INTERN PetscErrorCode FEGOpDevAssemble_Shell(FEGOp);
-PETSC_INTERN PetscErrorCode FEGOpDevApply_Shell(FEGOp, Vec, Vec, PetscBool, PetscBool);
-PETSC_INTERN PetscErrorCode FEGOpDevDiagonal_Shell(FEGOp, Vec);
-PETSC_INTERN PetscErrorCode FEGComputeRHS_Device(FEGDisc *, FEGForm, Vec);
-#endif
-PETSC_INTERN PetscErrorCode FEGOpView(FEGOp, PetscViewer);
-PETSC_INTERN PetscErrorCode FEGOpCreateMat_AddTo(FEGOp, Mat *);
-PETSC_INTERN PetscErrorCode FEGOpAssemble_AddTo(FEGOp, Mat);
-PETSC_INTERN PetscErrorCode FEGOpCreateShell(FEGOp, Mat *);
-PETSC_INTERN PetscErrorCode FEGShellAssembled(FEGOp, Mat);
-PETSC_INTERN PetscErrorCode FEGOpCreateMat_LMA(FEGOp, Mat *);
-PETSC_INTERN PetscErrorCode FEGOpAssemble_LMA(FEGOp, Mat);
-PETSC_INTERN PetscErrorCode FEGOpCreateMat_MatFree(FEGOp, Mat *);
-PETSC_INTERN PetscErrorCode FEGOpAssemble_MatFree(FEGOp, Mat);
-PETSC_INTERN PetscErrorCode FEGMatFreeDestroy(FEGMatFree *);
-PETSC_INTERN PetscErrorCode FEGMatFreeView(FEGOp, PetscInt, PetscViewer);
-PETSC_INTERN PetscErrorCode FEGFormCellwiseConstant(FEGForm, PetscBool *);
-PETSC_INTERN PetscErrorCode FEGFormBlockPattern(FEGForm, PetscBool *, PetscBool *, PetscBool *, PetscBool *);
+  PetscBool available;
+  PetscErrorCode (*computerhs)(FEGDisc *, FEGForm, Vec);
+  PetscErrorCode (*roofline)(double *, double *, double *);
+} FEGDeviceBackend;
+PETSC_INTERN FEGDeviceBackend FEGDevice;
+PETSC_INTERN PetscErrorCode   FEGDeviceBackendRegister(void);

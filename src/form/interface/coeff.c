@@ -43,10 +43,10 @@ PetscErrorCode FEGCoeffDestroy(FEGCoeff *coeff)
 /* C and D at every quadrature point of local cell e (0-based) */
 PetscErrorCode FEGCoeffEvaluate(FEGDisc *disc, FEGCoeff *coeff, PetscInt e)
 {
-  FEGForm      form = coeff->form;
+  FEGForm        form = coeff->form;
   const PetscInt dim = disc->dim, Nq = disc->Nq, Nw = form->Nw, NbA = coeff->NbAux;
-  PetscScalar *vals = NULL;
-  PetscInt     n;
+  PetscScalar   *vals = NULL;
+  PetscInt       n;
 
   PetscFunctionBegin;
   if (coeff->constant) PetscFunctionReturn(PETSC_SUCCESS);
@@ -55,38 +55,23 @@ PetscErrorCode FEGCoeffEvaluate(FEGDisc *disc, FEGCoeff *coeff, PetscInt e)
     PetscCheck(n == NbA, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Auxiliary closure has %" PetscInt_FMT " values, element has %" PetscInt_FMT, n, NbA);
   }
   for (PetscInt q = 0; q < Nq; q++) {
-    PetscScalar    *C  = &coeff->C[q * 16], *D = &coeff->D[q * 4];
-    const PetscInt  gq = disc->geom->numPoints == 1 ? e : e * Nq + q;
-    const PetscReal *invJ = &disc->geom->invJ[gq * dim * dim];
+    PetscScalar *C = &coeff->C[q * 16], *D = &coeff->D[q * 4];
 
     PetscCall(PetscArraycpy(C, form->C0, 16));
     PetscCall(PetscArraycpy(D, form->D0, 4));
     if (form->auxdm) {
-      const PetscReal *T0 = coeff->Taux->T[0], *T1 = coeff->Taux->T[1];
+      const PetscReal *T0 = coeff->Taux->T[0] + q * NbA * Nw, *T1 = coeff->Taux->T[1] + q * NbA * Nw * dim, *invJ = FEGDiscGeometry(disc, e, q);
 
-      for (PetscInt k = 0; k < Nw; k++) {
-        coeff->w[k] = 0.0;
-        for (PetscInt d = 0; d < dim; d++) coeff->gradw[k * dim + d] = 0.0;
-      }
-      for (PetscInt b = 0; b < NbA; b++) {
+      /* w and the linear map as the device computes them, the gradient of w for pointwise functions */
+      FEGCoeffLinearAt((int)Nw, (int)NbA, T0, vals, NULL, form->A, form->B, C, D, coeff->w);
+      for (PetscInt k = 0; k < Nw * dim; k++) coeff->gradw[k] = 0.0;
+      for (PetscInt b = 0; b < NbA; b++)
         for (PetscInt k = 0; k < Nw; k++) {
-          const PetscInt bk = (q * NbA + b) * Nw + k;
+          PetscScalar phi[4];
 
-          coeff->w[k] += T0[bk] * vals[b];
-          for (PetscInt d = 0; d < dim; d++) {
-            PetscReal g = 0.0;
-
-            for (PetscInt r = 0; r < dim; r++) g += T1[bk * dim + r] * invJ[r * dim + d];
-            coeff->gradw[k * dim + d] += g * vals[b];
-          }
+          FEGPhysical((int)dim, T0[b * Nw + k], &T1[(b * Nw + k) * dim], invJ, phi);
+          for (PetscInt d = 0; d < dim; d++) coeff->gradw[k * dim + d] += phi[1 + d] * vals[b];
         }
-      }
-      if (form->A) {
-        for (PetscInt ij = 0; ij < 16; ij++)
-          for (PetscInt k = 0; k < Nw; k++) C[ij] += form->A[ij * Nw + k] * coeff->w[k];
-        for (PetscInt j = 0; j < 4; j++)
-          for (PetscInt k = 0; k < Nw; k++) D[j] += form->B[j * Nw + k] * coeff->w[k];
-      }
     }
     if (form->pointwise) PetscCall((*form->pointwise)(dim, Nw, &disc->xq[(e * Nq + q) * dim], coeff->w, coeff->gradw, C, D, form->pwctx));
   }

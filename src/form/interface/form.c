@@ -32,8 +32,7 @@ PetscErrorCode FEGFormCreate(MPI_Comm comm, FEGForm *form)
   FEGAssertPointer(form, 2);
   PetscCall(FEGInitializePackage());
   PetscCall(PetscHeaderCreate(f, FEG_FORM_CLASSID, "FEGForm", "Finite element bilinear form", "FEG", comm, FEGFormDestroy, FEGFormView));
-  f->strategy = FEG_STRATEGY_ADDTO;
-  *form       = f;
+  *form = f;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -76,7 +75,6 @@ PetscErrorCode FEGFormView(FEGForm form, PetscViewer viewer)
   if (!iascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectPrintClassNamePrefixType((PetscObject)form, viewer));
   PetscCall(PetscViewerASCIIPushTab(viewer));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "strategy: %s\n", FEGStrategies[form->strategy]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "constant C (row: trial derivative, column: test derivative):\n"));
   for (PetscInt i = 0; i < FEG_MAX_DERIV; i++) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "  %g %g %g %g\n", (double)PetscRealPart(form->C0[i * 4 + 0]), (double)PetscRealPart(form->C0[i * 4 + 1]), (double)PetscRealPart(form->C0[i * 4 + 2]), (double)PetscRealPart(form->C0[i * 4 + 3])));
@@ -88,7 +86,8 @@ PetscErrorCode FEGFormView(FEGForm form, PetscViewer viewer)
 }
 
 /*@
-  FEGFormSetOptionsPrefix - sets the prefix of the options an operator built from this form reads (-<prefix>feg_strategy, ...)
+  FEGFormSetOptionsPrefix - sets the prefix of the form's options (-<prefix>feg_form_view), which FEGCreateOperator()
+  also gives the operators it creates from the form (-<prefix>feg_strategy, ...)
 
   Logically Collective
 
@@ -103,28 +102,24 @@ PetscErrorCode FEGFormSetOptionsPrefix(FEGForm form, const char prefix[])
 }
 
 /*@
-  FEGFormSetFromOptions - reads -feg_strategy <addto,lma,matfree> and -feg_form_view
+  FEGFormSetFromOptions - reads -feg_form_view
 
   Collective
 
-  Options Database Keys:
-+ -feg_strategy <addto,lma,matfree> - assembled matrix (Addto), Local Matrix Approach shell, or matrix-free shell
-- -feg_form_view - print the form
+  Options Database Key:
+. -feg_form_view - print the form
 
   Level: beginner
 @*/
 PetscErrorCode FEGFormSetFromOptions(FEGForm form)
 {
-  PetscBool   view = PETSC_FALSE;
-  FEGStrategy s    = form->strategy;
+  PetscBool view = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 1);
   PetscObjectOptionsBegin((PetscObject)form);
-  PetscCall(PetscOptionsEnum("-feg_strategy", "How the operator is stored and applied", "FEGFormSetStrategy", FEGStrategies, (PetscEnum)s, (PetscEnum *)&s, NULL));
   PetscCall(PetscOptionsBool("-feg_form_view", "Print the form", "FEGFormView", view, &view, NULL));
   PetscOptionsEnd();
-  form->strategy = s;
   if (view) PetscCall(FEGFormView(form, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -308,37 +303,6 @@ PetscErrorCode FEGFormIsSymmetric(FEGForm form, PetscBool *sym)
 }
 
 /*@
-  FEGFormSetStrategy - sets the default strategy of operators built from this form (-feg_strategy overrides it)
-
-  Logically Collective
-
-  Level: beginner
-@*/
-PetscErrorCode FEGFormSetStrategy(FEGForm form, FEGStrategy s)
-{
-  PetscFunctionBegin;
-  PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 1);
-  PetscCheck(s >= FEG_STRATEGY_ADDTO && s <= FEG_STRATEGY_MATFREE, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_OUTOFRANGE, "Unknown strategy %d; allowed: addto, lma, matfree", (int)s);
-  form->strategy = s;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/*@
-  FEGFormGetStrategy - gets the strategy
-
-  Not Collective
-
-  Level: beginner
-@*/
-PetscErrorCode FEGFormGetStrategy(FEGForm form, FEGStrategy *s)
-{
-  PetscFunctionBegin;
-  PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 1);
-  *s = form->strategy;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/*@
   FEGFormCreateAdvectionDiffusion - the advection-diffusion form mass*m(u,v) + dscale*d(u,v) + ascale*a(u,v) of
   Markall et al. (eqs. 11-13): m(u,v) = int u v, d(u,v) = int grad v . kappa grad u, a(u,v) = int v (vel . grad u)
 
@@ -425,9 +389,7 @@ PetscErrorCode FEGFormCheckCompatible(FEGForm form, DM dm)
   PetscCall(DMPlexGetChart(form->auxdm, &apS, &apE));
   PetscCall(DMPlexGetHeightStratum(dm, 0, &cS, &cE));
   PetscCall(DMPlexGetHeightStratum(form->auxdm, 0, &acS, &acE));
-  PetscCheck(pS == apS && pE == apE && cS == acS && cE == acE, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
-             "The form's coefficient field lives on the wrong DM: it has cells [%" PetscInt_FMT ", %" PetscInt_FMT ") and chart [%" PetscInt_FMT ", %" PetscInt_FMT ") but the operator's DM has cells [%" PetscInt_FMT ", %" PetscInt_FMT ") and chart [%" PetscInt_FMT ", %" PetscInt_FMT "); create the auxiliary DM with DMClone() of the operator's DM",
-             acS, acE, apS, apE, cS, cE, pS, pE);
+  PetscCheck(pS == apS && pE == apE && cS == acS && cE == acE, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The form's coefficient field lives on the wrong DM: it has cells [%" PetscInt_FMT ", %" PetscInt_FMT ") and chart [%" PetscInt_FMT ", %" PetscInt_FMT ") but the operator's DM has cells [%" PetscInt_FMT ", %" PetscInt_FMT ") and chart [%" PetscInt_FMT ", %" PetscInt_FMT "); create the auxiliary DM with DMClone() of the operator's DM", acS, acE, apS, apE, cS, cE, pS, pE);
   PetscCheck(!form->A || form->Nlin == form->Nw, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The linear coefficient map was given for %" PetscInt_FMT " auxiliary components but the auxiliary field has %" PetscInt_FMT, form->Nlin, form->Nw);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -439,7 +401,7 @@ PetscErrorCode FEGFormCellwiseConstant(FEGForm form, PetscBool *flg)
   PetscFunctionBegin;
   *flg = form->pointwise ? PETSC_FALSE : PETSC_TRUE;
   if (*flg && form->auxdm && form->A) {
-    PetscObject obj;
+    PetscObject  obj;
     PetscClassId id;
     PetscInt     Nb, Nc;
 

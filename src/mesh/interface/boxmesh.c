@@ -11,11 +11,50 @@ static PetscReal FEGHashUnit(PetscInt v, PetscInt d)
   return (PetscReal)(x & 0xFFFFF) / (PetscReal)0x100000 - 0.5;
 }
 
-static PetscErrorCode FEGBoxCells(DMPolytopeType ct, const PetscInt n[], PetscInt *numCells, PetscInt *numCorners, PetscInt **cells)
+/* The cells of one square (cube) of the box, from its corners corner[i + 2j + 4k]; vertex orders follow PETSc's
+   reference cells (DMPlexCreateReferenceCell), so every cell has a positive Jacobian. The cell table names these. */
+void FEGBoxSplitTriangle(const PetscInt c[], PetscInt cells[])
 {
-  PetscInt        nx = n[0], ny = n[1], nz = ct == DM_POLYTOPE_TRIANGLE || ct == DM_POLYTOPE_QUADRILATERAL ? 1 : n[2];
-  PetscInt        c  = 0, *cl;
-  const PetscInt  perm[6][3] = {
+  const PetscInt t[6] = {c[0], c[1], c[3], c[0], c[3], c[2]};
+
+  for (PetscInt l = 0; l < 6; l++) cells[l] = t[l];
+}
+
+void FEGBoxSplitQuadrilateral(const PetscInt c[], PetscInt cells[])
+{
+  const PetscInt q[4] = {c[0], c[1], c[3], c[2]};
+
+  for (PetscInt l = 0; l < 4; l++) cells[l] = q[l];
+}
+
+void FEGBoxSplitHexahedron(const PetscInt c[], PetscInt cells[])
+{
+  const PetscInt h[8] = {c[0], c[2], c[3], c[1], c[4], c[5], c[7], c[6]};
+
+  for (PetscInt l = 0; l < 8; l++) cells[l] = h[l];
+}
+
+/* CCW triangles (a, b, c) of the square; PETSc's prism has a clockwise bottom and the top vertex over bottom vertex 0,
+   2, 1 */
+void FEGBoxSplitPrism(const PetscInt c[], PetscInt cells[])
+{
+  const PetscInt tri[2][3] = {
+    {0, 1, 3},
+    {0, 3, 2}
+  };
+
+  for (PetscInt t = 0; t < 2; t++) {
+    const PetscInt a = tri[t][0], b = tri[t][1], cc = tri[t][2];
+    const PetscInt p[6] = {c[a], c[cc], c[b], c[a + 4], c[b + 4], c[cc + 4]};
+
+    for (PetscInt l = 0; l < 6; l++) cells[6 * t + l] = p[l];
+  }
+}
+
+/* Kuhn subdivision: one tetrahedron per path 000 -> 111 along the axes, conforming between cubes */
+void FEGBoxSplitTetrahedron(const PetscInt c[], PetscInt cells[])
+{
+  const PetscInt perm[6][3] = {
     {0, 1, 2},
     {0, 2, 1},
     {1, 0, 2},
@@ -23,99 +62,52 @@ static PetscErrorCode FEGBoxCells(DMPolytopeType ct, const PetscInt n[], PetscIn
     {2, 0, 1},
     {2, 1, 0}
   };
-#define V(i, j, k) ((i) + (nx + 1) * ((j) + (ny + 1) * (k)))
 
-  PetscFunctionBegin;
-  switch (ct) {
-  case DM_POLYTOPE_TRIANGLE:
-    *numCorners = 3;
-    *numCells   = 2 * nx * ny;
-    break;
-  case DM_POLYTOPE_QUADRILATERAL:
-    *numCorners = 4;
-    *numCells   = nx * ny;
-    break;
-  case DM_POLYTOPE_TETRAHEDRON:
-    *numCorners = 4;
-    *numCells   = 6 * nx * ny * nz;
-    break;
-  case DM_POLYTOPE_HEXAHEDRON:
-    *numCorners = 8;
-    *numCells   = nx * ny * nz;
-    break;
-  case DM_POLYTOPE_TRI_PRISM:
-    *numCorners = 6;
-    *numCells   = 2 * nx * ny * nz;
-    break;
-  default:
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "No box mesh for cell type %s", DMPolytopeTypes[ct]);
-  }
-  PetscCall(PetscMalloc1(*numCells * *numCorners, &cl));
-  /* vertex orders follow PETSc's reference cells (DMPlexCreateReferenceCell), so every cell has positive Jacobian */
-  for (PetscInt k = 0; k < nz; k++) {
-    for (PetscInt j = 0; j < ny; j++) {
-      for (PetscInt i = 0; i < nx; i++) {
-        const PetscInt v00 = V(i, j, k), v10 = V(i + 1, j, k), v11 = V(i + 1, j + 1, k), v01 = V(i, j + 1, k);
+  for (PetscInt t = 0; t < 6; t++) {
+    PetscInt o[3] = {0, 0, 0}, vt[4], x[4][3];
 
-        switch (ct) {
-        case DM_POLYTOPE_TRIANGLE: {
-          const PetscInt t[6] = {v00, v10, v11, v00, v11, v01};
-          for (PetscInt l = 0; l < 6; l++) cl[c++] = t[l];
-        } break;
-        case DM_POLYTOPE_QUADRILATERAL: {
-          const PetscInt q[4] = {v00, v10, v11, v01};
-          for (PetscInt l = 0; l < 4; l++) cl[c++] = q[l];
-        } break;
-        case DM_POLYTOPE_HEXAHEDRON: {
-          const PetscInt h[8] = {V(i, j, k), V(i, j + 1, k), V(i + 1, j + 1, k), V(i + 1, j, k), V(i, j, k + 1), V(i + 1, j, k + 1), V(i + 1, j + 1, k + 1), V(i, j + 1, k + 1)};
-          for (PetscInt l = 0; l < 8; l++) cl[c++] = h[l];
-        } break;
-        case DM_POLYTOPE_TRI_PRISM: {
-          /* CCW triangles (a,b,c) of the square; PETSc's prism has a clockwise bottom and the top vertex over
-             bottom vertex 0, 2, 1 */
-          const PetscInt tri[2][3] = {
-            {v00, v10, v11},
-            {v00, v11, v01}
-          };
-          for (PetscInt t = 0; t < 2; t++) {
-            const PetscInt a = tri[t][0], b = tri[t][1], cc = tri[t][2], up = (nx + 1) * (ny + 1);
-            const PetscInt p[6] = {a, cc, b, a + up, b + up, cc + up};
-            for (PetscInt l = 0; l < 6; l++) cl[c++] = p[l];
-          }
-        } break;
-        case DM_POLYTOPE_TETRAHEDRON: {
-          /* Kuhn subdivision: one tetrahedron per path 000 -> 111 along the axes, conforming between cubes */
-          for (PetscInt t = 0; t < 6; t++) {
-            PetscInt o[3] = {0, 0, 0}, vt[4], x[4][3];
+    for (PetscInt s = 0; s < 4; s++) {
+      if (s > 0) o[perm[t][s - 1]] = 1;
+      vt[s] = c[o[0] + 2 * o[1] + 4 * o[2]];
+      for (PetscInt d = 0; d < 3; d++) x[s][d] = o[d];
+    }
+    {
+      const PetscInt a[3] = {x[1][0] - x[0][0], x[1][1] - x[0][1], x[1][2] - x[0][2]};
+      const PetscInt b[3] = {x[2][0] - x[0][0], x[2][1] - x[0][1], x[2][2] - x[0][2]};
+      const PetscInt e[3] = {x[3][0] - x[0][0], x[3][1] - x[0][1], x[3][2] - x[0][2]};
+      const PetscInt det  = a[0] * (b[1] * e[2] - b[2] * e[1]) - a[1] * (b[0] * e[2] - b[2] * e[0]) + a[2] * (b[0] * e[1] - b[1] * e[0]);
 
-            for (PetscInt s = 0; s < 4; s++) {
-              if (s > 0) o[perm[t][s - 1]] = 1;
-              vt[s] = V(i + o[0], j + o[1], k + o[2]);
-              for (PetscInt d = 0; d < 3; d++) x[s][d] = o[d];
-            }
-            {
-              const PetscInt a[3] = {x[1][0] - x[0][0], x[1][1] - x[0][1], x[1][2] - x[0][2]};
-              const PetscInt b[3] = {x[2][0] - x[0][0], x[2][1] - x[0][1], x[2][2] - x[0][2]};
-              const PetscInt e[3] = {x[3][0] - x[0][0], x[3][1] - x[0][1], x[3][2] - x[0][2]};
-              const PetscInt det  = a[0] * (b[1] * e[2] - b[2] * e[1]) - a[1] * (b[0] * e[2] - b[2] * e[0]) + a[2] * (b[0] * e[1] - b[1] * e[0]);
-
-              /* PETSc's reference tetrahedron has a negative determinant in this vertex order */
-              if (det > 0) {
-                PetscInt tmp = vt[2];
-                vt[2]        = vt[3];
-                vt[3]        = tmp;
-              }
-            }
-            for (PetscInt l = 0; l < 4; l++) cl[c++] = vt[l];
-          }
-        } break;
-        default:
-          break;
-        }
+      /* PETSc's reference tetrahedron has a negative determinant in this vertex order */
+      if (det > 0) {
+        PetscInt tmp = vt[2];
+        vt[2]        = vt[3];
+        vt[3]        = tmp;
       }
     }
+    for (PetscInt l = 0; l < 4; l++) cells[4 * t + l] = vt[l];
   }
-#undef V
+}
+
+/* The cell-vertex list of the box: cell->boxCells cells in each of the n[0] x n[1] (x n[2]) squares (cubes) */
+static PetscErrorCode FEGBoxCells(MPI_Comm comm, const FEGCellInfo *cell, const PetscInt n[], PetscInt *numCells, PetscInt **cells)
+{
+  const PetscInt   nx = n[0], ny = n[1], nz = cell->dim == 3 ? n[2] : 1, per = cell->boxCells * cell->nverts;
+  const PetscInt64 nc = (PetscInt64)nx * ny * nz * cell->boxCells;
+  PetscInt        *cl;
+
+  PetscFunctionBegin;
+  PetscCheck(nc * cell->nverts <= PETSC_MAX_INT, comm, PETSC_ERR_ARG_OUTOFRANGE, "A box of %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " has %" PetscInt64_FMT " %s, whose %" PetscInt64_FMT " vertex numbers exceed the %d a 32-bit PetscInt can index; use fewer faces or a PETSc configured --with-64-bit-indices", nx, ny, nz, nc,
+             cell->plural, nc * cell->nverts, PETSC_MAX_INT);
+  *numCells = (PetscInt)nc;
+  PetscCall(PetscMalloc1((size_t)nc * cell->nverts, &cl));
+  for (PetscInt k = 0; k < nz; k++)
+    for (PetscInt j = 0; j < ny; j++)
+      for (PetscInt i = 0; i < nx; i++) {
+        PetscInt corner[8];
+
+        for (PetscInt b = 0; b < 8; b++) corner[b] = (i + (b & 1)) + (nx + 1) * ((j + ((b >> 1) & 1)) + (ny + 1) * (k + ((b >> 2) & 1)));
+        (*cell->boxSplit)(corner, &cl[((size_t)(k * ny + j) * nx + i) * per]);
+      }
   *cells = cl;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -145,27 +137,17 @@ static PetscErrorCode FEGBoxCells(DMPolytopeType ct, const PetscInt n[], PetscIn
 @*/
 PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt faces[], const PetscReal lower[], const PetscReal upper[], PetscReal perturb, DM *dm)
 {
-  PetscMPIInt rank, size;
-  PetscInt    dim, numCells = 0, numCorners = 0, numVertices = 0, n[3] = {1, 1, 1}, *cells = NULL;
-  PetscReal  *coords = NULL, lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
-  DMLabel     label;
+  PetscMPIInt        rank, size;
+  PetscInt           dim, numCells = 0, numVertices = 0, n[3] = {1, 1, 1}, *cells = NULL;
+  PetscReal         *coords = NULL, lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+  DMLabel            label;
+  const FEGCellInfo *cell;
 
   PetscFunctionBegin;
   FEGAssertPointer(dm, 7);
   PetscCall(FEGInitializePackage());
-  switch (ct) {
-  case DM_POLYTOPE_TRIANGLE:
-  case DM_POLYTOPE_QUADRILATERAL:
-    dim = 2;
-    break;
-  case DM_POLYTOPE_TETRAHEDRON:
-  case DM_POLYTOPE_HEXAHEDRON:
-  case DM_POLYTOPE_TRI_PRISM:
-    dim = 3;
-    break;
-  default:
-    SETERRQ(comm, PETSC_ERR_ARG_WRONG, "Cell type %s is not supported: allowed are triangle, quadrilateral, tetrahedron, hexahedron, triangular_prism", DMPolytopeTypes[ct]);
-  }
+  PetscCall(FEGCellInfoGet(comm, ct, &cell));
+  dim = cell->dim;
   for (PetscInt d = 0; d < dim; d++) {
     n[d] = faces ? faces[d] : 2;
     PetscCheck(n[d] >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "Number of faces %" PetscInt_FMT " in direction %" PetscInt_FMT " must be at least 1", n[d], d);
@@ -179,7 +161,7 @@ PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt
   if (rank == 0) {
     const PetscInt nz = dim == 3 ? n[2] : 0;
 
-    PetscCall(FEGBoxCells(ct, n, &numCells, &numCorners, &cells));
+    PetscCall(FEGBoxCells(comm, cell, n, &numCells, &cells));
     numVertices = (n[0] + 1) * (n[1] + 1) * (nz + 1);
     PetscCall(PetscMalloc1(numVertices * dim, &coords));
     for (PetscInt k = 0; k <= nz; k++) {
@@ -196,16 +178,13 @@ PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt
         }
       }
     }
-  } else {
-    PetscCall(FEGBoxCells(ct, n, &numCells, &numCorners, &cells));
-    numCells = 0;
   }
   if (ct == DM_POLYTOPE_TRI_PRISM) {
     DM      idm;
     DMLabel ctl;
 
     /* a 6-vertex cell is taken for a tensor prism unless the type is reset before interpolation */
-    PetscCall(DMPlexCreateFromCellListPetsc(comm, dim, numCells, numVertices, numCorners, PETSC_FALSE, cells, dim, coords, dm));
+    PetscCall(DMPlexCreateFromCellListPetsc(comm, dim, numCells, numVertices, cell->nverts, PETSC_FALSE, cells, dim, coords, dm));
     PetscCall(DMPlexGetCellTypeLabel(*dm, &ctl));
     for (PetscInt c = 0; c < numCells; c++) {
       PetscCall(DMLabelClearValue(ctl, c, DM_POLYTOPE_TRI_PRISM_TENSOR));
@@ -215,7 +194,7 @@ PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt
     PetscCall(DMPlexCopyCoordinates(*dm, idm));
     PetscCall(DMDestroy(dm));
     *dm = idm;
-  } else PetscCall(DMPlexCreateFromCellListPetsc(comm, dim, numCells, numVertices, numCorners, PETSC_TRUE, cells, dim, coords, dm));
+  } else PetscCall(DMPlexCreateFromCellListPetsc(comm, dim, numCells, numVertices, cell->nverts, PETSC_TRUE, cells, dim, coords, dm));
   PetscCall(PetscFree(cells));
   PetscCall(PetscFree(coords));
   PetscCall(DMCreateLabel(*dm, "marker"));
@@ -234,9 +213,6 @@ PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt
   PetscCall(PetscObjectSetName((PetscObject)*dm, "Mesh"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-
-static const char *const FEGCellTypes[] = {"tri", "quad", "tet", "hex", "prism", "FEGCellType", "FEG_CELL_", NULL};
-static const DMPolytopeType FEGCellPolytopes[] = {DM_POLYTOPE_TRIANGLE, DM_POLYTOPE_QUADRILATERAL, DM_POLYTOPE_TETRAHEDRON, DM_POLYTOPE_HEXAHEDRON, DM_POLYTOPE_TRI_PRISM};
 
 /*@
   FEGCreateMeshFromOptions - creates a mesh from the options database: a Gmsh (or any DMPlexCreateFromFile()) file, or a
@@ -264,7 +240,7 @@ PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *
   FEGAssertPointer(dm, 3);
   PetscOptionsBegin(comm, prefix, "fegpu mesh options", "DM");
   PetscCall(PetscOptionsString("-feg_mesh_file", "Mesh file (Gmsh .msh, ...)", "FEGCreateMeshFromOptions", file, file, sizeof(file), &flg));
-  PetscCall(PetscOptionsEList("-feg_cell_type", "Cell type of the box mesh", "FEGCreateBoxMesh", FEGCellTypes, 5, FEGCellTypes[ctype], &ctype, NULL));
+  PetscCall(PetscOptionsEList("-feg_cell_type", "Cell type of the box mesh", "FEGCreateBoxMesh", FEGCellNames, FEGNumCellInfos, FEGCellNames[ctype], &ctype, NULL));
   PetscCall(PetscOptionsIntArray("-feg_faces", "Subdivisions of the box", "FEGCreateBoxMesh", faces, &nf, &fset));
   PetscCall(PetscOptionsRealArray("-feg_lower", "Lower corner of the box", "FEGCreateBoxMesh", lower, &nl, NULL));
   PetscCall(PetscOptionsRealArray("-feg_upper", "Upper corner of the box", "FEGCreateBoxMesh", upper, &nu, NULL));
@@ -290,11 +266,11 @@ PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *
       *dm = dmDist;
     }
   } else {
-    dim = ctype < 2 ? 2 : 3;
+    dim = FEGCellInfos[ctype].dim;
     if (!fset) nf = dim;
     PetscCheck(nf == 1 || nf >= dim, comm, PETSC_ERR_ARG_SIZ, "-feg_faces needs 1 or %" PetscInt_FMT " values, got %" PetscInt_FMT, dim, nf);
     if (nf == 1) faces[1] = faces[2] = faces[0];
-    PetscCall(FEGCreateBoxMesh(comm, FEGCellPolytopes[ctype], faces, lower, upper, perturb, dm));
+    PetscCall(FEGCreateBoxMesh(comm, FEGCellInfos[ctype].ct, faces, lower, upper, perturb, dm));
   }
   if (prefix) PetscCall(PetscObjectSetOptionsPrefix((PetscObject)*dm, prefix));
   PetscCall(DMSetFromOptions(*dm));

@@ -1,6 +1,102 @@
 #include <fegpu/private/fegimpl.h>
 
-/* Reads everything an operator needs from the DM's PetscFE field, section and coordinate field */
+/* The basis of each cell's coordinate nodes at the quadrature points: the coordinate DM's PetscFE when it has one
+   (curved cells of a high-order mesh), else the P1/Q1 Lagrange basis of the cell's vertices */
+static PetscErrorCode FEGDiscCoordinateBasis(FEGDisc *disc)
+{
+  const PetscInt  dim = disc->dim, Nq = disc->Nq;
+  DM              cdm;
+  PetscInt        nf, Nc = 1, Nbc;
+  PetscObject     obj = NULL;
+  PetscClassId    id  = 0;
+  PetscFE         cfe, own = NULL;
+  PetscTabulation T;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetCoordinateDM(disc->dm, &cdm));
+  PetscCall(DMGetNumFields(cdm, &nf));
+  if (nf > 0) PetscCall(DMGetField(cdm, 0, NULL, &obj));
+  if (obj) PetscCall(PetscObjectGetClassId(obj, &id));
+  if (id == PETSCFE_CLASSID) {
+    cfe = (PetscFE)obj;
+    PetscCall(PetscFEGetNumComponents(cfe, &Nc));
+  } else {
+    PetscCall(PetscFECreateLagrangeByCell(PETSC_COMM_SELF, dim, 1, disc->ct, 1, PETSC_DETERMINE, &own));
+    cfe = own;
+  }
+  PetscCall(PetscFEGetDimension(cfe, &Nbc));
+  PetscCheck(Nbc % Nc == 0, PETSC_COMM_SELF, PETSC_ERR_SUP, "The coordinate element has %" PetscInt_FMT " basis functions for %" PetscInt_FMT " components", Nbc, Nc);
+  disc->Nv = Nbc / Nc;
+  PetscCall(PetscMalloc2(Nq * disc->Nv, &disc->Bc, Nq * disc->Nv * dim, &disc->Gc));
+  PetscCall(PetscFECreateTabulation(cfe, 1, Nq, disc->qpoints, 1, &T));
+  /* a vector element's basis function v*Nc+c is the scalar basis function of node v in component c (the order of the
+     coordinates in a closure); take component 0 */
+  for (PetscInt q = 0; q < Nq; q++)
+    for (PetscInt v = 0; v < disc->Nv; v++) {
+      const PetscInt b = v * Nc;
+
+      for (PetscInt c = 1; c < Nc; c++) PetscCheck(T->T[0][(q * Nbc + b) * Nc + c] == 0.0, PETSC_COMM_SELF, PETSC_ERR_SUP, "The coordinate element's basis is not node by node, component by component");
+      disc->Bc[q * disc->Nv + v] = T->T[0][(q * Nbc + b) * Nc];
+      for (PetscInt d = 0; d < dim; d++) disc->Gc[(q * disc->Nv + v) * dim + d] = T->T[1][((q * Nbc + b) * Nc) * dim + d];
+    }
+  PetscCall(PetscTabulationDestroy(&T));
+  PetscCall(PetscFEDestroy(&own));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Coordinates of every cell's coordinate nodes, then the geometry at one point per cell where the Jacobian is constant
+   (straight simplices) and at every quadrature point elsewhere, and the quadrature points in real space */
+static PetscErrorCode FEGDiscGeometry_Private(FEGDisc *disc)
+{
+  const PetscInt dim = disc->dim, Nv = disc->Nv, Nq = disc->Nq, ng = dim * dim + 1;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1((size_t)disc->Ne * Nv * dim, &disc->X));
+  for (PetscInt e = 0; e < disc->Ne; e++) {
+    const PetscScalar *array;
+    PetscScalar       *x = NULL;
+    PetscBool          isDG;
+    PetscInt           n;
+
+    PetscCall(DMPlexGetCellCoordinates(disc->dm, disc->cStart + e, &isDG, &n, &array, &x));
+    PetscCheck(n == Nv * dim, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cell %" PetscInt_FMT " has %" PetscInt_FMT " coordinate values, expected %" PetscInt_FMT " (%" PetscInt_FMT " nodes of the coordinate element)", disc->cStart + e, n, Nv * dim, Nv);
+    for (PetscInt k = 0; k < n; k++) disc->X[(size_t)e * Nv * dim + k] = PetscRealPart(x[k]);
+    PetscCall(DMPlexRestoreCellCoordinates(disc->dm, disc->cStart + e, &isDG, &n, &array, &x));
+  }
+  /* straight simplices have a constant Jacobian; a simplex mesh with curved-capable (high-order) coordinates is
+     affine when the Jacobian does not vary in any cell */
+  disc->affine = disc->cell->simplex;
+  if (disc->affine && Nv != disc->cell->nverts) {
+    PetscReal g0[10], g[10];
+
+    for (PetscInt e = 0; e < disc->Ne && disc->affine; e++) {
+      const PetscReal *X = disc->X + (size_t)e * Nv * dim;
+
+      g0[ng - 1] = FEGGeometryAt((int)dim, (int)Nv, X, disc->Gc, g0);
+      for (PetscInt q = 1; q < Nq && disc->affine; q++) {
+        g[ng - 1] = FEGGeometryAt((int)dim, (int)Nv, X, disc->Gc + q * Nv * dim, g);
+        for (PetscInt k = 0; k < ng; k++)
+          if (PetscAbsReal(g[k] - g0[k]) > 1e-12 * (1.0 + PetscAbsReal(g0[k]))) disc->affine = PETSC_FALSE;
+      }
+    }
+  }
+  disc->nG = disc->affine ? 1 : Nq;
+  PetscCall(PetscMalloc2((size_t)disc->Ne * disc->nG * ng, &disc->geo, (size_t)disc->Ne * Nq * dim, &disc->xq));
+  for (PetscInt e = 0; e < disc->Ne; e++) {
+    const PetscReal *X = disc->X + (size_t)e * Nv * dim;
+
+    for (PetscInt g = 0; g < disc->nG; g++) {
+      PetscReal *geo = disc->geo + ((size_t)e * disc->nG + g) * ng;
+
+      geo[ng - 1] = FEGGeometryAt((int)dim, (int)Nv, X, disc->Gc + g * Nv * dim, geo);
+      PetscCheck(geo[ng - 1] > 0.0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Cell %" PetscInt_FMT " has Jacobian determinant %g <= 0 at a quadrature point: the mesh has an inverted or degenerate cell", disc->cStart + e, (double)geo[ng - 1]);
+    }
+    for (PetscInt q = 0; q < Nq; q++) FEGMapPoint((int)dim, (int)Nv, X, disc->Bc + q * Nv, disc->xq + ((size_t)e * Nq + q) * dim);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Reads everything an operator needs from the DM's PetscFE field, section and coordinates */
 PetscErrorCode FEGDiscCreate(DM dm, FEGDisc *disc)
 {
   PetscInt        Nf, Nc, cdim, n;
@@ -10,7 +106,6 @@ PetscErrorCode FEGDiscCreate(DM dm, FEGDisc *disc)
   PetscQuadrature quad;
   PetscSpace      P;
   PetscDualSpace  Q;
-  DMField         cf;
   PetscSection    lsec, gsec;
   MPI_Comm        comm = PetscObjectComm((PetscObject)dm);
 
@@ -54,24 +149,24 @@ PetscErrorCode FEGDiscCreate(DM dm, FEGDisc *disc)
       if (c == disc->cStart) ct = cct;
       PetscCheck(cct == ct, PETSC_COMM_SELF, PETSC_ERR_SUP, "Mixed cell types (%s and %s) are not supported", DMPolytopeTypes[ct], DMPolytopeTypes[cct]);
     }
+    /* ranks without cells still need the cell type */
     PetscCall(MPIU_Allreduce(&ct, &ctg, 1, MPI_INT, MPI_MIN, comm));
-    PetscCheck(ctg == DM_POLYTOPE_TRIANGLE || ctg == DM_POLYTOPE_QUADRILATERAL || ctg == DM_POLYTOPE_TETRAHEDRON || ctg == DM_POLYTOPE_HEXAHEDRON || ctg == DM_POLYTOPE_TRI_PRISM, comm, PETSC_ERR_SUP, "Cell type %s is not supported: fegpu supports triangle, quadrilateral, tetrahedron, hexahedron and triangular_prism", DMPolytopeTypes[ctg]);
+    PetscCall(FEGCellInfoGet(comm, ctg, &disc->cell));
     disc->ct = ctg;
   }
+  {
+    const PetscInt Nd = disc->dim + 1, KK = disc->Nq * Nd;
 
-  PetscCall(ISCreateStride(PETSC_COMM_SELF, disc->Ne, disc->cStart, 1, &disc->cellIS));
-  PetscCall(DMGetCoordinateField(dm, &cf));
-  if (disc->Ne) {
-    const PetscInt Np = disc->Nq;
-
-    PetscCall(DMFieldCreateFEGeom(cf, disc->cellIS, quad, PETSC_FALSE, &disc->geom));
-    PetscCheck(disc->geom->numPoints == 1 || disc->geom->numPoints == Np, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Geometry has %" PetscInt_FMT " points, expected 1 or %" PetscInt_FMT, disc->geom->numPoints, Np);
-    for (PetscInt i = 0; i < disc->Ne * disc->geom->numPoints; i++)
-      PetscCheck(disc->geom->detJ[i] > 0.0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Cell %" PetscInt_FMT " has Jacobian determinant %g <= 0 at a quadrature point: the mesh has an inverted or degenerate cell", disc->cStart + i / disc->geom->numPoints, (double)disc->geom->detJ[i]);
-    /* quadrature points in real space, for pointwise coefficients */
-    PetscCall(PetscMalloc1(disc->Ne * Np * disc->dim, &disc->xq));
-    PetscCall(DMFieldEvaluateFE(cf, disc->cellIS, quad, PETSC_REAL, disc->xq, NULL, NULL));
+    /* reference values and gradients as one column-major (Nq (dim+1)) x Nb matrix, the layout every kernel reads */
+    PetscCall(PetscMalloc1((size_t)KK * disc->Nb, &disc->R));
+    for (PetscInt q = 0; q < disc->Nq; q++)
+      for (PetscInt b = 0; b < disc->Nb; b++) {
+        disc->R[q * Nd + (size_t)b * KK] = disc->T->T[0][q * disc->Nb + b];
+        for (PetscInt r = 0; r < disc->dim; r++) disc->R[q * Nd + 1 + r + (size_t)b * KK] = disc->T->T[1][(q * disc->Nb + b) * disc->dim + r];
+      }
   }
+  PetscCall(FEGDiscCoordinateBasis(disc));
+  PetscCall(FEGDiscGeometry_Private(disc));
 
   PetscCall(DMGetLocalSection(dm, &lsec));
   PetscCall(DMGetGlobalSection(dm, &gsec));
@@ -87,8 +182,8 @@ PetscErrorCode FEGDiscCreate(DM dm, FEGDisc *disc)
     for (PetscInt i = 0; i < n; i++) disc->lidx[e * disc->Nb + i] = idx[i] >= 0 ? idx[i] : -(idx[i] + 1);
     PetscCall(DMPlexRestoreClosureIndices(dm, lsec, lsec, disc->cStart + e, PETSC_TRUE, &n, &idx, NULL, NULL));
   }
-  disc->bytes = (PetscLogDouble)disc->Ne * disc->Nb * sizeof(PetscInt);
-  if (disc->geom) disc->bytes += (PetscLogDouble)disc->Ne * disc->geom->numPoints * (2 * disc->dim * disc->dim + 1) * sizeof(PetscReal);
+  /* dof indices, coordinates, geometry and quadrature points */
+  disc->bytes = (PetscLogDouble)disc->Ne * (disc->Nb * sizeof(PetscInt) + (disc->Nv * disc->dim + disc->nG * (disc->dim * disc->dim + 1) + disc->Nq * disc->dim) * sizeof(PetscReal));
   PetscCall(PetscLogEventEnd(FEG_Setup, dm, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -96,9 +191,10 @@ PetscErrorCode FEGDiscCreate(DM dm, FEGDisc *disc)
 PetscErrorCode FEGDiscDestroy(FEGDisc *disc)
 {
   PetscFunctionBegin;
-  if (disc->geom) PetscCall(PetscFEGeomDestroy(&disc->geom));
-  PetscCall(ISDestroy(&disc->cellIS));
+  PetscCall(PetscFree(disc->R));
+  PetscCall(PetscFree2(disc->Bc, disc->Gc));
+  PetscCall(PetscFree(disc->X));
+  PetscCall(PetscFree2(disc->geo, disc->xq));
   PetscCall(PetscFree(disc->lidx));
-  PetscCall(PetscFree(disc->xq));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

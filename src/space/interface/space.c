@@ -1,22 +1,12 @@
 #include <fegpu/private/fegimpl.h>
 
-static PetscErrorCode FEGCheckCellAndOrder(MPI_Comm comm, PetscInt dim, DMPolytopeType ct, PetscInt order)
+/* the table's entry for a cell type, after checking the dimension and the order */
+static PetscErrorCode FEGCheckCellAndOrder(MPI_Comm comm, PetscInt dim, DMPolytopeType ct, PetscInt order, const FEGCellInfo **cell)
 {
   PetscFunctionBegin;
   PetscCheck(order >= 1 && order <= 8, comm, PETSC_ERR_ARG_OUTOFRANGE, "Polynomial order %" PetscInt_FMT " is not supported: fegpu supports orders 1 to 8", order);
-  switch (ct) {
-  case DM_POLYTOPE_TRIANGLE:
-  case DM_POLYTOPE_QUADRILATERAL:
-    PetscCheck(dim == 2, comm, PETSC_ERR_ARG_WRONG, "Cell type %s needs dimension 2, not %" PetscInt_FMT, DMPolytopeTypes[ct], dim);
-    break;
-  case DM_POLYTOPE_TETRAHEDRON:
-  case DM_POLYTOPE_HEXAHEDRON:
-  case DM_POLYTOPE_TRI_PRISM:
-    PetscCheck(dim == 3, comm, PETSC_ERR_ARG_WRONG, "Cell type %s needs dimension 3, not %" PetscInt_FMT, DMPolytopeTypes[ct], dim);
-    break;
-  default:
-    SETERRQ(comm, PETSC_ERR_ARG_WRONG, "Cell type %s is not supported: fegpu supports triangle, quadrilateral, tetrahedron, hexahedron and triangular_prism", DMPolytopeTypes[ct]);
-  }
+  PetscCall(FEGCellInfoGet(comm, ct, cell));
+  PetscCheck(dim == (*cell)->dim, comm, PETSC_ERR_ARG_WRONG, "Cell type %s needs dimension %" PetscInt_FMT ", not %" PetscInt_FMT, DMPolytopeTypes[ct], (*cell)->dim, dim);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -40,33 +30,12 @@ static PetscErrorCode FEGCheckCellAndOrder(MPI_Comm comm, PetscInt dim, DMPolyto
 @*/
 PetscErrorCode FEGCreateQuadrature(PetscInt dim, DMPolytopeType ct, PetscInt order, PetscQuadrature *q)
 {
+  const FEGCellInfo *cell;
+
   PetscFunctionBegin;
   FEGAssertPointer(q, 4);
-  PetscCall(FEGCheckCellAndOrder(PETSC_COMM_SELF, dim, ct, order));
-  switch (ct) {
-  case DM_POLYTOPE_TRIANGLE:
-  case DM_POLYTOPE_TETRAHEDRON:
-    PetscCall(PetscDTSimplexQuadrature(dim, 2 * order, PETSCDTSIMPLEXQUAD_DEFAULT, q));
-    break;
-  case DM_POLYTOPE_QUADRILATERAL:
-  case DM_POLYTOPE_HEXAHEDRON:
-    PetscCall(PetscDTGaussTensorQuadrature(dim, 1, order + 1, -1.0, 1.0, q));
-    break;
-  case DM_POLYTOPE_TRI_PRISM: {
-    PetscQuadrature qt, ql;
-
-    PetscCall(PetscDTSimplexQuadrature(2, 2 * order, PETSCDTSIMPLEXQUAD_DEFAULT, &qt));
-    PetscCall(PetscDTGaussTensorQuadrature(1, 1, order + 1, -1.0, 1.0, &ql));
-    /* the tensor product insists on equal recorded orders; both are exact to degree 2p at least */
-    PetscCall(PetscQuadratureSetOrder(qt, 2 * order));
-    PetscCall(PetscQuadratureSetOrder(ql, 2 * order));
-    PetscCall(PetscDTTensorQuadratureCreate(qt, ql, q));
-    PetscCall(PetscQuadratureDestroy(&qt));
-    PetscCall(PetscQuadratureDestroy(&ql));
-  } break;
-  default:
-    break;
-  }
+  PetscCall(FEGCheckCellAndOrder(PETSC_COMM_SELF, dim, ct, order, &cell));
+  PetscCall((*cell->quadrature)(dim, order, q));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -90,13 +59,13 @@ PetscErrorCode FEGCreateQuadrature(PetscInt dim, DMPolytopeType ct, PetscInt ord
 @*/
 PetscErrorCode FEGCreateFE(MPI_Comm comm, PetscInt dim, DMPolytopeType ct, PetscInt order, PetscBool continuous, PetscFE *fe)
 {
-  PetscQuadrature q;
+  PetscQuadrature    q;
+  const FEGCellInfo *cell;
 
   PetscFunctionBegin;
   FEGAssertPointer(fe, 6);
-  PetscCall(FEGCheckCellAndOrder(comm, dim, ct, order));
-  PetscCheck(!(continuous && ct == DM_POLYTOPE_TRI_PRISM && order > 1), comm, PETSC_ERR_SUP,
-             "Continuous Lagrange prisms of order %" PetscInt_FMT " are not available: PETSc (3.18 to 3.22) builds sections per depth and gives the quadrilateral faces of a prism no dofs, so the space would not be conforming; use discontinuous Lagrange or order 1", order);
+  PetscCall(FEGCheckCellAndOrder(comm, dim, ct, order, &cell));
+  PetscCheck(!continuous || order <= cell->maxCont, comm, PETSC_ERR_SUP, "Continuous Lagrange %s of order %" PetscInt_FMT " are not available: %s; use discontinuous Lagrange or order %" PetscInt_FMT, cell->plural, order, cell->whyCont, cell->maxCont);
   PetscCall(PetscFECreateLagrangeByCell(comm, dim, 1, ct, order, PETSC_DETERMINE, fe));
   if (!continuous) {
     PetscFE         dg;

@@ -1,17 +1,8 @@
-#include <fegpu/private/fegimpl.h>
-#if defined(FEGPU_HAVE_CUDA)
-  #include <fegpu/private/fegcuda.h>
-#endif
+#include <fegpu/private/fegopimpl.h>
 
-PetscClassId  FEG_FORM_CLASSID;
+PetscClassId  FEG_FORM_CLASSID, FEG_OP_CLASSID;
 PetscBool     FEGPackageInitialized = PETSC_FALSE;
 PetscLogEvent FEG_Setup, FEG_Integrate, FEG_Assemble, FEG_Apply, FEG_RHS;
-
-const char *const FEGStrategies[]   = {"addto", "lma", "matfree", "FEGStrategy", "FEG_STRATEGY_", NULL};
-const char *const FEGAddtoModes[]   = {"auto", "atomic", "color", "coo", "FEGAddtoMode", "FEG_ADDTO_", NULL};
-const char *const FEGLMAScatters[]  = {"atomic", "gather", "FEGLMAScatter", "FEG_LMA_SCATTER_", NULL};
-const char *const FEGMatFreeKernels[] = {"auto", "qp", "refop", "gemm", "sumfact", "FEGMatFreeKernel", "FEG_MF_", NULL};
-const char *const FEGCudaKernels[]  = {"auto", "thread", "block", "gemm", "FEGCudaKernel", "FEG_CUDA_KERNEL_", NULL};
 
 /*@C
   FEGFinalizePackage - called from PetscFinalize() to forget the package's registrations
@@ -21,13 +12,16 @@ const char *const FEGCudaKernels[]  = {"auto", "thread", "block", "gemm", "FEGCu
 PetscErrorCode FEGFinalizePackage(void)
 {
   PetscFunctionBegin;
-  FEGPackageInitialized = PETSC_FALSE;
+  PetscCall(PetscFunctionListDestroy(&FEGOpList));
+  PetscCall(PetscFunctionListDestroy(&FEGOpDeviceList));
+  FEGOpRegisterAllCalled = PETSC_FALSE;
+  FEGPackageInitialized  = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*@C
-  FEGInitializePackage - registers fegpu's class, log events and finalizer; runs once, lazily, from the first
-  FEGFormCreate() or when PETSc loads libfegpu through -dll_append
+  FEGInitializePackage - registers fegpu's classes, operator types, log events and finalizer; runs once, lazily, from
+  the first FEGFormCreate() or FEGOpCreate(), or when PETSc loads libfegpu through -dll_append
 
   Level: developer
 @*/
@@ -37,11 +31,14 @@ PetscErrorCode FEGInitializePackage(void)
   if (FEGPackageInitialized) PetscFunctionReturn(PETSC_SUCCESS);
   FEGPackageInitialized = PETSC_TRUE;
   PetscCall(PetscClassIdRegister("FEG Form", &FEG_FORM_CLASSID));
-  PetscCall(PetscLogEventRegister("FEGSetUp", FEG_FORM_CLASSID, &FEG_Setup));
-  PetscCall(PetscLogEventRegister("FEGIntegrate", FEG_FORM_CLASSID, &FEG_Integrate));
-  PetscCall(PetscLogEventRegister("FEGAssemble", FEG_FORM_CLASSID, &FEG_Assemble));
-  PetscCall(PetscLogEventRegister("FEGApply", FEG_FORM_CLASSID, &FEG_Apply));
-  PetscCall(PetscLogEventRegister("FEGRHS", FEG_FORM_CLASSID, &FEG_RHS));
+  PetscCall(PetscClassIdRegister("FEG Operator", &FEG_OP_CLASSID));
+  PetscCall(FEGOpRegisterAll());
+  PetscCall(FEGDeviceBackendRegister());
+  PetscCall(PetscLogEventRegister("FEGSetUp", FEG_OP_CLASSID, &FEG_Setup));
+  PetscCall(PetscLogEventRegister("FEGIntegrate", FEG_OP_CLASSID, &FEG_Integrate));
+  PetscCall(PetscLogEventRegister("FEGAssemble", FEG_OP_CLASSID, &FEG_Assemble));
+  PetscCall(PetscLogEventRegister("FEGApply", FEG_OP_CLASSID, &FEG_Apply));
+  PetscCall(PetscLogEventRegister("FEGRHS", FEG_OP_CLASSID, &FEG_RHS));
   PetscCall(PetscRegisterFinalize(FEGFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -66,18 +63,14 @@ PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_fegpu(void)
 @*/
 PetscErrorCode FEGDeviceRoofline(PetscReal *triad, PetscReal *fma, PetscReal *atomics)
 {
-  PetscFunctionBegin;
-#if defined(FEGPU_HAVE_CUDA)
-  {
-    double t, f, a;
+  double t, f, a;
 
-    PetscCall(FEGDevRoofline(&t, &f, &a));
-    *triad   = t;
-    *fma     = f;
-    *atomics = a;
-  }
-#else
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "FEGDeviceRoofline needs fegpu built against a CUDA-enabled PETSc");
-#endif
+  PetscFunctionBegin;
+  PetscCall(FEGInitializePackage());
+  PetscCheck(FEGDevice.roofline, PETSC_COMM_SELF, PETSC_ERR_SUP, "FEGDeviceRoofline needs fegpu built against a CUDA-enabled PETSc (./configure with PETSC_DIR of one, e.g. source ../shared/gpu/env.sh)");
+  PetscCall((*FEGDevice.roofline)(&t, &f, &a));
+  *triad   = t;
+  *fma     = f;
+  *atomics = a;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

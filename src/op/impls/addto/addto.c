@@ -1,80 +1,44 @@
-#include <fegpu/private/fegimpl.h>
+/* addto on the host: element matrices integrated one by one and added with DMPlexMatSetClosure() into an AIJ matrix
+   (type from the DM, -dm_mat_type) preallocated with exactly the element-connectivity pattern */
+#include "addto.h"
 
-/* An AIJ matrix (type from the DM, -dm_mat_type) with exactly the element-connectivity pattern, found by running
-   the closures through a MATPREALLOCATOR */
-PetscErrorCode FEGOpCreateMat_AddTo(FEGOp op, Mat *A)
+const char *const FEGAddtoModes[] = {"auto", "atomic", "color", "coo", "FEGAddtoMode", "FEG_ADDTO_", NULL};
+
+static PetscErrorCode FEGOpSetFromOptions_AddTo(FEGOp op, PetscOptionItems *PetscOptionsObject)
 {
-  FEGDisc     *d = &op->disc;
-  DM           dm = op->dm;
-  Mat          P;
-  MatType      mtype;
-  PetscSection lsec, gsec;
-  PetscScalar *zeros;
+  FEGOp_AddTo *a = (FEGOp_AddTo *)op->data;
 
   PetscFunctionBegin;
-  PetscCall(PetscLogEventBegin(FEG_Setup, dm, 0, 0, 0));
-  PetscCall(DMGetLocalSection(dm, &lsec));
-  PetscCall(DMGetGlobalSection(dm, &gsec));
-  PetscCall(DMGetMatType(dm, &mtype));
-  if (op->ondevice) {
-    PetscBool plain;
-
-    /* on the GPU the default AIJ becomes AIJCUSPARSE, so the values stay on the device */
-    PetscCall(PetscStrcmp(mtype ? mtype : MATAIJ, MATAIJ, &plain));
-    if (plain) mtype = MATAIJCUSPARSE;
-  }
-  PetscCall(MatCreate(PetscObjectComm((PetscObject)dm), A));
-  PetscCall(MatSetSizes(*A, d->nglobal, d->nglobal, PETSC_DETERMINE, PETSC_DETERMINE));
-  PetscCall(MatSetType(*A, mtype ? mtype : MATAIJ));
-  if (op->ondevice && op->addtoMode == FEG_ADDTO_COO) {
-#if defined(FEGPU_HAVE_CUDA)
-    PetscCall(FEGOpDevCreateMat_AddTo(op, *A));
-#endif
-  } else {
-    PetscCall(MatCreate(PetscObjectComm((PetscObject)dm), &P));
-    PetscCall(MatSetSizes(P, d->nglobal, d->nglobal, PETSC_DETERMINE, PETSC_DETERMINE));
-    PetscCall(MatSetType(P, MATPREALLOCATOR));
-    PetscCall(MatSetUp(P));
-    PetscCall(PetscCalloc1(d->Nb * d->Nb, &zeros));
-    for (PetscInt c = d->cStart; c < d->cEnd; c++) PetscCall(DMPlexMatSetClosure(dm, lsec, gsec, P, c, zeros, INSERT_VALUES));
-    PetscCall(PetscFree(zeros));
-    PetscCall(MatAssemblyBegin(P, MAT_FINAL_ASSEMBLY));
-    PetscCall(MatAssemblyEnd(P, MAT_FINAL_ASSEMBLY));
-    PetscCall(MatPreallocatorPreallocate(P, PETSC_TRUE, *A));
-    PetscCall(MatDestroy(&P));
-#if defined(FEGPU_HAVE_CUDA)
-    if (op->ondevice) PetscCall(FEGOpDevCreateMat_AddTo(op, *A));
-#endif
-  }
-  PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
-  PetscCall(MatSetDM(*A, dm));
-  PetscCall(PetscLogEventEnd(FEG_Setup, dm, 0, 0, 0));
+  PetscOptionsHeadBegin(PetscOptionsObject, "fegpu addto operator");
+  PetscCall(PetscOptionsEnum("-feg_addto_mode", "GPU addto: atomics, element colouring, or PETSc's MatSetValuesCOO (auto: atomic on one process, coo on several)", "FEGOpSetFromOptions", FEGAddtoModes, (PetscEnum)a->mode, (PetscEnum *)&a->mode, NULL));
+  PetscCall(FEGTuningSetFromOptions(PetscOptionsObject, PetscObjectComm((PetscObject)op), &a->tuning));
+  PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode FEGOpAssemble_AddTo(FEGOp op, Mat A)
+static PetscErrorCode FEGOpCreateMatrix_AddTo(FEGOp op, Mat A)
+{
+  MatType mtype;
+
+  PetscFunctionBegin;
+  PetscCall(FEGOpGetMatType(op, MATAIJ, &mtype));
+  PetscCall(MatSetType(A, mtype));
+  PetscCall(FEGOpPreallocate(op, A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpAssemble_AddTo(FEGOp op, Mat A)
 {
   FEGDisc     *d = &op->disc;
   FEGCoeff     coeff;
   PetscSection lsec, gsec;
   PetscScalar *work, *Ke;
-  PetscBool    sym;
 
   PetscFunctionBegin;
-  PetscCall(PetscLogEventBegin(FEG_Assemble, A, 0, 0, 0));
-#if defined(FEGPU_HAVE_CUDA)
-  if (op->ondevice) {
-    PetscCall(FEGOpDevAssemble_AddTo(op, A));
-    PetscCall(FEGFormIsSymmetric(op->form, &sym));
-    if (sym) PetscCall(MatSetOption(A, MAT_SYMMETRIC, PETSC_TRUE));
-    PetscCall(PetscLogEventEnd(FEG_Assemble, A, 0, 0, 0));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-#endif
   PetscCall(DMGetLocalSection(op->dm, &lsec));
   PetscCall(DMGetGlobalSection(op->dm, &gsec));
   PetscCall(FEGCoeffSetUp(d, op->form, &coeff));
-  PetscCall(PetscMalloc2(2 * d->Nb * (d->dim + 1), &work, d->Nb * d->Nb, &Ke));
+  PetscCall(PetscMalloc2(2 * d->Nb * FEG_MAX_DERIV, &work, d->Nb * d->Nb, &Ke));
   PetscCall(MatZeroEntries(A));
   for (PetscInt e = 0; e < d->Ne; e++) {
     PetscCall(FEGCoeffEvaluate(d, &coeff, e));
@@ -85,8 +49,28 @@ PetscErrorCode FEGOpAssemble_AddTo(FEGOp op, Mat A)
   PetscCall(FEGCoeffDestroy(&coeff));
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(FEGFormIsSymmetric(op->form, &sym));
-  if (sym) PetscCall(MatSetOption(A, MAT_SYMMETRIC, PETSC_TRUE));
-  PetscCall(PetscLogEventEnd(FEG_Assemble, A, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FEGOpDestroy_AddTo(FEGOp op)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(op->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* FEGOPADDTO: an assembled matrix; PETSc's own MatMult and every preconditioner apply to it */
+PetscErrorCode FEGOpCreate_AddTo(FEGOp op)
+{
+  FEGOp_AddTo *a;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&a));
+  a->tuning.jacShared     = PETSC_TRUE;
+  op->data                = a;
+  op->ops->setfromoptions = FEGOpSetFromOptions_AddTo;
+  op->ops->creatematrix   = FEGOpCreateMatrix_AddTo;
+  op->ops->assemble       = FEGOpAssemble_AddTo;
+  op->ops->destroy        = FEGOpDestroy_AddTo;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

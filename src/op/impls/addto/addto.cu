@@ -1,7 +1,7 @@
 /* Addto on the GPU: the position in the CSR value array of every element matrix entry, found once at setup by a
    binary search within the row (column indices of a row are sorted), so assembly never searches */
 #include <petscdevice_cuda.h>
-#include <fegpu/private/fegcuda.h>
+#include "addtocuda.h"
 
 static __global__ void FEGCSRPositions_Kernel(int Ne, int Nb, const int *__restrict__ gidx, const PetscInt *__restrict__ rowptr, const PetscInt *__restrict__ colidx, int *__restrict__ pos)
 {
@@ -9,7 +9,7 @@ static __global__ void FEGCSRPositions_Kernel(int Ne, int Nb, const int *__restr
   if (k >= (size_t)Ne * Nb * Nb) return;
   const int e = (int)(k % Ne), ab = (int)(k / Ne), a = ab / Nb, b = ab % Nb;
   const int row = gidx[(size_t)a * Ne + e], col = gidx[(size_t)b * Ne + e];
-  int       p   = -1;
+  int       p = -1;
 
   if (row >= 0 && col >= 0) {
     PetscInt lo = rowptr[row], hi = rowptr[row + 1] - 1;

@@ -1,159 +1,43 @@
-#include <fegpu/private/fegimpl.h>
+/* lma on the host: element matrices stored element by element, applied through the element-local shell */
+#include "lma.h"
 
-/* Element-local shells (lma, and matfree on the host): y (+)= A x or A^T x by gathering each element's values,
-   applying the element operator (op->elemApply), scattering-adding, then summing across processes with
-   DMLocalToGlobal */
-static PetscErrorCode FEGShellApply(Mat A, Vec x, Vec y, PetscBool transpose, PetscBool add)
+static PetscErrorCode FEGOpSetFromOptions_LMA(FEGOp op, PetscOptionItems *PetscOptionsObject)
 {
-  FEGOp              op;
-  FEGDisc           *d;
-  const PetscScalar *xa;
-  PetscScalar       *ya, xe[1024], ye[1024];
+  FEGOp_LMA *lma = (FEGOp_LMA *)op->data;
 
   PetscFunctionBegin;
-  PetscCall(MatShellGetContext(A, &op));
-  d = &op->disc;
-#if defined(FEGPU_HAVE_CUDA)
-  if (op->ondevice) {
-    PetscCall(PetscLogEventBegin(FEG_Apply, A, x, y, 0));
-    PetscCall(FEGOpDevApply_Shell(op, x, y, transpose, add));
-    PetscCall(PetscLogEventEnd(FEG_Apply, A, x, y, 0));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-#endif
-  PetscCheck(d->Nb <= 1024, PETSC_COMM_SELF, PETSC_ERR_SUP, "Element with %" PetscInt_FMT " dofs exceeds the host shell's 1024", d->Nb);
-  PetscCall(PetscLogEventBegin(FEG_Apply, A, x, y, 0));
-  PetscCall(VecZeroEntries(op->xl));
-  PetscCall(DMGlobalToLocal(op->dm, x, INSERT_VALUES, op->xl));
-  PetscCall(VecZeroEntries(op->yl));
-  PetscCall(VecGetArrayRead(op->xl, &xa));
-  PetscCall(VecGetArray(op->yl, &ya));
-  for (PetscInt e = 0; e < d->Ne; e++) {
-    const PetscInt Nb = d->Nb, *idx = &d->lidx[e * Nb];
-
-    for (PetscInt b = 0; b < Nb; b++) xe[b] = xa[idx[b]];
-    PetscCall((*op->elemApply)(op, e, xe, ye, transpose));
-    for (PetscInt a = 0; a < Nb; a++) ya[idx[a]] += ye[a];
-  }
-  PetscCall(VecRestoreArray(op->yl, &ya));
-  PetscCall(VecRestoreArrayRead(op->xl, &xa));
-  if (!add) PetscCall(VecZeroEntries(y));
-  PetscCall(DMLocalToGlobal(op->dm, op->yl, ADD_VALUES, y));
-  PetscCall(PetscLogEventEnd(FEG_Apply, A, x, y, 0));
+  PetscOptionsHeadBegin(PetscOptionsObject, "fegpu lma operator");
+  PetscCall(FEGScatterSetFromOptions(PetscOptionsObject, &lma->scatter));
+  PetscCall(FEGTuningSetFromOptions(PetscOptionsObject, PetscObjectComm((PetscObject)op), &lma->tuning));
+  PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatMult_FEG_Shell(Mat A, Vec x, Vec y)
+static PetscErrorCode FEGOpSetUp_LMA(FEGOp op)
 {
+  FEGOp_LMA *lma = (FEGOp_LMA *)op->data;
+  FEGDisc   *d   = &op->disc;
+
   PetscFunctionBegin;
-  PetscCall(FEGShellApply(A, x, y, PETSC_FALSE, PETSC_FALSE));
+  PetscCall(PetscMalloc1((size_t)d->Ne * d->Nb * d->Nb, &lma->Ke));
+  op->bytes  = (PetscLogDouble)d->Ne * d->Nb * d->Nb * sizeof(PetscScalar);
+  op->stores = "element matrices";
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatMultTranspose_FEG_Shell(Mat A, Vec x, Vec y)
+static PetscErrorCode FEGOpAssemble_LMA(FEGOp op, Mat A)
 {
-  PetscFunctionBegin;
-  PetscCall(FEGShellApply(A, x, y, PETSC_TRUE, PETSC_FALSE));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatMultAdd_FEG_Shell(Mat A, Vec x, Vec y, Vec z)
-{
-  PetscFunctionBegin;
-  if (z != y) PetscCall(VecCopy(y, z));
-  PetscCall(FEGShellApply(A, x, z, PETSC_FALSE, PETSC_TRUE));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatMultTransposeAdd_FEG_Shell(Mat A, Vec x, Vec y, Vec z)
-{
-  PetscFunctionBegin;
-  if (z != y) PetscCall(VecCopy(y, z));
-  PetscCall(FEGShellApply(A, x, z, PETSC_TRUE, PETSC_TRUE));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatGetDiagonal_FEG_Shell(Mat A, Vec diag)
-{
-  FEGOp        op;
-  FEGDisc     *d;
-  PetscScalar *ya;
+  FEGOp_LMA *lma = (FEGOp_LMA *)op->data;
 
   PetscFunctionBegin;
-  PetscCall(MatShellGetContext(A, &op));
-  d = &op->disc;
-#if defined(FEGPU_HAVE_CUDA)
-  if (op->ondevice) {
-    PetscCall(FEGOpDevDiagonal_Shell(op, diag));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-#endif
-  PetscCall(VecZeroEntries(op->yl));
-  PetscCall(VecGetArray(op->yl, &ya));
-  for (PetscInt e = 0; e < d->Ne; e++) {
-    const PetscInt Nb = d->Nb, *idx = &d->lidx[e * Nb];
-    PetscScalar    de[1024];
-
-    PetscCheck(Nb <= 1024, PETSC_COMM_SELF, PETSC_ERR_SUP, "Element with %" PetscInt_FMT " dofs exceeds the host shell's 1024", Nb);
-    PetscCall((*op->elemDiag)(op, e, de));
-    for (PetscInt a = 0; a < Nb; a++) ya[idx[a]] += de[a];
-  }
-  PetscCall(VecRestoreArray(op->yl, &ya));
-  PetscCall(VecZeroEntries(diag));
-  PetscCall(DMLocalToGlobal(op->dm, op->yl, ADD_VALUES, diag));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatView_FEG_Shell(Mat A, PetscViewer viewer)
-{
-  FEGOp     op;
-  PetscBool iascii;
-
-  PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
-  if (!iascii) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatShellGetContext(A, &op));
-  PetscCall(FEGOpView(op, viewer));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode FEGOpCreateShell(FEGOp op, Mat *A)
-{
-  FEGDisc *d = &op->disc;
-  VecType  vtype;
-
-  PetscFunctionBegin;
-  PetscCall(MatCreateShell(PetscObjectComm((PetscObject)op->dm), d->nglobal, d->nglobal, PETSC_DETERMINE, PETSC_DETERMINE, op, A));
-  PetscCall(MatShellSetOperation(*A, MATOP_MULT, FEGMatShellOp(MatMult_FEG_Shell)));
-  PetscCall(MatShellSetOperation(*A, MATOP_MULT_ADD, FEGMatShellOp(MatMultAdd_FEG_Shell)));
-  PetscCall(MatShellSetOperation(*A, MATOP_MULT_TRANSPOSE, FEGMatShellOp(MatMultTranspose_FEG_Shell)));
-  PetscCall(MatShellSetOperation(*A, MATOP_MULT_TRANSPOSE_ADD, FEGMatShellOp(MatMultTransposeAdd_FEG_Shell)));
-  PetscCall(MatShellSetOperation(*A, MATOP_GET_DIAGONAL, FEGMatShellOp(MatGetDiagonal_FEG_Shell)));
-  PetscCall(MatShellSetOperation(*A, MATOP_VIEW, FEGMatShellOp(MatView_FEG_Shell)));
-  PetscCall(DMGetVecType(op->dm, &vtype));
-  PetscCall(MatSetVecType(*A, vtype));
-  PetscCall(MatSetDM(*A, op->dm));
-  PetscCall(DMCreateLocalVector(op->dm, &op->xl));
-  PetscCall(DMCreateLocalVector(op->dm, &op->yl));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* after the element data of a shell changed: its symmetry, and a new state so preconditioners built on it update */
-PetscErrorCode FEGShellAssembled(FEGOp op, Mat A)
-{
-  PetscBool sym;
-
-  PetscFunctionBegin;
-  PetscCall(FEGFormIsSymmetric(op->form, &sym));
-  PetscCall(MatSetOption(A, MAT_SYMMETRIC, sym));
-  PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  PetscCall(FEGOpElementMatrices(op, lma->Ke));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode FEGElemApply_LMA(FEGOp op, PetscInt e, const PetscScalar xe[], PetscScalar ye[], PetscBool transpose)
 {
   const PetscInt     Nb = op->disc.Nb;
-  const PetscScalar *K  = &op->Ke[(size_t)e * Nb * Nb];
+  const PetscScalar *K  = &((FEGOp_LMA *)op->data)->Ke[(size_t)e * Nb * Nb];
 
   PetscFunctionBeginHot;
   if (!transpose) {
@@ -175,48 +59,82 @@ static PetscErrorCode FEGElemApply_LMA(FEGOp op, PetscInt e, const PetscScalar x
 static PetscErrorCode FEGElemDiag_LMA(FEGOp op, PetscInt e, PetscScalar de[])
 {
   const PetscInt     Nb = op->disc.Nb;
-  const PetscScalar *K  = &op->Ke[(size_t)e * Nb * Nb];
+  const PetscScalar *K  = &((FEGOp_LMA *)op->data)->Ke[(size_t)e * Nb * Nb];
 
   PetscFunctionBeginHot;
   for (PetscInt a = 0; a < Nb; a++) de[a] = K[a * Nb + a];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode FEGOpCreateMat_LMA(FEGOp op, Mat *A)
+static PetscErrorCode FEGOpApply_LMA(FEGOp op, Vec x, Vec y, PetscBool add)
 {
-  FEGDisc *d = &op->disc;
-
   PetscFunctionBegin;
-  PetscCall(FEGOpCreateShell(op, A));
-  op->elemApply = FEGElemApply_LMA;
-  op->elemDiag  = FEGElemDiag_LMA;
-  if (!op->ondevice) PetscCall(PetscMalloc1((size_t)d->Ne * d->Nb * d->Nb, &op->Ke));
+  PetscCall(FEGOpApplyElementLocal(op, FEGElemApply_LMA, x, y, PETSC_FALSE, add));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode FEGOpAssemble_LMA(FEGOp op, Mat A)
+static PetscErrorCode FEGOpApplyTranspose_LMA(FEGOp op, Vec x, Vec y, PetscBool add)
 {
-  FEGDisc     *d = &op->disc;
-  FEGCoeff     coeff;
-  PetscScalar *work;
+  PetscFunctionBegin;
+  PetscCall(FEGOpApplyElementLocal(op, FEGElemApply_LMA, x, y, PETSC_TRUE, add));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpGetDiagonal_LMA(FEGOp op, Vec d)
+{
+  PetscFunctionBegin;
+  PetscCall(FEGOpDiagonalElementLocal(op, FEGElemDiag_LMA, d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the stored element matrices summed into an AIJ matrix through COO, element by element */
+static PetscErrorCode FEGOpAssembleValues_LMA(FEGOp op, Mat *P)
+{
+  FEGOp_LMA *lma = (FEGOp_LMA *)op->data;
 
   PetscFunctionBegin;
-  PetscCall(PetscLogEventBegin(FEG_Integrate, A, 0, 0, 0));
-  if (op->ondevice) {
-#if defined(FEGPU_HAVE_CUDA)
-    PetscCall(FEGOpDevAssemble_Shell(op));
-#endif
-  } else {
-    PetscCall(FEGCoeffSetUp(d, op->form, &coeff));
-    PetscCall(PetscMalloc1(2 * d->Nb * (d->dim + 1), &work));
-    for (PetscInt e = 0; e < d->Ne; e++) {
-      PetscCall(FEGCoeffEvaluate(d, &coeff, e));
-      PetscCall(FEGIntegrateElementMatrix(d, &coeff, e, work, &op->Ke[(size_t)e * d->Nb * d->Nb]));
-    }
-    PetscCall(PetscFree(work));
-    PetscCall(FEGCoeffDestroy(&coeff));
+  if (!*P) {
+    PetscInt *ci, *cj;
+    MatType   mtype;
+
+    PetscCall(MatCreate(PetscObjectComm((PetscObject)op), P));
+    PetscCall(MatSetSizes(*P, op->disc.nglobal, op->disc.nglobal, PETSC_DETERMINE, PETSC_DETERMINE));
+    PetscCall(FEGOpGetMatType(op, MATAIJ, &mtype));
+    PetscCall(MatSetType(*P, mtype));
+    PetscCall(FEGOpCOOIndices(op, PETSC_FALSE, &ci, &cj));
+    PetscCall(MatSetPreallocationCOO(*P, (PetscCount)op->disc.Ne * op->disc.Nb * op->disc.Nb, ci, cj));
+    PetscCall(PetscFree2(ci, cj));
   }
-  PetscCall(FEGShellAssembled(op, A));
-  PetscCall(PetscLogEventEnd(FEG_Integrate, A, 0, 0, 0));
+  PetscCall(MatSetValuesCOO(*P, lma->Ke, INSERT_VALUES));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FEGOpDestroy_LMA(FEGOp op)
+{
+  FEGOp_LMA *lma = (FEGOp_LMA *)op->data;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFree(lma->Ke));
+  PetscCall(PetscFree(op->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* FEGOPLMA: a MATSHELL over the stored element matrices */
+PetscErrorCode FEGOpCreate_LMA(FEGOp op)
+{
+  FEGOp_LMA *lma;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&lma));
+  lma->tuning.jacShared   = PETSC_TRUE;
+  op->data                = lma;
+  op->ops->setfromoptions = FEGOpSetFromOptions_LMA;
+  op->ops->setup          = FEGOpSetUp_LMA;
+  op->ops->assemble       = FEGOpAssemble_LMA;
+  op->ops->apply          = FEGOpApply_LMA;
+  op->ops->applytranspose = FEGOpApplyTranspose_LMA;
+  op->ops->getdiagonal    = FEGOpGetDiagonal_LMA;
+  op->ops->assemblevalues = FEGOpAssembleValues_LMA;
+  op->ops->destroy        = FEGOpDestroy_LMA;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

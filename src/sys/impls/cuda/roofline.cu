@@ -64,7 +64,7 @@ PetscErrorCode FEGDevRoofline(double *triad, double *fma, double *atomics)
     best = PetscMin(best, ms);
   }
   *triad = 3.0 * n * sizeof(double) / (best * 1e-3) / 1e9;
-  best = 1e30f;
+  best   = 1e30f;
   for (int r = 0; r < 3; r++) {
     const int iters = 4096;
     PetscCallCUDA(cudaEventRecord(e0));

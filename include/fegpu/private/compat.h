@@ -1,12 +1,7 @@
-/* The one place where differences between supported PETSc versions (>= 3.18) are handled; fegpu.h includes it so
-   user code may use PETSC_SUCCESS with PETSc 3.18 too */
+/* The one place where differences between supported PETSc versions (>= 3.18) are handled; private to fegpu */
 #pragma once
 
 #include <petscversion.h>
-
-#if PETSC_VERSION_LT(3, 19, 0)
-  #define PETSC_SUCCESS 0
-#endif
 
 /* MatShellSetOperation takes void (*)(void) in every supported version; one cast keeps call sites uniform */
 #define FEGMatShellOp(f) ((void (*)(void))(f))

@@ -1,4 +1,5 @@
-/* Element matrices and vectors of a(u,v) = int sum_ij C_ij d_i u d_j v on the GPU.
+/* Element matrices and vectors of a(u,v) = int sum_ij C_ij d_i u d_j v on the GPU, for addto, lma and right-hand
+   sides; the point-level arithmetic is fegpoint.h's, shared with the host.
    Small elements: one element per thread. Large elements: one element per thread block (Krużel et al., Algorithm 2),
    each thread computing NENTPT entries of a part of the element matrix, quadrature points staged through shared
    memory in chunks, the element's Jacobian data optionally staged in shared memory first. */
@@ -7,83 +8,10 @@
 
 #define FEG_SMALL_NB 20 /* the one-element-per-thread kernel keeps the element matrix in registers/local memory */
 
-/* C (and D) at quadrature point q of element e */
-static __device__ __forceinline__ void FEGCoeffAt(const FEGDevCoeff &c, int Nq, int e, int q, double C[16], double D[4], bool wantD)
-{
-  if (c.mode == FEG_DEV_COEFF_PRECOMPUTED) {
-    for (int k = 0; k < 16; k++) C[k] = c.Cq[((size_t)e * Nq + q) * 16 + k];
-    if (wantD)
-      for (int k = 0; k < 4; k++) D[k] = c.Dq[((size_t)e * Nq + q) * 4 + k];
-    return;
-  }
-  for (int k = 0; k < 16; k++) C[k] = c.C0[k];
-  if (wantD)
-    for (int k = 0; k < 4; k++) D[k] = c.D0[k];
-  if (c.mode == FEG_DEV_COEFF_LINEAR) {
-    for (int k = 0; k < c.Nw; k++) {
-      double w = 0.0;
-      for (int b = 0; b < c.NbA; b++) w += c.TA[(q * c.NbA + b) * c.Nw + k] * c.aux[c.aidx[(size_t)e * c.NbA + b]];
-      for (int ij = 0; ij < 16; ij++) C[ij] += c.A[ij * c.Nw + k] * w;
-      if (wantD)
-        for (int j = 0; j < 4; j++) D[j] += c.Bl[j * c.Nw + k] * w;
-    }
-  }
-}
-
 /* Physical value and gradient of basis function b at quadrature point q: phi[0..dim] */
-template <int DIM>
-static __device__ __forceinline__ void FEGPhiT(const FEGDevDisc &d, const double *invJ, int q, int b, double phi[4])
+static __device__ __forceinline__ void FEGPhi(const FEGDevDisc &d, int dim, const double *invJ, int q, int b, double phi[4])
 {
-  phi[0] = d.B[q * d.Nb + b];
-#pragma unroll
-  for (int c = 0; c < DIM; c++) {
-    double s = 0.0;
-#pragma unroll
-    for (int r = 0; r < DIM; r++) s += d.D[(q * d.Nb + b) * DIM + r] * invJ[r * DIM + c];
-    phi[1 + c] = s;
-  }
-}
-
-static __device__ __forceinline__ void FEGPhi(const FEGDevDisc &d, const double *invJ, int q, int b, double phi[4])
-{
-  if (d.dim == 2) FEGPhiT<2>(d, invJ, q, b, phi);
-  else FEGPhiT<3>(d, invJ, q, b, phi);
-}
-
-/* Chat = wdet T^T C T with T = diag(1, invJ^T): the coefficient seen by reference derivatives */
-template <int DIM>
-static __device__ __forceinline__ void FEGChat(const double C[16], const double *invJ, double wdet, double Ch[4][4])
-{
-  constexpr int Nd = DIM + 1;
-  double        T[Nd][Nd], CT[Nd][Nd];
-
-#pragma unroll
-  for (int i = 0; i < Nd; i++)
-#pragma unroll
-    for (int j = 0; j < Nd; j++) T[i][j] = 0.0;
-  T[0][0] = 1.0;
-#pragma unroll
-  for (int c = 0; c < DIM; c++)
-#pragma unroll
-    for (int r = 0; r < DIM; r++) T[1 + c][1 + r] = invJ[r * DIM + c];
-#pragma unroll
-  for (int i = 0; i < Nd; i++)
-#pragma unroll
-    for (int s = 0; s < Nd; s++) {
-      double v = 0.0;
-#pragma unroll
-      for (int j = 0; j < Nd; j++) v += C[i * 4 + j] * T[j][s];
-      CT[i][s] = v;
-    }
-#pragma unroll
-  for (int r = 0; r < Nd; r++)
-#pragma unroll
-    for (int s = 0; s < Nd; s++) {
-      double v = 0.0;
-#pragma unroll
-      for (int i = 0; i < Nd; i++) v += T[i][r] * CT[i][s];
-      Ch[r][s] = wdet * v;
-    }
+  FEGPhysical(dim, d.B[q * d.Nb + b], &d.D[(q * d.Nb + b) * dim], invJ, phi);
 }
 
 static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDevOutput &o, int e, int a, int b, double K)
@@ -117,13 +45,13 @@ template <int NB, int DIM>
 static __global__ void FEGElemRef_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, int nel, const FEGDevOutput o)
 {
   constexpr int NBM = NB > 0 ? NB : FEG_SMALL_NB, Nd = DIM + 1;
-  const int     i   = blockIdx.x * blockDim.x + threadIdx.x;
+  const int     i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= nel) return;
   const int     e = elist ? elist[i] : i, Nb = NB > 0 ? NB : d.Nb;
   const double *g = d.geo + (size_t)e * (DIM * DIM + 1);
   double        Ch[4][4];
 
-  FEGChat<DIM>(c.C0, g, g[DIM * DIM], Ch);
+  FEGChat(DIM, c.C0, g, g[DIM * DIM], Ch);
 #pragma unroll
   for (int a = 0; a < NBM; a++) {
     if (a >= Nb) break;
@@ -146,7 +74,7 @@ template <int NB, int DIM>
 static __global__ void FEGElemSmall_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, int nel, const FEGDevOutput o)
 {
   constexpr int NBM = NB > 0 ? NB : FEG_SMALL_NB, Nd = DIM + 1;
-  const int     i   = blockIdx.x * blockDim.x + threadIdx.x;
+  const int     i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= nel) return;
   const int e = elist ? elist[i] : i, Nb = NB > 0 ? NB : d.Nb;
 
@@ -155,32 +83,24 @@ static __global__ void FEGElemSmall_Kernel(const FEGDevDisc d, const FEGDevCoeff
 #pragma unroll
   for (int k = 0; k < NBM * NBM; k++) K[k] = 0.0;
   for (int q = 0; q < d.Nq; q++) {
-    const double *g = d.geo + ((size_t)e * d.nG + (d.nG == 1 ? 0 : q)) * (DIM * DIM + 1);
+    const double *g    = FEGDevGeo(d, e, q);
     const double  wdet = d.qw[q] * g[DIM * DIM];
     double        C[16], D[4];
 
     FEGCoeffAt(c, d.Nq, e, q, C, D, false);
 #pragma unroll
     for (int b = 0; b < NBM; b++)
-      if (b < Nb) FEGPhiT<DIM>(d, g, q, b, phi[b]);
+      if (b < Nb) FEGPhi(d, DIM, g, q, b, phi[b]);
 #pragma unroll
     for (int b = 0; b < NBM; b++) {
       if (b >= Nb) break;
-      double cphi[Nd];
-#pragma unroll
-      for (int j = 0; j < Nd; j++) {
-        double s = 0.0;
-#pragma unroll
-        for (int ii = 0; ii < Nd; ii++) s += C[ii * 4 + j] * phi[b][ii];
-        cphi[j] = wdet * s;
-      }
+      double cphi[4];
+
+      FEGWeighted(Nd, C, phi[b], wdet, cphi);
 #pragma unroll
       for (int a = 0; a < NBM; a++) {
         if (a >= Nb) break;
-        double s = 0.0;
-#pragma unroll
-        for (int j = 0; j < Nd; j++) s += phi[a][j] * cphi[j];
-        K[a * Nb + b] += s;
+        K[a * Nb + b] += FEGDot(Nd, phi[a], cphi);
       }
     }
   }
@@ -249,13 +169,12 @@ static __global__ void FEGGemmU_Kernel(const FEGDevDisc d, const FEGDevCoeff c, 
   const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (size_t)Ec * d.Nq) return;
   const int     i = (int)(t % Ec), q = (int)(t / Ec), e = elist ? elist[e0 + i] : e0 + i, dim = d.dim, Nd = dim + 1, KK = d.Nq * Nd;
-  const double *g = d.geo + ((size_t)e * d.nG + (d.nG == 1 ? 0 : q)) * (dim * dim + 1);
+  const double *g    = FEGDevGeo(d, e, q);
   const double  wdet = d.qw[q] * g[dim * dim];
   double        C[16], D[4], Ch[4][4];
 
   FEGCoeffAt(c, d.Nq, e, q, C, D, false);
-  if (dim == 2) FEGChat<2>(C, g, wdet, Ch);
-  else FEGChat<3>(C, g, wdet, Ch);
+  FEGChat(dim, C, g, wdet, Ch);
   for (int b = 0; b < d.Nb; b++) {
     const double *Rb = d.R + (size_t)b * KK + q * Nd;
     for (int s = 0; s < Nd; s++) {
@@ -284,18 +203,17 @@ static __global__ void FEGGemmChat_Kernel(const FEGDevDisc d, const FEGDevCoeff 
   const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (size_t)Ec * d.Nq) return;
   const int     i = (int)(t % Ec), q = (int)(t / Ec), e = elist ? elist[e0 + i] : e0 + i, dim = d.dim, Nd = dim + 1;
-  const double *g = d.geo + ((size_t)e * d.nG + (d.nG == 1 ? 0 : q)) * (dim * dim + 1);
+  const double *g = FEGDevGeo(d, e, q);
   double        C[16], D[4], Ch[4][4];
 
   FEGCoeffAt(c, d.Nq, e, q, C, D, false);
-  if (dim == 2) FEGChat<2>(C, g, d.qw[q] * g[dim * dim], Ch);
-  else FEGChat<3>(C, g, d.qw[q] * g[dim * dim], Ch);
+  FEGChat(dim, C, g, d.qw[q] * g[dim * dim], Ch);
   for (int r = 0; r < Nd; r++)
     for (int s = 0; s < Nd; s++) A[((size_t)q * Nd * Nd + r * Nd + s) * Ec + i] = Ch[r][s];
 }
 
-/* matfree: Chat at every quadrature point of every element, element-interleaved: Cq[(q*Nd*Nd+r*Nd+s)*Ne+e] */
-PetscErrorCode FEGDevMatFreeSetUp(const FEGDevDisc *d, const FEGDevCoeff *c, double *Cq)
+/* Chat at every quadrature point of every element, element-interleaved: Cq[(q*Nd*Nd+r*Nd+s)*Ne+e] (matfree qp) */
+PetscErrorCode FEGDevChat(const FEGDevDisc *d, const FEGDevCoeff *c, double *Cq)
 {
   const int nt = 256;
 
@@ -303,46 +221,6 @@ PetscErrorCode FEGDevMatFreeSetUp(const FEGDevDisc *d, const FEGDevCoeff *c, dou
   if (!d->Ne) PetscFunctionReturn(PETSC_SUCCESS);
   FEGGemmChat_Kernel<<<(unsigned)(((size_t)d->Ne * d->Nq + nt - 1) / nt), nt>>>(*d, *c, NULL, 0, d->Ne, Cq);
   PetscCallCUDA(cudaPeekAtLastError());
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* matfree factors: the stored pairs of Chat per element (refop: detJ T^T C T, C at the first point) or per
-   lexicographic Gauss point (sumfact: w detJ T^T C T) */
-typedef struct {
-  int pr[16], ps[16];
-} FEGPairs;
-
-static __global__ void FEGMatFreeFactors_Kernel(const FEGDevDisc d, const FEGDevCoeff c, int perQP, int np, const FEGPairs pp, const int *__restrict__ qlex, double *__restrict__ out)
-{
-  const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x, nl = perQP ? (size_t)d.Nq : 1;
-  if (t >= (size_t)d.Ne * nl) return;
-  const int     e = (int)(t % d.Ne), l = (int)(t / d.Ne), q = perQP ? qlex[l] : 0, dim = d.dim;
-  const double *g = d.geo + ((size_t)e * d.nG + (d.nG == 1 ? 0 : q)) * (dim * dim + 1);
-  double        C[16], D[4], Ch[4][4];
-
-  FEGCoeffAt(c, d.Nq, e, q, C, D, false);
-  if (dim == 2) FEGChat<2>(C, g, (perQP ? d.qw[q] : 1.0) * g[dim * dim], Ch);
-  else FEGChat<3>(C, g, (perQP ? d.qw[q] : 1.0) * g[dim * dim], Ch);
-  for (int m = 0; m < np; m++) {
-    if (perQP) out[((size_t)e * np + m) * nl + l] = Ch[pp.pr[m]][pp.ps[m]];
-    else out[(size_t)e * np + m] = Ch[pp.pr[m]][pp.ps[m]];
-  }
-}
-
-PetscErrorCode FEGDevMatFreeFactors(const FEGDevDisc *d, const FEGDevCoeff *c, int perQP, int np, const int *pr, const int *ps, const int *qlex, double *out)
-{
-  FEGPairs     pp;
-  const size_t n = (size_t)d->Ne * (perQP ? d->Nq : 1);
-
-  PetscFunctionBegin;
-  for (int m = 0; m < np; m++) {
-    pp.pr[m] = pr[m];
-    pp.ps[m] = ps[m];
-  }
-  if (n) {
-    FEGMatFreeFactors_Kernel<<<(unsigned)((n + 255) / 256), 256>>>(*d, *c, perQP, np, pp, qlex, out);
-    PetscCallCUDA(cudaPeekAtLastError());
-  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -397,20 +275,18 @@ static PetscErrorCode FEGLaunchGemm(const FEGDevDisc *d, const FEGDevCoeff *c, c
   const int    Nd = d->dim + 1, KK = d->Nq * Nd, KC = d->Nq * Nd * Nd, Nb = d->Nb, nt = 256;
   const bool   direct = o->out == FEG_DEV_OUT_LMA && !elist; /* GEMM straight into the element-interleaved storage */
   const size_t budget = (size_t)512 << 20, per = (size_t)(d->P ? KC : KK * Nb) * sizeof(double) + (direct ? 0 : (size_t)Nb * Nb * sizeof(double));
-  int          Ec     = (int)PetscMax(1, PetscMin((size_t)nel, budget / per));
+  int          Ec = (int)PetscMax(1, PetscMin((size_t)nel, budget / per));
   double      *U, *Kb = NULL;
   const double one = 1.0, zero = 0.0;
+  void        *h;
 
   PetscFunctionBegin;
-  if (!FEGCublas) {
-    PetscCallCUBLAS(cublasCreate(&FEGCublas));
-    PetscCall(PetscRegisterFinalize(FEGCublasDestroy));
-  }
+  PetscCall(FEGDevGetCublas(&h));
   PetscCallCUDA(cudaMalloc((void **)&U, (size_t)(d->P ? KC : KK * Nb) * Ec * sizeof(double)));
   if (!direct) PetscCallCUDA(cudaMalloc((void **)&Kb, (size_t)Nb * Nb * Ec * sizeof(double)));
   tune->nparts = Ec;
   for (int e0 = 0; e0 < nel; e0 += Ec) {
-    const int n = PetscMin(Ec, nel - e0);
+    const int n    = PetscMin(Ec, nel - e0);
     double   *Cout = direct ? o->vals + e0 : Kb;
     const int ldc  = direct ? d->Ne : n;
 
@@ -418,12 +294,12 @@ static PetscErrorCode FEGLaunchGemm(const FEGDevDisc *d, const FEGDevCoeff *c, c
       FEGGemmChat_Kernel<<<(unsigned)(((size_t)n * d->Nq + nt - 1) / nt), nt>>>(*d, *c, elist, e0, n, U);
       PetscCallCUDA(cudaPeekAtLastError());
       /* K (n x Nb*Nb, element index fastest) = Chat (n x KC) P (KC x Nb*Nb) */
-      PetscCallCUBLAS(cublasDgemm(FEGCublas, CUBLAS_OP_N, CUBLAS_OP_N, n, Nb * Nb, KC, &one, U, n, d->P, KC, &zero, Cout, ldc));
+      PetscCallCUBLAS(cublasDgemm((cublasHandle_t)h, CUBLAS_OP_N, CUBLAS_OP_N, n, Nb * Nb, KC, &one, U, n, d->P, KC, &zero, Cout, ldc));
     } else {
       FEGGemmU_Kernel<<<(unsigned)(((size_t)n * d->Nq + nt - 1) / nt), nt>>>(*d, *c, elist, e0, n, U);
       PetscCallCUDA(cudaPeekAtLastError());
       /* batch b: C_b (n x Nb, column a) = U_b (n x KK) R (KK x Nb); U_b starts at b*n with leading dimension Nb*n */
-      PetscCallCUBLAS(cublasDgemmStridedBatched(FEGCublas, CUBLAS_OP_N, CUBLAS_OP_N, n, Nb, KK, &one, U, Nb * n, n, d->R, KK, 0, &zero, Cout, (long long)Nb * ldc, ldc, Nb));
+      PetscCallCUBLAS(cublasDgemmStridedBatched((cublasHandle_t)h, CUBLAS_OP_N, CUBLAS_OP_N, n, Nb, KK, &one, U, Nb * n, n, d->R, KK, 0, &zero, Cout, (long long)Nb * ldc, ldc, Nb));
     }
     if (!direct) {
       FEGGemmStore_Kernel<<<(unsigned)(((size_t)n * Nb * Nb + nt - 1) / nt), nt>>>(*d, elist, e0, n, Kb, *o);
@@ -441,10 +317,10 @@ template <int NENT>
 static __global__ void FEGElemBlock_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, const FEGDevOutput o, int QB, int jacShared)
 {
   extern __shared__ double smem[];
-  const int e = elist ? elist[blockIdx.x] : blockIdx.x, Nb = d.Nb, Nd = d.dim + 1, T = blockDim.x, t = threadIdx.x;
-  const int ng = d.dim * d.dim + 1, nent = Nb * Nb;
-  double   *sgeo = smem, *sC = sgeo + (jacShared ? d.nG * ng : 0), *sw = sC + QB * 16, *sphi = sw + QB, *scphi = sphi + QB * Nb * Nd;
-  const double *geo = d.geo + (size_t)e * d.nG * ng;
+  const int                e = elist ? elist[blockIdx.x] : blockIdx.x, Nb = d.Nb, Nd = d.dim + 1, T = blockDim.x, t = threadIdx.x;
+  const int                ng = d.dim * d.dim + 1, nent = Nb * Nb;
+  double                  *sgeo = smem, *sC = sgeo + (jacShared ? d.nG * ng : 0), *sw = sC + QB * 16, *sphi = sw + QB, *scphi = sphi + QB * Nb * Nd;
+  const double            *geo = d.geo + (size_t)e * d.nG * ng;
 
   if (jacShared) {
     for (int k = t; k < d.nG * ng; k += T) sgeo[k] = geo[k];
@@ -468,15 +344,16 @@ static __global__ void FEGElemBlock_Kernel(const FEGDevDisc d, const FEGDevCoeff
       __syncthreads();
       for (int k = t; k < nq * Nb; k += T) {
         const int     qq = k / Nb, b = k % Nb;
-        const double *g  = geo + (d.nG == 1 ? 0 : q0 + qq) * ng;
+        const double *g = geo + (d.nG == 1 ? 0 : q0 + qq) * ng;
         double        phi[4];
 
-        FEGPhi(d, g, q0 + qq, b, phi);
+        double cphi[4];
+
+        FEGPhi(d, d.dim, g, q0 + qq, b, phi);
+        FEGWeighted(Nd, &sC[qq * 16], phi, sw[qq], cphi);
         for (int j = 0; j < Nd; j++) {
-          double s = 0.0;
-          for (int ii = 0; ii < Nd; ii++) s += sC[qq * 16 + ii * 4 + j] * phi[ii];
           sphi[k * Nd + j]  = phi[j];
-          scphi[k * Nd + j] = sw[qq] * s;
+          scphi[k * Nd + j] = cphi[j];
         }
       }
       __syncthreads();
@@ -509,13 +386,12 @@ static __global__ void FEGElemVector_Kernel(const FEGDevDisc d, const FEGDevCoef
   double    F = 0.0;
 
   for (int q = 0; q < d.Nq; q++) {
-    const double *g = d.geo + ((size_t)e * d.nG + (d.nG == 1 ? 0 : q)) * (d.dim * d.dim + 1);
-    double        C[16], D[4], phi[4], s = 0.0;
+    const double *g = FEGDevGeo(d, e, q);
+    double        C[16], D[4], phi[4];
 
     FEGCoeffAt(c, d.Nq, e, q, C, D, true);
-    FEGPhi(d, g, q, a, phi);
-    for (int j = 0; j < Nd; j++) s += D[j] * phi[j];
-    F += d.qw[q] * g[d.dim * d.dim] * s;
+    FEGPhi(d, d.dim, g, q, a, phi);
+    F += d.qw[q] * g[d.dim * d.dim] * FEGDot(Nd, D, phi);
   }
   atomicAdd(&y[d.idx[(size_t)a * d.Ne + e]], F);
 }
@@ -590,19 +466,12 @@ PetscErrorCode FEGDevElementMatrices(const FEGDevDisc *d, const FEGDevCoeff *c, 
 
 PetscErrorCode FEGDevElementVectors(const FEGDevDisc *d, const FEGDevCoeff *c, double *y)
 {
-  const size_t n = (size_t)d->Ne * d->Nb;
+  const size_t n  = (size_t)d->Ne * d->Nb;
   const int    nt = 128;
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
   FEGElemVector_Kernel<<<(unsigned)((n + nt - 1) / nt), nt>>>(*d, *c, y);
   PetscCallCUDA(cudaPeekAtLastError());
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode FEGDevZero(double *x, size_t n)
-{
-  PetscFunctionBegin;
-  if (n) PetscCallCUDA(cudaMemset(x, 0, n * sizeof(double)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

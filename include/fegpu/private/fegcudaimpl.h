@@ -1,0 +1,64 @@
+/* The host side of fegpu's CUDA backend, shared by the operator types' device implementations (<type>cuda.c): the
+   discretization and coefficients on the device, and the data and vector handling every element-local operator on the
+   GPU needs. Included only by files built with CUDA. */
+#pragma once
+
+#include <fegpu/private/fegopimpl.h>
+#include <fegpu/private/fegcuda.h>
+#include <petscdevice_cuda.h>
+
+PETSC_INTERN PetscErrorCode FEGDevMallocCopy(void **, const void *, size_t, size_t *);
+#define FEGDevFree(p) \
+  do { \
+    if (p) PetscCallCUDA(cudaFree(p)); \
+    (p) = NULL; \
+  } while (0)
+
+/* The discretization on the device: reference tables, coordinates, dof indices and the geometry kernel's output
+   (integration: also the reference tensors element-matrix kernels use) */
+PETSC_INTERN PetscErrorCode FEGDevDiscCreate(FEGDisc *, PetscBool, FEGDevDisc *);
+PETSC_INTERN PetscErrorCode FEGDevDiscDestroy(FEGDevDisc *);
+PETSC_INTERN PetscErrorCode FEGDevDiscGeometry(FEGDevDisc *);
+PETSC_INTERN PetscErrorCode FEGDevDiscFreeGeometry(FEGDevDisc *);
+
+/* Coefficient data kept on the device between assemblies */
+typedef struct {
+  double            *A, *Bl, *TA, *auxbuf, *Cq, *Dq;
+  int               *aidx;
+  int                Nw, NbA;
+  DM                 auxdm; /* the auxiliary DM TA and aidx were built for (borrowed) */
+  Vec                auxloc;
+  PetscBool          auxcuda;
+  const PetscScalar *auxptr;
+} FEGDevCoeffCache;
+
+PETSC_INTERN PetscErrorCode FEGDevCoeffPrepare(FEGDisc *, FEGForm, FEGDevCoeffCache *, FEGDevCoeff *);
+PETSC_INTERN PetscErrorCode FEGDevCoeffRelease(FEGForm, FEGDevCoeffCache *);
+PETSC_INTERN PetscErrorCode FEGDevCoeffCacheDestroy(FEGDevCoeffCache *);
+
+/* What every operator type keeps on the device */
+typedef struct {
+  FEGDevDisc       d;
+  FEGDevCoeffCache cc;
+  FEGDevTuning     tune;
+  PetscBool        direct;       /* one process, no constraints: local and global vectors coincide, no DMGlobalToLocal */
+  PetscBool        unique;       /* no dof is shared by two elements */
+  PetscBool        contig;       /* element e owns dofs e*Nb..e*Nb+Nb-1 */
+  PetscBool        covering;     /* unique, and every local dof lies in an element */
+  int             *toff, *tlist; /* dof -> element entries (-feg_lma_scatter gather) */
+  double          *ybuf;         /* per-entry results the gather sums */
+} FEGDevOp;
+
+PETSC_INTERN PetscErrorCode FEGDevOpSetUp(FEGOp, PetscBool, const FEGTuning *, FEGScatter, FEGDevOp *);
+PETSC_INTERN PetscErrorCode FEGDevOpDestroy(FEGDevOp *);
+PETSC_INTERN size_t         FEGDevOpBytes(const FEGDevOp *);
+
+/* y (+)= A x or A^T x on the device: kernel(op, x, y, transpose, overwrite) adds into local (or, with direct, global)
+   arrays, or overwrites y when overwrite (element-owned dofs covering the vector and no add); mayOverwrite says
+   whether the kernel can */
+typedef PetscErrorCode (*FEGDevApplyFn)(FEGOp, const double *, double *, PetscBool, PetscBool);
+PETSC_INTERN PetscErrorCode FEGDevOpApply(FEGOp, FEGDevOp *, FEGDevApplyFn, PetscLogDouble, PetscBool, Vec, Vec, PetscBool, PetscBool);
+/* the diagonal: kernel(op, y) adds the element diagonals into the local array y */
+typedef PetscErrorCode (*FEGDevDiagFn)(FEGOp, double *);
+PETSC_INTERN PetscErrorCode FEGDevOpDiagonal(FEGOp, FEGDevOp *, FEGDevDiagFn, Vec);
+PETSC_INTERN PetscErrorCode FEGDevOpView(FEGOp, FEGDevOp *, PetscViewer);

@@ -1,0 +1,87 @@
+/* The operator class: its ops table and the small private API operator types are written against. A type (fegpu's
+   addto, lma and matfree, or an application's, registered with FEGOpRegister()) fills op->ops in its create function
+   and keeps its data in op->data. When the DM's vectors live on the GPU, FEGOpSetUp() first calls the function
+   registered for the type with FEGOpRegisterDevice(), which installs the device ops table; after that no function
+   asks where it runs. */
+#pragma once
+
+#include <fegpu/private/fegimpl.h>
+
+PETSC_INTERN PetscFunctionList FEGOpDeviceList;
+PETSC_INTERN PetscBool         FEGOpRegisterAllCalled;
+PETSC_INTERN PetscErrorCode    FEGOpRegisterAll(void);
+
+typedef struct _FEGOpOps *FEGOpOps;
+struct _FEGOpOps {
+  PetscErrorCode (*setfromoptions)(FEGOp, PetscOptionItems *);
+  PetscErrorCode (*setup)(FEGOp);                      /* after op->disc is built */
+  PetscErrorCode (*creatematrix)(FEGOp, Mat);          /* give the Mat its type and pattern (assembled types); without
+                                                                  it the operator is a MATSHELL calling apply and friends */
+  PetscErrorCode (*assemble)(FEGOp, Mat);              /* compute from the form; assembled types fill the Mat */
+  PetscErrorCode (*apply)(FEGOp, Vec, Vec, PetscBool); /* y = A x, or y += A x */
+  PetscErrorCode (*applytranspose)(FEGOp, Vec, Vec, PetscBool);
+  PetscErrorCode (*getdiagonal)(FEGOp, Vec);
+  PetscErrorCode (*assemblevalues)(FEGOp, Mat *); /* an AIJ matrix of what the type stores (-feg_pmat lma):
+                                                                  created on the first call, refilled on later ones */
+  PetscErrorCode (*view)(FEGOp, PetscViewer);
+  PetscErrorCode (*destroy)(FEGOp);
+};
+
+struct _p_FEGOp {
+  PETSCHEADER(struct _FEGOpOps);
+  DM               dm;
+  FEGForm          form;
+  FEGDisc          disc; /* built by FEGOpSetUp() before the type's setup */
+  PetscBool        setupcalled;
+  const char      *backend;             /* "host" or "GPU", set by whoever installs the ops table */
+  FEGPmatType      pmattype;            /* -feg_pmat */
+  Mat              pmat;                /* assembled preconditioning matrix of a shell operator, made on demand */
+  PetscInt         nassembled;          /* assemblies so far */
+  PetscInt         pmatassembled;       /* the assembly pmat was built from */
+  PetscObjectState formState, auxState; /* what the last assembly saw */
+  PetscLogDouble   bytes;               /* host memory the type holds */
+  const char      *stores;              /* what that memory is, for FEGOpView() */
+  Vec              xl, yl;              /* local work vectors of element-local operators */
+  void            *data;
+};
+
+/* assembled preconditioning matrix kept up to date with the operator */
+PETSC_INTERN PetscErrorCode FEGOpGetPmat_Private(FEGOp, Mat *);
+PETSC_INTERN PetscErrorCode FEGOpSetFromOptions_Private(FEGOp, PetscBool);
+PETSC_INTERN PetscErrorCode FEGOpIsStale_Private(FEGOp, FEGForm, PetscBool *);
+PETSC_INTERN PetscErrorCode FEGOpAssembleMat_Private(FEGOp, Mat);
+
+/* ---------------------------------------------------------------------------- private API for operator types */
+/* Element-local operators on the host: y (+)= A x or A^T x by gathering each element's values, applying the element
+   operator, scattering-adding and summing across processes (DMLocalToGlobal) */
+typedef PetscErrorCode (*FEGElemApplyFn)(FEGOp, PetscInt, const PetscScalar[], PetscScalar[], PetscBool);
+typedef PetscErrorCode (*FEGElemDiagFn)(FEGOp, PetscInt, PetscScalar[]);
+PETSC_EXTERN PetscErrorCode FEGOpApplyElementLocal(FEGOp, FEGElemApplyFn, Vec, Vec, PetscBool, PetscBool);
+PETSC_EXTERN PetscErrorCode FEGOpDiagonalElementLocal(FEGOp, FEGElemDiagFn, Vec);
+PETSC_EXTERN PetscErrorCode FEGOpGetLocalVectors(FEGOp, Vec *, Vec *);
+
+/* Every element matrix of the op's form, Ke[(e*Nb+a)*Nb+b] (row a: test function), on the host */
+PETSC_EXTERN PetscErrorCode FEGOpElementMatrices(FEGOp, PetscScalar[]);
+
+/* AIJ matrices of the DM's element pattern: preallocated from the closures (MatSetValues/DMPlexMatSetClosure), or
+   COO indices of every element entry, element by element (Ke[(e*Nb+a)*Nb+b]) or element-interleaved
+   (Ke[(a*Nb+b)*Ne+e]); constrained dofs give negative indices, which the COO assembly drops */
+PETSC_EXTERN PetscErrorCode FEGOpPreallocate(FEGOp, Mat);
+PETSC_EXTERN PetscErrorCode FEGOpCOOIndices(FEGOp, PetscBool, PetscInt **, PetscInt **);
+PETSC_EXTERN PetscErrorCode FEGOpGetMatType(FEGOp, MatType, MatType *);
+
+/* Options shared by several types */
+typedef enum {
+  FEG_SCATTER_ATOMIC,
+  FEG_SCATTER_GATHER
+} FEGScatter;
+PETSC_INTERN const char *const FEGScatters[];
+
+/* GPU integration kernel and its tuning (Krużel et al.: entries per thread, parts, Jacobian data in shared memory) */
+typedef struct {
+  PetscInt  kernel, blockSize, nentpt, qchunk;
+  PetscBool jacShared;
+} FEGTuning;
+PETSC_INTERN PetscErrorCode FEGTuningSetFromOptions(PetscOptionItems *, MPI_Comm, FEGTuning *);
+PETSC_INTERN PetscErrorCode FEGScatterSetFromOptions(PetscOptionItems *, FEGScatter *);
+PETSC_INTERN const char    *FEGTuningKernelName(PetscInt);

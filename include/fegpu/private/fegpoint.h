@@ -1,0 +1,388 @@
+/* What fegpu computes per quadrature point and per element, written once for the host (C) and the device (CUDA):
+   geometry, the coefficient-geometry tensor Chat, physical basis derivatives, the linear coefficient map, the stored
+   pairs of matrix-free operators, quadrature-point applications and the 1D contractions of sum factorisation.
+   Every function here is inlined by both compilers; a device kernel that passes compile-time sizes gets the loops
+   unrolled. Sizes are small counts (int); values are double (fegpu requires a real double PETSc). */
+#pragma once
+
+#include <stddef.h>
+
+#if defined(__CUDACC__)
+  #define FEG_HOST_DEVICE __host__ __device__
+  #define FEG_UNROLL      _Pragma("unroll")
+#else
+  #define FEG_HOST_DEVICE
+  #define FEG_UNROLL
+#endif
+#define FEG_INLINE static inline FEG_HOST_DEVICE
+
+/* ------------------------------------------------------------------------------------------------------ geometry */
+/* J = sum_v X_v (x) dphi_v at one point (X[v*dim+i] coordinates of coordinate node v, G[v*dim+j] the reference gradient
+   of its basis function there); writes invJ (row-major, d xi_r / d x_c) and returns det J */
+FEG_INLINE double FEGGeometryAt(int dim, int Nv, const double *X, const double *G, double *invJ)
+{
+  double J[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}, det;
+
+  for (int v = 0; v < Nv; v++) {
+    FEG_UNROLL
+    for (int i = 0; i < 3; i++) {
+      if (i >= dim) break;
+      const double x = X[v * dim + i];
+      FEG_UNROLL
+      for (int j = 0; j < 3; j++) {
+        if (j >= dim) break;
+        J[i * dim + j] += x * G[v * dim + j];
+      }
+    }
+  }
+  if (dim == 2) {
+    det     = J[0] * J[3] - J[1] * J[2];
+    invJ[0] = J[3] / det;
+    invJ[1] = -J[1] / det;
+    invJ[2] = -J[2] / det;
+    invJ[3] = J[0] / det;
+  } else {
+    det     = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) + J[2] * (J[3] * J[7] - J[4] * J[6]);
+    invJ[0] = (J[4] * J[8] - J[5] * J[7]) / det;
+    invJ[1] = (J[2] * J[7] - J[1] * J[8]) / det;
+    invJ[2] = (J[1] * J[5] - J[2] * J[4]) / det;
+    invJ[3] = (J[5] * J[6] - J[3] * J[8]) / det;
+    invJ[4] = (J[0] * J[8] - J[2] * J[6]) / det;
+    invJ[5] = (J[2] * J[3] - J[0] * J[5]) / det;
+    invJ[6] = (J[3] * J[7] - J[4] * J[6]) / det;
+    invJ[7] = (J[1] * J[6] - J[0] * J[7]) / det;
+    invJ[8] = (J[0] * J[4] - J[1] * J[3]) / det;
+  }
+  return det;
+}
+
+/* x = sum_v X_v phi_v: the point of real space at a reference point (B[v] the coordinate basis values there) */
+FEG_INLINE void FEGMapPoint(int dim, int Nv, const double *X, const double *B, double *x)
+{
+  for (int i = 0; i < dim; i++) x[i] = 0.0;
+  for (int v = 0; v < Nv; v++)
+    for (int i = 0; i < dim; i++) x[i] += X[v * dim + i] * B[v];
+}
+
+/* Chat = wdet T^T C T with T = diag(1, invJ^T): the coefficient seen by the reference value (0) and reference
+   gradients (1..dim); C[i*4+j] couples trial derivative i and test derivative j */
+FEG_INLINE void FEGChat(int dim, const double C[16], const double *invJ, double wdet, double Ch[4][4])
+{
+  const int Nd = dim + 1;
+  double    T[4][4], CT[4][4];
+
+  FEG_UNROLL
+  for (int i = 0; i < 4; i++) {
+    FEG_UNROLL
+    for (int j = 0; j < 4; j++) T[i][j] = 0.0;
+  }
+  T[0][0] = 1.0;
+  FEG_UNROLL
+  for (int c = 0; c < 3; c++) {
+    if (c >= dim) break;
+    FEG_UNROLL
+    for (int r = 0; r < 3; r++) {
+      if (r >= dim) break;
+      T[1 + c][1 + r] = invJ[r * dim + c];
+    }
+  }
+  FEG_UNROLL
+  for (int i = 0; i < 4; i++) {
+    if (i >= Nd) break;
+    FEG_UNROLL
+    for (int s = 0; s < 4; s++) {
+      if (s >= Nd) break;
+      double v = 0.0;
+      FEG_UNROLL
+      for (int j = 0; j < 4; j++) {
+        if (j >= Nd) break;
+        v += C[i * 4 + j] * T[j][s];
+      }
+      CT[i][s] = v;
+    }
+  }
+  FEG_UNROLL
+  for (int r = 0; r < 4; r++) {
+    if (r >= Nd) break;
+    FEG_UNROLL
+    for (int s = 0; s < 4; s++) {
+      if (s >= Nd) break;
+      double v = 0.0;
+      FEG_UNROLL
+      for (int i = 0; i < 4; i++) {
+        if (i >= Nd) break;
+        v += T[i][r] * CT[i][s];
+      }
+      Ch[r][s] = wdet * v;
+    }
+  }
+}
+
+/* phi[0] the value, phi[1..dim] the physical gradient of a basis function from its reference value B and reference
+   gradient D[0..dim) */
+FEG_INLINE void FEGPhysical(int dim, double B, const double *D, const double *invJ, double phi[4])
+{
+  phi[0] = B;
+  FEG_UNROLL
+  for (int c = 0; c < 3; c++) {
+    if (c >= dim) break;
+    double s = 0.0;
+    FEG_UNROLL
+    for (int r = 0; r < 3; r++) {
+      if (r >= dim) break;
+      s += D[r] * invJ[r * dim + c];
+    }
+    phi[1 + c] = s;
+  }
+}
+
+/* cphi[j] = wdet sum_i C[i*4+j] phi[i]: a trial function's derivatives weighted by C, ready for the test functions */
+FEG_INLINE void FEGWeighted(int Nd, const double C[16], const double phi[4], double wdet, double cphi[4])
+{
+  FEG_UNROLL
+  for (int j = 0; j < 4; j++) {
+    if (j >= Nd) break;
+    double s = 0.0;
+    FEG_UNROLL
+    for (int i = 0; i < 4; i++) {
+      if (i >= Nd) break;
+      s += C[i * 4 + j] * phi[i];
+    }
+    cphi[j] = wdet * s;
+  }
+}
+
+FEG_INLINE double FEGDot(int Nd, const double a[4], const double b[4])
+{
+  double s = 0.0;
+
+  FEG_UNROLL
+  for (int j = 0; j < 4; j++) {
+    if (j >= Nd) break;
+    s += a[j] * b[j];
+  }
+  return s;
+}
+
+/* -------------------------------------------------------------------------------------------------- coefficients */
+/* At one quadrature point: the auxiliary field w_k = sum_b TA[b*Nw+k] a_b (TA its basis there, a_b = aux[aidx[b]], or
+   aux[b] when aidx is NULL), stored in w unless w is NULL, and the linear coefficient map C_ij += sum_k A[ij*Nw+k] w_k,
+   D_j += sum_k B[j*Nw+k] w_k (unless A is NULL; D may be NULL) */
+FEG_INLINE void FEGCoeffLinearAt(int Nw, int NbA, const double *TA, const double *aux, const int *aidx, const double *A, const double *B, double C[16], double *D, double *w)
+{
+  for (int k = 0; k < Nw; k++) {
+    double wk = 0.0;
+
+    for (int b = 0; b < NbA; b++) wk += TA[b * Nw + k] * aux[aidx ? aidx[b] : b];
+    if (w) w[k] = wk;
+    if (A) {
+      for (int ij = 0; ij < 16; ij++) C[ij] += A[ij * Nw + k] * wk;
+      if (D)
+        for (int j = 0; j < 4; j++) D[j] += B[j * Nw + k] * wk;
+    }
+  }
+}
+
+/* --------------------------------------------------------------------------------- matrix-free: stored Chat pairs */
+/* Pair sets, from the form's structure: symmetric stiffness only, symmetric mass plus stiffness, any symmetric form,
+   or every (trial r, test s) pair */
+typedef enum {
+  FEG_MF_GG_SYM,
+  FEG_MF_VVGG_SYM,
+  FEG_MF_SYM,
+  FEG_MF_FULL
+} FEGMFKind;
+
+#define FEG_MF_MAXPAIRS 16
+
+/* whether pair (r, s) is stored for a kind; symmetric kinds store r <= s only */
+FEG_INLINE int FEGMFKeep(int kind, int r, int s)
+{
+  switch (kind) {
+  case FEG_MF_GG_SYM:
+    return r >= 1 && s >= r;
+  case FEG_MF_VVGG_SYM:
+    return (r == 0 && s == 0) || (r >= 1 && s >= r);
+  case FEG_MF_SYM:
+    return s >= r;
+  default:
+    return 1;
+  }
+}
+
+/* stored (r, s) pairs of a kind, in storage order; returns how many */
+FEG_INLINE int FEGMFPairs(int dim, int kind, int pr[], int ps[])
+{
+  int n = 0;
+
+  for (int r = 0; r <= dim; r++)
+    for (int s = 0; s <= dim; s++)
+      if (FEGMFKeep(kind, r, s)) {
+        pr[n] = r;
+        ps[n] = s;
+        n++;
+      }
+  return n;
+}
+
+/* the smallest kind holding every nonzero of Chat: vv, vg, gv say which blocks of C (value-value, value trial and
+   gradient test, gradient trial and value test) can be nonzero */
+FEG_INLINE int FEGMFKindOf(int sym, int vv, int vg, int gv)
+{
+  if (!sym) return FEG_MF_FULL;
+  if (vg || gv) return FEG_MF_SYM;
+  return vv ? FEG_MF_VVGG_SYM : FEG_MF_GG_SYM;
+}
+
+/* v (+)= Chat^(T) u at one point from the stored pairs c[m*stride], in the order of FEGMFPairs() */
+FEG_INLINE void FEGMFPointApply(int dim, int kind, const double *c, size_t stride, const double u[4], double v[4], int transpose)
+{
+  int m = 0;
+
+  FEG_UNROLL
+  for (int r = 0; r < 4; r++) {
+    if (r > dim) break;
+    FEG_UNROLL
+    for (int s = 0; s < 4; s++) {
+      if (s > dim) break;
+      if (FEGMFKeep(kind, r, s)) {
+        const double cm = c[(size_t)m * stride];
+
+        m++;
+        if (kind != FEG_MF_FULL) {
+          v[s] += cm * u[r];
+          if (r != s) v[r] += cm * u[s];
+        } else if (transpose) v[r] += cm * u[s];
+        else v[s] += cm * u[r];
+      }
+    }
+  }
+}
+
+/* ------------------------------------------------------------------------------- matrix-free: quadrature points */
+/* the full tensor ch[(r*Nd+s)*stride] at one point: v = Chat^(T) u */
+FEG_INLINE void FEGQPPointApply(int Nd, const double *ch, size_t stride, const double u[4], double v[4], int transpose)
+{
+  FEG_UNROLL
+  for (int s = 0; s < 4; s++) {
+    if (s >= Nd) break;
+    double t = 0.0;
+    FEG_UNROLL
+    for (int r = 0; r < 4; r++) {
+      if (r >= Nd) break;
+      t += (transpose ? ch[(size_t)(s * Nd + r) * stride] : ch[(size_t)(r * Nd + s) * stride]) * u[r];
+    }
+    v[s] = t;
+  }
+}
+
+/* sum_rs Chat_rs R_r R_s: one quadrature point's part of a diagonal entry, R the reference derivatives of the basis
+   function (R[r*ldr]) */
+FEG_INLINE double FEGQPPointDiag(int Nd, const double *ch, size_t stride, const double *R, int ldr)
+{
+  double s = 0.0;
+
+  FEG_UNROLL
+  for (int r = 0; r < 4; r++) {
+    if (r >= Nd) break;
+    FEG_UNROLL
+    for (int t = 0; t < 4; t++) {
+      if (t >= Nd) break;
+      s += ch[(size_t)(r * Nd + t) * stride] * R[r * ldr] * R[t * ldr];
+    }
+  }
+  return s;
+}
+
+/* u[r] = sum_b R[r + b*KK] x_b: reference value and gradients of an element's function at one point, from the
+   column-major reference table R (KK = Nq (dim+1) rows, R pointing at the point's first row) */
+FEG_INLINE void FEGInterpolateRef(int Nd, int Nb, const double *R, size_t KK, const double *xe, double u[4])
+{
+  FEG_UNROLL
+  for (int r = 0; r < 4; r++) u[r] = 0.0;
+  for (int b = 0; b < Nb; b++) {
+    FEG_UNROLL
+    for (int r = 0; r < 4; r++) {
+      if (r >= Nd) break;
+      u[r] += R[r + (size_t)b * KK] * xe[b];
+    }
+  }
+}
+
+/* ye_a += sum_s R[s + a*KK] v_s: the transpose of FEGInterpolateRef */
+FEG_INLINE void FEGIntegrateRef(int Nd, int Nb, const double *R, size_t KK, const double v[4], double *ye)
+{
+  for (int a = 0; a < Nb; a++) {
+    FEG_UNROLL
+    for (int s = 0; s < 4; s++) {
+      if (s >= Nd) break;
+      ye[a] += R[s + (size_t)a * KK] * v[s];
+    }
+  }
+}
+
+/* ---------------------------------------------------------------------------------------- matrix-free: refop */
+/* diagonal entry a of sum_m G_m Op_m (Op_m[(m*Nb+a)*ld+a]) */
+FEG_INLINE double FEGRefOpDiagEntry(int nops, const double *G, const double *Op, int Nb, int ld, int a)
+{
+  double v = 0.0;
+
+  for (int m = 0; m < nops; m++) v += G[m] * Op[((size_t)m * Nb + a) * ld + a];
+  return v;
+}
+
+/* -------------------------------------------------------------------------------------- matrix-free: sumfact */
+/* One stage of sum factorisation: out[(i0*NO+i)*inner+i1] (+)= sum_a M[i*NA+a] in[(i0*NA+a)*inner+i1], for the
+   outputs t = t0, t0 + dt, ... of nel elements whose buffers lie st apart (host: t0 = 0, dt = 1, nel = 1; device:
+   the threads of a block sweep the elements it holds) */
+FEG_INLINE void FEGContract(const double *in, double *out, const double *M, int NA, int NO, int n0, int inner, int nel, size_t st, int add, int t0, int dt)
+{
+  const int per = n0 * NO * inner;
+
+  for (int t = t0; t < nel * per; t += dt) {
+    const int     el = t / per, rr = t % per, i1 = rr % inner, i = (rr / inner) % NO, i0 = rr / (inner * NO);
+    const double *ip = in + (size_t)el * st + i0 * NA * inner + i1, *mp = M + i * NA;
+    double        s = add ? out[(size_t)el * st + rr] : 0.0;
+
+    FEG_UNROLL
+    for (int a = 0; a < NA; a++) s += mp[a] * ip[a * inner];
+    out[(size_t)el * st + rr] = s;
+  }
+}
+
+/* diagonal entry of lexicographic node l: the stored pairs c[m*stride + lq] at each lexicographic Gauss point lq
+   times the products of the 1D basis values B1 and derivatives D1 (Q x P) */
+FEG_INLINE double FEGSumFactDiagEntry(int dim, int kind, int P, int Q, const double *B1, const double *D1, const double *c, size_t stride, int l)
+{
+  const int a[3] = {l % P, (l / P) % P, l / (P * P)}, NQ = dim == 3 ? Q * Q * Q : Q * Q;
+  double    s = 0.0;
+
+  for (int lq = 0; lq < NQ; lq++) {
+    const int i[3] = {lq % Q, (lq / Q) % Q, lq / (Q * Q)};
+    double    R[4], v[4] = {0, 0, 0, 0};
+
+    R[0] = 1.0;
+    FEG_UNROLL
+    for (int k = 0; k < 3; k++) {
+      if (k >= dim) break;
+      R[0] *= B1[i[k] * P + a[k]];
+    }
+    FEG_UNROLL
+    for (int r = 1; r < 4; r++) {
+      if (r > dim) break;
+      R[r] = 1.0;
+      FEG_UNROLL
+      for (int k = 0; k < 3; k++) {
+        if (k >= dim) break;
+        R[r] *= (k == r - 1 ? D1 : B1)[i[k] * P + a[k]];
+      }
+    }
+    FEGMFPointApply(dim, kind, c + lq, stride, R, v, 0);
+    FEG_UNROLL
+    for (int r = 0; r < 4; r++) {
+      if (r > dim) break;
+      s += R[r] * v[r];
+    }
+  }
+  return s;
+}

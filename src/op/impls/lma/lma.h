@@ -1,0 +1,13 @@
+/* lma (Local Matrix Approach): element matrices kept; MatMult gathers, multiplies and scatters-adds */
+#pragma once
+
+#include <fegpu/private/fegopimpl.h>
+
+typedef struct {
+  FEGScatter   scatter; /* -feg_lma_scatter (GPU) */
+  FEGTuning    tuning;  /* -feg_cuda_* (GPU) */
+  PetscScalar *Ke;      /* host: element matrices Ke[(e*Nb+a)*Nb+b], row a the test function */
+  void        *dev;     /* the GPU's data (lmacuda.c) */
+} FEGOp_LMA;
+
+PETSC_INTERN PetscErrorCode FEGOpDestroy_LMA(FEGOp);

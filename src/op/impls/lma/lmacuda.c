@@ -1,0 +1,154 @@
+/* lma on the GPU: element matrices integrated on the device and kept element-interleaved there; MatMult, its transpose
+   and the diagonal by the kernels of lma.cu */
+#include "lma.h"
+#include "lmacuda.h"
+#include <fegpu/private/fegcudaimpl.h>
+
+typedef struct {
+  FEGDevOp base;
+  double  *Ke; /* Ke[(a*Nb+b)*Ne+e] */
+} FEGOp_LMA_CUDA;
+
+static FEGOp_LMA_CUDA *FEGLMADev(FEGOp op)
+{
+  return (FEGOp_LMA_CUDA *)((FEGOp_LMA *)op->data)->dev;
+}
+
+static PetscErrorCode FEGOpSetUp_LMA_CUDA(FEGOp op)
+{
+  FEGOp_LMA      *lma = (FEGOp_LMA *)op->data;
+  FEGOp_LMA_CUDA *dev;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&dev));
+  lma->dev = dev;
+  PetscCall(FEGDevOpSetUp(op, PETSC_TRUE, &lma->tuning, lma->scatter, &dev->base));
+  PetscCall(FEGDevMallocCopy((void **)&dev->Ke, NULL, sizeof(double) * dev->base.d.Ne * dev->base.d.Nb * dev->base.d.Nb, NULL));
+  op->stores = "element matrices on the GPU";
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpAssemble_LMA_CUDA(FEGOp op, Mat A)
+{
+  FEGOp_LMA_CUDA *dev = FEGLMADev(op);
+  FEGDevCoeff     c;
+  FEGDevOutput    o = {FEG_DEV_OUT_LMA, dev->Ke, NULL, NULL};
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(FEG_Integrate, op, 0, 0, 0));
+  PetscCall(FEGDevCoeffPrepare(&op->disc, op->form, &dev->base.cc, &c));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(FEGDevElementMatrices(&dev->base.d, &c, NULL, dev->base.d.Ne, &o, &dev->base.tune));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(FEGDevCoeffRelease(op->form, &dev->base.cc));
+  PetscCall(PetscLogEventEnd(FEG_Integrate, op, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGLMAKernel(FEGOp op, const double *x, double *y, PetscBool transpose, PetscBool overwrite)
+{
+  FEGOp_LMA_CUDA *dev = FEGLMADev(op);
+
+  PetscFunctionBegin;
+  PetscCall(FEGDevLMAApply(&dev->base.d, dev->Ke, x, y, transpose ? 1 : 0, (int)op->disc.nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpApply_LMA_CUDA(FEGOp op, Vec x, Vec y, PetscBool add)
+{
+  FEGOp_LMA_CUDA *dev = FEGLMADev(op);
+
+  PetscFunctionBegin;
+  PetscCall(FEGDevOpApply(op, &dev->base, FEGLMAKernel, 2.0 * op->disc.Ne * op->disc.Nb * op->disc.Nb, PETSC_FALSE, x, y, PETSC_FALSE, add));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpApplyTranspose_LMA_CUDA(FEGOp op, Vec x, Vec y, PetscBool add)
+{
+  FEGOp_LMA_CUDA *dev = FEGLMADev(op);
+
+  PetscFunctionBegin;
+  PetscCall(FEGDevOpApply(op, &dev->base, FEGLMAKernel, 2.0 * op->disc.Ne * op->disc.Nb * op->disc.Nb, PETSC_FALSE, x, y, PETSC_TRUE, add));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGLMADiagKernel(FEGOp op, double *y)
+{
+  FEGOp_LMA_CUDA *dev = FEGLMADev(op);
+
+  PetscFunctionBegin;
+  PetscCall(FEGDevLMADiagonal(&dev->base.d, dev->Ke, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpGetDiagonal_LMA_CUDA(FEGOp op, Vec d)
+{
+  PetscFunctionBegin;
+  PetscCall(FEGDevOpDiagonal(op, &FEGLMADev(op)->base, FEGLMADiagKernel, d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the device element matrices summed into an AIJCUSPARSE matrix by MatSetValuesCOO(), in their interleaved order */
+static PetscErrorCode FEGOpAssembleValues_LMA_CUDA(FEGOp op, Mat *P)
+{
+  FEGOp_LMA_CUDA *dev = FEGLMADev(op);
+
+  PetscFunctionBegin;
+  if (!*P) {
+    PetscInt *ci, *cj;
+    MatType   mtype;
+
+    PetscCall(MatCreate(PetscObjectComm((PetscObject)op), P));
+    PetscCall(MatSetSizes(*P, op->disc.nglobal, op->disc.nglobal, PETSC_DETERMINE, PETSC_DETERMINE));
+    PetscCall(FEGOpGetMatType(op, MATAIJCUSPARSE, &mtype));
+    PetscCall(MatSetType(*P, mtype));
+    PetscCall(FEGOpCOOIndices(op, PETSC_TRUE, &ci, &cj));
+    PetscCall(MatSetPreallocationCOO(*P, (PetscCount)op->disc.Ne * op->disc.Nb * op->disc.Nb, ci, cj));
+    PetscCall(PetscFree2(ci, cj));
+  }
+  PetscCall(MatSetValuesCOO(*P, dev->Ke, INSERT_VALUES));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpView_LMA_CUDA(FEGOp op, PetscViewer viewer)
+{
+  FEGOp_LMA_CUDA   *dev = FEGLMADev(op);
+  const FEGDevDisc *d   = &dev->base.d;
+
+  PetscFunctionBegin;
+  PetscCall(FEGDevOpView(op, &dev->base, viewer));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "GPU lma: element-interleaved matrices, scatter by %s%s\n", dev->base.tlist ? "transpose gather" : "atomics", dev->base.direct ? ", no global-to-local copies (one process, no constraints)" : ""));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "GPU memory: %.4g MB\n", ((PetscLogDouble)FEGDevOpBytes(&dev->base) + (PetscLogDouble)d->Ne * d->Nb * d->Nb * sizeof(double)) / 1048576.0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpDestroy_LMA_CUDA(FEGOp op)
+{
+  FEGOp_LMA      *lma = (FEGOp_LMA *)op->data;
+  FEGOp_LMA_CUDA *dev = (FEGOp_LMA_CUDA *)lma->dev;
+
+  PetscFunctionBegin;
+  if (dev) {
+    PetscCall(FEGDevOpDestroy(&dev->base));
+    FEGDevFree(dev->Ke);
+    PetscCall(PetscFree(lma->dev));
+  }
+  PetscCall(FEGOpDestroy_LMA(op));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* installs lma's GPU ops table (FEGOpRegisterDevice()) */
+PetscErrorCode FEGOpUseDevice_LMA(FEGOp op)
+{
+  PetscFunctionBegin;
+  op->ops->setup          = FEGOpSetUp_LMA_CUDA;
+  op->ops->assemble       = FEGOpAssemble_LMA_CUDA;
+  op->ops->apply          = FEGOpApply_LMA_CUDA;
+  op->ops->applytranspose = FEGOpApplyTranspose_LMA_CUDA;
+  op->ops->getdiagonal    = FEGOpGetDiagonal_LMA_CUDA;
+  op->ops->assemblevalues = FEGOpAssembleValues_LMA_CUDA;
+  op->ops->view           = FEGOpView_LMA_CUDA;
+  op->ops->destroy        = FEGOpDestroy_LMA_CUDA;
+  op->backend             = "GPU";
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

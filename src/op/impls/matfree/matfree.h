@@ -1,0 +1,59 @@
+/* matfree: no element or global matrix; only what the action needs beyond the reference element */
+#pragma once
+
+#include <fegpu/private/fegopimpl.h>
+
+/* kernels: quadrature-point tensors for any cell (qp), reference operators with per-element factors on affine
+   simplices (refop, and its batched-GEMM form on the GPU), sum factorisation on quadrilaterals and hexahedra */
+typedef enum {
+  FEG_MF_AUTO,
+  FEG_MF_QP,
+  FEG_MF_REFOP,
+  FEG_MF_GEMM,
+  FEG_MF_SUMFACT
+} FEGMatFreeKernel;
+PETSC_INTERN const char *const FEGMatFreeKernels[];
+
+/* What the implementation in use (host or GPU) can run; the kernel choice reads it instead of asking where it runs */
+typedef struct {
+  PetscBool   gemm;           /* the batched-GEMM form exists */
+  PetscInt    gemmFromNb;     /* auto takes gemm on tetrahedra from this many dofs per element (0: never) */
+  PetscInt    sfPmin, sfPmax; /* sum factorisation: 1D nodes compiled */
+  PetscBool   sfQP1;          /* and only P or P+1 Gauss points per direction */
+  const char *sfWhy;          /* what it can run, for the message when a space falls outside */
+} FEGMatFreeCaps;
+
+typedef struct {
+  /* options */
+  FEGMatFreeKernel request;    /* -feg_matfree_kernel */
+  PetscInt         ne, nb, nr; /* GPU refop: elements per thread, element groups per block, rows per thread (0: tuned) */
+  PetscInt         gemmMB;     /* GPU gemm: MB of work space per element chunk */
+  FEGScatter       scatter;    /* -feg_lma_scatter (GPU) */
+  /* the kernel for the current form */
+  FEGMatFreeKernel kernel;
+  int              kind;                              /* FEGMFKind: which Chat entries are stored */
+  PetscInt         npairs, pr[16], ps[16], tperm[16]; /* stored pairs; tperm[m]: the pair (ps[m], pr[m]) */
+  /* the space's tensor structure, found once */
+  PetscBool   structureFound, tensor;
+  const char *tensorWhy;
+  /* refop */
+  int          opKind; /* pair set Op was built for, -1 none */
+  PetscReal   *Op;     /* npairs reference operators, Op[(m*Nb+b)*Nb+a] (a test, b trial) */
+  PetscScalar *G;      /* host: per-element factors G[e*npairs+m] = (detJ T^T C T)_(pr,ps) */
+  /* sumfact */
+  PetscInt     P, Q;       /* 1D nodes and 1D Gauss points */
+  PetscReal   *B1, *D1;    /* Q x P 1D basis values and derivatives at the Gauss points */
+  PetscReal   *Bt, *Dt;    /* their P x Q transposes */
+  PetscInt    *lex, *qlex; /* basis function / quadrature point at each lexicographic index */
+  PetscScalar *work;       /* host element workspace, 10 max(P,Q)^dim */
+  PetscScalar *Cl;         /* host: Cl[(e*npairs+m)*Nq+l] at lexicographic quadrature point l */
+  /* qp */
+  PetscScalar   *Cq; /* host: Ne*Nq (dim+1)x(dim+1) tensors w detJ T^T C T */
+  FEGElemApplyFn elemApply;
+  FEGElemDiagFn  elemDiag;
+  void          *dev; /* the GPU's data (matfreecuda.c) */
+} FEGOp_MatFree;
+
+PETSC_INTERN PetscErrorCode FEGMatFreeSelect(FEGOp, const FEGMatFreeCaps *);
+PETSC_INTERN PetscErrorCode FEGMatFreeView(FEGOp, PetscViewer);
+PETSC_INTERN PetscErrorCode FEGOpDestroy_MatFree(FEGOp);

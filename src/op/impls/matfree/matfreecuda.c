@@ -1,0 +1,391 @@
+/* matfree on the GPU: the data of the kernel in use (reference operators, 1D tables, factors), the factors computed on
+   the device from the geometry, which is freed after each assembly, and the kernels of matfree.cu, refop.cu and
+   sumfact.cu behind the shared vector handling */
+#include "matfree.h"
+#include "matfreecuda.h"
+#include <fegpu/private/fegcudaimpl.h>
+
+typedef struct {
+  FEGDevOp      base;
+  int           mfKernel, mfKind; /* what the buffers below were built for (-1: none) */
+  double       *Cq;               /* qp: Cq[(q*Nd*Nd+r*Nd+s)*Ne+e] */
+  FEGDevRefOp   ro;               /* refop, gemm */
+  double       *mfOp, *mfG, *mfA, *mfWork;
+  int           mfLda, mfEc;
+  FEGDevSumFact sf; /* sumfact */
+  double       *sfB1, *sfD1, *sfCl;
+  int          *sfIdx, *sfLex, *sfQlex;
+} FEGOp_MatFree_CUDA;
+
+static FEGOp_MatFree_CUDA *FEGMatFreeDev(FEGOp op)
+{
+  return (FEGOp_MatFree_CUDA *)((FEGOp_MatFree *)op->data)->dev;
+}
+
+static PetscErrorCode FEGMatFreeDevFree(FEGOp_MatFree_CUDA *dev)
+{
+  PetscFunctionBegin;
+  FEGDevFree(dev->Cq);
+  FEGDevFree(dev->mfOp);
+  FEGDevFree(dev->mfG);
+  FEGDevFree(dev->mfA);
+  FEGDevFree(dev->mfWork);
+  FEGDevFree(dev->sfB1);
+  FEGDevFree(dev->sfD1);
+  FEGDevFree(dev->sfCl);
+  FEGDevFree(dev->sfIdx);
+  FEGDevFree(dev->sfLex);
+  FEGDevFree(dev->sfQlex);
+  dev->mfKernel = -1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* refop elements per thread and groups per block by order, measured on the H100 (examples/bench_matfree) */
+static void FEGRefOpTuning(PetscInt dim, PetscInt Nb, int *ne, int *nb, int *nr)
+{
+  /* order 1..8; tetrahedra Nb = 4..165 (sweeps of orders 1-5 with -sweep), triangles Nb = 3..45 (not swept) */
+  static const int ne3[8] = {2, 4, 4, 4, 4, 4, 4, 4}, nb3[8] = {16, 16, 8, 4, 4, 2, 2, 2};
+  static const int ne2[8] = {1, 1, 2, 4, 4, 4, 4, 4}, nb2[8] = {64, 32, 16, 8, 4, 4, 4, 2};
+  int              p = 0;
+
+  while (p < 7 && (dim == 3 ? (p + 1) * (p + 2) * (p + 3) / 6 : (p + 1) * (p + 2) / 2) < Nb) p++;
+  *ne = dim == 3 ? ne3[p > 0 ? p - 1 : 0] : ne2[p > 0 ? p - 1 : 0];
+  *nb = dim == 3 ? nb3[p > 0 ? p - 1 : 0] : nb2[p > 0 ? p - 1 : 0];
+  *nr = 1;
+  while (*nb > 1 && Nb * *nb > 1024) *nb /= 2;
+}
+
+/* Device data of the matfree kernel in use, rebuilt when the kernel or the stored pairs change */
+static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev)
+{
+  const FEGOp_MatFree *mf   = (FEGOp_MatFree *)op->data;
+  FEGDisc             *disc = &op->disc;
+  const PetscInt       Ne = disc->Ne, Nb = disc->Nb, Nq = disc->Nq, np = mf->npairs;
+
+  PetscFunctionBegin;
+  if (dev->mfKernel == (int)mf->kernel && dev->mfKind == mf->kind) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(FEGMatFreeDevFree(dev));
+  if (mf->kernel == FEG_MF_REFOP || mf->kernel == FEG_MF_GEMM) {
+    FEGDevRefOp *r = &dev->ro;
+    double      *Op;
+
+    const PetscInt ldo = (Nb + 1) / 2 * 2;
+
+    PetscCall(PetscCalloc1(np * Nb * ldo, &Op));
+    for (PetscInt m = 0; m < np; m++)
+      for (PetscInt b = 0; b < Nb; b++)
+        for (PetscInt a = 0; a < Nb; a++) Op[(m * Nb + b) * ldo + a] = mf->Op[(m * Nb + b) * Nb + a];
+    PetscCall(FEGDevMallocCopy((void **)&dev->mfOp, Op, sizeof(double) * np * Nb * ldo, NULL));
+    PetscCall(FEGDevMallocCopy((void **)&dev->mfG, NULL, sizeof(double) * Ne * np, NULL));
+    PetscCall(PetscMemzero(r, sizeof(*r)));
+    r->Ne     = (int)Ne;
+    r->Nb     = (int)Nb;
+    r->nops   = (int)np;
+    r->contig = dev->base.contig ? 1 : 0;
+    r->unique = dev->base.unique ? 1 : 0;
+    for (PetscInt m = 0; m < np; m++) r->tperm[m] = (int)mf->tperm[m];
+    r->ldo = (int)ldo;
+    r->Op  = dev->mfOp;
+    r->G   = dev->mfG;
+    r->idx = dev->base.d.idx;
+    FEGRefOpTuning(disc->dim, Nb, &r->ne, &r->nb, &r->nr);
+    if (mf->ne) r->ne = (int)mf->ne;
+    if (mf->nb) r->nb = (int)mf->nb;
+    if (mf->nr) r->nr = (int)mf->nr;
+    if (mf->kernel == FEG_MF_GEMM) {
+      /* stacked operators A[(m*Nb+a) + b*lda] = Op_m[a,b]; chunks of elements so Z stays within 256 MB */
+      const PetscInt lda = (np * Nb + 3) / 4 * 4, ldx = (Nb + 3) / 4 * 4;
+      double        *A;
+
+      PetscCall(PetscCalloc1(lda * Nb, &A));
+      for (PetscInt m = 0; m < np; m++)
+        for (PetscInt b = 0; b < Nb; b++)
+          for (PetscInt a = 0; a < Nb; a++) A[(m * Nb + a) + b * lda] = mf->Op[(m * Nb + b) * Nb + a];
+      PetscCall(FEGDevMallocCopy((void **)&dev->mfA, A, sizeof(double) * lda * Nb, NULL));
+      PetscCall(PetscFree(A));
+      dev->mfLda = (int)lda;
+      dev->mfEc  = (int)PetscMax(1, PetscMin(Ne, (PetscInt)(((size_t)mf->gemmMB << 20) / (sizeof(double) * (lda + ldx)))));
+      PetscCall(FEGDevMallocCopy((void **)&dev->mfWork, NULL, sizeof(double) * (lda + ldx) * dev->mfEc, NULL));
+    }
+    PetscCall(PetscFree(Op));
+  } else if (mf->kernel == FEG_MF_SUMFACT) {
+    FEGDevSumFact *sf = &dev->sf;
+    double        *B1, *D1;
+    int           *idx, *lex, *qlex;
+    size_t         per;
+
+    PetscCall(PetscMalloc5(mf->P * mf->Q, &B1, mf->P * mf->Q, &D1, Ne * Nb, &idx, Nb, &lex, Nq, &qlex));
+    for (PetscInt k = 0; k < mf->P * mf->Q; k++) {
+      B1[k] = mf->B1[k];
+      D1[k] = mf->D1[k];
+    }
+    for (PetscInt l = 0; l < Nb; l++) lex[l] = (int)mf->lex[l];
+    for (PetscInt l = 0; l < Nq; l++) qlex[l] = (int)mf->qlex[l];
+    for (PetscInt e = 0; e < Ne; e++)
+      for (PetscInt l = 0; l < Nb; l++) idx[l * Ne + e] = (int)disc->lidx[e * Nb + mf->lex[l]];
+    PetscCall(FEGDevMallocCopy((void **)&dev->sfB1, B1, sizeof(double) * mf->P * mf->Q, NULL));
+    PetscCall(FEGDevMallocCopy((void **)&dev->sfD1, D1, sizeof(double) * mf->P * mf->Q, NULL));
+    PetscCall(FEGDevMallocCopy((void **)&dev->sfIdx, idx, sizeof(int) * Ne * Nb, NULL));
+    PetscCall(FEGDevMallocCopy((void **)&dev->sfLex, lex, sizeof(int) * Nb, NULL));
+    PetscCall(FEGDevMallocCopy((void **)&dev->sfQlex, qlex, sizeof(int) * Nq, NULL));
+    PetscCall(FEGDevMallocCopy((void **)&dev->sfCl, NULL, sizeof(double) * Ne * np * Nq, NULL));
+    PetscCall(PetscFree5(B1, D1, idx, lex, qlex));
+    PetscCall(PetscMemzero(sf, sizeof(*sf)));
+    sf->dim    = (int)disc->dim;
+    sf->Ne     = (int)Ne;
+    sf->P      = (int)mf->P;
+    sf->Q      = (int)mf->Q;
+    sf->npairs = (int)np;
+    sf->kind   = mf->kind;
+    sf->unique = dev->base.unique ? 1 : 0;
+    sf->B1     = dev->sfB1;
+    sf->D1     = dev->sfD1;
+    sf->Cl     = dev->sfCl;
+    sf->idx    = dev->sfIdx;
+    sf->lex    = dev->sfLex;
+    /* enough elements per block for 256 busy threads, within 96 KB of shared memory */
+    per          = FEGDevSumFactShared(sf->dim, sf->P, sf->Q);
+    sf->neb      = (int)PetscMax(1, PetscMin(256 / Nq + 1, (PetscInt)(((size_t)96 << 10) / per)));
+    sf->nthreads = Nq * sf->neb >= 256 ? 256 : 128;
+  }
+  if (mf->kernel == FEG_MF_QP) PetscCall(FEGDevMallocCopy((void **)&dev->Cq, NULL, sizeof(double) * Ne * Nq * (disc->dim + 1) * (disc->dim + 1), NULL));
+  dev->mfKernel = (int)mf->kernel;
+  dev->mfKind   = mf->kind;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ----------------------------------------------------------------------------------------------- the kernels */
+static PetscErrorCode FEGMFDevApply_QP(FEGOp op, const double *x, double *y, PetscBool transpose, PetscBool overwrite)
+{
+  FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
+
+  PetscFunctionBegin;
+  PetscCall(FEGDevQPApply(&dev->base.d, dev->Cq, x, y, transpose, 0, (int)op->disc.nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGMFDevDiag_QP(FEGOp op, double *y)
+{
+  FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
+
+  PetscFunctionBegin;
+  PetscCall(FEGDevQPApply(&dev->base.d, dev->Cq, NULL, y, 0, 1, (int)op->disc.nlocal, NULL, NULL, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGMFDevApply_RefOp(FEGOp op, const double *x, double *y, PetscBool transpose, PetscBool overwrite)
+{
+  FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
+
+  PetscFunctionBegin;
+  PetscCall(FEGDevRefOpApply(&dev->ro, x, y, transpose, 0, overwrite, (int)op->disc.nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGMFDevDiag_RefOp(FEGOp op, double *y)
+{
+  FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
+
+  PetscFunctionBegin;
+  PetscCall(FEGDevRefOpApply(&dev->ro, NULL, y, 0, 1, 0, (int)op->disc.nlocal, NULL, NULL, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGMFDevApply_Gemm(FEGOp op, const double *x, double *y, PetscBool transpose, PetscBool overwrite)
+{
+  FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
+
+  PetscFunctionBegin;
+  PetscCall(FEGDevGemmApply(&dev->ro, dev->mfA, dev->mfLda, dev->mfWork, dev->mfEc, x, y, transpose, overwrite, (int)op->disc.nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGMFDevApply_SumFact(FEGOp op, const double *x, double *y, PetscBool transpose, PetscBool overwrite)
+{
+  FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
+
+  PetscFunctionBegin;
+  PetscCall(FEGDevSumFactApply(&dev->sf, x, y, transpose, 0, (int)op->disc.nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGMFDevDiag_SumFact(FEGOp op, double *y)
+{
+  FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
+
+  PetscFunctionBegin;
+  PetscCall(FEGDevSumFactApply(&dev->sf, NULL, y, 0, 1, (int)op->disc.nlocal, NULL, NULL, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* flops of one action */
+static PetscLogDouble FEGMFDevFlops_QP(FEGOp op)
+{
+  const FEGDisc *d = &op->disc;
+
+  return (PetscLogDouble)d->Ne * d->Nq * (4.0 * d->Nb * d->dim + 4.0 * d->Nb + 2.0 * (d->dim + 1) * (d->dim + 1));
+}
+
+static PetscLogDouble FEGMFDevFlops_RefOp(FEGOp op)
+{
+  const FEGOp_MatFree *mf = (FEGOp_MatFree *)op->data;
+
+  return 2.0 * op->disc.Ne * mf->npairs * op->disc.Nb * (op->disc.Nb + 1.0);
+}
+
+static PetscLogDouble FEGMFDevFlops_SumFact(FEGOp op)
+{
+  const FEGOp_MatFree *mf = (FEGOp_MatFree *)op->data;
+  const PetscLogDouble P = mf->P, Q = mf->Q;
+  /* forward and back: 2 + 3 + 4 (3D) or 2 + 3 contractions of each kind, 2 flops per multiply-add */
+  const PetscLogDouble c = op->disc.dim == 3 ? 2 * P * P * P * Q + 3 * P * P * Q * Q + 4 * P * Q * Q * Q : 2 * P * P * Q + 3 * P * Q * Q;
+
+  return op->disc.Ne * (2.0 * 2.0 * c + 2.0 * op->disc.Nq * mf->npairs * (mf->kind == FEG_MF_FULL ? 1 : 2));
+}
+
+/* each kernel on the GPU; refop and gemm may store into element-owned dofs instead of adding */
+static const struct {
+  FEGDevApplyFn apply;
+  FEGDevDiagFn  diag;
+  PetscLogDouble (*flops)(FEGOp);
+  PetscBool overwrite;
+} FEGMatFreeDevice[] = {
+  [FEG_MF_QP] = {FEGMFDevApply_QP,      FEGMFDevDiag_QP,      FEGMFDevFlops_QP,      PETSC_FALSE},
+    [FEG_MF_REFOP] = {FEGMFDevApply_RefOp,   FEGMFDevDiag_RefOp,   FEGMFDevFlops_RefOp,   PETSC_TRUE },
+    [FEG_MF_GEMM] = {FEGMFDevApply_Gemm,    FEGMFDevDiag_RefOp,   FEGMFDevFlops_RefOp,   PETSC_TRUE },
+    [FEG_MF_SUMFACT] = {FEGMFDevApply_SumFact, FEGMFDevDiag_SumFact, FEGMFDevFlops_SumFact, PETSC_FALSE}
+};
+
+/* ----------------------------------------------------------------------------------------------------- the type */
+/* the GPU runs gemm (from tetrahedra of order 6, 84 dofs, where it overtakes refop on the H100) and sum factorisation
+   compiled for 2 to 9 nodes and P or P+1 Gauss points per direction */
+static const FEGMatFreeCaps FEGMatFreeDeviceCaps = {PETSC_TRUE, 84, 2, 9, PETSC_TRUE, "the GPU kernels are compiled for 2 to 9 nodes and P or P+1 Gauss points per direction"};
+
+static PetscErrorCode FEGOpSetUp_MatFree_CUDA(FEGOp op)
+{
+  FEGOp_MatFree      *mf = (FEGOp_MatFree *)op->data;
+  FEGOp_MatFree_CUDA *dev;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&dev));
+  mf->dev       = dev;
+  dev->mfKernel = -1;
+  PetscCall(FEGDevOpSetUp(op, PETSC_FALSE, NULL, mf->scatter, &dev->base));
+  op->stores = "matfree data on the GPU";
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpAssemble_MatFree_CUDA(FEGOp op, Mat A)
+{
+  FEGOp_MatFree      *mf  = (FEGOp_MatFree *)op->data;
+  FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
+  FEGDevCoeff         c;
+  int                 pr[16], ps[16];
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(FEG_Integrate, op, 0, 0, 0));
+  PetscCall(FEGMatFreeSelect(op, &FEGMatFreeDeviceCaps));
+  /* matfree keeps only its factors: the geometry is recomputed for each assembly and freed after it */
+  PetscCall(FEGDevDiscGeometry(&dev->base.d));
+  PetscCall(FEGMatFreeDevSetUpKernel(op, dev));
+  for (PetscInt m = 0; m < mf->npairs; m++) {
+    pr[m] = (int)mf->pr[m];
+    ps[m] = (int)mf->ps[m];
+  }
+  PetscCall(FEGDevCoeffPrepare(&op->disc, op->form, &dev->base.cc, &c));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (mf->kernel == FEG_MF_QP) PetscCall(FEGDevChat(&dev->base.d, &c, dev->Cq));
+  else if (mf->kernel == FEG_MF_SUMFACT) PetscCall(FEGDevChatPairs(&dev->base.d, &c, 1, (int)mf->npairs, pr, ps, dev->sfQlex, dev->sfCl));
+  else PetscCall(FEGDevChatPairs(&dev->base.d, &c, 0, (int)mf->npairs, pr, ps, NULL, dev->mfG));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(FEGDevDiscFreeGeometry(&dev->base.d));
+  PetscCall(FEGDevCoeffRelease(op->form, &dev->base.cc));
+  PetscCall(PetscLogEventEnd(FEG_Integrate, op, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpApply_MatFree_CUDA(FEGOp op, Vec x, Vec y, PetscBool add)
+{
+  const FEGMatFreeKernel k = ((FEGOp_MatFree *)op->data)->kernel;
+
+  PetscFunctionBegin;
+  PetscCall(FEGDevOpApply(op, &FEGMatFreeDev(op)->base, FEGMatFreeDevice[k].apply, FEGMatFreeDevice[k].flops(op), FEGMatFreeDevice[k].overwrite, x, y, PETSC_FALSE, add));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpApplyTranspose_MatFree_CUDA(FEGOp op, Vec x, Vec y, PetscBool add)
+{
+  const FEGMatFreeKernel k = ((FEGOp_MatFree *)op->data)->kernel;
+
+  PetscFunctionBegin;
+  PetscCall(FEGDevOpApply(op, &FEGMatFreeDev(op)->base, FEGMatFreeDevice[k].apply, FEGMatFreeDevice[k].flops(op), FEGMatFreeDevice[k].overwrite, x, y, PETSC_TRUE, add));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpGetDiagonal_MatFree_CUDA(FEGOp op, Vec d)
+{
+  PetscFunctionBegin;
+  PetscCall(FEGDevOpDiagonal(op, &FEGMatFreeDev(op)->base, FEGMatFreeDevice[((FEGOp_MatFree *)op->data)->kernel].diag, d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpView_MatFree_CUDA(FEGOp op, PetscViewer viewer)
+{
+  FEGOp_MatFree_CUDA *dev   = FEGMatFreeDev(op);
+  const FEGDevDisc   *d     = &dev->base.d;
+  PetscLogDouble      bytes = (PetscLogDouble)FEGDevOpBytes(&dev->base);
+
+  PetscFunctionBegin;
+  PetscCall(FEGMatFreeView(op, viewer));
+  PetscCall(FEGDevOpView(op, &dev->base, viewer));
+  if (dev->Cq) bytes += (PetscLogDouble)d->Ne * d->Nq * (d->dim + 1) * (d->dim + 1) * sizeof(double);
+  if (dev->mfG) bytes += (PetscLogDouble)d->Ne * dev->ro.nops * sizeof(double) + (PetscLogDouble)dev->ro.nops * d->Nb * dev->ro.ldo * sizeof(double);
+  if (dev->mfWork) bytes += (PetscLogDouble)dev->mfEc * (dev->mfLda + d->Nb) * sizeof(double);
+  if (dev->sfCl) bytes += (PetscLogDouble)d->Ne * d->Nq * dev->sf.npairs * sizeof(double) + (PetscLogDouble)d->Ne * d->Nb * sizeof(int);
+  switch (dev->mfKernel) {
+  case FEG_MF_REFOP:
+    PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree refop: %d elements per thread (Ne), %d element groups per block (Nb), %d row(s) per thread, %d threads per block, geometric factors fetched just in time, scatter by %s\n", dev->ro.ne, dev->ro.nb,
+                                     dev->ro.nr, dev->ro.nb * ((dev->ro.Nb + dev->ro.nr - 1) / dev->ro.nr), dev->base.unique ? (dev->base.contig ? "plain stores (contiguous element-owned dofs)" : "plain stores (element-owned dofs)") : (dev->base.tlist ? "transpose gather" : "atomics")));
+    break;
+  case FEG_MF_GEMM:
+    PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree gemm: cuBLAS DGEMM (%d x %d) x (%d x chunk) with leading dimension %d, %d elements per chunk\n", dev->ro.nops * dev->ro.Nb, dev->ro.Nb, dev->ro.Nb, dev->mfLda, dev->mfEc));
+    break;
+  case FEG_MF_SUMFACT:
+    PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree sumfact: %d elements per block, %d threads, %d bytes of shared memory per element\n", dev->sf.neb, dev->sf.nthreads, (int)FEGDevSumFactShared(dev->sf.dim, dev->sf.P, dev->sf.Q)));
+    break;
+  default:
+    PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree qp: element-interleaved quadrature-point tensors, scatter by %s%s\n", dev->base.tlist ? "transpose gather" : "atomics", dev->base.direct ? ", no global-to-local copies (one process, no constraints)" : ""));
+  }
+  PetscCall(PetscViewerASCIIPrintf(viewer, "GPU memory: %.4g MB\n", bytes / 1048576.0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpDestroy_MatFree_CUDA(FEGOp op)
+{
+  FEGOp_MatFree      *mf  = (FEGOp_MatFree *)op->data;
+  FEGOp_MatFree_CUDA *dev = (FEGOp_MatFree_CUDA *)mf->dev;
+
+  PetscFunctionBegin;
+  if (dev) {
+    PetscCall(FEGDevOpDestroy(&dev->base));
+    PetscCall(FEGMatFreeDevFree(dev));
+    PetscCall(PetscFree(mf->dev));
+  }
+  PetscCall(FEGOpDestroy_MatFree(op));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* installs matfree's GPU ops table (FEGOpRegisterDevice()) */
+PetscErrorCode FEGOpUseDevice_MatFree(FEGOp op)
+{
+  PetscFunctionBegin;
+  op->ops->setup          = FEGOpSetUp_MatFree_CUDA;
+  op->ops->assemble       = FEGOpAssemble_MatFree_CUDA;
+  op->ops->apply          = FEGOpApply_MatFree_CUDA;
+  op->ops->applytranspose = FEGOpApplyTranspose_MatFree_CUDA;
+  op->ops->getdiagonal    = FEGOpGetDiagonal_MatFree_CUDA;
+  op->ops->view           = FEGOpView_MatFree_CUDA;
+  op->ops->destroy        = FEGOpDestroy_MatFree_CUDA;
+  op->backend             = "GPU";
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,239 @@
+/* matfree on the GPU, sum factorisation for quadrilaterals and hexahedra: the 1D contractions and the point
+   application are fegpoint.h's FEGContract() and FEGMFPointApply(), shared with the host (matfree.c) */
+#include <petscdevice_cuda.h>
+#include "matfreecuda.h"
+
+/* ------------------------------------------------------------------------------------------------------------------
+   sumfact: NEB elements per block, all threads sweeping the outputs of one 1D contraction at a time in shared memory:
+   values and reference gradients at the Q^dim Gauss points by dim stages of contractions (B or D along x, then y,
+   then z), the stored Chat pairs at each point, and the transposed stages back. Per element the buffers are
+   A = [U | T0 | T1 | -] (also V0..V3 at the points) and B = [T2 | T3 | T4], each slot N = max(P,Q)^dim doubles. */
+template <int DIM, int KIND>
+static __device__ __forceinline__ void FEGPointApply(const double *c, int stride, const double u[4], double v[4], bool transpose)
+{
+  FEGMFPointApply(DIM, KIND, c, stride, u, v, transpose);
+}
+
+/* out[(i0*NO+i)*inner+i1] (+)= sum_a M[i*NA+a] in[(i0*NA+a)*inner+i1] for each of neb elements (buffer stride st) */
+template <int NA, int NO>
+static __device__ __forceinline__ void FEGContractDev(const double *in, double *out, const double *M, int n0, int inner, int st, int neb, bool add)
+{
+  FEGContract(in, out, M, NA, NO, n0, inner, neb, st, add, threadIdx.x, blockDim.x);
+}
+
+template <int DIM, int P, int Q>
+static __global__ void FEGSumFact_Kernel(const FEGDevSumFact sf, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose)
+{
+  constexpr int            MX = P > Q ? P : Q, N = DIM == 3 ? MX * MX * MX : MX * MX, NP = DIM == 3 ? P * P * P : P * P, NQ = DIM == 3 ? Q * Q * Q : Q * Q;
+  extern __shared__ double sm[];
+  double                  *Bs = sm, *Ds = Bs + P * Q, *Bt = Ds + P * Q, *Dt = Bt + P * Q, *buf = Dt + P * Q;
+  const int                st = 7 * N, neb = sf.neb, E0 = blockIdx.x * neb, nel = min(neb, sf.Ne - E0);
+
+  for (int t = threadIdx.x; t < P * Q; t += blockDim.x) {
+    const int i = t / P, a = t % P;
+    Bs[t]         = sf.B1[t];
+    Ds[t]         = sf.D1[t];
+    Bt[a * Q + i] = sf.B1[t];
+    Dt[a * Q + i] = sf.D1[t];
+  }
+  for (int t = threadIdx.x; t < neb * NP; t += blockDim.x) {
+    const int el = t % neb, l = t / neb;
+    buf[(size_t)el * st + l] = el < nel ? x[sf.idx[(size_t)l * sf.Ne + E0 + el]] : 0.0;
+  }
+  __syncthreads();
+  double *U = buf, *T0 = buf + N, *T1 = buf + 2 * N, *T2 = buf + 4 * N, *T3 = buf + 5 * N, *T4 = buf + 6 * N;
+  double *V[4] = {buf, buf + N, buf + 2 * N, buf + 3 * N};
+  if (DIM == 2) {
+    FEGContractDev<P, Q>(U, T2, Bs, P, 1, st, neb, false);
+    FEGContractDev<P, Q>(U, T3, Ds, P, 1, st, neb, false);
+    __syncthreads();
+    FEGContractDev<P, Q>(T2, V[0], Bs, 1, Q, st, neb, false);
+    FEGContractDev<P, Q>(T2, V[2], Ds, 1, Q, st, neb, false);
+    FEGContractDev<P, Q>(T3, V[1], Bs, 1, Q, st, neb, false);
+  } else {
+    FEGContractDev<P, Q>(U, T0, Bs, P * P, 1, st, neb, false);
+    FEGContractDev<P, Q>(U, T1, Ds, P * P, 1, st, neb, false);
+    __syncthreads();
+    FEGContractDev<P, Q>(T0, T2, Bs, P, Q, st, neb, false);
+    FEGContractDev<P, Q>(T0, T3, Ds, P, Q, st, neb, false);
+    FEGContractDev<P, Q>(T1, T4, Bs, P, Q, st, neb, false);
+    __syncthreads();
+    FEGContractDev<P, Q>(T2, V[0], Bs, 1, Q * Q, st, neb, false);
+    FEGContractDev<P, Q>(T2, V[3], Ds, 1, Q * Q, st, neb, false);
+    FEGContractDev<P, Q>(T3, V[2], Bs, 1, Q * Q, st, neb, false);
+    FEGContractDev<P, Q>(T4, V[1], Bs, 1, Q * Q, st, neb, false);
+  }
+  __syncthreads();
+  for (int t = threadIdx.x; t < nel * NQ; t += blockDim.x) {
+    const int     el = t / NQ, l = t % NQ, e = E0 + el;
+    const double *c    = sf.Cl + (size_t)e * sf.npairs * NQ + l;
+    double        u[4] = {0, 0, 0, 0}, v[4] = {0, 0, 0, 0};
+
+#pragma unroll
+    for (int r = 0; r <= DIM; r++) u[r] = V[r][(size_t)el * st + l];
+    switch (sf.kind) {
+    case FEG_MF_GG_SYM:
+      FEGPointApply<DIM, FEG_MF_GG_SYM>(c, NQ, u, v, transpose);
+      break;
+    case FEG_MF_VVGG_SYM:
+      FEGPointApply<DIM, FEG_MF_VVGG_SYM>(c, NQ, u, v, transpose);
+      break;
+    case FEG_MF_SYM:
+      FEGPointApply<DIM, FEG_MF_SYM>(c, NQ, u, v, transpose);
+      break;
+    default:
+      FEGPointApply<DIM, FEG_MF_FULL>(c, NQ, u, v, transpose);
+    }
+#pragma unroll
+    for (int r = 0; r <= DIM; r++) V[r][(size_t)el * st + l] = v[r];
+  }
+  __syncthreads();
+  if (DIM == 2) {
+    FEGContractDev<Q, P>(V[0], T2, Bt, 1, Q, st, neb, false);
+    FEGContractDev<Q, P>(V[1], T3, Bt, 1, Q, st, neb, false);
+    __syncthreads();
+    FEGContractDev<Q, P>(V[2], T2, Dt, 1, Q, st, neb, true);
+    __syncthreads();
+    FEGContractDev<Q, P>(T2, U, Bt, P, 1, st, neb, false);
+    __syncthreads();
+    FEGContractDev<Q, P>(T3, U, Dt, P, 1, st, neb, true);
+  } else {
+    FEGContractDev<Q, P>(V[0], T2, Bt, 1, Q * Q, st, neb, false);
+    FEGContractDev<Q, P>(V[2], T3, Bt, 1, Q * Q, st, neb, false);
+    FEGContractDev<Q, P>(V[1], T4, Bt, 1, Q * Q, st, neb, false);
+    __syncthreads();
+    FEGContractDev<Q, P>(V[3], T2, Dt, 1, Q * Q, st, neb, true);
+    __syncthreads();
+    FEGContractDev<Q, P>(T2, T0, Bt, P, Q, st, neb, false);
+    FEGContractDev<Q, P>(T4, T1, Bt, P, Q, st, neb, false);
+    __syncthreads();
+    FEGContractDev<Q, P>(T3, T0, Dt, P, Q, st, neb, true);
+    __syncthreads();
+    FEGContractDev<Q, P>(T0, U, Bt, P * P, 1, st, neb, false);
+    __syncthreads();
+    FEGContractDev<Q, P>(T1, U, Dt, P * P, 1, st, neb, true);
+  }
+  __syncthreads();
+  for (int t = threadIdx.x; t < nel * NP; t += blockDim.x) {
+    const int    el = t % nel, l = t / nel, e = E0 + el;
+    const double v = U[(size_t)el * st + l];
+
+    if (ybuf) ybuf[(size_t)sf.lex[l] * sf.Ne + e] = v;
+    else if (sf.unique) y[sf.idx[(size_t)l * sf.Ne + e]] += v;
+    else atomicAdd(&y[sf.idx[(size_t)l * sf.Ne + e]], v);
+  }
+}
+
+/* diagonal: thread per (element, node), sum over the Gauss points of the pairs times the 1D products */
+template <int DIM, int KIND>
+static __global__ void FEGSumFactDiag_Kernel(const FEGDevSumFact sf, double *__restrict__ y)
+{
+  const int    NP = DIM == 3 ? sf.P * sf.P * sf.P : sf.P * sf.P, NQ = DIM == 3 ? sf.Q * sf.Q * sf.Q : sf.Q * sf.Q;
+  const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= (size_t)sf.Ne * NP) return;
+  const int e = (int)(t % sf.Ne), l = (int)(t / sf.Ne);
+
+  atomicAdd(&y[sf.idx[(size_t)l * sf.Ne + e]], FEGSumFactDiagEntry(DIM, KIND, sf.P, sf.Q, sf.B1, sf.D1, sf.Cl + (size_t)e * sf.npairs * NQ, NQ, l));
+}
+
+template <int DIM, int P, int Q>
+static PetscErrorCode FEGSumFactLaunch(const FEGDevSumFact *sf, const double *x, double *y, double *ybuf, int transpose)
+{
+  constexpr int MX = P > Q ? P : Q, N = DIM == 3 ? MX * MX * MX : MX * MX;
+  const size_t  shm = (4 * P * Q + (size_t)7 * N * sf->neb) * sizeof(double);
+
+  PetscFunctionBegin;
+  if (shm > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(FEGSumFact_Kernel<DIM, P, Q>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+  FEGSumFact_Kernel<DIM, P, Q><<<(sf->Ne + sf->neb - 1) / sf->neb, sf->nthreads, shm>>>(*sf, x, y, ybuf, transpose);
+  PetscCallCUDA(cudaPeekAtLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <int DIM, int P>
+static PetscErrorCode FEGSumFactLaunchQ(const FEGDevSumFact *sf, const double *x, double *y, double *ybuf, int transpose)
+{
+  PetscFunctionBegin;
+  if (sf->Q == P) PetscCall(FEGSumFactLaunch<DIM, P, P>(sf, x, y, ybuf, transpose));
+  else if (sf->Q == P + 1) PetscCall(FEGSumFactLaunch<DIM, P, P + 1>(sf, x, y, ybuf, transpose));
+  else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "sumfact: %d Gauss points per direction with %d nodes is not compiled (P or P+1)", sf->Q, P);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <int DIM>
+static PetscErrorCode FEGSumFactLaunchP(const FEGDevSumFact *sf, const double *x, double *y, double *ybuf, int transpose)
+{
+  PetscFunctionBegin;
+  switch (sf->P) {
+  case 2:
+    PetscCall(FEGSumFactLaunchQ<DIM, 2>(sf, x, y, ybuf, transpose));
+    break;
+  case 3:
+    PetscCall(FEGSumFactLaunchQ<DIM, 3>(sf, x, y, ybuf, transpose));
+    break;
+  case 4:
+    PetscCall(FEGSumFactLaunchQ<DIM, 4>(sf, x, y, ybuf, transpose));
+    break;
+  case 5:
+    PetscCall(FEGSumFactLaunchQ<DIM, 5>(sf, x, y, ybuf, transpose));
+    break;
+  case 6:
+    PetscCall(FEGSumFactLaunchQ<DIM, 6>(sf, x, y, ybuf, transpose));
+    break;
+  case 7:
+    PetscCall(FEGSumFactLaunchQ<DIM, 7>(sf, x, y, ybuf, transpose));
+    break;
+  case 8:
+    PetscCall(FEGSumFactLaunchQ<DIM, 8>(sf, x, y, ybuf, transpose));
+    break;
+  case 9:
+    PetscCall(FEGSumFactLaunchQ<DIM, 9>(sf, x, y, ybuf, transpose));
+    break;
+  default:
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "sumfact: %d nodes per direction is not compiled (2 to 9)", sf->P);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* shared memory per element of the sumfact kernel, so the caller can choose elements per block */
+size_t FEGDevSumFactShared(int dim, int P, int Q)
+{
+  const int MX = P > Q ? P : Q;
+  return (size_t)7 * (dim == 3 ? MX * MX * MX : MX * MX) * sizeof(double);
+}
+
+PetscErrorCode FEGDevSumFactApply(const FEGDevSumFact *sf, const double *x, double *y, int transpose, int diag, int nlocal, const int *toff, const int *tlist, double *ybuf)
+{
+  double *yb = tlist && !diag && !sf->unique ? ybuf : NULL;
+
+  PetscFunctionBegin;
+  if (!sf->Ne) PetscFunctionReturn(PETSC_SUCCESS);
+  if (diag) {
+    const int      NP = sf->dim == 3 ? sf->P * sf->P * sf->P : sf->P * sf->P;
+    const size_t   n  = (size_t)sf->Ne * NP;
+    const unsigned nb = (unsigned)((n + 127) / 128);
+
+#define FEG_SFDIAG(D, K) \
+  case K: \
+    FEGSumFactDiag_Kernel<D, K><<<nb, 128>>>(*sf, y); \
+    break;
+    if (sf->dim == 2) switch (sf->kind) {
+        FEG_SFDIAG(2, FEG_MF_GG_SYM)
+        FEG_SFDIAG(2, FEG_MF_VVGG_SYM)
+        FEG_SFDIAG(2, FEG_MF_SYM)
+        FEG_SFDIAG(2, FEG_MF_FULL)
+      }
+    else switch (sf->kind) {
+        FEG_SFDIAG(3, FEG_MF_GG_SYM)
+        FEG_SFDIAG(3, FEG_MF_VVGG_SYM)
+        FEG_SFDIAG(3, FEG_MF_SYM)
+        FEG_SFDIAG(3, FEG_MF_FULL)
+      }
+#undef FEG_SFDIAG
+    PetscCallCUDA(cudaPeekAtLastError());
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (sf->dim == 2) PetscCall(FEGSumFactLaunchP<2>(sf, x, y, yb, transpose));
+  else PetscCall(FEGSumFactLaunchP<3>(sf, x, y, yb, transpose));
+  if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,155 @@
+/* A form on a DM: DMCreateMatrix() returns its operator, and a KSP with KSPSetDM() gets operator, right-hand side and,
+   for preconditioners that need matrix values, an assembled preconditioning matrix */
+#include <fegpu/private/fegopimpl.h>
+#include <petsc/private/dmimpl.h>
+
+static PetscErrorCode FEGDMCreateMatrix_Private(DM dm, Mat *A)
+{
+  FEGForm form;
+
+  PetscFunctionBegin;
+  PetscCall(FEGDMGetForm(dm, &form));
+  PetscCheck(form, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "No fegpu form on this DM");
+  PetscCall(FEGCreateOperator(dm, form, A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Assembles a fegpu operator again only when the form or its auxiliary field changed; any other Mat (a user's AIJ
+   preconditioning matrix, say) gets the values of an addto operator of the form, whatever -feg_strategy says */
+static PetscErrorCode FEGKSPAssemble_Private(DM dm, FEGForm form, Mat M)
+{
+  FEGOp     op;
+  PetscBool stale;
+
+  PetscFunctionBegin;
+  PetscCall(FEGOperatorGetOp(M, &op));
+  if (op) {
+    PetscCall(FEGOpIsStale_Private(op, form, &stale));
+    if (stale) PetscCall(FEGOperatorAssemble(M, form));
+  } else {
+    Mat         T;
+    FEGOp       top;
+    const char *prefix;
+
+    PetscCall(FEGOpCreate(PetscObjectComm((PetscObject)dm), &top));
+    PetscCall(FEGOpSetDM(top, dm));
+    PetscCall(FEGOpSetForm(top, form));
+    PetscCall(FEGOpSetType(top, FEGOPADDTO));
+    PetscCall(PetscObjectGetOptionsPrefix((PetscObject)form, &prefix));
+    PetscCall(FEGOpSetOptionsPrefix(top, prefix));
+    PetscCall(FEGOpSetFromOptions_Private(top, PETSC_FALSE));
+    PetscCall(FEGOpCreateMat(top, &T));
+    PetscCall(FEGOpDestroy(&top));
+    PetscCall(MatCopy(T, M, DIFFERENT_NONZERO_PATTERN));
+    PetscCall(MatDestroy(&T));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* whether the KSP's preconditioner needs matrix values; those that work from products and the diagonal do not, nor the
+   default PETSc chooses for a shell */
+static PetscErrorCode FEGPCNeedsValues_Private(KSP ksp, PetscBool *need)
+{
+  const char *const cheap[] = {PCNONE, PCJACOBI, PCSHELL, PCMAT};
+  PC                pc;
+  PCType            type;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCGetType(pc, &type));
+  if (!type) {
+    *need = PETSC_FALSE;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  *need = PETSC_TRUE;
+  for (size_t i = 0; i < sizeof(cheap) / sizeof(cheap[0]) && *need; i++) {
+    PetscBool same;
+
+    PetscCall(PetscStrcmp(type, cheap[i], &same));
+    if (same) *need = PETSC_FALSE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGKSPComputeOperators_Private(KSP ksp, Mat A, Mat P, void *ctx)
+{
+  DM      dm;
+  FEGForm form;
+  FEGOp   op;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGetDM(ksp, &dm));
+  PetscCall(FEGDMGetForm(dm, &form));
+  PetscCall(FEGKSPAssemble_Private(dm, form, A));
+  PetscCall(FEGOperatorGetOp(A, &op));
+  if (op && !op->ops->creatematrix && op->pmattype != FEG_PMAT_NONE && (P == A || P == op->pmat)) {
+    PetscBool need = PETSC_TRUE;
+
+    /* a shell operator: give the PC an assembled matrix when it needs values (or -feg_pmat asks for one) */
+    if (op->pmattype == FEG_PMAT_AUTO) PetscCall(FEGPCNeedsValues_Private(ksp, &need));
+    if (need) {
+      Mat Pm;
+
+      PetscCall(FEGOpGetPmat_Private(op, &Pm));
+      if (Pm != P) PetscCall(KSPSetOperators(ksp, A, Pm));
+    }
+  } else if (P != A) PetscCall(FEGKSPAssemble_Private(dm, form, P));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGKSPComputeRHS_Private(KSP ksp, Vec b, void *ctx)
+{
+  DM      dm;
+  FEGForm form;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGetDM(ksp, &dm));
+  PetscCall(FEGDMGetForm(dm, &form));
+  PetscCall(FEGComputeRHS(dm, form, b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGDMSetForm - attaches a form to a DMPlex so that DMCreateMatrix() returns fegpu's operator and a KSP with
+  KSPSetDM() gets the operator and right-hand side through DMKSPSetComputeOperators()/DMKSPSetComputeRHS(); when the
+  operator is a shell (lma, matfree) and the KSP's preconditioner needs matrix values (ILU, LU, GAMG, ...), the PC gets
+  an assembled matrix of the same form as its preconditioning matrix (-feg_pmat, FEGOpSetPmatType())
+
+  Logically Collective
+
+  Input Parameters:
++ dm   - the DMPlex with its discretization set up
+- form - the form
+
+  Level: beginner
+@*/
+PetscErrorCode FEGDMSetForm(DM dm, FEGForm form)
+{
+  PetscBool isplex;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 2);
+  PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMPLEX, &isplex));
+  PetscCheck(isplex, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONG, "fegpu needs a DMPlex, not a %s", ((PetscObject)dm)->type_name);
+  PetscCall(PetscObjectCompose((PetscObject)dm, "FEGForm", (PetscObject)form));
+  dm->ops->creatematrix = FEGDMCreateMatrix_Private;
+  PetscCall(DMKSPSetComputeOperators(dm, FEGKSPComputeOperators_Private, NULL));
+  PetscCall(DMKSPSetComputeRHS(dm, FEGKSPComputeRHS_Private, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGDMGetForm - the form attached with FEGDMSetForm(), or NULL
+
+  Not Collective
+
+  Level: intermediate
+@*/
+PetscErrorCode FEGDMGetForm(DM dm, FEGForm *form)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscCall(PetscObjectQuery((PetscObject)dm, "FEGForm", (PetscObject *)form));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

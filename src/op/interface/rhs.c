@@ -1,0 +1,87 @@
+/* Right-hand sides b(v) - a(g, v) */
+#include <fegpu/private/fegopimpl.h>
+
+static PetscErrorCode FEGComputeRHS_Host(FEGDisc *disc, FEGForm form, Vec b)
+{
+  DM                 dm = disc->dm;
+  FEGCoeff           coeff;
+  Vec                bl, gl;
+  PetscReal          gnorm;
+  PetscScalar       *work, *Fe, *Ke, *ge, *ba;
+  const PetscScalar *ga;
+
+  PetscFunctionBegin;
+  PetscCall(FEGCoeffSetUp(disc, form, &coeff));
+  PetscCall(DMGetLocalVector(dm, &bl));
+  PetscCall(DMGetLocalVector(dm, &gl));
+  PetscCall(VecZeroEntries(bl));
+  PetscCall(VecZeroEntries(gl));
+  PetscCall(DMPlexInsertBoundaryValues(dm, PETSC_TRUE, gl, 0.0, NULL, NULL, NULL));
+  PetscCall(VecNorm(gl, NORM_INFINITY, &gnorm));
+  PetscCall(PetscMalloc4(2 * disc->Nb * FEG_MAX_DERIV, &work, disc->Nb, &Fe, disc->Nb * disc->Nb, &Ke, disc->Nb, &ge));
+  PetscCall(VecGetArrayRead(gl, &ga));
+  PetscCall(VecGetArray(bl, &ba));
+  for (PetscInt e = 0; e < disc->Ne; e++) {
+    const PetscInt *idx    = &disc->lidx[e * disc->Nb];
+    PetscBool       lifted = PETSC_FALSE;
+
+    PetscCall(FEGCoeffEvaluate(disc, &coeff, e));
+    PetscCall(FEGIntegrateElementVector(disc, &coeff, e, work, Fe));
+    if (gnorm > 0.0) {
+      for (PetscInt a = 0; a < disc->Nb; a++) {
+        ge[a] = ga[idx[a]];
+        if (ge[a] != 0.0) lifted = PETSC_TRUE;
+      }
+    }
+    if (lifted) {
+      PetscCall(FEGIntegrateElementMatrix(disc, &coeff, e, work, Ke));
+      for (PetscInt a = 0; a < disc->Nb; a++)
+        for (PetscInt c = 0; c < disc->Nb; c++) Fe[a] -= Ke[a * disc->Nb + c] * ge[c];
+    }
+    for (PetscInt a = 0; a < disc->Nb; a++) ba[idx[a]] += Fe[a];
+  }
+  PetscCall(VecRestoreArray(bl, &ba));
+  PetscCall(VecRestoreArrayRead(gl, &ga));
+  PetscCall(VecZeroEntries(b));
+  PetscCall(DMLocalToGlobal(dm, bl, ADD_VALUES, b));
+  PetscCall(PetscFree4(work, Fe, Ke, ge));
+  PetscCall(DMRestoreLocalVector(dm, &bl));
+  PetscCall(DMRestoreLocalVector(dm, &gl));
+  PetscCall(FEGCoeffDestroy(&coeff));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGComputeRHS - assembles the right-hand side b(v) - a(g, v) for the free dofs, where g holds the essential boundary
+  values of the DM's PetscDS (DMAddBoundary()) and zero elsewhere; on the GPU when the DM's vectors are CUDA vectors
+
+  Collective
+
+  Input Parameters:
++ dm   - the DMPlex
+. form - the form (its D gives b, its C the boundary lifting)
+- b    - a global Vec of dm
+
+  Level: beginner
+@*/
+PetscErrorCode FEGComputeRHS(DM dm, FEGForm form, Vec b)
+{
+  FEGDisc   disc;
+  PetscInt  n;
+  PetscBool ondevice;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 2);
+  PetscValidHeaderSpecific(b, VEC_CLASSID, 3);
+  PetscCall(FEGDMIsOnDevice(dm, &ondevice));
+  PetscCall(FEGDiscCreate(dm, &disc));
+  PetscCall(VecGetLocalSize(b, &n));
+  PetscCheck(n == disc.nglobal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Right-hand side Vec has local size %" PetscInt_FMT " but the DM's global Vecs have %" PetscInt_FMT " (use DMCreateGlobalVector())", n, disc.nglobal);
+  PetscCall(PetscLogEventBegin(FEG_RHS, dm, b, 0, 0));
+  if (ondevice) PetscCall((*FEGDevice.computerhs)(&disc, form, b));
+  else PetscCall(FEGComputeRHS_Host(&disc, form, b));
+  PetscCall(PetscLogEventEnd(FEG_RHS, dm, b, 0, 0));
+  PetscCall(FEGDiscDestroy(&disc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,201 @@
+/* What every operator type does the same way on the device: its discretization, coefficients and scatter map, and the
+   vector handling around a kernel (global or local arrays, zeroing, summing across processes) */
+#include <fegpu/private/fegcudaimpl.h>
+
+PETSC_INTERN PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *, FEGForm, Vec);
+
+/* integration: the type computes element matrices (addto, lma); scatter gather: build the dof -> entry map */
+PetscErrorCode FEGDevOpSetUp(FEGOp op, PetscBool integration, const FEGTuning *t, FEGScatter scatter, FEGDevOp *dev)
+{
+  FEGDisc    *disc = &op->disc;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(dev, sizeof(*dev)));
+  PetscCall(FEGDevDiscCreate(disc, integration, &dev->d));
+  if (t) {
+    dev->tune.kernel    = (int)t->kernel;
+    dev->tune.blockSize = (int)t->blockSize;
+    dev->tune.nentpt    = (int)t->nentpt;
+    dev->tune.qchunk    = (int)t->qchunk;
+    dev->tune.jacShared = t->jacShared ? 1 : 0;
+  }
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)op), &size));
+  if (size == 1 && disc->nlocal == disc->nglobal) {
+    PetscSection lsec, gsec;
+    PetscInt     pStart, pEnd;
+
+    dev->direct = PETSC_TRUE;
+    PetscCall(DMGetLocalSection(op->dm, &lsec));
+    PetscCall(DMGetGlobalSection(op->dm, &gsec));
+    PetscCall(PetscSectionGetChart(lsec, &pStart, &pEnd));
+    for (PetscInt p = pStart; p < pEnd && dev->direct; p++) {
+      PetscInt lo, go;
+
+      PetscCall(PetscSectionGetOffset(lsec, p, &lo));
+      PetscCall(PetscSectionGetOffset(gsec, p, &go));
+      if (lo != go) dev->direct = PETSC_FALSE;
+    }
+  }
+  {
+    const PetscInt Ne = disc->Ne, Nb = disc->Nb;
+    PetscInt      *cnt;
+
+    PetscCall(PetscCalloc1(disc->nlocal + 1, &cnt));
+    dev->unique = dev->contig = PETSC_TRUE;
+    for (PetscInt k = 0; k < Ne * Nb; k++) {
+      if (++cnt[disc->lidx[k]] > 1) dev->unique = PETSC_FALSE;
+      if (disc->lidx[k] != k) dev->contig = PETSC_FALSE;
+    }
+    dev->covering = (PetscBool)(dev->unique && Ne * Nb == disc->nlocal);
+    PetscCall(PetscFree(cnt));
+  }
+  if (scatter == FEG_SCATTER_GATHER) {
+    PetscCall(FEGDevTransposeMap(&dev->d, (int)disc->nlocal, &dev->toff, &dev->tlist));
+    PetscCall(FEGDevMallocCopy((void **)&dev->ybuf, NULL, sizeof(double) * dev->d.Ne * dev->d.Nb, NULL));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FEGDevOpDestroy(FEGDevOp *dev)
+{
+  PetscFunctionBegin;
+  PetscCall(FEGDevDiscDestroy(&dev->d));
+  PetscCall(FEGDevCoeffCacheDestroy(&dev->cc));
+  FEGDevFree(dev->toff);
+  FEGDevFree(dev->tlist);
+  FEGDevFree(dev->ybuf);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+size_t FEGDevOpBytes(const FEGDevOp *dev)
+{
+  return dev->d.bytes + (dev->tlist ? (size_t)dev->d.Ne * dev->d.Nb * (sizeof(int) + sizeof(double)) : 0);
+}
+
+PetscErrorCode FEGDevOpApply(FEGOp op, FEGDevOp *dev, FEGDevApplyFn kernel, PetscLogDouble flops, PetscBool mayOverwrite, Vec x, Vec y, PetscBool transpose, PetscBool add)
+{
+  const PetscScalar *xa;
+  PetscScalar       *ya;
+  /* element-owned dofs covering the vector (DG on one process): the kernel stores instead of adding */
+  const PetscBool overwrite = (PetscBool)(mayOverwrite && dev->direct && dev->covering && !add);
+  Vec             xl, yl;
+
+  PetscFunctionBegin;
+  if (dev->direct) {
+    PetscCall(VecCUDAGetArrayRead(x, &xa));
+    if (add) PetscCall(VecCUDAGetArray(y, &ya));
+    else {
+      PetscCall(VecCUDAGetArrayWrite(y, &ya));
+      if (!overwrite) PetscCall(FEGDevZero(ya, op->disc.nglobal));
+    }
+  } else {
+    PetscCall(FEGOpGetLocalVectors(op, &xl, &yl));
+    PetscCall(VecZeroEntries(xl));
+    PetscCall(DMGlobalToLocal(op->dm, x, INSERT_VALUES, xl));
+    PetscCall(VecCUDAGetArrayRead(xl, &xa));
+    PetscCall(VecCUDAGetArrayWrite(yl, &ya));
+    PetscCall(FEGDevZero(ya, op->disc.nlocal));
+  }
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall((*kernel)(op, xa, ya, transpose, overwrite));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops(flops));
+  if (dev->direct) {
+    PetscCall(VecCUDARestoreArrayRead(x, &xa));
+    if (add) PetscCall(VecCUDARestoreArray(y, &ya));
+    else PetscCall(VecCUDARestoreArrayWrite(y, &ya));
+  } else {
+    PetscCall(VecCUDARestoreArrayRead(xl, &xa));
+    PetscCall(VecCUDARestoreArrayWrite(yl, &ya));
+    if (!add) PetscCall(VecZeroEntries(y));
+    PetscCall(DMLocalToGlobal(op->dm, yl, ADD_VALUES, y));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FEGDevOpDiagonal(FEGOp op, FEGDevOp *dev, FEGDevDiagFn kernel, Vec diag)
+{
+  PetscScalar *ya;
+  Vec          yl;
+
+  PetscFunctionBegin;
+  PetscCall(FEGOpGetLocalVectors(op, NULL, &yl));
+  PetscCall(VecCUDAGetArrayWrite(yl, &ya));
+  PetscCall(FEGDevZero(ya, op->disc.nlocal));
+  PetscCall((*kernel)(op, ya));
+  PetscCall(VecCUDARestoreArrayWrite(yl, &ya));
+  PetscCall(VecZeroEntries(diag));
+  PetscCall(DMLocalToGlobal(op->dm, yl, ADD_VALUES, diag));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the geometry points and the integration kernel the element matrices used */
+PetscErrorCode FEGDevOpView(FEGOp op, FEGDevOp *dev, PetscViewer viewer)
+{
+  const FEGDevTuning *t = &dev->tune;
+
+  PetscFunctionBegin;
+  PetscCall(PetscViewerASCIIPrintf(viewer, "GPU: geometry at %d point(s) per element", dev->d.nG));
+  if (t->used) PetscCall(PetscViewerASCIIPrintf(viewer, ", integration kernel: %s", t->used == 1 ? "one element per thread" : (t->used == 2 ? "one element per thread block" : "GEMM over reference tables (cuBLAS)")));
+  if (t->used == 3) PetscCall(PetscViewerASCIIPrintf(viewer, " (%s, %d elements per GEMM chunk)", dev->d.P ? "K = Chat P, P the products of reference derivatives" : "K = R^T U", t->nparts));
+  if (t->used == 2) PetscCall(PetscViewerASCIIPrintf(viewer, " (block size %d, NENTPT %d, NR_PARTS %d, quadrature chunk %d, Jacobian data in shared memory: %s)", t->blockSize, t->nentpt, t->nparts, t->qchunk, t->jacShared ? "yes" : "no"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* b(v) - a(g, v) with element vectors and the lifting computed on the device */
+PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *disc, FEGForm form, Vec b)
+{
+  DM                 dm = disc->dm;
+  FEGDevDisc         d;
+  FEGDevCoeffCache   cc;
+  FEGDevCoeff        c;
+  FEGDevTuning       tune = {0, 0, 0, 0, 0, 0, 0};
+  Vec                bl, gl;
+  PetscScalar       *y;
+  const PetscScalar *gh, *gd;
+  PetscInt           nlift = 0;
+  int               *lift, *dlift = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(&cc, sizeof(cc)));
+  PetscCall(FEGDevDiscCreate(disc, PETSC_TRUE, &d));
+  PetscCall(FEGDevCoeffPrepare(disc, form, &cc, &c));
+  PetscCall(DMGetLocalVector(dm, &bl));
+  PetscCall(DMGetLocalVector(dm, &gl));
+  PetscCall(VecZeroEntries(gl));
+  PetscCall(DMPlexInsertBoundaryValues(dm, PETSC_TRUE, gl, 0.0, NULL, NULL, NULL));
+  /* elements carrying non-zero boundary values need the lifting */
+  PetscCall(PetscMalloc1(disc->Ne, &lift));
+  PetscCall(VecGetArrayRead(gl, &gh));
+  for (PetscInt e = 0; e < disc->Ne; e++) {
+    PetscBool any = PETSC_FALSE;
+    for (PetscInt a = 0; a < disc->Nb && !any; a++) any = (PetscBool)(gh[disc->lidx[e * disc->Nb + a]] != 0.0);
+    if (any) lift[nlift++] = (int)e;
+  }
+  PetscCall(VecRestoreArrayRead(gl, &gh));
+  PetscCall(VecCUDAGetArrayWrite(bl, &y));
+  PetscCall(FEGDevZero(y, disc->nlocal));
+  PetscCall(FEGDevElementVectors(&d, &c, y));
+  if (nlift) {
+    FEGDevOutput o = {FEG_DEV_OUT_LIFT, y, NULL, NULL};
+
+    PetscCall(FEGDevMallocCopy((void **)&dlift, lift, sizeof(int) * nlift, NULL));
+    PetscCall(VecCUDAGetArrayRead(gl, &gd));
+    o.g = gd;
+    PetscCall(FEGDevElementMatrices(&d, &c, dlift, (int)nlift, &o, &tune));
+    PetscCall(VecCUDARestoreArrayRead(gl, &gd));
+    PetscCallCUDA(cudaFree(dlift));
+  }
+  PetscCall(VecCUDARestoreArrayWrite(bl, &y));
+  PetscCall(PetscFree(lift));
+  PetscCall(FEGDevCoeffRelease(form, &cc));
+  PetscCall(FEGDevCoeffCacheDestroy(&cc));
+  PetscCall(FEGDevDiscDestroy(&d));
+  PetscCall(VecZeroEntries(b));
+  PetscCall(DMLocalToGlobal(dm, bl, ADD_VALUES, b));
+  PetscCall(DMRestoreLocalVector(dm, &bl));
+  PetscCall(DMRestoreLocalVector(dm, &gl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

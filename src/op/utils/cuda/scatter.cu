@@ -1,0 +1,74 @@
+/* Scatters shared by the element-local operators on the GPU: the deterministic alternative to atomics is a transpose
+   map (the element entries of each local dof, built once with CUB: radix sort of entry -> dof, exclusive scan of the
+   counts), through which per-entry results are gathered and summed per dof */
+#include <petscdevice_cuda.h>
+#include <cub/cub.cuh>
+#include <fegpu/private/fegcuda.h>
+
+static __global__ void FEGGather_Kernel(int n, const int *__restrict__ off, const int *__restrict__ list, const double *__restrict__ ybuf, double *__restrict__ y)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  double s = 0.0;
+  for (int k = off[i]; k < off[i + 1]; k++) s += ybuf[list[k]];
+  y[i] += s;
+}
+
+/* y[i] += sum of the per-entry results of local dof i (the transpose map of FEGDevTransposeMap) */
+PetscErrorCode FEGDevGather(int n, const int *off, const int *list, const double *ybuf, double *y)
+{
+  const int nt = 128;
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  FEGGather_Kernel<<<(n + nt - 1) / nt, nt>>>(n, off, list, ybuf, y);
+  PetscCallCUDA(cudaPeekAtLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static __global__ void FEGCount_Kernel(int n, const int *__restrict__ key, int *__restrict__ count, int *__restrict__ iota)
+{
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  atomicAdd(&count[key[k]], 1);
+  iota[k] = k;
+}
+
+/* Transpose map of the element-interleaved entries k = a*Ne+e: list[off[i]..off[i+1]) are the entries of local dof i */
+PetscErrorCode FEGDevTransposeMap(const FEGDevDisc *d, int nlocal, int **off, int **list)
+{
+  const int n = d->Ne * d->Nb, nt = 128;
+  int      *count, *iota, *keys;
+  void     *tmp  = NULL;
+  size_t    ntmp = 0, nscan = 0;
+
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaMalloc((void **)off, (nlocal + 1) * sizeof(int)));
+  PetscCallCUDA(cudaMalloc((void **)list, PetscMax(n, 1) * sizeof(int)));
+  PetscCallCUDA(cudaMalloc((void **)&count, (nlocal + 1) * sizeof(int)));
+  PetscCallCUDA(cudaMalloc((void **)&iota, PetscMax(n, 1) * sizeof(int)));
+  PetscCallCUDA(cudaMalloc((void **)&keys, PetscMax(n, 1) * sizeof(int)));
+  PetscCallCUDA(cudaMemset(count, 0, (nlocal + 1) * sizeof(int)));
+  if (n) {
+    FEGCount_Kernel<<<(n + nt - 1) / nt, nt>>>(n, d->idx, count, iota);
+    PetscCallCUDA(cudaPeekAtLastError());
+  }
+  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(NULL, ntmp, d->idx, keys, iota, *list, n));
+  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(NULL, nscan, count, *off, nlocal + 1));
+  PetscCallCUDA(cudaMalloc(&tmp, PetscMax(ntmp, nscan) + 1));
+  ntmp = nscan = PetscMax(ntmp, nscan) + 1;
+  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, ntmp, d->idx, keys, iota, *list, n));
+  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(tmp, nscan, count, *off, nlocal + 1));
+  PetscCallCUDA(cudaFree(tmp));
+  PetscCallCUDA(cudaFree(count));
+  PetscCallCUDA(cudaFree(iota));
+  PetscCallCUDA(cudaFree(keys));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FEGDevZero(double *x, size_t n)
+{
+  PetscFunctionBegin;
+  if (n) PetscCallCUDA(cudaMemset(x, 0, n * sizeof(double)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,77 @@
+/* Element matrices and vectors on the host, from the per-point functions of fegpoint.h that the device kernels use */
+#include <fegpu/private/fegopimpl.h>
+
+/* Ke[a*Nb+b] = int sum_ij C_ij d_i phi_b d_j phi_a (row a: test function, column b: trial function), with C from coeff
+   already evaluated on cell e; work holds 2 Nb FEG_MAX_DERIV scalars */
+PetscErrorCode FEGIntegrateElementMatrix(FEGDisc *disc, FEGCoeff *coeff, PetscInt e, PetscScalar work[], PetscScalar Ke[])
+{
+  const PetscInt   Nb = disc->Nb, dim = disc->dim, Nd = dim + 1;
+  const PetscReal *T0 = disc->T->T[0], *T1 = disc->T->T[1];
+  PetscScalar(*Phi)[4] = (PetscScalar(*)[4])work, (*CPhi)[4] = (PetscScalar(*)[4])(work + 4 * Nb);
+
+  PetscFunctionBeginHot;
+  PetscCall(PetscArrayzero(Ke, Nb * Nb));
+  for (PetscInt q = 0; q < disc->Nq; q++) {
+    const PetscReal *g    = FEGDiscGeometry(disc, e, q);
+    const PetscReal  wdet = disc->qweights[q] * g[dim * dim];
+
+    for (PetscInt b = 0; b < Nb; b++) {
+      FEGPhysical((int)dim, T0[q * Nb + b], &T1[(q * Nb + b) * dim], g, Phi[b]);
+      FEGWeighted((int)Nd, &coeff->C[q * 16], Phi[b], wdet, CPhi[b]);
+    }
+    for (PetscInt a = 0; a < Nb; a++)
+      for (PetscInt b = 0; b < Nb; b++) Ke[a * Nb + b] += FEGDot((int)Nd, Phi[a], CPhi[b]);
+  }
+  PetscCall(PetscLogFlops((PetscLogDouble)disc->Nq * Nb * (2.0 * Nd * Nd + 2.0 * Nb * Nd)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Fe[a] = int sum_j D_j d_j phi_a */
+PetscErrorCode FEGIntegrateElementVector(FEGDisc *disc, FEGCoeff *coeff, PetscInt e, PetscScalar work[], PetscScalar Fe[])
+{
+  const PetscInt   Nb = disc->Nb, dim = disc->dim;
+  const PetscReal *T0 = disc->T->T[0], *T1 = disc->T->T[1];
+
+  PetscFunctionBeginHot;
+  PetscCall(PetscArrayzero(Fe, Nb));
+  for (PetscInt q = 0; q < disc->Nq; q++) {
+    const PetscReal *g    = FEGDiscGeometry(disc, e, q);
+    const PetscReal  wdet = disc->qweights[q] * g[dim * dim];
+
+    for (PetscInt a = 0; a < Nb; a++) {
+      PetscScalar phi[4];
+
+      FEGPhysical((int)dim, T0[q * Nb + a], &T1[(q * Nb + a) * dim], g, phi);
+      Fe[a] += wdet * FEGDot((int)dim + 1, &coeff->D[q * 4], phi);
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  FEGOpElementMatrices - every element matrix of an operator's form on the host, Ke[(e*Nb+a)*Nb+b] (row a: test
+  function); for operator types that keep or assemble element matrices
+
+  Collective
+
+  Level: developer
+@*/
+PetscErrorCode FEGOpElementMatrices(FEGOp op, PetscScalar Ke[])
+{
+  FEGDisc     *d = &op->disc;
+  FEGCoeff     coeff;
+  PetscScalar *work;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(FEG_Integrate, op, 0, 0, 0));
+  PetscCall(FEGCoeffSetUp(d, op->form, &coeff));
+  PetscCall(PetscMalloc1(2 * d->Nb * FEG_MAX_DERIV, &work));
+  for (PetscInt e = 0; e < d->Ne; e++) {
+    PetscCall(FEGCoeffEvaluate(d, &coeff, e));
+    PetscCall(FEGIntegrateElementMatrix(d, &coeff, e, work, &Ke[(size_t)e * d->Nb * d->Nb]));
+  }
+  PetscCall(PetscFree(work));
+  PetscCall(FEGCoeffDestroy(&coeff));
+  PetscCall(PetscLogEventEnd(FEG_Integrate, op, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,102 @@
+/* A discretization on the device: reference tables, coordinates and dof indices uploaded from the host FEGDisc, and the
+   geometry computed there by the same FEGGeometryAt() the host used */
+#include <fegpu/private/fegcudaimpl.h>
+
+PetscErrorCode FEGDevMallocCopy(void **d, const void *h, size_t bytes, size_t *total)
+{
+  cudaError_t err;
+
+  PetscFunctionBegin;
+  err = cudaMalloc(d, bytes ? bytes : 1);
+  if (err == cudaErrorMemoryAllocation) {
+    size_t fr = 0, tot = 0;
+
+    (void)cudaGetLastError();
+    (void)cudaMemGetInfo(&fr, &tot);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "GPU out of memory: fegpu asked for %zu bytes with %zu of %zu free", bytes, fr, tot);
+  }
+  PetscCallCUDA(err);
+  if (h && bytes) PetscCallCUDA(cudaMemcpy(*d, h, bytes, cudaMemcpyHostToDevice));
+  if (total) *total += bytes;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the geometry on the device, computed unless it is there */
+PetscErrorCode FEGDevDiscGeometry(FEGDevDisc *d)
+{
+  PetscFunctionBegin;
+  if (d->geo) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(FEGDevMallocCopy((void **)&d->geo, NULL, sizeof(double) * d->Ne * d->nG * (d->dim * d->dim + 1), &d->bytes));
+  PetscCall(FEGDevGeometry(d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* matfree keeps only its factors: the geometry is recomputed for each assembly and freed after it */
+PetscErrorCode FEGDevDiscFreeGeometry(FEGDevDisc *d)
+{
+  PetscFunctionBegin;
+  if (d->geo) d->bytes -= sizeof(double) * d->Ne * d->nG * (d->dim * d->dim + 1);
+  FEGDevFree(d->geo);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* integration: the element-matrix kernels' reference tensors (affine cells) and products of reference derivatives
+   (large elements) too */
+PetscErrorCode FEGDevDiscCreate(FEGDisc *disc, PetscBool integration, FEGDevDisc *d)
+{
+  const PetscInt dim = disc->dim, Nb = disc->Nb, Nq = disc->Nq, Ne = disc->Ne, Nd = dim + 1, KK = Nq * Nd;
+  int           *idx;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(d, sizeof(*d)));
+  d->dim = (int)dim;
+  d->Nb  = (int)Nb;
+  d->Nq  = (int)Nq;
+  d->Ne  = (int)Ne;
+  d->nG  = (int)disc->nG;
+  d->Nv  = (int)disc->Nv;
+  PetscCall(FEGDevMallocCopy((void **)&d->B, disc->T->T[0], sizeof(double) * Nq * Nb, &d->bytes));
+  PetscCall(FEGDevMallocCopy((void **)&d->D, disc->T->T[1], sizeof(double) * Nq * Nb * dim, &d->bytes));
+  PetscCall(FEGDevMallocCopy((void **)&d->qw, disc->qweights, sizeof(double) * Nq, &d->bytes));
+  PetscCall(FEGDevMallocCopy((void **)&d->R, disc->R, sizeof(double) * KK * Nb, &d->bytes));
+  if (disc->affine && integration) {
+    /* affine cells: with constant C the element matrix is sum_rs Chat_rs M^rs, Chat = detJ T^T C T */
+    const PetscReal *R = disc->R;
+    double          *M;
+
+    PetscCall(PetscCalloc1(Nd * Nd * Nb * Nb, &M));
+    for (PetscInt r = 0; r < Nd; r++)
+      for (PetscInt s = 0; s < Nd; s++)
+        for (PetscInt a = 0; a < Nb; a++)
+          for (PetscInt b = 0; b < Nb; b++)
+            for (PetscInt q = 0; q < Nq; q++) M[((r * Nd + s) * Nb + a) * Nb + b] += disc->qweights[q] * R[q * Nd + r + b * KK] * R[q * Nd + s + a * KK];
+    PetscCall(FEGDevMallocCopy((void **)&d->M, M, sizeof(double) * Nd * Nd * Nb * Nb, &d->bytes));
+    PetscCall(PetscFree(M));
+  }
+  PetscCall(FEGDevMallocCopy((void **)&d->G, disc->Gc, sizeof(double) * Nq * disc->Nv * dim, &d->bytes));
+  PetscCall(FEGDevMallocCopy((void **)&d->X, disc->X, sizeof(double) * Ne * disc->Nv * dim, &d->bytes));
+  PetscCall(PetscMalloc1(Ne * Nb, &idx));
+  for (PetscInt e = 0; e < Ne; e++)
+    for (PetscInt b = 0; b < Nb; b++) idx[b * Ne + e] = (int)disc->lidx[e * Nb + b];
+  PetscCall(FEGDevMallocCopy((void **)&d->idx, idx, sizeof(int) * Ne * Nb, &d->bytes));
+  PetscCall(PetscFree(idx));
+  PetscCall(FEGDevDiscGeometry(d));
+  PetscCall(FEGDevBuildP(d, integration ? (size_t)256 << 20 : 0)); /* matfree never builds element matrices */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FEGDevDiscDestroy(FEGDevDisc *d)
+{
+  PetscFunctionBegin;
+  FEGDevFree(d->B);
+  FEGDevFree(d->D);
+  FEGDevFree(d->qw);
+  FEGDevFree(d->R);
+  FEGDevFree(d->M);
+  FEGDevFree(d->P);
+  FEGDevFree(d->G);
+  FEGDevFree(d->X);
+  FEGDevFree(d->geo);
+  FEGDevFree(d->idx);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

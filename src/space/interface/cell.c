@@ -1,0 +1,57 @@
+/* The facts about each cell type fegpu supports, in one table */
+#include <fegpu/private/fegimpl.h>
+
+/* exact for products of two shape functions on affine cells: Witherden-Vincent (PETSc's default) rules of degree 2p */
+static PetscErrorCode FEGQuadratureSimplex(PetscInt dim, PetscInt order, PetscQuadrature *q)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscDTSimplexQuadrature(dim, 2 * order, PETSCDTSIMPLEXQUAD_DEFAULT, q));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* p+1 Gauss points per direction */
+static PetscErrorCode FEGQuadratureGauss(PetscInt dim, PetscInt order, PetscQuadrature *q)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscDTGaussTensorQuadrature(dim, 1, order + 1, -1.0, 1.0, q));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the triangle rule times the Gauss rule, giving N_Q = 6, 18, 48, 80, 150, 231, 336 for p = 1..7 (Krużel et al.,
+   Table 1) */
+static PetscErrorCode FEGQuadraturePrism(PetscInt dim, PetscInt order, PetscQuadrature *q)
+{
+  PetscQuadrature qt, ql;
+
+  PetscFunctionBegin;
+  PetscCall(PetscDTSimplexQuadrature(2, 2 * order, PETSCDTSIMPLEXQUAD_DEFAULT, &qt));
+  PetscCall(PetscDTGaussTensorQuadrature(1, 1, order + 1, -1.0, 1.0, &ql));
+  /* the tensor product insists on equal recorded orders; both are exact to degree 2p at least */
+  PetscCall(PetscQuadratureSetOrder(qt, 2 * order));
+  PetscCall(PetscQuadratureSetOrder(ql, 2 * order));
+  PetscCall(PetscDTTensorQuadratureCreate(qt, ql, q));
+  PetscCall(PetscQuadratureDestroy(&qt));
+  PetscCall(PetscQuadratureDestroy(&ql));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const FEGCellInfo FEGCellInfos[] = {
+  {DM_POLYTOPE_TRIANGLE,      "tri",   "triangles",      2, 3, PETSC_TRUE,  PETSC_FALSE, 8, NULL,                                                                                                                                        FEGQuadratureSimplex, 2, FEGBoxSplitTriangle     },
+  {DM_POLYTOPE_QUADRILATERAL, "quad",  "quadrilaterals", 2, 4, PETSC_FALSE, PETSC_TRUE,  8, NULL,                                                                                                                                        FEGQuadratureGauss,   1, FEGBoxSplitQuadrilateral},
+  {DM_POLYTOPE_TETRAHEDRON,   "tet",   "tetrahedra",     3, 4, PETSC_TRUE,  PETSC_FALSE, 8, NULL,                                                                                                                                        FEGQuadratureSimplex, 6, FEGBoxSplitTetrahedron  },
+  {DM_POLYTOPE_HEXAHEDRON,    "hex",   "hexahedra",      3, 8, PETSC_FALSE, PETSC_TRUE,  8, NULL,                                                                                                                                        FEGQuadratureGauss,   1, FEGBoxSplitHexahedron   },
+  {DM_POLYTOPE_TRI_PRISM,     "prism", "prisms",         3, 6, PETSC_FALSE, PETSC_FALSE, 1, "PETSc (3.18 to 3.22) builds sections per depth and gives the quadrilateral faces of a prism no dofs, so the space would not be conforming", FEGQuadraturePrism,   2, FEGBoxSplitPrism        }
+};
+const PetscInt    FEGNumCellInfos = (PetscInt)(sizeof(FEGCellInfos) / sizeof(FEGCellInfos[0]));
+const char *const FEGCellNames[]  = {"tri", "quad", "tet", "hex", "prism", "FEGCellType", "FEG_CELL_", NULL};
+
+/* The table's entry for a cell type, or an error naming the supported ones */
+PetscErrorCode FEGCellInfoGet(MPI_Comm comm, DMPolytopeType ct, const FEGCellInfo **info)
+{
+  PetscFunctionBegin;
+  *info = NULL;
+  for (PetscInt i = 0; i < FEGNumCellInfos; i++)
+    if (FEGCellInfos[i].ct == ct) *info = &FEGCellInfos[i];
+  PetscCheck(*info, comm, PETSC_ERR_ARG_WRONG, "Cell type %s is not supported: fegpu supports triangle, quadrilateral, tetrahedron, hexahedron and triangular_prism", ct >= 0 && ct < DM_NUM_POLYTOPES ? DMPolytopeTypes[ct] : "unknown");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
