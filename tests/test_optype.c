@@ -1,0 +1,244 @@
+/* An application registers an operator type of its own with FEGOpRegister(), written against fegpu's private API
+   (<fegpu/private/fegopimpl.h>): element matrices kept element by element and applied through the element-local
+   shell. Selected with -feg_strategy through a DM and a KSP, it solves the same problem as the assembled operator.
+   fegtest: nsize 1 2 */
+#include <stdio.h>
+#include <stdlib.h>
+#include "fegtest.h"
+#include <fegpu/private/fegopimpl.h>
+
+/* ------------------------------------------------------------------------------------ the application's type */
+typedef struct {
+  PetscScalar *Ke;
+  PetscInt     applies;
+} MyOp;
+
+static PetscErrorCode MySetUp(FEGOp op)
+{
+  MyOp *my = (MyOp *)op->data;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1((size_t)op->disc.Ne * op->disc.Nb * op->disc.Nb, &my->Ke));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MyAssemble(FEGOp op, Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(FEGOpElementMatrices(op, ((MyOp *)op->data)->Ke));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MyElemApply(FEGOp op, PetscInt e, const PetscScalar xe[], PetscScalar ye[], PetscBool transpose)
+{
+  const PetscInt     Nb = op->disc.Nb;
+  const PetscScalar *K  = &((MyOp *)op->data)->Ke[(size_t)e * Nb * Nb];
+
+  PetscFunctionBegin;
+  for (PetscInt a = 0; a < Nb; a++) {
+    ye[a] = 0.0;
+    for (PetscInt b = 0; b < Nb; b++) ye[a] += (transpose ? K[b * Nb + a] : K[a * Nb + b]) * xe[b];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MyElemDiag(FEGOp op, PetscInt e, PetscScalar de[])
+{
+  const PetscInt     Nb = op->disc.Nb;
+  const PetscScalar *K  = &((MyOp *)op->data)->Ke[(size_t)e * Nb * Nb];
+
+  PetscFunctionBegin;
+  for (PetscInt a = 0; a < Nb; a++) de[a] = K[a * Nb + a];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MyApply(FEGOp op, Vec x, Vec y, PetscBool add)
+{
+  PetscFunctionBegin;
+  ((MyOp *)op->data)->applies++;
+  PetscCall(FEGOpApplyElementLocal(op, MyElemApply, x, y, PETSC_FALSE, add));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MyDiagonal(FEGOp op, Vec d)
+{
+  PetscFunctionBegin;
+  PetscCall(FEGOpDiagonalElementLocal(op, MyElemDiag, d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MyView(FEGOp op, PetscViewer viewer)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscViewerASCIIPrintf(viewer, "my operator: %" PetscInt_FMT " applications\n", ((MyOp *)op->data)->applies));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MyDestroy(FEGOp op)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(((MyOp *)op->data)->Ke));
+  PetscCall(PetscFree(op->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MyCreate(FEGOp op)
+{
+  MyOp *my;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&my));
+  op->data             = my;
+  op->ops->setup       = MySetUp;
+  op->ops->assemble    = MyAssemble;
+  op->ops->apply       = MyApply;
+  op->ops->getdiagonal = MyDiagonal;
+  op->ops->view        = MyView;
+  op->ops->destroy     = MyDestroy;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------------------------- tests */
+static PetscErrorCode exact(PetscInt dim, PetscReal t, const PetscReal x[], PetscInt Nc, PetscScalar *u, void *ctx)
+{
+  u[0] = 1.0 + x[0] * x[0] - 0.5 * x[1] + (dim == 3 ? x[2] * x[1] : 0.0);
+  return PETSC_SUCCESS;
+}
+
+/* -div(K grad u) + u = 1 with u = exact on the boundary, solved by CG + Jacobi on the DM's operator of type (from
+   -feg_strategy through the form's prefix); the solution, iterations and the operator's type */
+static PetscErrorCode mesh(DMPolytopeType ct, DM *dm)
+{
+  const PetscInt faces[3] = {4, 4, 4};
+  DMLabel        label;
+  PetscInt       id = 1;
+
+  PetscFunctionBegin;
+  PetscCall(FEGCreateBoxMesh(PETSC_COMM_WORLD, ct, faces, NULL, NULL, 0.1, dm));
+  PetscCall(FEGSetUpDiscretization(*dm, 2, PETSC_TRUE, "u"));
+  PetscCall(DMGetLabel(*dm, "marker", &label));
+  PetscCall(DMAddBoundary(*dm, DM_BC_ESSENTIAL, "wall", label, 1, &id, 0, 0, NULL, (void (*)(void))exact, NULL, NULL, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode solve(DM dm, const char *type, Vec *sol, PetscInt *its, char *used, size_t len)
+{
+  const PetscScalar C[16] = {1.0, 0, 0, 0, 0, 1.0, 0.3, 0.1, 0, 0.3, 2.0, 0.2, 0, 0.1, 0.2, 1.5}, D[4] = {1, 0, 0, 0};
+  FEGForm           form;
+  KSP               ksp;
+  PC                pc;
+  Mat               A;
+  Vec               u;
+  FEGOpType         t;
+
+  PetscFunctionBegin;
+  PetscCall(FEGFormCreate(PETSC_COMM_WORLD, &form));
+  PetscCall(FEGFormSetConstant(form, C, D));
+  PetscCall(FEGFormSetOptionsPrefix(form, "my_"));
+  PetscCall(PetscOptionsSetValue(NULL, "-my_feg_strategy", type));
+  PetscCall(FEGDMSetForm(dm, form));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetDM(ksp, dm));
+  PetscCall(KSPSetType(ksp, KSPCG));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(KSPSetTolerances(ksp, 1e-12, 1e-50, PETSC_DEFAULT, 1000));
+  PetscCall(KSPSolve(ksp, NULL, NULL));
+  PetscCall(PetscOptionsClearValue(NULL, "-my_feg_strategy"));
+  PetscCall(KSPGetIterationNumber(ksp, its));
+  PetscCall(KSPGetSolution(ksp, &u));
+  PetscCall(VecDuplicate(u, sol));
+  PetscCall(VecCopy(u, *sol));
+  PetscCall(KSPGetOperators(ksp, &A, NULL));
+  PetscCall(FEGOperatorGetType(A, &t));
+  PetscCall(PetscStrncpy(used, t, len));
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(FEGFormDestroy(&form));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+START_TEST(test_registered_type_solves)
+{
+  const DMPolytopeType ct = _i ? DM_POLYTOPE_TETRAHEDRON : DM_POLYTOPE_QUADRILATERAL;
+  DM                   dm;
+  Vec                  xa, xm;
+  PetscInt             ia, im;
+  PetscReal            err;
+  char                 ta[64], tm[64];
+
+  TCHK(FEGOpRegister("mylma", MyCreate));
+  TCHK(mesh(ct, &dm));
+  TCHK(solve(dm, FEGOPADDTO, &xa, &ia, ta, sizeof(ta)));
+  TCHK(solve(dm, "mylma", &xm, &im, tm, sizeof(tm)));
+  ck_assert_msg(!strcmp(tm, "mylma") && !strcmp(ta, FEGOPADDTO), "operators of types %s and %s, expected mylma and addto", tm, ta);
+  TCHK(fegtest_vecdiff(xm, xa, &err));
+  ck_assert_msg(err < 1e-10, "%s: the registered type's solution differs from addto's by %g", DMPolytopeTypes[ct], (double)err);
+  ck_assert_msg(im == ia, "%s: CG took %d iterations with the registered type, %d with addto", DMPolytopeTypes[ct], (int)im, (int)ia);
+  TCHK(VecDestroy(&xa));
+  TCHK(VecDestroy(&xm));
+  TCHK(DMDestroy(&dm));
+}
+END_TEST
+
+/* the type's own view is part of FEGOpView(), and the operator it makes is a shell calling its apply */
+START_TEST(test_registered_type_object)
+{
+  DM          dm;
+  FEGForm     form;
+  FEGOp       op;
+  Mat         A;
+  Vec         x, y;
+  PetscViewer viewer;
+  char       *out = NULL;
+  size_t      len = 0;
+  FILE       *f;
+  PetscMPIInt rank;
+  MyOp       *my;
+
+  TCHK(FEGOpRegister("mylma", MyCreate));
+  TCHK(fegtest_setup(PETSC_COMM_WORLD, DM_POLYTOPE_TRIANGLE, 1, PETSC_TRUE, PETSC_FALSE, 3, &dm));
+  TCHK(fegtest_form(PETSC_COMM_WORLD, NULL, NULL, PETSC_FALSE, &form));
+  TCHK(FEGOpCreate(PETSC_COMM_WORLD, &op));
+  TCHK(FEGOpSetDM(op, dm));
+  TCHK(FEGOpSetForm(op, form));
+  TCHK(FEGOpSetType(op, "mylma"));
+  TCHK(FEGOpCreateMat(op, &A));
+  TCHK(MatCreateVecs(A, &x, &y));
+  TCHK(VecSet(x, 1.0));
+  TCHK(MatMult(A, x, y));
+  TCHK(MatMult(A, x, y));
+  my = (MyOp *)op->data;
+  ck_assert_int_eq((int)my->applies, 2);
+  f = open_memstream(&out, &len);
+  ck_assert(f != NULL);
+  TCHK(PetscViewerASCIIOpenWithFILE(PETSC_COMM_WORLD, f, &viewer));
+  TCHK(FEGOpView(op, viewer));
+  TCHK(PetscViewerDestroy(&viewer));
+  fclose(f);
+  MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+  if (!rank) ck_assert_msg(strstr(out, "type: mylma") && strstr(out, "my operator: 2 applications"), "view of the registered type: %s", out);
+  free(out);
+  TCHK(VecDestroy(&x));
+  TCHK(VecDestroy(&y));
+  TCHK(MatDestroy(&A));
+  TCHK(FEGOpDestroy(&op));
+  TCHK(FEGFormDestroy(&form));
+  TCHK(DMDestroy(&dm));
+}
+END_TEST
+
+static void add_tests(Suite *s)
+{
+  TCase *tc;
+
+  tc = tcase_create("register");
+  tcase_set_timeout(tc, 600);
+  tcase_add_loop_test(tc, test_registered_type_solves, 0, 2);
+  tcase_add_test(tc, test_registered_type_object);
+  suite_add_tcase(s, tc);
+}
+
+int main(int argc, char **argv)
+{
+  return fegtest_main(argc, argv, "optype", add_tests);
+}
