@@ -390,6 +390,131 @@ START_TEST(test_gpu_parallel)
 }
 END_TEST
 
+/* Shells on the GPU give PCs that need values an assembled matrix on the device: lma from its device element matrices
+   (MatSetValuesCOO in their interleaved order), matfree by the GPU addto; both equal the host's assembled matrix,
+   and CG with ILU or GAMG gives the host's solution */
+static PetscErrorCode pmat_matrix(FEGOpType type, PetscReal *err)
+{
+  DM      dm[2], aux[2];
+  Vec     ax[2];
+  FEGForm f[2];
+  Mat     A[2], P, C;
+
+  PetscFunctionBegin;
+  for (int g = 0; g < 2; g++) {
+    PetscCall(build(PETSC_COMM_SELF, DM_POLYTOPE_TETRAHEDRON, 2, PETSC_TRUE, (PetscBool)g, PETSC_FALSE, &dm[g], &aux[g], &ax[g], &f[g]));
+    PetscCall(fegtest_operator(dm[g], f[g], g ? type : FEGOPADDTO, &A[g]));
+  }
+  PetscCall(FEGOperatorGetPmat(A[1], &P));
+  PetscCall(MatConvert(P, MATAIJ, MAT_INITIAL_MATRIX, &C));
+  PetscCall(fegtest_matdiff(C, A[0], err));
+  PetscCall(MatDestroy(&C));
+  for (int g = 0; g < 2; g++) {
+    PetscCall(MatDestroy(&A[g]));
+    PetscCall(destroy(&dm[g], &aux[g], &ax[g], &f[g]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode pmat_solve(PetscBool gpu, FEGOpType type, PCType pctype, Vec *xout)
+{
+  const PetscScalar  Csym[16] = {1.0, 0, 0, 0, 0, 1.0, 0.3, 0.1, 0, 0.3, 2.0, 0.2, 0, 0.1, 0.2, 1.5}, D[4] = {1, 0.5, 0, 0};
+  DM                 dm;
+  FEGForm            form;
+  KSP                ksp;
+  PC                 pc;
+  Vec                x;
+  KSPConvergedReason reason;
+
+  PetscFunctionBegin;
+  PetscCall(fegtest_setup(PETSC_COMM_SELF, DM_POLYTOPE_TETRAHEDRON, 2, PETSC_TRUE, PETSC_TRUE, 3, &dm));
+  if (gpu) PetscCall(DMSetVecType(dm, VECCUDA));
+  PetscCall(FEGFormCreate(PETSC_COMM_SELF, &form));
+  PetscCall(FEGFormSetConstant(form, Csym, D));
+  PetscCall(FEGFormSetOptionsPrefix(form, "pm_"));
+  PetscCall(PetscOptionsSetValue(NULL, "-pm_feg_strategy", type));
+  PetscCall(FEGDMSetForm(dm, form));
+  PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+  PetscCall(KSPSetDM(ksp, dm));
+  PetscCall(KSPSetType(ksp, KSPCG));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, pctype));
+  PetscCall(KSPSetTolerances(ksp, 1e-12, 1e-50, PETSC_DEFAULT, 1000));
+  PetscCall(KSPSolve(ksp, NULL, NULL));
+  PetscCall(PetscOptionsClearValue(NULL, "-pm_feg_strategy"));
+  PetscCall(KSPGetConvergedReason(ksp, &reason));
+  PetscCheck(reason > 0, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "%s with %s did not converge: %s", type, pctype, KSPConvergedReasons[reason]);
+  PetscCall(KSPGetSolution(ksp, &x));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, 1, xout));
+  PetscCall(VecDestroy(xout));
+  {
+    PetscInt n;
+
+    PetscCall(VecGetSize(x, &n));
+    PetscCall(VecCreateSeq(PETSC_COMM_SELF, n, xout));
+    PetscCall(VecCopy(x, *xout));
+  }
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(FEGFormDestroy(&form));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+START_TEST(test_gpu_pmat)
+{
+  const FEGOpType types[2] = {FEGOPLMA, FEGOPMATFREE};
+  const PCType    pcs[2]   = {PCILU, PCGAMG};
+  PetscMPIInt     size;
+
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size > 1) return;
+  for (int t = 0; t < 2; t++) {
+    PetscReal err;
+
+    TCHK(pmat_matrix(types[t], &err));
+    ck_assert_msg(err < 1e-12, "GPU %s: the preconditioning matrix differs from the host's assembled matrix by %g", types[t], (double)err);
+    for (int p = 0; p < 2; p++) {
+      Vec xh, xg;
+
+      TCHK(pmat_solve(PETSC_FALSE, types[t], pcs[p], &xh));
+      TCHK(pmat_solve(PETSC_TRUE, types[t], pcs[p], &xg));
+      TCHK(fegtest_vecdiff(xg, xh, &err));
+      ck_assert_msg(err < 1e-9, "GPU %s with %s: solution differs from the host's by %g", types[t], pcs[p], (double)err);
+      TCHK(VecDestroy(&xh));
+      TCHK(VecDestroy(&xg));
+    }
+  }
+}
+END_TEST
+
+/* a registered type without a GPU implementation is refused on CUDA vectors, with its name */
+static PetscErrorCode NoDeviceCreate(FEGOp op)
+{
+  return PETSC_SUCCESS;
+}
+
+START_TEST(test_gpu_type_without_device)
+{
+  DM             dm, auxdm;
+  Vec            aux;
+  FEGForm        form;
+  Mat            A;
+  fegtest_err    e = {"", 0};
+  PetscErrorCode ierr;
+  PetscMPIInt    size;
+
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size > 1) return;
+  TCHK(FEGOpRegister("hostonly", NoDeviceCreate));
+  TCHK(build(PETSC_COMM_SELF, DM_POLYTOPE_TRIANGLE, 1, PETSC_TRUE, PETSC_TRUE, PETSC_FALSE, &dm, &auxdm, &aux, &form));
+  TCHK(PetscPushErrorHandler(fegtest_errhandler, &e));
+  ierr = fegtest_operator(dm, form, "hostonly", &A);
+  TCHK(PetscPopErrorHandler());
+  ck_assert_msg(ierr == PETSC_ERR_SUP && strstr(e.msg, "Operator type hostonly has no GPU implementation"), "error %d: %s", (int)ierr, e.msg);
+  TCHK(destroy(&dm, &auxdm, &aux, &form));
+}
+END_TEST
+
 static void add_tests(Suite *s)
 {
   TCase *tc;
@@ -410,6 +535,11 @@ static void add_tests(Suite *s)
   tc = tcase_create("solve");
   tcase_set_timeout(tc, 900);
   tcase_add_loop_test(tc, test_gpu_solve_no_copies, 0, 2);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("pmat");
+  tcase_set_timeout(tc, 900);
+  tcase_add_test(tc, test_gpu_pmat);
+  tcase_add_test(tc, test_gpu_type_without_device);
   suite_add_tcase(s, tc);
   tc = tcase_create("parallel");
   tcase_set_timeout(tc, 900);
