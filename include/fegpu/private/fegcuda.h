@@ -101,6 +101,13 @@ static __device__ __forceinline__ void FEGCoeffAt(const FEGDevCoeff &c, int Nq, 
   if (c.mode == FEG_DEV_COEFF_LINEAR) FEGCoeffLinearAt(c.Nw, c.NbA, c.TA + (size_t)q * c.NbA * c.Nw, c.aux, c.aidx + (size_t)e * c.NbA, c.A, c.Bl, C, wantD ? D : NULL, NULL);
 }
 
+/* Chat for a kernel that knows the dimension only at run time: the shared function with a compile-time dimension */
+static __device__ __forceinline__ void FEGChatDev(int dim, const double C[16], const double *invJ, double wdet, double Ch[4][4])
+{
+  if (dim == 2) FEGChat(2, C, invJ, wdet, Ch);
+  else FEGChat(3, C, invJ, wdet, Ch);
+}
+
 /* the geometry (invJ, then det J) of point q of element e */
 static __device__ __forceinline__ const double *FEGDevGeo(const FEGDevDisc &d, int e, int q)
 {

@@ -332,22 +332,16 @@ FEG_INLINE double FEGRefOpDiagEntry(int nops, const double *G, const double *Op,
 }
 
 /* -------------------------------------------------------------------------------------- matrix-free: sumfact */
-/* One stage of sum factorisation: out[(i0*NO+i)*inner+i1] (+)= sum_a M[i*NA+a] in[(i0*NA+a)*inner+i1], for the
-   outputs t = t0, t0 + dt, ... of nel elements whose buffers lie st apart (host: t0 = 0, dt = 1, nel = 1; device:
-   the threads of a block sweep the elements it holds) */
-FEG_INLINE void FEGContract(const double *in, double *out, const double *M, int NA, int NO, int n0, int inner, int nel, size_t st, int add, int t0, int dt)
+/* One output of a stage of sum factorisation, out[rr] (+)= sum_a M[i*NA+a] in[(i0*NA+a)*inner+i1] with
+   rr = (i0*NO+i)*inner+i1: the host sweeps the outputs of an element, the device's threads those of several elements */
+FEG_INLINE double FEGContractEntry(const double *in, const double *M, int NA, int NO, int inner, int rr, double s)
 {
-  const int per = n0 * NO * inner;
+  const int     i1 = rr % inner, i = (rr / inner) % NO, i0 = rr / (inner * NO);
+  const double *ip = in + i0 * NA * inner + i1, *mp = M + i * NA;
 
-  for (int t = t0; t < nel * per; t += dt) {
-    const int     el = t / per, rr = t % per, i1 = rr % inner, i = (rr / inner) % NO, i0 = rr / (inner * NO);
-    const double *ip = in + (size_t)el * st + i0 * NA * inner + i1, *mp = M + i * NA;
-    double        s = add ? out[(size_t)el * st + rr] : 0.0;
-
-    FEG_UNROLL
-    for (int a = 0; a < NA; a++) s += mp[a] * ip[a * inner];
-    out[(size_t)el * st + rr] = s;
-  }
+  FEG_UNROLL
+  for (int a = 0; a < NA; a++) s += mp[a] * ip[a * inner];
+  return s;
 }
 
 /* diagonal entry of lexicographic node l: the stored pairs c[m*stride + lq] at each lexicographic Gauss point lq

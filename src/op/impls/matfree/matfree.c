@@ -116,7 +116,7 @@ static PetscErrorCode FEGMatFreeBuildRefOps(FEGDisc *d, FEGOp_MatFree *mf)
 /* out[(i0*NO+i)*inner+i1] (+)= sum_a M[i*NA+a] in[(i0*NA+a)*inner+i1] for one element */
 static inline void FEGContract1(const PetscScalar *in, PetscScalar *out, const PetscReal *M, PetscInt n0, PetscInt NA, PetscInt NO, PetscInt inner, PetscBool add)
 {
-  FEGContract(in, out, M, (int)NA, (int)NO, (int)n0, (int)inner, 1, 0, add, 0, 1);
+  for (PetscInt rr = 0; rr < n0 * NO * inner; rr++) out[rr] = FEGContractEntry(in, M, (int)NA, (int)NO, (int)inner, (int)rr, add ? out[rr] : 0.0);
 }
 
 static PetscErrorCode FEGElemApply_SumFact(FEGOp op, PetscInt e, const PetscScalar xe[], PetscScalar ye[], PetscBool transpose)

@@ -5,12 +5,13 @@
 #include <petscdevice_cuda.h>
 #include "matfreecuda.h"
 
-template <int NBM>
+template <int NBM, int DIM>
 static __global__ void FEGMatFree_Kernel(const FEGDevDisc d, const double *__restrict__ Cq, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf, int diag)
 {
-  const int e = blockIdx.x * blockDim.x + threadIdx.x;
+  constexpr int Nd = DIM + 1, NC = Nd * Nd;
+  const int     e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= d.Ne) return;
-  const int Nb = d.Nb, Nd = d.dim + 1, NC = Nd * Nd, KK = d.Nq * Nd;
+  const int Nb = d.Nb, KK = d.Nq * Nd;
   double    xe[NBM], ye[NBM];
 
   for (int b = 0; b < Nb; b++) {
@@ -43,11 +44,17 @@ PetscErrorCode FEGDevQPApply(const FEGDevDisc *d, const double *Cq, const double
 
   PetscFunctionBegin;
   if (d->Ne) {
-    if (d->Nb <= 8) FEGMatFree_Kernel<8><<<nb, nt>>>(*d, Cq, x, y, transpose, yb, diag);
-    else if (d->Nb <= 32) FEGMatFree_Kernel<32><<<nb, nt>>>(*d, Cq, x, y, transpose, yb, diag);
-    else if (d->Nb <= 128) FEGMatFree_Kernel<128><<<nb, nt>>>(*d, Cq, x, y, transpose, yb, diag);
-    else if (d->Nb <= 512) FEGMatFree_Kernel<512><<<nb, nt>>>(*d, Cq, x, y, transpose, yb, diag);
-    else FEGMatFree_Kernel<1024><<<nb, nt>>>(*d, Cq, x, y, transpose, yb, diag);
+#define FEG_QP_LAUNCH(NBM) \
+  do { \
+    if (d->dim == 2) FEGMatFree_Kernel<NBM, 2><<<nb, nt>>>(*d, Cq, x, y, transpose, yb, diag); \
+    else FEGMatFree_Kernel<NBM, 3><<<nb, nt>>>(*d, Cq, x, y, transpose, yb, diag); \
+  } while (0)
+    if (d->Nb <= 8) FEG_QP_LAUNCH(8);
+    else if (d->Nb <= 32) FEG_QP_LAUNCH(32);
+    else if (d->Nb <= 128) FEG_QP_LAUNCH(128);
+    else if (d->Nb <= 512) FEG_QP_LAUNCH(512);
+    else FEG_QP_LAUNCH(1024);
+#undef FEG_QP_LAUNCH
     PetscCallCUDA(cudaPeekAtLastError());
   }
   if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
@@ -69,7 +76,7 @@ static __global__ void FEGMatFreeFactors_Kernel(const FEGDevDisc d, const FEGDev
   double        C[16], D[4], Ch[4][4];
 
   FEGCoeffAt(c, d.Nq, e, q, C, D, false);
-  FEGChat(dim, C, g, (perQP ? d.qw[q] : 1.0) * g[dim * dim], Ch);
+  FEGChatDev(dim, C, g, (perQP ? d.qw[q] : 1.0) * g[dim * dim], Ch);
   for (int m = 0; m < np; m++) {
     if (perQP) out[((size_t)e * np + m) * nl + l] = Ch[pp.pr[m]][pp.ps[m]];
     else out[(size_t)e * np + m] = Ch[pp.pr[m]][pp.ps[m]];

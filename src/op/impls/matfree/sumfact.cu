@@ -1,5 +1,5 @@
 /* matfree on the GPU, sum factorisation for quadrilaterals and hexahedra: the 1D contractions and the point
-   application are fegpoint.h's FEGContract() and FEGMFPointApply(), shared with the host (matfree.c) */
+   application are fegpoint.h's FEGContractEntry() and FEGMFPointApply(), shared with the host (matfree.c) */
 #include <petscdevice_cuda.h>
 #include "matfreecuda.h"
 
@@ -14,11 +14,17 @@ static __device__ __forceinline__ void FEGPointApply(const double *c, int stride
   FEGMFPointApply(DIM, KIND, c, stride, u, v, transpose);
 }
 
-/* out[(i0*NO+i)*inner+i1] (+)= sum_a M[i*NA+a] in[(i0*NA+a)*inner+i1] for each of neb elements (buffer stride st) */
+/* out[(i0*NO+i)*inner+i1] (+)= sum_a M[i*NA+a] in[(i0*NA+a)*inner+i1] for each of neb elements (buffer stride st),
+   the block's threads sweeping the outputs */
 template <int NA, int NO>
 static __device__ __forceinline__ void FEGContractDev(const double *in, double *out, const double *M, int n0, int inner, int st, int neb, bool add)
 {
-  FEGContract(in, out, M, NA, NO, n0, inner, neb, st, add, threadIdx.x, blockDim.x);
+  const int per = n0 * NO * inner;
+  for (int t = threadIdx.x; t < neb * per; t += blockDim.x) {
+    const int el = t / per, rr = t % per;
+
+    out[(size_t)el * st + rr] = FEGContractEntry(in + (size_t)el * st, M, NA, NO, inner, rr, add ? out[(size_t)el * st + rr] : 0.0);
+  }
 }
 
 template <int DIM, int P, int Q>

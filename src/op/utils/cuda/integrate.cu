@@ -11,7 +11,8 @@
 /* Physical value and gradient of basis function b at quadrature point q: phi[0..dim] */
 static __device__ __forceinline__ void FEGPhi(const FEGDevDisc &d, int dim, const double *invJ, int q, int b, double phi[4])
 {
-  FEGPhysical(dim, d.B[q * d.Nb + b], &d.D[(q * d.Nb + b) * dim], invJ, phi);
+  if (dim == 2) FEGPhysical(2, d.B[q * d.Nb + b], &d.D[(q * d.Nb + b) * 2], invJ, phi);
+  else FEGPhysical(3, d.B[q * d.Nb + b], &d.D[(q * d.Nb + b) * 3], invJ, phi);
 }
 
 static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDevOutput &o, int e, int a, int b, double K)
@@ -174,7 +175,7 @@ static __global__ void FEGGemmU_Kernel(const FEGDevDisc d, const FEGDevCoeff c, 
   double        C[16], D[4], Ch[4][4];
 
   FEGCoeffAt(c, d.Nq, e, q, C, D, false);
-  FEGChat(dim, C, g, wdet, Ch);
+  FEGChatDev(dim, C, g, wdet, Ch);
   for (int b = 0; b < d.Nb; b++) {
     const double *Rb = d.R + (size_t)b * KK + q * Nd;
     for (int s = 0; s < Nd; s++) {
@@ -207,7 +208,7 @@ static __global__ void FEGGemmChat_Kernel(const FEGDevDisc d, const FEGDevCoeff 
   double        C[16], D[4], Ch[4][4];
 
   FEGCoeffAt(c, d.Nq, e, q, C, D, false);
-  FEGChat(dim, C, g, d.qw[q] * g[dim * dim], Ch);
+  FEGChatDev(dim, C, g, d.qw[q] * g[dim * dim], Ch);
   for (int r = 0; r < Nd; r++)
     for (int s = 0; s < Nd; s++) A[((size_t)q * Nd * Nd + r * Nd + s) * Ec + i] = Ch[r][s];
 }
