@@ -2,60 +2,47 @@
    a reference to its FEGOp (composed as "FEGOp"), so FEGCreateOperator() can hand out the Mat alone. */
 #include <fegpu/private/fegopimpl.h>
 
-static PetscErrorCode FEGShellOp(Mat A, FEGOp *op)
+/* y (+)= A x or A^T x through the type's apply or applytranspose */
+static PetscErrorCode FEGShellProduct(Mat A, Vec x, Vec y, PetscBool transpose, PetscBool add)
 {
+  FEGOp op;
+
   PetscFunctionBegin;
-  PetscCall(MatShellGetContext(A, op));
+  PetscCall(MatShellGetContext(A, &op));
+  PetscCall(PetscLogEventBegin(FEG_Apply, A, x, y, 0));
+  if (transpose) PetscUseTypeMethod(op, applytranspose, x, y, add);
+  else PetscUseTypeMethod(op, apply, x, y, add);
+  PetscCall(PetscLogEventEnd(FEG_Apply, A, x, y, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatMult_FEGOp(Mat A, Vec x, Vec y)
 {
-  FEGOp op;
-
   PetscFunctionBegin;
-  PetscCall(FEGShellOp(A, &op));
-  PetscCall(PetscLogEventBegin(FEG_Apply, A, x, y, 0));
-  PetscUseTypeMethod(op, apply, x, y, PETSC_FALSE);
-  PetscCall(PetscLogEventEnd(FEG_Apply, A, x, y, 0));
+  PetscCall(FEGShellProduct(A, x, y, PETSC_FALSE, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatMultAdd_FEGOp(Mat A, Vec x, Vec y, Vec z)
 {
-  FEGOp op;
-
   PetscFunctionBegin;
-  PetscCall(FEGShellOp(A, &op));
   if (z != y) PetscCall(VecCopy(y, z));
-  PetscCall(PetscLogEventBegin(FEG_Apply, A, x, z, 0));
-  PetscUseTypeMethod(op, apply, x, z, PETSC_TRUE);
-  PetscCall(PetscLogEventEnd(FEG_Apply, A, x, z, 0));
+  PetscCall(FEGShellProduct(A, x, z, PETSC_FALSE, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatMultTranspose_FEGOp(Mat A, Vec x, Vec y)
 {
-  FEGOp op;
-
   PetscFunctionBegin;
-  PetscCall(FEGShellOp(A, &op));
-  PetscCall(PetscLogEventBegin(FEG_Apply, A, x, y, 0));
-  PetscUseTypeMethod(op, applytranspose, x, y, PETSC_FALSE);
-  PetscCall(PetscLogEventEnd(FEG_Apply, A, x, y, 0));
+  PetscCall(FEGShellProduct(A, x, y, PETSC_TRUE, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatMultTransposeAdd_FEGOp(Mat A, Vec x, Vec y, Vec z)
 {
-  FEGOp op;
-
   PetscFunctionBegin;
-  PetscCall(FEGShellOp(A, &op));
   if (z != y) PetscCall(VecCopy(y, z));
-  PetscCall(PetscLogEventBegin(FEG_Apply, A, x, z, 0));
-  PetscUseTypeMethod(op, applytranspose, x, z, PETSC_TRUE);
-  PetscCall(PetscLogEventEnd(FEG_Apply, A, x, z, 0));
+  PetscCall(FEGShellProduct(A, x, z, PETSC_TRUE, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -64,7 +51,7 @@ static PetscErrorCode MatGetDiagonal_FEGOp(Mat A, Vec d)
   FEGOp op;
 
   PetscFunctionBegin;
-  PetscCall(FEGShellOp(A, &op));
+  PetscCall(MatShellGetContext(A, &op));
   PetscUseTypeMethod(op, getdiagonal, d);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -74,7 +61,7 @@ static PetscErrorCode MatView_FEGOp(Mat A, PetscViewer viewer)
   FEGOp op;
 
   PetscFunctionBegin;
-  PetscCall(FEGShellOp(A, &op));
+  PetscCall(MatShellGetContext(A, &op));
   PetscCall(FEGOpView(op, viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
