@@ -50,6 +50,7 @@ PETSC_INTERN PetscErrorCode FEGOpGetPmat_Private(FEGOp, Mat *);
 PETSC_INTERN PetscErrorCode FEGOpSetFromOptions_Private(FEGOp, PetscBool);
 PETSC_INTERN PetscErrorCode FEGOpIsStale_Private(FEGOp, FEGForm, PetscBool *);
 PETSC_INTERN PetscErrorCode FEGOpAssembleMat_Private(FEGOp, Mat);
+PETSC_INTERN PetscErrorCode FEGCreateOperator_Private(DM, FEGForm, const char[], FEGOpType, Mat *);
 
 /* ---------------------------------------------------------------------------- private API for operator types */
 /* Element-local operators on the host: y (+)= A x or A^T x by gathering each element's values, applying the element

@@ -28,18 +28,10 @@ static PetscErrorCode FEGKSPAssemble_Private(DM dm, FEGForm form, Mat M)
     if (stale) PetscCall(FEGOperatorAssemble(M, form));
   } else {
     Mat         T;
-    FEGOp       top;
     const char *prefix;
 
-    PetscCall(FEGOpCreate(PetscObjectComm((PetscObject)dm), &top));
-    PetscCall(FEGOpSetDM(top, dm));
-    PetscCall(FEGOpSetForm(top, form));
-    PetscCall(FEGOpSetType(top, FEGOPADDTO));
     PetscCall(PetscObjectGetOptionsPrefix((PetscObject)form, &prefix));
-    PetscCall(FEGOpSetOptionsPrefix(top, prefix));
-    PetscCall(FEGOpSetFromOptions_Private(top, PETSC_FALSE));
-    PetscCall(FEGOpCreateMat(top, &T));
-    PetscCall(FEGOpDestroy(&top));
+    PetscCall(FEGCreateOperator_Private(dm, form, prefix, FEGOPADDTO, &T));
     PetscCall(MatCopy(T, M, DIFFERENT_NONZERO_PATTERN));
     PetscCall(MatDestroy(&T));
   }

@@ -177,14 +177,27 @@ PetscErrorCode FEGCreateOperator(DM dm, FEGForm form, Mat *A)
   PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
   PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 2);
   FEGAssertPointer(A, 3);
+  PetscCall(PetscObjectGetOptionsPrefix((PetscObject)form, &prefix));
+  PetscCall(FEGCreateOperator_Private(dm, form, prefix, NULL, A));
+  PetscCall(FEGOperatorGetOp(*A, &op));
+  PetscCall(FEGOpViewFromOptions(op, NULL, "-feg_view"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The operator of form on dm, with the options of prefix; type NULL: from -feg_strategy (default addto), else that
+   type whatever -feg_strategy says (it chose another operator's type) */
+PetscErrorCode FEGCreateOperator_Private(DM dm, FEGForm form, const char prefix[], FEGOpType type, Mat *A)
+{
+  FEGOp op;
+
+  PetscFunctionBegin;
   PetscCall(FEGOpCreate(PetscObjectComm((PetscObject)dm), &op));
   PetscCall(FEGOpSetDM(op, dm));
   PetscCall(FEGOpSetForm(op, form));
-  PetscCall(PetscObjectGetOptionsPrefix((PetscObject)form, &prefix));
+  if (type) PetscCall(FEGOpSetType(op, type));
   PetscCall(FEGOpSetOptionsPrefix(op, prefix));
-  PetscCall(FEGOpSetFromOptions(op));
+  PetscCall(FEGOpSetFromOptions_Private(op, (PetscBool)!type));
   PetscCall(FEGOpCreateMat(op, A));
-  PetscCall(FEGOpViewFromOptions(op, NULL, "-feg_view"));
   PetscCall(FEGOpDestroy(&op));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -268,19 +281,10 @@ PetscErrorCode FEGOpGetPmat_Private(FEGOp op, Mat *P)
   PetscCheck(type != FEG_PMAT_LMA || op->ops->assemblevalues, PetscObjectComm((PetscObject)op), PETSC_ERR_SUP, "-feg_pmat lma assembles the element matrices the operator keeps, and a %s operator keeps none; use -feg_pmat addto", ((PetscObject)op)->type_name);
   if (type == FEG_PMAT_ADDTO) {
     if (!op->pmat) {
-      FEGOp       pop;
       const char *prefix;
 
-      PetscCall(FEGOpCreate(PetscObjectComm((PetscObject)op), &pop));
-      PetscCall(FEGOpSetDM(pop, op->dm));
-      PetscCall(FEGOpSetForm(pop, op->form));
-      PetscCall(FEGOpSetType(pop, FEGOPADDTO));
       PetscCall(PetscObjectGetOptionsPrefix((PetscObject)op, &prefix));
-      PetscCall(FEGOpSetOptionsPrefix(pop, prefix));
-      /* the addto options apply, -feg_strategy (which chose this operator's own type) does not */
-      PetscCall(FEGOpSetFromOptions_Private(pop, PETSC_FALSE));
-      PetscCall(FEGOpCreateMat(pop, &op->pmat));
-      PetscCall(FEGOpDestroy(&pop));
+      PetscCall(FEGCreateOperator_Private(op->dm, op->form, prefix, FEGOPADDTO, &op->pmat));
     } else {
       FEGOp pop;
 
