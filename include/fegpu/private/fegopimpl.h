@@ -85,4 +85,3 @@ typedef struct {
 } FEGTuning;
 PETSC_INTERN PetscErrorCode FEGTuningSetFromOptions(PetscOptionItems *, MPI_Comm, FEGTuning *);
 PETSC_INTERN PetscErrorCode FEGScatterSetFromOptions(PetscOptionItems *, FEGScatter *);
-PETSC_INTERN const char    *FEGTuningKernelName(PetscInt);

@@ -4,11 +4,6 @@
 const char *const        FEGScatters[]    = {"atomic", "gather", "FEGScatter", "FEG_SCATTER_", NULL};
 static const char *const FEGCudaKernels[] = {"auto", "thread", "block", "gemm", "FEGCudaKernel", "FEG_CUDA_KERNEL_", NULL};
 
-const char *FEGTuningKernelName(PetscInt k)
-{
-  return k >= 0 && k < 4 ? FEGCudaKernels[k] : "unknown";
-}
-
 /* -feg_lma_scatter: how GPU element-local operators (lma, matfree) add element results into the vector */
 PetscErrorCode FEGScatterSetFromOptions(PetscOptionItems *PetscOptionsObject, FEGScatter *scatter)
 {
