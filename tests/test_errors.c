@@ -187,6 +187,12 @@ static PetscErrorCode op_misuse(int what)
     PetscCall(FEGOpCreateMat(op, &A));
     PetscCall(FEGOperatorGetPmat(A, &P));
     break;
+  case 6: /* an assembled operator fills one matrix */
+    PetscCall(FEGOpSetDM(op, dm));
+    PetscCall(FEGOpSetForm(op, form));
+    PetscCall(FEGOpCreateMat(op, &A));
+    PetscCall(FEGOpCreateMat(op, &P));
+    break;
   default: /* a Mat fegpu did not make */
     PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, 2, 2, 1, NULL, &A));
     PetscCall(FEGOperatorAssemble(A, form));
@@ -206,7 +212,8 @@ START_TEST(test_op_misuse)
   EXPECT_ERROR(op_misuse(3), PETSC_ERR_ORDER, "The operator is set up as lma; its type cannot change to matfree");
   EXPECT_ERROR(op_misuse(4), PETSC_ERR_ARG_OUTOFRANGE, "Unknown preconditioning matrix type 9; allowed: auto, none, addto, lma");
   EXPECT_ERROR(op_misuse(5), PETSC_ERR_SUP, "-feg_pmat lma assembles the element matrices the operator keeps, and a matfree operator keeps none");
-  EXPECT_ERROR(op_misuse(6), PETSC_ERR_ARG_WRONG, "Mat was not created by FEGCreateOperator() or FEGOpCreateMat()");
+  EXPECT_ERROR(op_misuse(6), PETSC_ERR_ORDER, "An operator of type addto assembles into the one matrix it made");
+  EXPECT_ERROR(op_misuse(7), PETSC_ERR_ARG_WRONG, "Mat was not created by FEGCreateOperator() or FEGOpCreateMat()");
 }
 END_TEST
 

@@ -33,6 +33,7 @@ struct _p_FEGOp {
   FEGForm          form;
   FEGDisc          disc; /* built by FEGOpSetUp() before the type's setup */
   PetscBool        setupcalled;
+  PetscBool        hasmat;              /* FEGOpCreateMat() was called: an assembled type fills one matrix */
   const char      *backend;             /* "host" or "GPU", set by whoever installs the ops table */
   FEGPmatType      pmattype;            /* -feg_pmat */
   Mat              pmat;                /* assembled preconditioning matrix of a shell operator, made on demand */

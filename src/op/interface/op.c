@@ -139,7 +139,9 @@ PetscErrorCode FEGOpSetType(FEGOp op, FEGOpType type)
   }
   PetscTryTypeMethod(op, destroy);
   PetscCall(PetscMemzero(op->ops, sizeof(struct _FEGOpOps)));
-  op->data = NULL;
+  op->data   = NULL;
+  op->bytes  = 0;
+  op->stores = NULL;
   PetscCall(PetscObjectChangeTypeName((PetscObject)op, type));
   PetscCall((*create)(op));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -133,7 +133,9 @@ PetscErrorCode FEGOpCreateMat(FEGOp op, Mat *A)
   PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
   FEGAssertPointer(A, 2);
   PetscCall(FEGOpSetUp(op));
-  d = &op->disc;
+  PetscCheck(!op->hasmat || !op->ops->creatematrix, PetscObjectComm((PetscObject)op), PETSC_ERR_ORDER, "An operator of type %s assembles into the one matrix it made: create another operator for another matrix", ((PetscObject)op)->type_name);
+  op->hasmat = PETSC_TRUE;
+  d          = &op->disc;
   PetscCall(MatCreate(PetscObjectComm((PetscObject)op), A));
   PetscCall(MatSetSizes(*A, d->nglobal, d->nglobal, PETSC_DETERMINE, PETSC_DETERMINE));
   PetscCall(PetscLogEventBegin(FEG_Setup, op, *A, 0, 0));
