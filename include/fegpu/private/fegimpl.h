@@ -26,6 +26,7 @@ typedef struct {
   PetscErrorCode (*quadrature)(PetscInt, PetscInt, PetscQuadrature *); /* fegpu's rule for elements of order p */
   PetscInt boxCells;                                                   /* cells of the box mesh in each square or cube */
   void (*boxSplit)(const PetscInt corner[8], PetscInt cells[]);        /* those cells' vertices; corner[i + 2j + 4k] */
+  DMPolytopeType listedAs;                                             /* what PETSc's cell-list reader takes a cell of nverts vertices for */
 } FEGCellInfo;
 
 PETSC_INTERN const FEGCellInfo FEGCellInfos[];

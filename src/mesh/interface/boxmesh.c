@@ -179,16 +179,17 @@ PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt
       }
     }
   }
-  if (ct == DM_POLYTOPE_TRI_PRISM) {
+  if (cell->listedAs != cell->ct) {
     DM      idm;
     DMLabel ctl;
 
-    /* a 6-vertex cell is taken for a tensor prism unless the type is reset before interpolation */
+    /* the cell-list reader takes these cells for another type (a 6-vertex cell for a tensor prism): set the type
+       before interpolating */
     PetscCall(DMPlexCreateFromCellListPetsc(comm, dim, numCells, numVertices, cell->nverts, PETSC_FALSE, cells, dim, coords, dm));
     PetscCall(DMPlexGetCellTypeLabel(*dm, &ctl));
     for (PetscInt c = 0; c < numCells; c++) {
-      PetscCall(DMLabelClearValue(ctl, c, DM_POLYTOPE_TRI_PRISM_TENSOR));
-      PetscCall(DMPlexSetCellType(*dm, c, DM_POLYTOPE_TRI_PRISM));
+      PetscCall(DMLabelClearValue(ctl, c, cell->listedAs));
+      PetscCall(DMPlexSetCellType(*dm, c, cell->ct));
     }
     PetscCall(DMPlexInterpolate(*dm, &idm));
     PetscCall(DMPlexCopyCoordinates(*dm, idm));

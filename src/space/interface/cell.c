@@ -36,11 +36,11 @@ static PetscErrorCode FEGQuadraturePrism(PetscInt dim, PetscInt order, PetscQuad
 }
 
 const FEGCellInfo FEGCellInfos[] = {
-  {DM_POLYTOPE_TRIANGLE,      "tri",   "triangles",      2, 3, PETSC_TRUE,  PETSC_FALSE, 8, NULL,                                                                                                                                        FEGQuadratureSimplex, 2, FEGBoxSplitTriangle     },
-  {DM_POLYTOPE_QUADRILATERAL, "quad",  "quadrilaterals", 2, 4, PETSC_FALSE, PETSC_TRUE,  8, NULL,                                                                                                                                        FEGQuadratureGauss,   1, FEGBoxSplitQuadrilateral},
-  {DM_POLYTOPE_TETRAHEDRON,   "tet",   "tetrahedra",     3, 4, PETSC_TRUE,  PETSC_FALSE, 8, NULL,                                                                                                                                        FEGQuadratureSimplex, 6, FEGBoxSplitTetrahedron  },
-  {DM_POLYTOPE_HEXAHEDRON,    "hex",   "hexahedra",      3, 8, PETSC_FALSE, PETSC_TRUE,  8, NULL,                                                                                                                                        FEGQuadratureGauss,   1, FEGBoxSplitHexahedron   },
-  {DM_POLYTOPE_TRI_PRISM,     "prism", "prisms",         3, 6, PETSC_FALSE, PETSC_FALSE, 1, "PETSc (3.18 to 3.22) builds sections per depth and gives the quadrilateral faces of a prism no dofs, so the space would not be conforming", FEGQuadraturePrism,   2, FEGBoxSplitPrism        }
+  {DM_POLYTOPE_TRIANGLE,      "tri",   "triangles",      2, 3, PETSC_TRUE,  PETSC_FALSE, 8, NULL,                                                                                                                                        FEGQuadratureSimplex, 2, FEGBoxSplitTriangle,      DM_POLYTOPE_TRIANGLE        },
+  {DM_POLYTOPE_QUADRILATERAL, "quad",  "quadrilaterals", 2, 4, PETSC_FALSE, PETSC_TRUE,  8, NULL,                                                                                                                                        FEGQuadratureGauss,   1, FEGBoxSplitQuadrilateral, DM_POLYTOPE_QUADRILATERAL   },
+  {DM_POLYTOPE_TETRAHEDRON,   "tet",   "tetrahedra",     3, 4, PETSC_TRUE,  PETSC_FALSE, 8, NULL,                                                                                                                                        FEGQuadratureSimplex, 6, FEGBoxSplitTetrahedron,   DM_POLYTOPE_TETRAHEDRON     },
+  {DM_POLYTOPE_HEXAHEDRON,    "hex",   "hexahedra",      3, 8, PETSC_FALSE, PETSC_TRUE,  8, NULL,                                                                                                                                        FEGQuadratureGauss,   1, FEGBoxSplitHexahedron,    DM_POLYTOPE_HEXAHEDRON      },
+  {DM_POLYTOPE_TRI_PRISM,     "prism", "prisms",         3, 6, PETSC_FALSE, PETSC_FALSE, 1, "PETSc (3.18 to 3.22) builds sections per depth and gives the quadrilateral faces of a prism no dofs, so the space would not be conforming", FEGQuadraturePrism,   2, FEGBoxSplitPrism,         DM_POLYTOPE_TRI_PRISM_TENSOR}
 };
 const PetscInt    FEGNumCellInfos = (PetscInt)(sizeof(FEGCellInfos) / sizeof(FEGCellInfos[0]));
 const char *const FEGCellNames[]  = {"tri", "quad", "tet", "hex", "prism", "FEGCellType", "FEG_CELL_", NULL};
