@@ -176,6 +176,45 @@ static inline PetscErrorCode fegtest_setup(MPI_Comm comm, DMPolytopeType ct, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -div(K grad u) + u = 1 with the DM's boundary data, through FEGDMSetForm(): a KSP with CG and the given PC (and,
+   when pmat is not NULL, -feg_pmat) on the DM's operator of type, options set under prefix and cleared after the
+   solve. Returns a copy of the solution and the KSP, for the caller to ask what it used and to destroy. */
+static inline PetscErrorCode fegtest_dm_solve(DM dm, const char *prefix, const char *type, const char *pmat, const char *pc, Vec *sol, KSP *ksp)
+{
+  const PetscScalar  C[16] = {1.0, 0, 0, 0, 0, 1.0, 0.3, 0.1, 0, 0.3, 2.0, 0.2, 0, 0.1, 0.2, 1.5}, D[4] = {1, 0, 0, 0};
+  const char        *names[3]  = {"feg_strategy", "feg_pmat", "pc_type"};
+  const char        *values[3] = {type, pmat, pc};
+  char               opt[3][64];
+  FEGForm            form;
+  Vec                u;
+  KSPConvergedReason reason;
+
+  PetscFunctionBegin;
+  for (int i = 0; i < 3; i++) {
+    PetscCall(PetscSNPrintf(opt[i], sizeof(opt[i]), "-%s%s", prefix, names[i]));
+    if (values[i]) PetscCall(PetscOptionsSetValue(NULL, opt[i], values[i]));
+  }
+  PetscCall(FEGFormCreate(PETSC_COMM_WORLD, &form));
+  PetscCall(FEGFormSetConstant(form, C, D));
+  PetscCall(FEGFormSetOptionsPrefix(form, prefix));
+  PetscCall(FEGDMSetForm(dm, form));
+  PetscCall(FEGFormDestroy(&form));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, ksp));
+  PetscCall(KSPSetDM(*ksp, dm));
+  PetscCall(KSPSetOptionsPrefix(*ksp, prefix));
+  PetscCall(KSPSetType(*ksp, KSPCG));
+  PetscCall(KSPSetTolerances(*ksp, 1e-12, 1e-50, PETSC_DEFAULT, 2000));
+  PetscCall(KSPSetFromOptions(*ksp));
+  PetscCall(KSPSolve(*ksp, NULL, NULL));
+  for (int i = 0; i < 3; i++) PetscCall(PetscOptionsClearValue(NULL, opt[i]));
+  PetscCall(KSPGetConvergedReason(*ksp, &reason));
+  PetscCheck(reason > 0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%s with PC %s did not converge: %s", type, pc, KSPConvergedReasons[reason]);
+  PetscCall(KSPGetSolution(*ksp, &u));
+  PetscCall(VecDuplicate(u, sol));
+  PetscCall(VecCopy(u, *sol));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A P1 (Q1) continuous field with NW components on a clone of dm, using dm's quadrature */
 static inline PetscErrorCode fegtest_aux(DM dm, DM *auxdm, Vec *aux)
 {

@@ -99,61 +99,21 @@ static PetscErrorCode MyCreate(FEGOp op)
 }
 
 /* ------------------------------------------------------------------------------------------------------- tests */
-static PetscErrorCode exact(PetscInt dim, PetscReal t, const PetscReal x[], PetscInt Nc, PetscScalar *u, void *ctx)
-{
-  u[0] = 1.0 + x[0] * x[0] - 0.5 * x[1] + (dim == 3 ? x[2] * x[1] : 0.0);
-  return PETSC_SUCCESS;
-}
-
-/* -div(K grad u) + u = 1 with u = exact on the boundary, solved by CG + Jacobi on the DM's operator of type (from
-   -feg_strategy through the form's prefix); the solution, iterations and the operator's type */
-static PetscErrorCode mesh(DMPolytopeType ct, DM *dm)
-{
-  const PetscInt faces[3] = {4, 4, 4};
-  DMLabel        label;
-  PetscInt       id = 1;
-
-  PetscFunctionBegin;
-  PetscCall(FEGCreateBoxMesh(PETSC_COMM_WORLD, ct, faces, NULL, NULL, 0.1, dm));
-  PetscCall(FEGSetUpDiscretization(*dm, 2, PETSC_TRUE, "u"));
-  PetscCall(DMGetLabel(*dm, "marker", &label));
-  PetscCall(DMAddBoundary(*dm, DM_BC_ESSENTIAL, "wall", label, 1, &id, 0, 0, NULL, (void (*)(void))exact, NULL, NULL, NULL));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
+/* the solution and CG iterations with the DM's operator of type (from -feg_strategy through the form's prefix),
+   and the type the operator got */
 static PetscErrorCode solve(DM dm, const char *type, Vec *sol, PetscInt *its, char *used, size_t len)
 {
-  const PetscScalar C[16] = {1.0, 0, 0, 0, 0, 1.0, 0.3, 0.1, 0, 0.3, 2.0, 0.2, 0, 0.1, 0.2, 1.5}, D[4] = {1, 0, 0, 0};
-  FEGForm           form;
-  KSP               ksp;
-  PC                pc;
-  Mat               A;
-  Vec               u;
-  FEGOpType         t;
+  KSP       ksp;
+  Mat       A;
+  FEGOpType t;
 
   PetscFunctionBegin;
-  PetscCall(FEGFormCreate(PETSC_COMM_WORLD, &form));
-  PetscCall(FEGFormSetConstant(form, C, D));
-  PetscCall(FEGFormSetOptionsPrefix(form, "my_"));
-  PetscCall(PetscOptionsSetValue(NULL, "-my_feg_strategy", type));
-  PetscCall(FEGDMSetForm(dm, form));
-  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
-  PetscCall(KSPSetDM(ksp, dm));
-  PetscCall(KSPSetType(ksp, KSPCG));
-  PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(PCSetType(pc, PCJACOBI));
-  PetscCall(KSPSetTolerances(ksp, 1e-12, 1e-50, PETSC_DEFAULT, 1000));
-  PetscCall(KSPSolve(ksp, NULL, NULL));
-  PetscCall(PetscOptionsClearValue(NULL, "-my_feg_strategy"));
+  PetscCall(fegtest_dm_solve(dm, "my_", type, NULL, PCJACOBI, sol, &ksp));
   PetscCall(KSPGetIterationNumber(ksp, its));
-  PetscCall(KSPGetSolution(ksp, &u));
-  PetscCall(VecDuplicate(u, sol));
-  PetscCall(VecCopy(u, *sol));
   PetscCall(KSPGetOperators(ksp, &A, NULL));
   PetscCall(FEGOperatorGetType(A, &t));
   PetscCall(PetscStrncpy(used, t, len));
   PetscCall(KSPDestroy(&ksp));
-  PetscCall(FEGFormDestroy(&form));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -167,7 +127,7 @@ START_TEST(test_registered_type_solves)
   char                 ta[64], tm[64];
 
   TCHK(FEGOpRegister("mylma", MyCreate));
-  TCHK(mesh(ct, &dm));
+  TCHK(fegtest_setup(PETSC_COMM_WORLD, ct, 2, PETSC_TRUE, PETSC_TRUE, 4, &dm));
   TCHK(solve(dm, FEGOPADDTO, &xa, &ia, ta, sizeof(ta)));
   TCHK(solve(dm, "mylma", &xm, &im, tm, sizeof(tm)));
   ck_assert_msg(!strcmp(tm, "mylma") && !strcmp(ta, FEGOPADDTO), "operators of types %s and %s, expected mylma and addto", tm, ta);

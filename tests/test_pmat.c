@@ -4,71 +4,25 @@
    fegtest: nsize 1 2 */
 #include "fegtest.h"
 
-static PetscErrorCode exact(PetscInt dim, PetscReal t, const PetscReal x[], PetscInt Nc, PetscScalar *u, void *ctx)
-{
-  u[0] = 1.0 + x[0] * x[1] - 0.5 * x[1] + (dim == 3 ? 0.3 * x[2] : 0.0);
-  return PETSC_SUCCESS;
-}
-
-static PetscErrorCode mesh(DMPolytopeType ct, DM *dm)
-{
-  const PetscInt faces[3] = {4, 4, 3};
-  DMLabel        label;
-  PetscInt       id = 1;
-
-  PetscFunctionBegin;
-  PetscCall(FEGCreateBoxMesh(PETSC_COMM_WORLD, ct, faces, NULL, NULL, 0.15, dm));
-  PetscCall(FEGSetUpDiscretization(*dm, 2, PETSC_TRUE, "u"));
-  PetscCall(DMGetLabel(*dm, "marker", &label));
-  PetscCall(DMAddBoundary(*dm, DM_BC_ESSENTIAL, "wall", label, 1, &id, 0, 0, NULL, (void (*)(void))exact, NULL, NULL, NULL));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 typedef enum {
   PMAT_IS_OPERATOR, /* the PC got the operator itself */
   PMAT_IS_VALUES,   /* an AIJ assembled from the operator's element matrices */
   PMAT_IS_ADDTO     /* an addto operator of the form */
 } pmat_kind;
 
-/* -div(K grad u) + u = 1 with Dirichlet data, CG with pc; the solution and what the PC got as its matrix */
+/* the solution with the DM's operator of type under CG and pc, and what the PC got as its matrix */
 static PetscErrorCode solve(DM dm, const char *type, const char *pmat, const char *pc, Vec *sol, pmat_kind *kind)
 {
-  const PetscScalar  C[16] = {1.0, 0, 0, 0, 0, 1.0, 0.3, 0.1, 0, 0.3, 2.0, 0.2, 0, 0.1, 0.2, 1.5}, D[4] = {1, 0, 0, 0};
-  FEGForm            form;
-  KSP                ksp;
-  Mat                A, P;
-  Vec                u;
-  FEGOp              pop;
-  KSPConvergedReason reason;
+  KSP   ksp = NULL;
+  Mat   A, P;
+  FEGOp pop;
 
   PetscFunctionBegin;
-  PetscCall(FEGFormCreate(PETSC_COMM_WORLD, &form));
-  PetscCall(FEGFormSetConstant(form, C, D));
-  PetscCall(FEGFormSetOptionsPrefix(form, "pm_"));
-  PetscCall(PetscOptionsSetValue(NULL, "-pm_feg_strategy", type));
-  if (pmat) PetscCall(PetscOptionsSetValue(NULL, "-pm_feg_pmat", pmat));
-  PetscCall(PetscOptionsSetValue(NULL, "-pm_pc_type", pc));
-  PetscCall(FEGDMSetForm(dm, form));
-  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
-  PetscCall(KSPSetDM(ksp, dm));
-  PetscCall(KSPSetOptionsPrefix(ksp, "pm_"));
-  PetscCall(KSPSetType(ksp, KSPCG));
-  PetscCall(KSPSetTolerances(ksp, 1e-12, 1e-50, PETSC_DEFAULT, 2000));
-  PetscCall(KSPSetFromOptions(ksp));
-  PetscCall(KSPSolve(ksp, NULL, NULL));
-  PetscCall(PetscOptionsClearValue(NULL, "-pm_feg_strategy"));
-  PetscCall(PetscOptionsClearValue(NULL, "-pm_feg_pmat"));
-  PetscCall(PetscOptionsClearValue(NULL, "-pm_pc_type"));
-  PetscCall(KSPGetConvergedReason(ksp, &reason));
-  PetscCheck(reason > 0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%s with PC %s did not converge: %s", type, pc, KSPConvergedReasons[reason]);
-  PetscCall(KSPGetSolution(ksp, &u));
-  PetscCall(VecDuplicate(u, sol));
-  PetscCall(VecCopy(u, *sol));
+  PetscCall(fegtest_dm_solve(dm, "pm_", type, pmat, pc, sol, &ksp));
   PetscCall(KSPGetOperators(ksp, &A, &P));
   PetscCall(FEGOperatorGetOp(P, &pop));
   *kind = P == A ? PMAT_IS_OPERATOR : (pop ? PMAT_IS_ADDTO : PMAT_IS_VALUES);
   PetscCall(KSPDestroy(&ksp));
-  PetscCall(FEGFormDestroy(&form));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -105,7 +59,7 @@ START_TEST(test_shell_with_pcs)
   PetscMPIInt          size;
 
   MPI_Comm_size(PETSC_COMM_WORLD, &size);
-  TCHK(mesh(ct, &dm));
+  TCHK(fegtest_setup(PETSC_COMM_WORLD, ct, 2, PETSC_TRUE, PETSC_TRUE, 4, &dm));
   TCHK(solve(dm, FEGOPADDTO, NULL, PCJACOBI, &xref, &kind));
   for (int c = 0; c < NCASES; c++) {
     PetscReal err;
@@ -133,7 +87,7 @@ START_TEST(test_pmat_none_fails)
   PetscMPIInt    size;
 
   MPI_Comm_size(PETSC_COMM_WORLD, &size);
-  TCHK(mesh(DM_POLYTOPE_TRIANGLE, &dm));
+  TCHK(fegtest_setup(PETSC_COMM_WORLD, DM_POLYTOPE_TRIANGLE, 2, PETSC_TRUE, PETSC_TRUE, 4, &dm));
   TCHK(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   ierr = solve(dm, FEGOPLMA, "none", size > 1 ? PCBJACOBI : PCILU, &x, &kind);
   TCHK(PetscPopErrorHandler());
