@@ -66,10 +66,10 @@ PETSC_EXTERN PetscErrorCode FEGOpGetLocalVectors(FEGOp, Vec *, Vec *);
 PETSC_EXTERN PetscErrorCode FEGOpElementMatrices(FEGOp, PetscScalar[]);
 
 /* AIJ matrices of the DM's element pattern: preallocated from the closures (MatSetValues/DMPlexMatSetClosure), or
-   COO indices of every element entry, element by element (Ke[(e*Nb+a)*Nb+b]) or element-interleaved
-   (Ke[(a*Nb+b)*Ne+e]); constrained dofs give negative indices, which the COO assembly drops */
+   for MatSetValuesCOO() of every element entry, element by element (Ke[(e*Nb+a)*Nb+b]) or element-interleaved
+   (Ke[(a*Nb+b)*Ne+e]); constrained dofs get negative indices, which the COO assembly drops */
 PETSC_EXTERN PetscErrorCode FEGOpPreallocate(FEGOp, Mat);
-PETSC_EXTERN PetscErrorCode FEGOpCOOIndices(FEGOp, PetscBool, PetscInt **, PetscInt **);
+PETSC_EXTERN PetscErrorCode FEGOpPreallocateCOO(FEGOp, PetscBool, Mat);
 PETSC_EXTERN PetscErrorCode FEGOpGetMatType(FEGOp, MatType, MatType *);
 
 /* Options shared by several types */

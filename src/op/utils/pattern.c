@@ -54,24 +54,26 @@ PetscErrorCode FEGOpPreallocate(FEGOp op, Mat A)
 }
 
 /*@C
-  FEGOpCOOIndices - global row and column of every element matrix entry, for MatSetPreallocationCOO(): element by
-  element (entry (e*Nb+a)*Nb+b) or element-interleaved (entry (a*Nb+b)*Ne+e); constrained dofs are negative, which
-  the COO assembly drops. The caller frees both with PetscFree2().
+  FEGOpPreallocateCOO - preallocates A (sizes and type already set) with MatSetPreallocationCOO() for every element
+  matrix entry, so that MatSetValuesCOO() takes the element matrices as they are stored: element by element
+  (Ke[(e*Nb+a)*Nb+b]) or element-interleaved (Ke[(a*Nb+b)*Ne+e]); constrained dofs get negative indices, which the
+  COO assembly drops
 
-  Not Collective
+  Collective
 
   Level: developer
 @*/
-PetscErrorCode FEGOpCOOIndices(FEGOp op, PetscBool interleaved, PetscInt **ci, PetscInt **cj)
+PetscErrorCode FEGOpPreallocateCOO(FEGOp op, PetscBool interleaved, Mat A)
 {
   FEGDisc       *d  = &op->disc;
   const PetscInt Ne = d->Ne, Nb = d->Nb;
   PetscSection   lsec, gsec;
+  PetscInt      *ci, *cj;
 
   PetscFunctionBegin;
   PetscCall(DMGetLocalSection(op->dm, &lsec));
   PetscCall(DMGetGlobalSection(op->dm, &gsec));
-  PetscCall(PetscMalloc2((size_t)Ne * Nb * Nb, ci, (size_t)Ne * Nb * Nb, cj));
+  PetscCall(PetscMalloc2((size_t)Ne * Nb * Nb, &ci, (size_t)Ne * Nb * Nb, &cj));
   for (PetscInt e = 0; e < Ne; e++) {
     PetscInt n, *gi = NULL;
 
@@ -80,10 +82,12 @@ PetscErrorCode FEGOpCOOIndices(FEGOp op, PetscBool interleaved, PetscInt **ci, P
       for (PetscInt b = 0; b < Nb; b++) {
         const size_t k = interleaved ? ((size_t)a * Nb + b) * Ne + e : ((size_t)e * Nb + a) * Nb + b;
 
-        (*ci)[k] = gi[a];
-        (*cj)[k] = gi[b];
+        ci[k] = gi[a];
+        cj[k] = gi[b];
       }
     PetscCall(DMPlexRestoreClosureIndices(op->dm, lsec, gsec, d->cStart + e, PETSC_TRUE, &n, &gi, NULL, NULL));
   }
+  PetscCall(MatSetPreallocationCOO(A, (PetscCount)Ne * Nb * Nb, ci, cj));
+  PetscCall(PetscFree2(ci, cj));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -90,11 +90,7 @@ static PetscErrorCode FEGOpCreateMatrix_AddTo_CUDA(FEGOp op, Mat A)
   PetscCall(FEGOpGetMatType(op, MATAIJCUSPARSE, &mtype));
   PetscCall(MatSetType(A, mtype));
   if (dev->mode == FEG_ADDTO_COO) {
-    PetscInt *ci, *cj;
-
-    PetscCall(FEGOpCOOIndices(op, PETSC_FALSE, &ci, &cj));
-    PetscCall(MatSetPreallocationCOO(A, (PetscCount)Ne * Nb * Nb, ci, cj));
-    PetscCall(PetscFree2(ci, cj));
+    PetscCall(FEGOpPreallocateCOO(op, PETSC_FALSE, A));
     PetscCall(MatSetOption(A, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
     PetscCall(FEGDevMallocCopy((void **)&dev->coo, NULL, sizeof(double) * Ne * Nb * Nb, NULL));
   } else {

@@ -87,25 +87,29 @@ static PetscErrorCode FEGOpGetDiagonal_LMA(FEGOp op, Vec d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the stored element matrices summed into an AIJ matrix through COO, element by element */
-static PetscErrorCode FEGOpAssembleValues_LMA(FEGOp op, Mat *P)
+/* Element matrices Ke (host or device memory, in the order interleaved says) summed into an AIJ matrix of type plain
+   (unless -dm_mat_type says otherwise) through COO; the matrix is made at the first call */
+PetscErrorCode FEGOpAssembleValues_LMA_Private(FEGOp op, MatType plain, PetscBool interleaved, const PetscScalar Ke[], Mat *P)
 {
-  FEGOp_LMA *lma = (FEGOp_LMA *)op->data;
-
   PetscFunctionBegin;
   if (!*P) {
-    PetscInt *ci, *cj;
-    MatType   mtype;
+    MatType mtype;
 
     PetscCall(MatCreate(PetscObjectComm((PetscObject)op), P));
     PetscCall(MatSetSizes(*P, op->disc.nglobal, op->disc.nglobal, PETSC_DETERMINE, PETSC_DETERMINE));
-    PetscCall(FEGOpGetMatType(op, MATAIJ, &mtype));
+    PetscCall(FEGOpGetMatType(op, plain, &mtype));
     PetscCall(MatSetType(*P, mtype));
-    PetscCall(FEGOpCOOIndices(op, PETSC_FALSE, &ci, &cj));
-    PetscCall(MatSetPreallocationCOO(*P, (PetscCount)op->disc.Ne * op->disc.Nb * op->disc.Nb, ci, cj));
-    PetscCall(PetscFree2(ci, cj));
+    PetscCall(FEGOpPreallocateCOO(op, interleaved, *P));
   }
-  PetscCall(MatSetValuesCOO(*P, lma->Ke, INSERT_VALUES));
+  PetscCall(MatSetValuesCOO(*P, Ke, INSERT_VALUES));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the stored element matrices, element by element */
+static PetscErrorCode FEGOpAssembleValues_LMA(FEGOp op, Mat *P)
+{
+  PetscFunctionBegin;
+  PetscCall(FEGOpAssembleValues_LMA_Private(op, MATAIJ, PETSC_FALSE, ((FEGOp_LMA *)op->data)->Ke, P));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -11,3 +11,4 @@ typedef struct {
 } FEGOp_LMA;
 
 PETSC_INTERN PetscErrorCode FEGOpDestroy_LMA(FEGOp);
+PETSC_INTERN PetscErrorCode FEGOpAssembleValues_LMA_Private(FEGOp, MatType, PetscBool, const PetscScalar[], Mat *);

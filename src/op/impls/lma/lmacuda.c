@@ -88,25 +88,11 @@ static PetscErrorCode FEGOpGetDiagonal_LMA_CUDA(FEGOp op, Vec d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the device element matrices summed into an AIJCUSPARSE matrix by MatSetValuesCOO(), in their interleaved order */
+/* the device element matrices, in their interleaved order, into an AIJCUSPARSE matrix */
 static PetscErrorCode FEGOpAssembleValues_LMA_CUDA(FEGOp op, Mat *P)
 {
-  FEGOp_LMA_CUDA *dev = FEGLMADev(op);
-
   PetscFunctionBegin;
-  if (!*P) {
-    PetscInt *ci, *cj;
-    MatType   mtype;
-
-    PetscCall(MatCreate(PetscObjectComm((PetscObject)op), P));
-    PetscCall(MatSetSizes(*P, op->disc.nglobal, op->disc.nglobal, PETSC_DETERMINE, PETSC_DETERMINE));
-    PetscCall(FEGOpGetMatType(op, MATAIJCUSPARSE, &mtype));
-    PetscCall(MatSetType(*P, mtype));
-    PetscCall(FEGOpCOOIndices(op, PETSC_TRUE, &ci, &cj));
-    PetscCall(MatSetPreallocationCOO(*P, (PetscCount)op->disc.Ne * op->disc.Nb * op->disc.Nb, ci, cj));
-    PetscCall(PetscFree2(ci, cj));
-  }
-  PetscCall(MatSetValuesCOO(*P, dev->Ke, INSERT_VALUES));
+  PetscCall(FEGOpAssembleValues_LMA_Private(op, MATAIJCUSPARSE, PETSC_TRUE, FEGLMADev(op)->Ke, P));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
