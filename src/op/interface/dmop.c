@@ -42,24 +42,15 @@ static PetscErrorCode FEGKSPAssemble_Private(DM dm, FEGForm form, Mat M)
    default PETSc chooses for a shell */
 static PetscErrorCode FEGPCNeedsValues_Private(KSP ksp, PetscBool *need)
 {
-  const char *const cheap[] = {PCNONE, PCJACOBI, PCSHELL, PCMAT};
-  PC                pc;
-  PCType            type;
+  PC        pc;
+  PCType    type;
+  PetscBool cheap;
 
   PetscFunctionBegin;
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCGetType(pc, &type));
-  if (!type) {
-    *need = PETSC_FALSE;
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  *need = PETSC_TRUE;
-  for (size_t i = 0; i < sizeof(cheap) / sizeof(cheap[0]) && *need; i++) {
-    PetscBool same;
-
-    PetscCall(PetscStrcmp(type, cheap[i], &same));
-    if (same) *need = PETSC_FALSE;
-  }
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)pc, &cheap, PCNONE, PCJACOBI, PCSHELL, PCMAT, ""));
+  *need = (PetscBool)(type && !cheap);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
