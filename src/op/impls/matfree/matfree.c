@@ -472,7 +472,7 @@ static PetscErrorCode FEGOpGetDiagonal_MatFree(FEGOp op, Vec diag)
 }
 
 /* The kernel, what it stores, and the bytes per unknown one action reads beyond the vectors */
-PetscErrorCode FEGMatFreeView(FEGOp op, PetscViewer viewer)
+PetscErrorCode FEGOpView_MatFree(FEGOp op, PetscViewer viewer)
 {
   FEGDisc             *d       = &op->disc;
   const FEGOp_MatFree *mf      = (FEGOp_MatFree *)op->data;
@@ -500,13 +500,6 @@ PetscErrorCode FEGMatFreeView(FEGOp op, PetscViewer viewer)
   PetscCall(MPIU_Allreduce(&per, &sum, 1, MPI_DOUBLE, MPI_SUM, PetscObjectComm((PetscObject)op)));
   PetscCall(MPIU_Allreduce(&d->nglobal, &ndof, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)op)));
   PetscCall(PetscViewerASCIIPrintf(viewer, "matfree data read per action: %.1f bytes per unknown (coefficient-geometry data and 32-bit dof indices)\n", ndof ? sum / ndof : 0.0));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode FEGOpView_MatFree(FEGOp op, PetscViewer viewer)
-{
-  PetscFunctionBegin;
-  PetscCall(FEGMatFreeView(op, viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

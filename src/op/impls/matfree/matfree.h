@@ -55,5 +55,5 @@ typedef struct {
 } FEGOp_MatFree;
 
 PETSC_INTERN PetscErrorCode FEGMatFreeSelect(FEGOp, const FEGMatFreeCaps *);
-PETSC_INTERN PetscErrorCode FEGMatFreeView(FEGOp, PetscViewer);
+PETSC_INTERN PetscErrorCode FEGOpView_MatFree(FEGOp, PetscViewer);
 PETSC_INTERN PetscErrorCode FEGOpDestroy_MatFree(FEGOp);

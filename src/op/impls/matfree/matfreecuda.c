@@ -336,7 +336,7 @@ static PetscErrorCode FEGOpView_MatFree_CUDA(FEGOp op, PetscViewer viewer)
   PetscLogDouble      bytes = (PetscLogDouble)FEGDevOpBytes(&dev->base);
 
   PetscFunctionBegin;
-  PetscCall(FEGMatFreeView(op, viewer));
+  PetscCall(FEGOpView_MatFree(op, viewer));
   PetscCall(FEGDevOpView(op, &dev->base, viewer));
   if (dev->Cq) bytes += (PetscLogDouble)d->Ne * d->Nq * (d->dim + 1) * (d->dim + 1) * sizeof(double);
   if (dev->mfG) bytes += (PetscLogDouble)d->Ne * dev->ro.nops * sizeof(double) + (PetscLogDouble)dev->ro.nops * d->Nb * dev->ro.ldo * sizeof(double);
