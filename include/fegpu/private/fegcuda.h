@@ -15,6 +15,7 @@ extern "C" {
 typedef struct {
   int     dim, Nb, Nq, Ne, nG; /* nG: geometry points per element, 1 for affine cells, Nq otherwise */
   int     Nv;                  /* coordinate nodes per cell */
+  int     cStart;              /* the first cell of the DM, for messages */
   double *B, *D, *qw;          /* B[q*Nb+b], D[(q*Nb+b)*dim+d] reference basis and gradients, qw[q] */
   double *G;                   /* G[(q*Nv+v)*dim+d] reference gradients of the coordinate basis */
   double *R;                   /* R[(q*(dim+1)+r) + a*Nq*(dim+1)]: reference value (r=0) and gradients, column-major for GEMM */
@@ -70,7 +71,7 @@ typedef struct {
   int used;      /* out: kernel used */
 } FEGDevTuning;
 
-PETSC_INTERN PetscErrorCode FEGDevGeometry(FEGDevDisc *);
+PETSC_INTERN PetscErrorCode FEGDevGeometry(FEGDevDisc *, int *, int *);
 PETSC_INTERN PetscErrorCode FEGDevBuildP(FEGDevDisc *, size_t);
 PETSC_INTERN PetscErrorCode FEGDevElementMatrices(const FEGDevDisc *, const FEGDevCoeff *, const int *, int, const FEGDevOutput *, FEGDevTuning *);
 PETSC_INTERN PetscErrorCode FEGDevElementVectors(const FEGDevDisc *, const FEGDevCoeff *, double *);

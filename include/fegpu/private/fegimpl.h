@@ -10,6 +10,7 @@
 
 PETSC_INTERN PetscBool     FEGPackageInitialized;
 PETSC_INTERN PetscLogEvent FEG_Setup, FEG_Integrate, FEG_Assemble, FEG_Apply, FEG_RHS;
+PETSC_INTERN PetscLogEvent FEG_SetupDofMap, FEG_SetupGeometry, FEG_SetupPattern, FEG_SetupDevice;
 
 /* ---------------------------------------------------------------------------------------------------- cell types */
 /* Everything fegpu needs to know about a cell type; every "which cell?" question reads this table (cell.c) */
@@ -82,15 +83,18 @@ typedef struct {
   PetscReal         *X;               /* X[(e*Nv+v)*dim+d] coordinates of each cell's coordinate nodes */
   PetscBool          affine;          /* the Jacobian is constant in every cell */
   PetscInt           nG;              /* geometry points per cell: 1 (affine) or Nq */
-  PetscReal         *geo;             /* geo[(e*nG+g)*(dim*dim+1)+k]: invJ (row-major d xi_r / d x_c), then det J */
-  PetscReal         *xq;              /* xq[(e*Nq+q)*dim+d] quadrature points in real space */
+  PetscReal         *geo;             /* geo[(e*nG+g)*(dim*dim+1)+k]: invJ (row-major d xi_r / d x_c), then det J; FEGDiscSetUpGeometry() */
+  PetscReal         *xq;              /* xq[(e*Nq+q)*dim+d] quadrature points in real space; FEGDiscSetUpGeometry() */
   PetscInt          *lidx;            /* lidx[e*Nb+b] local dof of basis function b of cell e (constrained dofs included) */
+  PetscInt          *gidx;            /* the same as global dofs, -1 where constrained; FEGDiscGetGlobalIndices() */
   PetscInt           nlocal, nglobal; /* local Vec size, owned global size */
   PetscLogDouble     bytes;
 } FEGDisc;
 
 PETSC_EXTERN PetscErrorCode FEGDiscCreate(DM, FEGDisc *);
 PETSC_EXTERN PetscErrorCode FEGDiscDestroy(FEGDisc *);
+PETSC_EXTERN PetscErrorCode FEGDiscSetUpGeometry(FEGDisc *);
+PETSC_EXTERN PetscErrorCode FEGDiscGetGlobalIndices(FEGDisc *, const PetscInt **);
 
 /* the geometry of point q of cell e: invJ and det J */
 static inline const PetscReal *FEGDiscGeometry(const FEGDisc *d, PetscInt e, PetscInt q)

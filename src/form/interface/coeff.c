@@ -9,6 +9,7 @@ PetscErrorCode FEGCoeffSetUp(FEGDisc *disc, FEGForm form, FEGCoeff *coeff)
   PetscFunctionBegin;
   PetscCall(PetscMemzero(coeff, sizeof(*coeff)));
   PetscCall(FEGFormCheckCompatible(form, disc->dm));
+  PetscCall(FEGDiscSetUpGeometry(disc)); /* points and Jacobians for the host evaluation and integration */
   PetscCheck(!form->A || form->auxdm, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_WRONGSTATE, "The form has a linear coefficient map but no auxiliary field: call FEGFormSetAuxiliaryField()");
   coeff->form     = form;
   coeff->constant = (PetscBool)(!form->auxdm && !form->pointwise);

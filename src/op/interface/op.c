@@ -374,7 +374,7 @@ PetscErrorCode FEGOpSetUp(FEGOp op)
     PetscCall(PetscFunctionListFind(FEGOpDeviceList, ((PetscObject)op)->type_name, &use));
     PetscCheck(use, PetscObjectComm((PetscObject)op), PETSC_ERR_SUP, "Operator type %s has no GPU implementation (FEGOpRegisterDevice()); use host vectors or another type", ((PetscObject)op)->type_name);
     PetscCall((*use)(op));
-  }
+  } else PetscCall(FEGDiscSetUpGeometry(&op->disc));
   PetscCall(PetscLogEventBegin(FEG_Setup, op, 0, 0, 0));
   PetscTryTypeMethod(op, setup);
   PetscCall(PetscLogEventEnd(FEG_Setup, op, 0, 0, 0));

@@ -21,8 +21,10 @@ PetscErrorCode FEGOpGetMatType(FEGOp op, MatType plain, MatType *mtype)
 }
 
 /*@C
-  FEGOpPreallocate - preallocates A (sizes and type already set) with exactly the element-connectivity pattern, found
-  by running the closures through a MATPREALLOCATOR
+  FEGOpPreallocate - preallocates A (sizes and type already set) with exactly the element-connectivity pattern and
+  makes it final: the columns of every local row are gathered from the elements that touch its dof (through the
+  element-to-dof map, no closures) and sorted once; on one process they give the row counts and are inserted as explicit
+  zeros, on several they go through a MATPREALLOCATOR so that rows owned elsewhere reach their owner
 
   Collective
 
@@ -30,26 +32,86 @@ PetscErrorCode FEGOpGetMatType(FEGOp op, MatType plain, MatType *mtype)
 @*/
 PetscErrorCode FEGOpPreallocate(FEGOp op, Mat A)
 {
-  FEGDisc     *d = &op->disc;
-  Mat          P;
-  PetscSection lsec, gsec;
-  PetscScalar *zeros;
+  FEGDisc        *d = &op->disc;
+  const PetscInt  Ne = d->Ne, Nb = d->Nb, n = d->nlocal;
+  const PetscInt *gidx;
+  PetscInt       *doff, *delem, *rowg, *ia, *ja, *len, maxrow = 0;
+  PetscScalar    *zeros;
+  PetscMPIInt     size;
+  Mat             P = NULL;
 
   PetscFunctionBegin;
-  PetscCall(DMGetLocalSection(op->dm, &lsec));
-  PetscCall(DMGetGlobalSection(op->dm, &gsec));
-  PetscCall(MatCreate(PetscObjectComm((PetscObject)op->dm), &P));
-  PetscCall(MatSetSizes(P, d->nglobal, d->nglobal, PETSC_DETERMINE, PETSC_DETERMINE));
-  PetscCall(MatSetType(P, MATPREALLOCATOR));
-  PetscCall(MatSetUp(P));
-  PetscCall(PetscCalloc1(d->Nb * d->Nb, &zeros));
-  for (PetscInt c = d->cStart; c < d->cEnd; c++) PetscCall(DMPlexMatSetClosure(op->dm, lsec, gsec, P, c, zeros, INSERT_VALUES));
-  PetscCall(PetscFree(zeros));
-  PetscCall(MatAssemblyBegin(P, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(P, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatPreallocatorPreallocate(P, PETSC_TRUE, A));
-  PetscCall(MatDestroy(&P));
+  PetscCall(FEGDiscGetGlobalIndices(d, &gidx));
+  PetscCall(PetscLogEventBegin(FEG_SetupPattern, op, A, 0, 0));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)op), &size));
+  /* local dof -> elements touching it, and its global row (-1: constrained) */
+  PetscCall(PetscCalloc3(n + 1, &doff, n, &rowg, n + 1, &ia));
+  PetscCall(PetscMalloc1((size_t)Ne * Nb, &delem));
+  for (size_t k = 0; k < (size_t)Ne * Nb; k++) doff[d->lidx[k] + 1]++;
+  for (PetscInt i = 0; i < n; i++) doff[i + 1] += doff[i];
+  for (PetscInt i = 0; i < n; i++) rowg[i] = -1;
+  for (PetscInt e = 0; e < Ne; e++)
+    for (PetscInt b = 0; b < Nb; b++) {
+      const PetscInt i = d->lidx[e * Nb + b];
+
+      delem[doff[i]++] = e;
+      rowg[i]          = gidx[e * Nb + b];
+    }
+  for (PetscInt i = n; i > 0; i--) doff[i] = doff[i - 1];
+  doff[0] = 0;
+  /* each row's columns: room for every element's, then sorted without duplicates in place */
+  for (PetscInt i = 0; i < n; i++) ia[i + 1] = ia[i] + (rowg[i] >= 0 ? (doff[i + 1] - doff[i]) * Nb : 0);
+  PetscCall(PetscMalloc2(ia[n], &ja, n, &len));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscInt m = 0, *row = ja + ia[i];
+
+    if (rowg[i] >= 0) {
+      for (PetscInt k = doff[i]; k < doff[i + 1]; k++)
+        for (PetscInt b = 0; b < Nb; b++) {
+          const PetscInt g = gidx[delem[k] * Nb + b];
+
+          if (g >= 0) row[m++] = g;
+        }
+      PetscCall(PetscSortRemoveDupsInt(&m, row));
+    }
+    len[i] = m;
+    maxrow = PetscMax(maxrow, m);
+  }
+  PetscCall(PetscCalloc1(maxrow, &zeros));
+  if (size == 1) {
+    PetscInt *nnz, *nnzu;
+
+    PetscCall(PetscCalloc2(n, &nnz, n, &nnzu));
+    for (PetscInt i = 0; i < n; i++) {
+      if (rowg[i] < 0) continue;
+      nnz[rowg[i]] = len[i];
+      for (PetscInt j = 0; j < len[i]; j++) nnzu[rowg[i]] += ja[ia[i] + j] >= rowg[i];
+    }
+    PetscCall(MatXAIJSetPreallocation(A, 1, nnz, NULL, nnzu, NULL));
+    PetscCall(PetscFree2(nnz, nnzu));
+  } else {
+    PetscCall(MatCreate(PetscObjectComm((PetscObject)op), &P));
+    PetscCall(MatSetSizes(P, d->nglobal, d->nglobal, PETSC_DETERMINE, PETSC_DETERMINE));
+    PetscCall(MatSetType(P, MATPREALLOCATOR));
+    PetscCall(MatSetUp(P));
+  }
+  for (PetscInt i = 0; i < n; i++)
+    if (len[i]) PetscCall(MatSetValues(P ? P : A, 1, &rowg[i], len[i], ja + ia[i], zeros, INSERT_VALUES));
+  if (P) {
+    PetscCall(MatAssemblyBegin(P, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(P, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatPreallocatorPreallocate(P, PETSC_TRUE, A));
+    PetscCall(MatDestroy(&P));
+  } else {
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  }
   PetscCall(MatSetOption(A, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
+  PetscCall(PetscFree(zeros));
+  PetscCall(PetscFree2(ja, len));
+  PetscCall(PetscFree(delem));
+  PetscCall(PetscFree3(doff, rowg, ia));
+  PetscCall(PetscLogEventEnd(FEG_SetupPattern, op, A, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -65,19 +127,18 @@ PetscErrorCode FEGOpPreallocate(FEGOp op, Mat A)
 @*/
 PetscErrorCode FEGOpPreallocateCOO(FEGOp op, PetscBool interleaved, Mat A)
 {
-  FEGDisc       *d  = &op->disc;
-  const PetscInt Ne = d->Ne, Nb = d->Nb;
-  PetscSection   lsec, gsec;
-  PetscInt      *ci, *cj;
+  FEGDisc        *d  = &op->disc;
+  const PetscInt  Ne = d->Ne, Nb = d->Nb;
+  const PetscInt *gidx;
+  PetscInt       *ci, *cj;
 
   PetscFunctionBegin;
-  PetscCall(DMGetLocalSection(op->dm, &lsec));
-  PetscCall(DMGetGlobalSection(op->dm, &gsec));
+  PetscCall(FEGDiscGetGlobalIndices(d, &gidx));
+  PetscCall(PetscLogEventBegin(FEG_SetupPattern, op, A, 0, 0));
   PetscCall(PetscMalloc2((size_t)Ne * Nb * Nb, &ci, (size_t)Ne * Nb * Nb, &cj));
   for (PetscInt e = 0; e < Ne; e++) {
-    PetscInt n, *gi = NULL;
+    const PetscInt *gi = gidx + (size_t)e * Nb;
 
-    PetscCall(DMPlexGetClosureIndices(op->dm, lsec, gsec, d->cStart + e, PETSC_TRUE, &n, &gi, NULL, NULL));
     for (PetscInt a = 0; a < Nb; a++)
       for (PetscInt b = 0; b < Nb; b++) {
         const size_t k = interleaved ? ((size_t)a * Nb + b) * Ne + e : ((size_t)e * Nb + a) * Nb + b;
@@ -85,9 +146,9 @@ PetscErrorCode FEGOpPreallocateCOO(FEGOp op, PetscBool interleaved, Mat A)
         ci[k] = gi[a];
         cj[k] = gi[b];
       }
-    PetscCall(DMPlexRestoreClosureIndices(op->dm, lsec, gsec, d->cStart + e, PETSC_TRUE, &n, &gi, NULL, NULL));
   }
   PetscCall(MatSetPreallocationCOO(A, (PetscCount)Ne * Nb * Nb, ci, cj));
   PetscCall(PetscFree2(ci, cj));
+  PetscCall(PetscLogEventEnd(FEG_SetupPattern, op, A, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -44,9 +44,9 @@ static PetscErrorCode FEGDiscCoordinateBasis(FEGDisc *disc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Coordinates of every cell's coordinate nodes, then the geometry at one point per cell where the Jacobian is constant
-   (straight simplices) and at every quadrature point elsewhere, and the quadrature points in real space */
-static PetscErrorCode FEGDiscGeometry_Private(FEGDisc *disc)
+/* Coordinates of every cell's coordinate nodes, and whether every cell's Jacobian is constant: straight simplices, or
+   simplices with high-order coordinate nodes whose Jacobian does not vary in any cell */
+static PetscErrorCode FEGDiscCoordinates_Private(FEGDisc *disc)
 {
   const PetscInt dim = disc->dim, Nv = disc->Nv, Nq = disc->Nq, ng = dim * dim + 1;
 
@@ -63,8 +63,6 @@ static PetscErrorCode FEGDiscGeometry_Private(FEGDisc *disc)
     for (PetscInt k = 0; k < n; k++) disc->X[(size_t)e * Nv * dim + k] = PetscRealPart(x[k]);
     PetscCall(DMPlexRestoreCellCoordinates(disc->dm, disc->cStart + e, &isDG, &n, &array, &x));
   }
-  /* straight simplices have a constant Jacobian; a simplex mesh with curved-capable (high-order) coordinates is
-     affine when the Jacobian does not vary in any cell */
   disc->affine = disc->cell->simplex;
   if (disc->affine && Nv != disc->cell->nverts) {
     PetscReal g0[10], g[10];
@@ -81,6 +79,25 @@ static PetscErrorCode FEGDiscGeometry_Private(FEGDisc *disc)
     }
   }
   disc->nG = disc->affine ? 1 : Nq;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  FEGDiscSetUpGeometry - the host geometry (invJ and det J at one point per affine cell, else at every quadrature
+  point) and the quadrature points in real space, computed on first use: host types and host coefficient evaluation
+  need them, the device computes its own from the coordinates
+
+  Not Collective
+
+  Level: developer
+@*/
+PetscErrorCode FEGDiscSetUpGeometry(FEGDisc *disc)
+{
+  const PetscInt dim = disc->dim, Nv = disc->Nv, Nq = disc->Nq, ng = dim * dim + 1;
+
+  PetscFunctionBegin;
+  if (disc->geo) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogEventBegin(FEG_SetupGeometry, disc->dm, 0, 0, 0));
   PetscCall(PetscMalloc2((size_t)disc->Ne * disc->nG * ng, &disc->geo, (size_t)disc->Ne * Nq * dim, &disc->xq));
   for (PetscInt e = 0; e < disc->Ne; e++) {
     const PetscReal *X = disc->X + (size_t)e * Nv * dim;
@@ -93,6 +110,68 @@ static PetscErrorCode FEGDiscGeometry_Private(FEGDisc *disc)
     }
     for (PetscInt q = 0; q < Nq; q++) FEGMapPoint((int)dim, (int)Nv, X, disc->Bc + q * Nv, disc->xq + ((size_t)e * Nq + q) * dim);
   }
+  disc->bytes += (PetscLogDouble)disc->Ne * (disc->nG * ng + Nq * dim) * sizeof(PetscReal);
+  PetscCall(PetscLogEventEnd(FEG_SetupGeometry, disc->dm, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The global index of every local dof from the two sections, point by point: the owner's offset plus the dof's place
+   among the point's unconstrained dofs (what DMPlexGetClosureIndices() gives with the global section), -1 for a
+   constrained dof */
+static PetscErrorCode FEGDiscLocalToGlobal_Private(FEGDisc *disc, PetscInt **l2g)
+{
+  PetscSection lsec, gsec;
+  PetscInt     pStart, pEnd;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetLocalSection(disc->dm, &lsec));
+  PetscCall(DMGetGlobalSection(disc->dm, &gsec));
+  PetscCall(PetscSectionGetChart(lsec, &pStart, &pEnd));
+  PetscCall(PetscMalloc1(disc->nlocal + 1, l2g));
+  for (PetscInt p = pStart; p < pEnd; p++) {
+    const PetscInt *cind = NULL;
+    PetscInt        dof, cdof, lo, go, c = 0;
+
+    PetscCall(PetscSectionGetDof(lsec, p, &dof));
+    if (!dof) continue;
+    PetscCall(PetscSectionGetConstraintDof(lsec, p, &cdof));
+    if (cdof) PetscCall(PetscSectionGetConstraintIndices(lsec, p, &cind));
+    PetscCall(PetscSectionGetOffset(lsec, p, &lo));
+    PetscCall(PetscSectionGetOffset(gsec, p, &go));
+    if (go < 0) go = -(go + 1); /* owned by another process: its global offset */
+    for (PetscInt k = 0; k < dof; k++) {
+      if (c < cdof && cind[c] == k) {
+        (*l2g)[lo + k] = -1;
+        c++;
+      } else (*l2g)[lo + k] = go + k - c;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  FEGDiscGetGlobalIndices - the global dof of every element's basis functions, gidx[e*Nb+b] (-1 where constrained;
+  rows of other processes included), derived once from the element-to-dof map and the sections
+
+  Not Collective
+
+  Level: developer
+@*/
+PetscErrorCode FEGDiscGetGlobalIndices(FEGDisc *disc, const PetscInt **gidx)
+{
+  PetscFunctionBegin;
+  if (!disc->gidx) {
+    PetscInt *l2g;
+
+    PetscCall(PetscLogEventBegin(FEG_SetupDofMap, disc->dm, 0, 0, 0));
+    PetscCall(FEGDiscLocalToGlobal_Private(disc, &l2g));
+    PetscCall(PetscMalloc1((size_t)disc->Ne * disc->Nb, &disc->gidx));
+    for (size_t k = 0; k < (size_t)disc->Ne * disc->Nb; k++) disc->gidx[k] = l2g[disc->lidx[k]];
+    PetscCall(PetscFree(l2g));
+    disc->bytes += (PetscLogDouble)disc->Ne * disc->Nb * sizeof(PetscInt);
+    PetscCall(PetscLogEventEnd(FEG_SetupDofMap, disc->dm, 0, 0, 0));
+  }
+  *gidx = disc->gidx;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -165,13 +244,16 @@ PetscErrorCode FEGDiscCreate(DM dm, FEGDisc *disc)
         for (PetscInt r = 0; r < disc->dim; r++) disc->R[q * Nd + 1 + r + (size_t)b * KK] = disc->T->T[1][(q * disc->Nb + b) * disc->dim + r];
       }
   }
+  PetscCall(PetscLogEventBegin(FEG_SetupGeometry, dm, 0, 0, 0));
   PetscCall(FEGDiscCoordinateBasis(disc));
-  PetscCall(FEGDiscGeometry_Private(disc));
+  PetscCall(FEGDiscCoordinates_Private(disc));
+  PetscCall(PetscLogEventEnd(FEG_SetupGeometry, dm, 0, 0, 0));
 
   PetscCall(DMGetLocalSection(dm, &lsec));
   PetscCall(DMGetGlobalSection(dm, &gsec));
   PetscCall(PetscSectionGetStorageSize(lsec, &disc->nlocal));
   PetscCall(PetscSectionGetConstrainedStorageSize(gsec, &disc->nglobal));
+  PetscCall(PetscLogEventBegin(FEG_SetupDofMap, dm, 0, 0, 0));
   PetscCall(PetscMalloc1(disc->Ne * disc->Nb, &disc->lidx));
   for (PetscInt e = 0; e < disc->Ne; e++) {
     PetscInt *idx = NULL;
@@ -182,8 +264,9 @@ PetscErrorCode FEGDiscCreate(DM dm, FEGDisc *disc)
     for (PetscInt i = 0; i < n; i++) disc->lidx[e * disc->Nb + i] = idx[i] >= 0 ? idx[i] : -(idx[i] + 1);
     PetscCall(DMPlexRestoreClosureIndices(dm, lsec, lsec, disc->cStart + e, PETSC_TRUE, &n, &idx, NULL, NULL));
   }
-  /* dof indices, coordinates, geometry and quadrature points */
-  disc->bytes = (PetscLogDouble)disc->Ne * (disc->Nb * sizeof(PetscInt) + (disc->Nv * disc->dim + disc->nG * (disc->dim * disc->dim + 1) + disc->Nq * disc->dim) * sizeof(PetscReal));
+  PetscCall(PetscLogEventEnd(FEG_SetupDofMap, dm, 0, 0, 0));
+  /* dof indices and coordinates; the host geometry and global indices add theirs when made */
+  disc->bytes = (PetscLogDouble)disc->Ne * (disc->Nb * sizeof(PetscInt) + disc->Nv * disc->dim * sizeof(PetscReal));
   PetscCall(PetscLogEventEnd(FEG_Setup, dm, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -196,5 +279,6 @@ PetscErrorCode FEGDiscDestroy(FEGDisc *disc)
   PetscCall(PetscFree(disc->X));
   PetscCall(PetscFree2(disc->geo, disc->xq));
   PetscCall(PetscFree(disc->lidx));
+  PetscCall(PetscFree(disc->gidx));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

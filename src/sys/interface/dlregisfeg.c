@@ -3,6 +3,7 @@
 PetscClassId  FEG_FORM_CLASSID, FEG_OP_CLASSID;
 PetscBool     FEGPackageInitialized = PETSC_FALSE;
 PetscLogEvent FEG_Setup, FEG_Integrate, FEG_Assemble, FEG_Apply, FEG_RHS;
+PetscLogEvent FEG_SetupDofMap, FEG_SetupGeometry, FEG_SetupPattern, FEG_SetupDevice;
 
 /*@C
   FEGFinalizePackage - called from PetscFinalize() to forget the package's registrations
@@ -39,6 +40,11 @@ PetscErrorCode FEGInitializePackage(void)
   PetscCall(PetscLogEventRegister("FEGAssemble", FEG_OP_CLASSID, &FEG_Assemble));
   PetscCall(PetscLogEventRegister("FEGApply", FEG_OP_CLASSID, &FEG_Apply));
   PetscCall(PetscLogEventRegister("FEGRHS", FEG_OP_CLASSID, &FEG_RHS));
+  /* the phases of FEGSetUp, nested in it */
+  PetscCall(PetscLogEventRegister("FEGSetUpDofMap", FEG_OP_CLASSID, &FEG_SetupDofMap));
+  PetscCall(PetscLogEventRegister("FEGSetUpGeometry", FEG_OP_CLASSID, &FEG_SetupGeometry));
+  PetscCall(PetscLogEventRegister("FEGSetUpPattern", FEG_OP_CLASSID, &FEG_SetupPattern));
+  PetscCall(PetscLogEventRegister("FEGSetUpDevice", FEG_OP_CLASSID, &FEG_SetupDevice));
   PetscCall(PetscRegisterFinalize(FEGFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

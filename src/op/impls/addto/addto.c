@@ -1,5 +1,5 @@
-/* addto on the host: element matrices integrated one by one and added with DMPlexMatSetClosure() into an AIJ matrix
-   (type from the DM, -dm_mat_type) preallocated with exactly the element-connectivity pattern */
+/* addto on the host: element matrices integrated one by one and added with MatSetValues() at the elements' global dofs
+   into an AIJ matrix (type from the DM, -dm_mat_type) preallocated with exactly the element-connectivity pattern */
 #include "addto.h"
 
 const char *const FEGAddtoModes[] = {"auto", "atomic", "color", "coo", "FEGAddtoMode", "FEG_ADDTO_", NULL};
@@ -29,21 +29,23 @@ static PetscErrorCode FEGOpCreateMatrix_AddTo(FEGOp op, Mat A)
 
 static PetscErrorCode FEGOpAssemble_AddTo(FEGOp op, Mat A)
 {
-  FEGDisc     *d = &op->disc;
-  FEGCoeff     coeff;
-  PetscSection lsec, gsec;
-  PetscScalar *work, *Ke;
+  FEGDisc        *d = &op->disc;
+  FEGCoeff        coeff;
+  const PetscInt *gidx;
+  PetscScalar    *work, *Ke;
 
   PetscFunctionBegin;
-  PetscCall(DMGetLocalSection(op->dm, &lsec));
-  PetscCall(DMGetGlobalSection(op->dm, &gsec));
+  PetscCall(FEGDiscGetGlobalIndices(d, &gidx));
   PetscCall(FEGCoeffSetUp(d, op->form, &coeff));
   PetscCall(PetscMalloc2(2 * d->Nb * FEG_MAX_DERIV, &work, d->Nb * d->Nb, &Ke));
   PetscCall(MatZeroEntries(A));
   for (PetscInt e = 0; e < d->Ne; e++) {
+    const PetscInt *gi = gidx + (size_t)e * d->Nb;
+
     PetscCall(FEGCoeffEvaluate(d, &coeff, e));
     PetscCall(FEGIntegrateElementMatrix(d, &coeff, e, work, Ke));
-    PetscCall(DMPlexMatSetClosure(op->dm, lsec, gsec, A, d->cStart + e, Ke, ADD_VALUES));
+    /* constrained dofs have index -1, which MatSetValues() drops */
+    PetscCall(MatSetValues(A, d->Nb, gi, d->Nb, gi, Ke, ADD_VALUES));
   }
   PetscCall(PetscFree2(work, Ke));
   PetscCall(FEGCoeffDestroy(&coeff));

@@ -12,7 +12,9 @@ PetscErrorCode FEGDevOpSetUp(FEGOp op, PetscBool integration, const FEGTuning *t
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(dev, sizeof(*dev)));
+  PetscCall(PetscLogEventBegin(FEG_SetupDevice, op, 0, 0, 0));
   PetscCall(FEGDevDiscCreate(disc, integration, &dev->d));
+  PetscCall(PetscLogEventEnd(FEG_SetupDevice, op, 0, 0, 0));
   if (t) {
     dev->tune.kernel    = (int)t->kernel;
     dev->tune.blockSize = (int)t->blockSize;

@@ -24,10 +24,15 @@ PetscErrorCode FEGDevMallocCopy(void **d, const void *h, size_t bytes, size_t *t
 /* the geometry on the device, computed unless it is there */
 PetscErrorCode FEGDevDiscGeometry(FEGDevDisc *d)
 {
+  int *work, bad;
+
   PetscFunctionBegin;
   if (d->geo) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(FEGDevMallocCopy((void **)&d->geo, NULL, sizeof(double) * d->Ne * d->nG * (d->dim * d->dim + 1), &d->bytes));
-  PetscCall(FEGDevGeometry(d));
+  PetscCall(FEGDevMallocCopy((void **)&work, NULL, sizeof(int), NULL));
+  PetscCall(FEGDevGeometry(d, work, &bad));
+  PetscCallCUDA(cudaFree(work));
+  PetscCheck(bad == d->Ne, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Cell %d has Jacobian determinant <= 0 at a quadrature point: the mesh has an inverted or degenerate cell", d->cStart + bad);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -54,7 +59,8 @@ PetscErrorCode FEGDevDiscCreate(FEGDisc *disc, PetscBool integration, FEGDevDisc
   d->Nq  = (int)Nq;
   d->Ne  = (int)Ne;
   d->nG  = (int)disc->nG;
-  d->Nv  = (int)disc->Nv;
+  d->Nv     = (int)disc->Nv;
+  d->cStart = (int)disc->cStart;
   PetscCall(FEGDevMallocCopy((void **)&d->B, disc->T->T[0], sizeof(double) * Nq * Nb, &d->bytes));
   PetscCall(FEGDevMallocCopy((void **)&d->D, disc->T->T[1], sizeof(double) * Nq * Nb * dim, &d->bytes));
   PetscCall(FEGDevMallocCopy((void **)&d->qw, disc->qweights, sizeof(double) * Nq, &d->bytes));
