@@ -71,6 +71,8 @@ typedef struct {
   int used;      /* out: kernel used */
 } FEGDevTuning;
 
+/* cudaMalloc (and a copy of h when given) that reports an out-of-memory with the bytes asked and free; total += bytes */
+PETSC_INTERN PetscErrorCode FEGDevMallocCopy(void **, const void *, size_t, size_t *);
 PETSC_INTERN PetscErrorCode FEGDevGeometry(FEGDevDisc *, int *, int *);
 PETSC_INTERN PetscErrorCode FEGDevBuildP(FEGDevDisc *, size_t);
 PETSC_INTERN PetscErrorCode FEGDevElementMatrices(const FEGDevDisc *, const FEGDevCoeff *, const int *, int, const FEGDevOutput *, FEGDevTuning *);

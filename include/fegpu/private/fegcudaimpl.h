@@ -7,7 +7,6 @@
 #include <fegpu/private/fegcuda.h>
 #include <petscdevice_cuda.h>
 
-PETSC_INTERN PetscErrorCode FEGDevMallocCopy(void **, const void *, size_t, size_t *);
 #define FEGDevFree(p) \
   do { \
     if (p) PetscCallCUDA(cudaFree(p)); \

@@ -1,41 +1,104 @@
-/* Addto on the GPU: the position in the CSR value array of every element matrix entry, found once at setup by a
-   binary search within the row (column indices of a row are sorted), so assembly never searches */
+/* Addto on the GPU: the CSR pattern of the element connectivity and the position in the CSR value array of every
+   element matrix entry, both from one CUB radix sort of the entries' (row, col) keys: equal keys are one nonzero, the
+   running count of distinct keys is its position, so assembly never searches and nothing per element runs on the host */
 #include <petscdevice_cuda.h>
+#include <cub/cub.cuh>
+#include <climits>
 #include "addtocuda.h"
 
-static __global__ void FEGCSRPositions_Kernel(int Ne, int Nb, const int *__restrict__ gidx, const PetscInt *__restrict__ rowptr, const PetscInt *__restrict__ colidx, int *__restrict__ pos)
+typedef unsigned long long FEGKey;
+
+/* entry k = (a*Nb+b)*Ne+e, the element-interleaved order of the element-matrix kernels */
+static __global__ void FEGCSRKeys_Kernel(int Ne, int Nb, int n, const int *__restrict__ gidx, FEGKey *__restrict__ key, int *__restrict__ entry)
 {
   const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= (size_t)Ne * Nb * Nb) return;
   const int e = (int)(k % Ne), ab = (int)(k / Ne), a = ab / Nb, b = ab % Nb;
   const int row = gidx[(size_t)a * Ne + e], col = gidx[(size_t)b * Ne + e];
-  int       p = -1;
 
-  if (row >= 0 && col >= 0) {
-    PetscInt lo = rowptr[row], hi = rowptr[row + 1] - 1;
-    while (lo <= hi) {
-      const PetscInt mid = (lo + hi) / 2, c = colidx[mid];
-      if (c == col) {
-        p = (int)mid;
-        break;
-      }
-      if (c < col) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    if (p < 0) p = -2; /* pattern misses an entry: reported by the caller */
-  }
-  pos[k] = p;
+  /* constrained rows and columns sort last under the key n*n */
+  key[k]   = (row < 0 || col < 0) ? (FEGKey)n * n : (FEGKey)row * n + col;
+  entry[k] = (int)k;
 }
 
-/* gidx: element-interleaved global (= local row, one process) indices, -1 where constrained */
-PetscErrorCode FEGDevCSRPositions(const FEGDevDisc *d, const int *gidx, const PetscInt *rowptr, const PetscInt *colidx, int *pos)
+static __global__ void FEGCSRHeads_Kernel(int m, int n, const FEGKey *__restrict__ key, int *__restrict__ head)
 {
-  const size_t n  = (size_t)d->Ne * d->Nb * d->Nb;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  head[i] = key[i] != (FEGKey)n * n && (i == 0 || key[i] != key[i - 1]);
+}
+
+/* id: inclusive scan of the heads, so id[i]-1 is the nonzero of sorted entry i */
+static __global__ void FEGCSRFill_Kernel(int m, int n, const FEGKey *__restrict__ key, const int *__restrict__ entry, const int *__restrict__ head, const int *__restrict__ id, int *__restrict__ pos, int *__restrict__ colidx, int *__restrict__ rowcount)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  const FEGKey k = key[i];
+
+  if (k == (FEGKey)n * n) {
+    pos[entry[i]] = -1;
+    return;
+  }
+  pos[entry[i]] = id[i] - 1;
+  if (head[i]) {
+    colidx[id[i] - 1] = (int)(k % (FEGKey)n);
+    atomicAdd(&rowcount[k / (FEGKey)n], 1);
+  }
+}
+
+/* gidx: element-interleaved global (= local on one process) rows, -1 where constrained; n: rows. Out: pos (allocated by
+   the caller, Ne*Nb*Nb), and rowptr (n+1) and colidx (nnz) allocated here on the device */
+PetscErrorCode FEGDevCSRPattern(int Ne, int Nb, int n, const int *gidx, int *pos, int **rowptr, int **colidx, int *nnz)
+{
+  const size_t m  = (size_t)Ne * Nb * Nb;
   const int    nt = 256;
+  FEGKey      *key, *skey;
+  int         *entry, *sentry, *head, *id, *count;
+  void        *tmp = NULL;
+  size_t       nsort = 0, nscan = 0, nrow = 0, ntmp;
+  int          endbit = 1, mi = (int)m;
 
   PetscFunctionBegin;
-  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
-  FEGCSRPositions_Kernel<<<(unsigned)((n + nt - 1) / nt), nt>>>(d->Ne, d->Nb, gidx, rowptr, colidx, pos);
-  PetscCallCUDA(cudaPeekAtLastError());
+  PetscCheck(m < (size_t)INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%d elements of %d dofs have %zu element-matrix entries; GPU addto positions are 32-bit: split the mesh over processes", Ne, Nb, m);
+  while (endbit < 64 && ((FEGKey)n * n) >> endbit) endbit++;
+  PetscCall(FEGDevMallocCopy((void **)&key, NULL, 2 * m * sizeof(FEGKey), NULL));
+  PetscCall(FEGDevMallocCopy((void **)&entry, NULL, 4 * m * sizeof(int), NULL));
+  skey   = key + m;
+  sentry = entry + m;
+  head   = entry + 2 * m;
+  id     = entry + 3 * m;
+  PetscCall(FEGDevMallocCopy((void **)rowptr, NULL, (n + 1) * sizeof(int), NULL));
+  PetscCall(FEGDevMallocCopy((void **)&count, NULL, (n + 1) * sizeof(int), NULL));
+  PetscCallCUDA(cudaMemset(count, 0, (n + 1) * sizeof(int)));
+  *nnz = 0;
+  if (m) {
+    FEGCSRKeys_Kernel<<<(unsigned)((m + nt - 1) / nt), nt>>>(Ne, Nb, n, gidx, key, entry);
+    PetscCallCUDA(cudaPeekAtLastError());
+  }
+  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(NULL, nsort, key, skey, entry, sentry, mi, 0, endbit));
+  PetscCallCUDA(cub::DeviceScan::InclusiveSum(NULL, nscan, head, id, mi));
+  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(NULL, nrow, count, *rowptr, n + 1));
+  ntmp = PetscMax(PetscMax(nsort, nscan), nrow) + 1;
+  PetscCall(FEGDevMallocCopy(&tmp, NULL, ntmp, NULL));
+  if (m) {
+    nsort = ntmp;
+    PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, nsort, key, skey, entry, sentry, mi, 0, endbit));
+    FEGCSRHeads_Kernel<<<(unsigned)((m + nt - 1) / nt), nt>>>(mi, n, skey, head);
+    PetscCallCUDA(cudaPeekAtLastError());
+    nscan = ntmp;
+    PetscCallCUDA(cub::DeviceScan::InclusiveSum(tmp, nscan, head, id, mi));
+    PetscCallCUDA(cudaMemcpy(nnz, id + m - 1, sizeof(int), cudaMemcpyDeviceToHost));
+  }
+  PetscCall(FEGDevMallocCopy((void **)colidx, NULL, (size_t)PetscMax(*nnz, 1) * sizeof(int), NULL));
+  if (m) {
+    FEGCSRFill_Kernel<<<(unsigned)((m + nt - 1) / nt), nt>>>(mi, n, skey, sentry, head, id, pos, *colidx, count);
+    PetscCallCUDA(cudaPeekAtLastError());
+  }
+  nrow = ntmp;
+  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(tmp, nrow, count, *rowptr, n + 1));
+  PetscCallCUDA(cudaFree(tmp));
+  PetscCallCUDA(cudaFree(count));
+  PetscCallCUDA(cudaFree(entry));
+  PetscCallCUDA(cudaFree(key));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

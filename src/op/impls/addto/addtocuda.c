@@ -94,38 +94,46 @@ static PetscErrorCode FEGOpCreateMatrix_AddTo_CUDA(FEGOp op, Mat A)
     PetscCall(MatSetOption(A, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
     PetscCall(FEGDevMallocCopy((void **)&dev->coo, NULL, sizeof(double) * Ne * Nb * Nb, NULL));
   } else {
-    PetscSection    lsec, gsec;
+    const PetscInt *gidx;
     const PetscInt *ia, *ja;
+    PetscInt       *hia, *hja;
     PetscScalar    *va;
     PetscMemType    memtype;
-    int            *gidx, *dgidx, *pos;
-    MatInfo         info;
+    int            *gi, *dgidx, *drow, *dcol, nnz;
+    const int       n = (int)disc->nglobal;
 
-    PetscCall(FEGOpPreallocate(op, A));
+    /* one process: global rows are the owned rows; the pattern and positions come from one sort on the device and
+       only the CSR structure crosses to the host, which is where PETSc builds a matrix from it */
+    PetscCall(FEGDiscGetGlobalIndices(disc, &gidx));
+    PetscCall(PetscLogEventBegin(FEG_SetupPattern, op, A, 0, 0));
+    PetscCall(PetscMalloc1((size_t)Ne * Nb, &gi));
+    for (PetscInt e = 0; e < Ne; e++)
+      for (PetscInt b = 0; b < Nb; b++) gi[b * Ne + e] = (int)gidx[e * Nb + b];
+    PetscCall(FEGDevMallocCopy((void **)&dgidx, gi, sizeof(int) * Ne * Nb, NULL));
+    PetscCall(PetscFree(gi));
+    PetscCall(FEGDevMallocCopy((void **)&dev->pos, NULL, sizeof(int) * Ne * Nb * Nb, NULL));
+    PetscCall(FEGDevCSRPattern((int)Ne, (int)Nb, n, dgidx, dev->pos, &drow, &dcol, &nnz));
+    PetscCallCUDA(cudaFree(dgidx));
+    PetscCall(PetscMalloc2(n + 1, &hia, PetscMax(nnz, 1), &hja));
+    {
+      int *h;
+
+      PetscCall(PetscMalloc1(PetscMax(n + 1, nnz), &h));
+      PetscCallCUDA(cudaMemcpy(h, drow, sizeof(int) * (n + 1), cudaMemcpyDeviceToHost));
+      for (PetscInt i = 0; i <= n; i++) hia[i] = h[i];
+      PetscCallCUDA(cudaMemcpy(h, dcol, sizeof(int) * nnz, cudaMemcpyDeviceToHost));
+      for (PetscInt k = 0; k < nnz; k++) hja[k] = h[k];
+      PetscCall(PetscFree(h));
+    }
+    PetscCallCUDA(cudaFree(drow));
+    PetscCallCUDA(cudaFree(dcol));
+    PetscCall(MatSeqAIJSetPreallocationCSR(A, hia, hja, NULL));
+    PetscCall(PetscFree2(hia, hja));
+    PetscCall(MatSetOption(A, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
     PetscCall(MatSeqAIJGetCSRAndMemType(A, &ia, &ja, &va, &memtype));
     PetscCheck(PetscMemTypeDevice(memtype), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The addto matrix is not a device (AIJCUSPARSE) matrix: use -dm_mat_type aijcusparse or leave it unset");
-    PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
-    dev->nnz = (PetscInt)info.nz_used;
-    PetscCall(DMGetLocalSection(op->dm, &lsec));
-    PetscCall(DMGetGlobalSection(op->dm, &gsec));
-    PetscCall(PetscMalloc1(Ne * Nb, &gidx));
-    for (PetscInt e = 0; e < Ne; e++) {
-      PetscInt n, *gi = NULL;
-
-      PetscCall(DMPlexGetClosureIndices(op->dm, lsec, gsec, disc->cStart + e, PETSC_TRUE, &n, &gi, NULL, NULL));
-      for (PetscInt b = 0; b < Nb; b++) gidx[b * Ne + e] = gi[b] >= 0 ? (int)gi[b] : -1;
-      PetscCall(DMPlexRestoreClosureIndices(op->dm, lsec, gsec, disc->cStart + e, PETSC_TRUE, &n, &gi, NULL, NULL));
-    }
-    PetscCall(FEGDevMallocCopy((void **)&dgidx, gidx, sizeof(int) * Ne * Nb, NULL));
-    PetscCall(FEGDevMallocCopy((void **)&dev->pos, NULL, sizeof(int) * Ne * Nb * Nb, NULL));
-    PetscCall(FEGDevCSRPositions(&dev->base.d, dgidx, ia, ja, dev->pos));
-    PetscCallCUDA(cudaFree(dgidx));
-    PetscCall(PetscFree(gidx));
-    /* the pattern came from the same closures, so every entry must have a position; check once */
-    PetscCall(PetscMalloc1(Ne * Nb * Nb, &pos));
-    PetscCallCUDA(cudaMemcpy(pos, dev->pos, sizeof(int) * Ne * Nb * Nb, cudaMemcpyDeviceToHost));
-    for (PetscInt k = 0; k < Ne * Nb * Nb; k++) PetscCheck(pos[k] != -2, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Element entry %" PetscInt_FMT " has no place in the matrix pattern", k);
-    PetscCall(PetscFree(pos));
+    dev->nnz = nnz;
+    PetscCall(PetscLogEventEnd(FEG_SetupPattern, op, A, 0, 0));
     if (dev->mode == FEG_ADDTO_COLOR) PetscCall(FEGColorElements(disc, &dev->ncolors, &dev->colorOff, &dev->colorElems));
   }
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -3,4 +3,4 @@
 
 #include <fegpu/private/fegcuda.h>
 
-PETSC_INTERN PetscErrorCode FEGDevCSRPositions(const FEGDevDisc *, const int *, const PetscInt *, const PetscInt *, int *);
+PETSC_INTERN PetscErrorCode FEGDevCSRPattern(int, int, int, const int *, int *, int **, int **, int *);
