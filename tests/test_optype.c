@@ -18,7 +18,7 @@ static PetscErrorCode MySetUp(FEGOp op)
   MyOp *my = (MyOp *)op->data;
 
   PetscFunctionBegin;
-  PetscCall(PetscMalloc1((size_t)op->disc.Ne * op->disc.Nb * op->disc.Nb, &my->Ke));
+  PetscCall(PetscMalloc1((size_t)op->disc->Ne * op->disc->Nb * op->disc->Nb, &my->Ke));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -31,7 +31,7 @@ static PetscErrorCode MyAssemble(FEGOp op, Mat A)
 
 static PetscErrorCode MyElemApply(FEGOp op, PetscInt e, const PetscScalar xe[], PetscScalar ye[], PetscBool transpose)
 {
-  const PetscInt     Nb = op->disc.Nb;
+  const PetscInt     Nb = op->disc->Nb;
   const PetscScalar *K  = &((MyOp *)op->data)->Ke[(size_t)e * Nb * Nb];
 
   PetscFunctionBegin;
@@ -44,7 +44,7 @@ static PetscErrorCode MyElemApply(FEGOp op, PetscInt e, const PetscScalar xe[], 
 
 static PetscErrorCode MyElemDiag(FEGOp op, PetscInt e, PetscScalar de[])
 {
-  const PetscInt     Nb = op->disc.Nb;
+  const PetscInt     Nb = op->disc->Nb;
   const PetscScalar *K  = &((MyOp *)op->data)->Ke[(size_t)e * Nb * Nb];
 
   PetscFunctionBegin;

@@ -89,11 +89,19 @@ typedef struct {
   PetscInt          *gidx;            /* the same as global dofs, -1 where constrained; FEGDiscGetGlobalIndices() */
   PetscInt           nlocal, nglobal; /* local Vec size, owned global size */
   PetscLogDouble     bytes;
+  /* what the DM had when this was read: a DM whose section, field or coordinates changed gets a new one */
+  PetscSection     lsec;
+  Vec              coords;
+  PetscObjectState cstate;
+  /* right-hand sides on the device: the backend's cached data, freed with the discretization */
+  void *rhsdev;
+  PetscErrorCode (*rhsdevdestroy)(void **);
 } FEGDisc;
 
 PETSC_EXTERN PetscErrorCode FEGDiscCreate(DM, FEGDisc *);
 PETSC_EXTERN PetscErrorCode FEGDiscDestroy(FEGDisc *);
 PETSC_EXTERN PetscErrorCode FEGDiscSetUpGeometry(FEGDisc *);
+PETSC_EXTERN PetscErrorCode FEGDMGetDisc(DM, FEGDisc **, PetscContainer *);
 PETSC_EXTERN PetscErrorCode FEGDiscGetGlobalIndices(FEGDisc *, const PetscInt **);
 
 /* the geometry of point q of cell e: invJ and det J */
@@ -128,7 +136,7 @@ PETSC_EXTERN PetscErrorCode FEGDMIsOnDevice(DM, PetscBool *);
    (opreg.c), empty otherwise */
 typedef struct {
   PetscBool available;
-  PetscErrorCode (*computerhs)(FEGDisc *, FEGForm, Vec);
+  PetscErrorCode (*computerhs)(FEGDisc *, FEGForm, Vec); /* caches its device data in FEGDisc.rhsdev */
   PetscErrorCode (*roofline)(double *, double *, double *);
 } FEGDeviceBackend;
 PETSC_INTERN FEGDeviceBackend FEGDevice;

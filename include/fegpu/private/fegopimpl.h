@@ -31,7 +31,8 @@ struct _p_FEGOp {
   PETSCHEADER(struct _FEGOpOps);
   DM               dm;
   FEGForm          form;
-  FEGDisc          disc; /* built by FEGOpSetUp() before the type's setup */
+  FEGDisc         *disc;          /* the DM's shared discretization (FEGDMGetDisc()), taken by FEGOpSetUp() */
+  PetscContainer   disccontainer; /* the reference held on it */
   PetscBool        setupcalled;
   PetscBool        hasmat;              /* FEGOpCreateMat() was called: an assembled type fills one matrix */
   const char      *backend;             /* "host" or "GPU", set by whoever installs the ops table */

@@ -91,7 +91,7 @@ PetscErrorCode FEGOpDestroy(FEGOp *op)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscTryTypeMethod(*op, destroy);
-  PetscCall(FEGDiscDestroy(&(*op)->disc));
+  PetscCall(PetscContainerDestroy(&(*op)->disccontainer));
   PetscCall(MatDestroy(&(*op)->pmat));
   PetscCall(VecDestroy(&(*op)->xl));
   PetscCall(VecDestroy(&(*op)->yl));
@@ -367,14 +367,14 @@ PetscErrorCode FEGOpSetUp(FEGOp op)
   PetscCheck(op->form, PetscObjectComm((PetscObject)op), PETSC_ERR_ORDER, "Call FEGOpSetForm() before FEGOpSetUp()");
   if (!((PetscObject)op)->type_name) PetscCall(FEGOpSetType(op, FEGOPADDTO));
   PetscCall(FEGDMIsOnDevice(op->dm, &ondevice));
-  PetscCall(FEGDiscCreate(op->dm, &op->disc));
+  PetscCall(FEGDMGetDisc(op->dm, &op->disc, &op->disccontainer));
   if (ondevice) {
     PetscErrorCode (*use)(FEGOp);
 
     PetscCall(PetscFunctionListFind(FEGOpDeviceList, ((PetscObject)op)->type_name, &use));
     PetscCheck(use, PetscObjectComm((PetscObject)op), PETSC_ERR_SUP, "Operator type %s has no GPU implementation (FEGOpRegisterDevice()); use host vectors or another type", ((PetscObject)op)->type_name);
     PetscCall((*use)(op));
-  } else PetscCall(FEGDiscSetUpGeometry(&op->disc));
+  } else PetscCall(FEGDiscSetUpGeometry(op->disc));
   PetscCall(PetscLogEventBegin(FEG_Setup, op, 0, 0, 0));
   PetscTryTypeMethod(op, setup);
   PetscCall(PetscLogEventEnd(FEG_Setup, op, 0, 0, 0));
@@ -401,7 +401,7 @@ PetscErrorCode FEGOpView(FEGOp op, PetscViewer viewer)
   PetscCall(PetscObjectPrintClassNamePrefixType((PetscObject)op, viewer));
   PetscCall(PetscViewerASCIIPushTab(viewer));
   if (op->setupcalled) {
-    FEGDisc       *d     = &op->disc;
+    FEGDisc       *d     = op->disc;
     PetscInt       ne    = d->Ne, nemax, nesum, ndof;
     PetscLogDouble bytes = d->bytes + op->bytes, bsum;
     MPI_Comm       comm  = PetscObjectComm((PetscObject)op);

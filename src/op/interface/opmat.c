@@ -135,7 +135,7 @@ PetscErrorCode FEGOpCreateMat(FEGOp op, Mat *A)
   PetscCall(FEGOpSetUp(op));
   PetscCheck(!op->hasmat || !op->ops->creatematrix, PetscObjectComm((PetscObject)op), PETSC_ERR_ORDER, "An operator of type %s assembles into the one matrix it made: create another operator for another matrix", ((PetscObject)op)->type_name);
   op->hasmat = PETSC_TRUE;
-  d          = &op->disc;
+  d          = op->disc;
   PetscCall(MatCreate(PetscObjectComm((PetscObject)op), A));
   PetscCall(MatSetSizes(*A, d->nglobal, d->nglobal, PETSC_DETERMINE, PETSC_DETERMINE));
   PetscCall(PetscLogEventBegin(FEG_Setup, op, *A, 0, 0));

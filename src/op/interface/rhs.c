@@ -66,22 +66,24 @@ static PetscErrorCode FEGComputeRHS_Host(FEGDisc *disc, FEGForm form, Vec b)
 @*/
 PetscErrorCode FEGComputeRHS(DM dm, FEGForm form, Vec b)
 {
-  FEGDisc   disc;
-  PetscInt  n;
-  PetscBool ondevice;
+  FEGDisc       *disc;
+  PetscContainer c;
+  PetscInt       n;
+  PetscBool      ondevice;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
   PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 2);
   PetscValidHeaderSpecific(b, VEC_CLASSID, 3);
   PetscCall(FEGDMIsOnDevice(dm, &ondevice));
-  PetscCall(FEGDiscCreate(dm, &disc));
+  /* the discretization the DM's operators share, read once for all calls */
+  PetscCall(FEGDMGetDisc(dm, &disc, &c));
   PetscCall(VecGetLocalSize(b, &n));
-  PetscCheck(n == disc.nglobal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Right-hand side Vec has local size %" PetscInt_FMT " but the DM's global Vecs have %" PetscInt_FMT " (use DMCreateGlobalVector())", n, disc.nglobal);
+  PetscCheck(n == disc->nglobal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Right-hand side Vec has local size %" PetscInt_FMT " but the DM's global Vecs have %" PetscInt_FMT " (use DMCreateGlobalVector())", n, disc->nglobal);
   PetscCall(PetscLogEventBegin(FEG_RHS, dm, b, 0, 0));
-  if (ondevice) PetscCall((*FEGDevice.computerhs)(&disc, form, b));
-  else PetscCall(FEGComputeRHS_Host(&disc, form, b));
+  if (ondevice) PetscCall((*FEGDevice.computerhs)(disc, form, b));
+  else PetscCall(FEGComputeRHS_Host(disc, form, b));
   PetscCall(PetscLogEventEnd(FEG_RHS, dm, b, 0, 0));
-  PetscCall(FEGDiscDestroy(&disc));
+  PetscCall(PetscContainerDestroy(&c));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

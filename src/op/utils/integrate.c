@@ -58,7 +58,7 @@ PetscErrorCode FEGIntegrateElementVector(FEGDisc *disc, FEGCoeff *coeff, PetscIn
 @*/
 PetscErrorCode FEGOpElementMatrices(FEGOp op, PetscScalar Ke[])
 {
-  FEGDisc     *d = &op->disc;
+  FEGDisc     *d = op->disc;
   FEGCoeff     coeff;
   PetscScalar *work;
 

@@ -32,7 +32,7 @@ PetscErrorCode FEGOpGetMatType(FEGOp op, MatType plain, MatType *mtype)
 @*/
 PetscErrorCode FEGOpPreallocate(FEGOp op, Mat A)
 {
-  FEGDisc        *d = &op->disc;
+  FEGDisc        *d = op->disc;
   const PetscInt  Ne = d->Ne, Nb = d->Nb, n = d->nlocal;
   const PetscInt *gidx;
   PetscInt       *doff, *delem, *rowg, *ia, *ja, *len, maxrow = 0;
@@ -127,7 +127,7 @@ PetscErrorCode FEGOpPreallocate(FEGOp op, Mat A)
 @*/
 PetscErrorCode FEGOpPreallocateCOO(FEGOp op, PetscBool interleaved, Mat A)
 {
-  FEGDisc        *d  = &op->disc;
+  FEGDisc        *d  = op->disc;
   const PetscInt  Ne = d->Ne, Nb = d->Nb;
   const PetscInt *gidx;
   PetscInt       *ci, *cj;

@@ -30,7 +30,7 @@ PetscErrorCode FEGOpGetLocalVectors(FEGOp op, Vec *xl, Vec *yl)
 @*/
 PetscErrorCode FEGOpApplyElementLocal(FEGOp op, FEGElemApplyFn fn, Vec x, Vec y, PetscBool transpose, PetscBool add)
 {
-  FEGDisc           *d = &op->disc;
+  FEGDisc           *d = op->disc;
   const PetscScalar *xa;
   PetscScalar       *ya, xe[FEG_HOST_MAXNB], ye[FEG_HOST_MAXNB];
   Vec                xl, yl;
@@ -66,7 +66,7 @@ PetscErrorCode FEGOpApplyElementLocal(FEGOp op, FEGElemApplyFn fn, Vec x, Vec y,
 @*/
 PetscErrorCode FEGOpDiagonalElementLocal(FEGOp op, FEGElemDiagFn fn, Vec diag)
 {
-  FEGDisc     *d = &op->disc;
+  FEGDisc     *d = op->disc;
   PetscScalar *ya, de[FEG_HOST_MAXNB];
   Vec          yl;
 

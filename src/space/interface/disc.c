@@ -203,6 +203,7 @@ PetscErrorCode FEGDiscCreate(DM dm, FEGDisc *disc)
   PetscCall(PetscObjectGetClassId(obj, &id));
   PetscCheck(id == PETSCFE_CLASSID, comm, PETSC_ERR_ARG_WRONG, "The DM's field is not a PetscFE");
   disc->fe = (PetscFE)obj;
+  PetscCall(PetscObjectReference(obj));
   PetscCall(PetscFEGetNumComponents(disc->fe, &Nc));
   PetscCheck(Nc == 1, comm, PETSC_ERR_ARG_WRONG, "The field has %" PetscInt_FMT " components; fegpu's forms are scalar", Nc);
   PetscCall(PetscFEGetDimension(disc->fe, &disc->Nb));
@@ -265,6 +266,14 @@ PetscErrorCode FEGDiscCreate(DM dm, FEGDisc *disc)
     PetscCall(DMPlexRestoreClosureIndices(dm, lsec, lsec, disc->cStart + e, PETSC_TRUE, &n, &idx, NULL, NULL));
   }
   PetscCall(PetscLogEventEnd(FEG_SetupDofMap, dm, 0, 0, 0));
+  /* held, so that a pointer compared later cannot be a new object at a freed one's address */
+  disc->lsec = lsec;
+  PetscCall(PetscObjectReference((PetscObject)lsec));
+  PetscCall(DMGetCoordinatesLocal(dm, &disc->coords));
+  if (disc->coords) {
+    PetscCall(PetscObjectReference((PetscObject)disc->coords));
+    PetscCall(PetscObjectStateGet((PetscObject)disc->coords, &disc->cstate));
+  }
   /* dof indices and coordinates; the host geometry and global indices add theirs when made */
   disc->bytes = (PetscLogDouble)disc->Ne * (disc->Nb * sizeof(PetscInt) + disc->Nv * disc->dim * sizeof(PetscReal));
   PetscCall(PetscLogEventEnd(FEG_Setup, dm, 0, 0, 0));
@@ -280,5 +289,76 @@ PetscErrorCode FEGDiscDestroy(FEGDisc *disc)
   PetscCall(PetscFree2(disc->geo, disc->xq));
   PetscCall(PetscFree(disc->lidx));
   PetscCall(PetscFree(disc->gidx));
+  if (disc->rhsdevdestroy) PetscCall((*disc->rhsdevdestroy)(&disc->rhsdev));
+  PetscCall(PetscSectionDestroy(&disc->lsec));
+  PetscCall(VecDestroy(&disc->coords));
+  PetscCall(PetscFEDestroy(&disc->fe));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGDiscContainerDestroy_Private(void *ctx)
+{
+  FEGDisc *disc = (FEGDisc *)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(FEGDiscDestroy(disc));
+  PetscCall(PetscFree(disc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  FEGDMGetDisc - the DM's discretization, read once and shared by every operator and right-hand side on it (the
+  element-to-dof map, coordinates and, when asked for, global dofs and host geometry); read again when the DM's local
+  section, field or coordinates have changed since
+
+  Collective
+
+  Output Parameters:
++ disc      - the discretization
+- container - a new reference that keeps it alive: PetscContainerDestroy() it when done
+
+  Level: developer
+@*/
+PetscErrorCode FEGDMGetDisc(DM dm, FEGDisc **disc, PetscContainer *container)
+{
+  PetscContainer   c;
+  FEGDisc         *d = NULL;
+  PetscSection     lsec;
+  Vec              coords;
+  PetscObjectState cstate = 0;
+  PetscObject      fe     = NULL;
+  PetscInt         Nf;
+  PetscBool        valid = PETSC_FALSE, gvalid;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)dm, "FEGDisc", (PetscObject *)&c));
+  PetscCall(DMGetLocalSection(dm, &lsec));
+  PetscCall(DMGetCoordinatesLocal(dm, &coords));
+  if (coords) PetscCall(PetscObjectStateGet((PetscObject)coords, &cstate));
+  PetscCall(DMGetNumFields(dm, &Nf));
+  if (Nf > 0) PetscCall(DMGetField(dm, 0, NULL, &fe));
+  if (c) {
+    PetscCall(PetscContainerGetPointer(c, (void **)&d));
+    valid = (PetscBool)(d->lsec == lsec && d->coords == coords && d->cstate == cstate && (PetscObject)d->fe == fe);
+  }
+  /* every process reads it again if one must (reading is collective) */
+  PetscCall(MPIU_Allreduce(&valid, &gvalid, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)dm)));
+  if (!gvalid) {
+    PetscCall(PetscNew(&d));
+    PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
+    PetscCall(PetscContainerSetPointer(c, d));
+    PetscCall(PetscContainerSetUserDestroy(c, FEGDiscContainerDestroy_Private));
+    {
+      PetscErrorCode ierr = FEGDiscCreate(dm, d);
+
+      if (ierr) {
+        PetscCall(PetscContainerDestroy(&c));
+        PetscCall(ierr);
+      }
+    }
+    PetscCall(PetscObjectCompose((PetscObject)dm, "FEGDisc", (PetscObject)c));
+  } else PetscCall(PetscObjectReference((PetscObject)c));
+  *disc      = d;
+  *container = c;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

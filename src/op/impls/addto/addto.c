@@ -29,7 +29,7 @@ static PetscErrorCode FEGOpCreateMatrix_AddTo(FEGOp op, Mat A)
 
 static PetscErrorCode FEGOpAssemble_AddTo(FEGOp op, Mat A)
 {
-  FEGDisc        *d = &op->disc;
+  FEGDisc        *d = op->disc;
   FEGCoeff        coeff;
   const PetscInt *gidx;
   PetscScalar    *work, *Ke;

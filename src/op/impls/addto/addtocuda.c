@@ -82,7 +82,7 @@ static PetscErrorCode FEGColorElements(FEGDisc *disc, PetscInt *ncolors, PetscIn
 static PetscErrorCode FEGOpCreateMatrix_AddTo_CUDA(FEGOp op, Mat A)
 {
   FEGOp_AddTo_CUDA *dev  = (FEGOp_AddTo_CUDA *)((FEGOp_AddTo *)op->data)->dev;
-  FEGDisc          *disc = &op->disc;
+  FEGDisc          *disc = op->disc;
   const PetscInt    Ne = disc->Ne, Nb = disc->Nb;
   MatType           mtype;
 
@@ -146,7 +146,7 @@ static PetscErrorCode FEGOpAssemble_AddTo_CUDA(FEGOp op, Mat A)
   FEGDevCoeff       c;
 
   PetscFunctionBegin;
-  PetscCall(FEGDevCoeffPrepare(&op->disc, op->form, &dev->base.cc, &c));
+  PetscCall(FEGDevCoeffPrepare(op->disc, op->form, &dev->base.cc, &c));
   if (dev->coo) {
     FEGDevOutput o = {FEG_DEV_OUT_COO, dev->coo, NULL, NULL};
 

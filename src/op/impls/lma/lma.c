@@ -16,7 +16,7 @@ static PetscErrorCode FEGOpSetFromOptions_LMA(FEGOp op, PetscOptionItems *PetscO
 static PetscErrorCode FEGOpSetUp_LMA(FEGOp op)
 {
   FEGOp_LMA *lma = (FEGOp_LMA *)op->data;
-  FEGDisc   *d   = &op->disc;
+  FEGDisc   *d   = op->disc;
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc1((size_t)d->Ne * d->Nb * d->Nb, &lma->Ke));
@@ -36,7 +36,7 @@ static PetscErrorCode FEGOpAssemble_LMA(FEGOp op, Mat A)
 
 static PetscErrorCode FEGElemApply_LMA(FEGOp op, PetscInt e, const PetscScalar xe[], PetscScalar ye[], PetscBool transpose)
 {
-  const PetscInt     Nb = op->disc.Nb;
+  const PetscInt     Nb = op->disc->Nb;
   const PetscScalar *K  = &((FEGOp_LMA *)op->data)->Ke[(size_t)e * Nb * Nb];
 
   PetscFunctionBeginHot;
@@ -58,7 +58,7 @@ static PetscErrorCode FEGElemApply_LMA(FEGOp op, PetscInt e, const PetscScalar x
 
 static PetscErrorCode FEGElemDiag_LMA(FEGOp op, PetscInt e, PetscScalar de[])
 {
-  const PetscInt     Nb = op->disc.Nb;
+  const PetscInt     Nb = op->disc->Nb;
   const PetscScalar *K  = &((FEGOp_LMA *)op->data)->Ke[(size_t)e * Nb * Nb];
 
   PetscFunctionBeginHot;
@@ -96,7 +96,7 @@ PetscErrorCode FEGOpAssembleValues_LMA_Private(FEGOp op, MatType plain, PetscBoo
     MatType mtype;
 
     PetscCall(MatCreate(PetscObjectComm((PetscObject)op), P));
-    PetscCall(MatSetSizes(*P, op->disc.nglobal, op->disc.nglobal, PETSC_DETERMINE, PETSC_DETERMINE));
+    PetscCall(MatSetSizes(*P, op->disc->nglobal, op->disc->nglobal, PETSC_DETERMINE, PETSC_DETERMINE));
     PetscCall(FEGOpGetMatType(op, plain, &mtype));
     PetscCall(MatSetType(*P, mtype));
     PetscCall(FEGOpPreallocateCOO(op, interleaved, *P));

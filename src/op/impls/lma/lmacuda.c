@@ -36,7 +36,7 @@ static PetscErrorCode FEGOpAssemble_LMA_CUDA(FEGOp op, Mat A)
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(FEG_Integrate, op, 0, 0, 0));
-  PetscCall(FEGDevCoeffPrepare(&op->disc, op->form, &dev->base.cc, &c));
+  PetscCall(FEGDevCoeffPrepare(op->disc, op->form, &dev->base.cc, &c));
   PetscCall(PetscLogGpuTimeBegin());
   PetscCall(FEGDevElementMatrices(&dev->base.d, &c, NULL, dev->base.d.Ne, &o, &dev->base.tune));
   PetscCall(PetscLogGpuTimeEnd());
@@ -50,7 +50,7 @@ static PetscErrorCode FEGLMAKernel(FEGOp op, const double *x, double *y, PetscBo
   FEGOp_LMA_CUDA *dev = FEGLMADev(op);
 
   PetscFunctionBegin;
-  PetscCall(FEGDevLMAApply(&dev->base.d, dev->Ke, x, y, transpose ? 1 : 0, (int)op->disc.nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevLMAApply(&dev->base.d, dev->Ke, x, y, transpose ? 1 : 0, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -59,7 +59,7 @@ static PetscErrorCode FEGOpApply_LMA_CUDA(FEGOp op, Vec x, Vec y, PetscBool add)
   FEGOp_LMA_CUDA *dev = FEGLMADev(op);
 
   PetscFunctionBegin;
-  PetscCall(FEGDevOpApply(op, &dev->base, FEGLMAKernel, 2.0 * op->disc.Ne * op->disc.Nb * op->disc.Nb, PETSC_FALSE, x, y, PETSC_FALSE, add));
+  PetscCall(FEGDevOpApply(op, &dev->base, FEGLMAKernel, 2.0 * op->disc->Ne * op->disc->Nb * op->disc->Nb, PETSC_FALSE, x, y, PETSC_FALSE, add));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -68,7 +68,7 @@ static PetscErrorCode FEGOpApplyTranspose_LMA_CUDA(FEGOp op, Vec x, Vec y, Petsc
   FEGOp_LMA_CUDA *dev = FEGLMADev(op);
 
   PetscFunctionBegin;
-  PetscCall(FEGDevOpApply(op, &dev->base, FEGLMAKernel, 2.0 * op->disc.Ne * op->disc.Nb * op->disc.Nb, PETSC_FALSE, x, y, PETSC_TRUE, add));
+  PetscCall(FEGDevOpApply(op, &dev->base, FEGLMAKernel, 2.0 * op->disc->Ne * op->disc->Nb * op->disc->Nb, PETSC_FALSE, x, y, PETSC_TRUE, add));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

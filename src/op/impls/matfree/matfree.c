@@ -23,7 +23,7 @@ static inline PetscReal FEGRef(const FEGDisc *d, PetscInt q, PetscInt r, PetscIn
 static PetscErrorCode FEGElemApply_QP(FEGOp op, PetscInt e, const PetscScalar xe[], PetscScalar ye[], PetscBool transpose)
 {
   const FEGOp_MatFree *mf = (FEGOp_MatFree *)op->data;
-  const FEGDisc       *d  = &op->disc;
+  const FEGDisc       *d  = op->disc;
   const PetscInt       Nb = d->Nb, Nd = d->dim + 1, KK = d->Nq * Nd;
 
   PetscFunctionBeginHot;
@@ -43,7 +43,7 @@ static PetscErrorCode FEGElemApply_QP(FEGOp op, PetscInt e, const PetscScalar xe
 static PetscErrorCode FEGElemDiag_QP(FEGOp op, PetscInt e, PetscScalar de[])
 {
   const FEGOp_MatFree *mf = (FEGOp_MatFree *)op->data;
-  const FEGDisc       *d  = &op->disc;
+  const FEGDisc       *d  = op->disc;
   const PetscInt       Nb = d->Nb, Nd = d->dim + 1, KK = d->Nq * Nd;
 
   PetscFunctionBeginHot;
@@ -58,7 +58,7 @@ static PetscErrorCode FEGElemDiag_QP(FEGOp op, PetscInt e, PetscScalar de[])
 static PetscErrorCode FEGElemApply_RefOp(FEGOp op, PetscInt e, const PetscScalar xe[], PetscScalar ye[], PetscBool transpose)
 {
   const FEGOp_MatFree *mf = (FEGOp_MatFree *)op->data;
-  const PetscInt       Nb = op->disc.Nb;
+  const PetscInt       Nb = op->disc->Nb;
   const PetscScalar   *G  = &mf->G[e * mf->npairs];
 
   PetscFunctionBeginHot;
@@ -80,7 +80,7 @@ static PetscErrorCode FEGElemApply_RefOp(FEGOp op, PetscInt e, const PetscScalar
 static PetscErrorCode FEGElemDiag_RefOp(FEGOp op, PetscInt e, PetscScalar de[])
 {
   const FEGOp_MatFree *mf = (FEGOp_MatFree *)op->data;
-  const PetscInt       Nb = op->disc.Nb;
+  const PetscInt       Nb = op->disc->Nb;
 
   PetscFunctionBeginHot;
   for (PetscInt a = 0; a < Nb; a++) de[a] = FEGRefOpDiagEntry((int)mf->npairs, &mf->G[e * mf->npairs], mf->Op, (int)Nb, (int)Nb, (int)a);
@@ -122,7 +122,7 @@ static inline void FEGContract1(const PetscScalar *in, PetscScalar *out, const P
 static PetscErrorCode FEGElemApply_SumFact(FEGOp op, PetscInt e, const PetscScalar xe[], PetscScalar ye[], PetscBool transpose)
 {
   const FEGOp_MatFree *mf = (FEGOp_MatFree *)op->data;
-  const PetscInt       P = mf->P, Q = mf->Q, dim = op->disc.dim, Nq = op->disc.Nq, Nb = op->disc.Nb;
+  const PetscInt       P = mf->P, Q = mf->Q, dim = op->disc->dim, Nq = op->disc->Nq, Nb = op->disc->Nb;
   const PetscReal     *B = mf->B1, *D = mf->D1, *Bt = mf->Bt, *Dt = mf->Dt;
   const PetscInt       n = dim == 2 ? PetscMax(P, Q) * PetscMax(P, Q) : PetscMax(P, Q) * PetscMax(P, Q) * PetscMax(P, Q);
   PetscScalar         *U = mf->work, *T[5], *V[4];
@@ -180,10 +180,10 @@ static PetscErrorCode FEGElemApply_SumFact(FEGOp op, PetscInt e, const PetscScal
 static PetscErrorCode FEGElemDiag_SumFact(FEGOp op, PetscInt e, PetscScalar de[])
 {
   const FEGOp_MatFree *mf = (FEGOp_MatFree *)op->data;
-  const PetscInt       Nq = op->disc.Nq;
+  const PetscInt       Nq = op->disc->Nq;
 
   PetscFunctionBeginHot;
-  for (PetscInt l = 0; l < op->disc.Nb; l++) de[mf->lex[l]] = FEGSumFactDiagEntry((int)op->disc.dim, mf->kind, (int)mf->P, (int)mf->Q, mf->B1, mf->D1, &mf->Cl[(size_t)e * mf->npairs * Nq], Nq, (int)l);
+  for (PetscInt l = 0; l < op->disc->Nb; l++) de[mf->lex[l]] = FEGSumFactDiagEntry((int)op->disc->dim, mf->kind, (int)mf->P, (int)mf->Q, mf->B1, mf->D1, &mf->Cl[(size_t)e * mf->npairs * Nq], Nq, (int)l);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -321,7 +321,7 @@ static const struct {
 PetscErrorCode FEGMatFreeSelect(FEGOp op, const FEGMatFreeCaps *caps)
 {
   FEGOp_MatFree   *mf = (FEGOp_MatFree *)op->data;
-  FEGDisc         *d  = &op->disc;
+  FEGDisc         *d  = op->disc;
   PetscBool        sym, vv, vg, gv, gg, cellconst;
   MPI_Comm         comm = PetscObjectComm((PetscObject)op);
   int              pr[16], ps[16];
@@ -402,7 +402,7 @@ static const FEGMatFreeCaps FEGMatFreeHostCaps = {PETSC_FALSE, 0, 1, 10, PETSC_F
 static PetscErrorCode FEGOpAssemble_MatFree(FEGOp op, Mat A)
 {
   FEGOp_MatFree *mf = (FEGOp_MatFree *)op->data;
-  FEGDisc       *d  = &op->disc;
+  FEGDisc       *d  = op->disc;
   FEGCoeff       coeff;
   const PetscInt Nd = d->dim + 1, Nq = d->Nq, dim = d->dim;
   PetscScalar    Ch[4][4];
@@ -474,7 +474,7 @@ static PetscErrorCode FEGOpGetDiagonal_MatFree(FEGOp op, Vec diag)
 /* The kernel, what it stores, and the bytes per unknown one action reads beyond the vectors */
 PetscErrorCode FEGOpView_MatFree(FEGOp op, PetscViewer viewer)
 {
-  FEGDisc             *d       = &op->disc;
+  FEGDisc             *d       = op->disc;
   const FEGOp_MatFree *mf      = (FEGOp_MatFree *)op->data;
   const char          *kinds[] = {"symmetric gradient-gradient", "symmetric mass and gradient-gradient", "symmetric", "all"};
   PetscLogDouble       per     = 0, sum;

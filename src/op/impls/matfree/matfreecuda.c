@@ -59,7 +59,7 @@ static void FEGRefOpTuning(PetscInt dim, PetscInt Nb, int *ne, int *nb, int *nr)
 static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev)
 {
   const FEGOp_MatFree *mf   = (FEGOp_MatFree *)op->data;
-  FEGDisc             *disc = &op->disc;
+  FEGDisc             *disc = op->disc;
   const PetscInt       Ne = disc->Ne, Nb = disc->Nb, Nq = disc->Nq, np = mf->npairs;
 
   PetscFunctionBegin;
@@ -160,7 +160,7 @@ static PetscErrorCode FEGMFDevApply_QP(FEGOp op, const double *x, double *y, Pet
   FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
 
   PetscFunctionBegin;
-  PetscCall(FEGDevQPApply(&dev->base.d, dev->Cq, x, y, transpose, 0, (int)op->disc.nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevQPApply(&dev->base.d, dev->Cq, x, y, transpose, 0, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -169,7 +169,7 @@ static PetscErrorCode FEGMFDevDiag_QP(FEGOp op, double *y)
   FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
 
   PetscFunctionBegin;
-  PetscCall(FEGDevQPApply(&dev->base.d, dev->Cq, NULL, y, 0, 1, (int)op->disc.nlocal, NULL, NULL, NULL));
+  PetscCall(FEGDevQPApply(&dev->base.d, dev->Cq, NULL, y, 0, 1, (int)op->disc->nlocal, NULL, NULL, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -178,7 +178,7 @@ static PetscErrorCode FEGMFDevApply_RefOp(FEGOp op, const double *x, double *y, 
   FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
 
   PetscFunctionBegin;
-  PetscCall(FEGDevRefOpApply(&dev->ro, x, y, transpose, 0, overwrite, (int)op->disc.nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevRefOpApply(&dev->ro, x, y, transpose, 0, overwrite, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -187,7 +187,7 @@ static PetscErrorCode FEGMFDevDiag_RefOp(FEGOp op, double *y)
   FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
 
   PetscFunctionBegin;
-  PetscCall(FEGDevRefOpApply(&dev->ro, NULL, y, 0, 1, 0, (int)op->disc.nlocal, NULL, NULL, NULL));
+  PetscCall(FEGDevRefOpApply(&dev->ro, NULL, y, 0, 1, 0, (int)op->disc->nlocal, NULL, NULL, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -196,7 +196,7 @@ static PetscErrorCode FEGMFDevApply_Gemm(FEGOp op, const double *x, double *y, P
   FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
 
   PetscFunctionBegin;
-  PetscCall(FEGDevGemmApply(&dev->ro, dev->mfA, dev->mfLda, dev->mfWork, dev->mfEc, x, y, transpose, overwrite, (int)op->disc.nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevGemmApply(&dev->ro, dev->mfA, dev->mfLda, dev->mfWork, dev->mfEc, x, y, transpose, overwrite, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -205,7 +205,7 @@ static PetscErrorCode FEGMFDevApply_SumFact(FEGOp op, const double *x, double *y
   FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
 
   PetscFunctionBegin;
-  PetscCall(FEGDevSumFactApply(&dev->sf, x, y, transpose, 0, (int)op->disc.nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevSumFactApply(&dev->sf, x, y, transpose, 0, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -214,14 +214,14 @@ static PetscErrorCode FEGMFDevDiag_SumFact(FEGOp op, double *y)
   FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
 
   PetscFunctionBegin;
-  PetscCall(FEGDevSumFactApply(&dev->sf, NULL, y, 0, 1, (int)op->disc.nlocal, NULL, NULL, NULL));
+  PetscCall(FEGDevSumFactApply(&dev->sf, NULL, y, 0, 1, (int)op->disc->nlocal, NULL, NULL, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* flops of one action */
 static PetscLogDouble FEGMFDevFlops_QP(FEGOp op)
 {
-  const FEGDisc *d = &op->disc;
+  const FEGDisc *d = op->disc;
 
   return (PetscLogDouble)d->Ne * d->Nq * (4.0 * d->Nb * d->dim + 4.0 * d->Nb + 2.0 * (d->dim + 1) * (d->dim + 1));
 }
@@ -230,7 +230,7 @@ static PetscLogDouble FEGMFDevFlops_RefOp(FEGOp op)
 {
   const FEGOp_MatFree *mf = (FEGOp_MatFree *)op->data;
 
-  return 2.0 * op->disc.Ne * mf->npairs * op->disc.Nb * (op->disc.Nb + 1.0);
+  return 2.0 * op->disc->Ne * mf->npairs * op->disc->Nb * (op->disc->Nb + 1.0);
 }
 
 static PetscLogDouble FEGMFDevFlops_SumFact(FEGOp op)
@@ -238,9 +238,9 @@ static PetscLogDouble FEGMFDevFlops_SumFact(FEGOp op)
   const FEGOp_MatFree *mf = (FEGOp_MatFree *)op->data;
   const PetscLogDouble P = mf->P, Q = mf->Q;
   /* forward and back: 2 + 3 + 4 (3D) or 2 + 3 contractions of each kind, 2 flops per multiply-add */
-  const PetscLogDouble c = op->disc.dim == 3 ? 2 * P * P * P * Q + 3 * P * P * Q * Q + 4 * P * Q * Q * Q : 2 * P * P * Q + 3 * P * Q * Q;
+  const PetscLogDouble c = op->disc->dim == 3 ? 2 * P * P * P * Q + 3 * P * P * Q * Q + 4 * P * Q * Q * Q : 2 * P * P * Q + 3 * P * Q * Q;
 
-  return op->disc.Ne * (2.0 * 2.0 * c + 2.0 * op->disc.Nq * mf->npairs * (mf->kind == FEG_MF_FULL ? 1 : 2));
+  return op->disc->Ne * (2.0 * 2.0 * c + 2.0 * op->disc->Nq * mf->npairs * (mf->kind == FEG_MF_FULL ? 1 : 2));
 }
 
 /* each kernel on the GPU; refop and gemm may store into element-owned dofs instead of adding */
@@ -292,7 +292,7 @@ static PetscErrorCode FEGOpAssemble_MatFree_CUDA(FEGOp op, Mat A)
     pr[m] = (int)mf->pr[m];
     ps[m] = (int)mf->ps[m];
   }
-  PetscCall(FEGDevCoeffPrepare(&op->disc, op->form, &dev->base.cc, &c));
+  PetscCall(FEGDevCoeffPrepare(op->disc, op->form, &dev->base.cc, &c));
   PetscCall(PetscLogGpuTimeBegin());
   if (mf->kernel == FEG_MF_QP) PetscCall(FEGDevChat(&dev->base.d, &c, dev->Cq));
   else if (mf->kernel == FEG_MF_SUMFACT) PetscCall(FEGDevChatPairs(&dev->base.d, &c, 1, (int)mf->npairs, pr, ps, dev->sfQlex, dev->sfCl));

@@ -7,7 +7,7 @@ PETSC_INTERN PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *, FEGForm, Vec);
 /* integration: the type computes element matrices (addto, lma); scatter gather: build the dof -> entry map */
 PetscErrorCode FEGDevOpSetUp(FEGOp op, PetscBool integration, const FEGTuning *t, FEGScatter scatter, FEGDevOp *dev)
 {
-  FEGDisc    *disc = &op->disc;
+  FEGDisc    *disc = op->disc;
   PetscMPIInt size;
 
   PetscFunctionBegin;
@@ -89,7 +89,7 @@ PetscErrorCode FEGDevOpApply(FEGOp op, FEGDevOp *dev, FEGDevApplyFn kernel, Pets
     if (add) PetscCall(VecCUDAGetArray(y, &ya));
     else {
       PetscCall(VecCUDAGetArrayWrite(y, &ya));
-      if (!overwrite) PetscCall(FEGDevZero(ya, op->disc.nglobal));
+      if (!overwrite) PetscCall(FEGDevZero(ya, op->disc->nglobal));
     }
   } else {
     PetscCall(FEGOpGetLocalVectors(op, &xl, &yl));
@@ -97,7 +97,7 @@ PetscErrorCode FEGDevOpApply(FEGOp op, FEGDevOp *dev, FEGDevApplyFn kernel, Pets
     PetscCall(DMGlobalToLocal(op->dm, x, INSERT_VALUES, xl));
     PetscCall(VecCUDAGetArrayRead(xl, &xa));
     PetscCall(VecCUDAGetArrayWrite(yl, &ya));
-    PetscCall(FEGDevZero(ya, op->disc.nlocal));
+    PetscCall(FEGDevZero(ya, op->disc->nlocal));
   }
   PetscCall(PetscLogGpuTimeBegin());
   PetscCall((*kernel)(op, xa, ya, transpose, overwrite));
@@ -124,7 +124,7 @@ PetscErrorCode FEGDevOpDiagonal(FEGOp op, FEGDevOp *dev, FEGDevDiagFn kernel, Ve
   PetscFunctionBegin;
   PetscCall(FEGOpGetLocalVectors(op, NULL, &yl));
   PetscCall(VecCUDAGetArrayWrite(yl, &ya));
-  PetscCall(FEGDevZero(ya, op->disc.nlocal));
+  PetscCall(FEGDevZero(ya, op->disc->nlocal));
   PetscCall((*kernel)(op, ya));
   PetscCall(VecCUDARestoreArrayWrite(yl, &ya));
   PetscCall(VecZeroEntries(diag));
@@ -146,12 +146,31 @@ PetscErrorCode FEGDevOpView(FEGOp op, FEGDevOp *dev, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* b(v) - a(g, v) with element vectors and the lifting computed on the device */
+/* What right-hand sides keep on the device between calls: the discretization with its integration tables and the
+   coefficient cache */
+typedef struct {
+  FEGDevDisc       d;
+  FEGDevCoeffCache cc;
+} FEGDevRHS;
+
+static PetscErrorCode FEGDevRHSDestroy(void **ctx)
+{
+  FEGDevRHS *r = (FEGDevRHS *)*ctx;
+
+  PetscFunctionBegin;
+  if (!r) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(FEGDevCoeffCacheDestroy(&r->cc));
+  PetscCall(FEGDevDiscDestroy(&r->d));
+  PetscCall(PetscFree(*ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* b(v) - a(g, v) with element vectors and the lifting computed on the device; the device data is made on the first
+   call and kept with the shared discretization */
 PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *disc, FEGForm form, Vec b)
 {
   DM                 dm = disc->dm;
-  FEGDevDisc         d;
-  FEGDevCoeffCache   cc;
+  FEGDevRHS         *r  = (FEGDevRHS *)disc->rhsdev;
   FEGDevCoeff        c;
   FEGDevTuning       tune = {0, 0, 0, 0, 0, 0, 0};
   Vec                bl, gl;
@@ -161,9 +180,15 @@ PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *disc, FEGForm form, Vec b)
   int               *lift, *dlift = NULL;
 
   PetscFunctionBegin;
-  PetscCall(PetscMemzero(&cc, sizeof(cc)));
-  PetscCall(FEGDevDiscCreate(disc, PETSC_TRUE, &d));
-  PetscCall(FEGDevCoeffPrepare(disc, form, &cc, &c));
+  if (!r) {
+    PetscCall(PetscNew(&r));
+    disc->rhsdev        = r;
+    disc->rhsdevdestroy = FEGDevRHSDestroy;
+    PetscCall(PetscLogEventBegin(FEG_SetupDevice, dm, 0, 0, 0));
+    PetscCall(FEGDevDiscCreate(disc, PETSC_TRUE, &r->d));
+    PetscCall(PetscLogEventEnd(FEG_SetupDevice, dm, 0, 0, 0));
+  }
+  PetscCall(FEGDevCoeffPrepare(disc, form, &r->cc, &c));
   PetscCall(DMGetLocalVector(dm, &bl));
   PetscCall(DMGetLocalVector(dm, &gl));
   PetscCall(VecZeroEntries(gl));
@@ -179,22 +204,20 @@ PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *disc, FEGForm form, Vec b)
   PetscCall(VecRestoreArrayRead(gl, &gh));
   PetscCall(VecCUDAGetArrayWrite(bl, &y));
   PetscCall(FEGDevZero(y, disc->nlocal));
-  PetscCall(FEGDevElementVectors(&d, &c, y));
+  PetscCall(FEGDevElementVectors(&r->d, &c, y));
   if (nlift) {
     FEGDevOutput o = {FEG_DEV_OUT_LIFT, y, NULL, NULL};
 
     PetscCall(FEGDevMallocCopy((void **)&dlift, lift, sizeof(int) * nlift, NULL));
     PetscCall(VecCUDAGetArrayRead(gl, &gd));
     o.g = gd;
-    PetscCall(FEGDevElementMatrices(&d, &c, dlift, (int)nlift, &o, &tune));
+    PetscCall(FEGDevElementMatrices(&r->d, &c, dlift, (int)nlift, &o, &tune));
     PetscCall(VecCUDARestoreArrayRead(gl, &gd));
     PetscCallCUDA(cudaFree(dlift));
   }
   PetscCall(VecCUDARestoreArrayWrite(bl, &y));
   PetscCall(PetscFree(lift));
-  PetscCall(FEGDevCoeffRelease(form, &cc));
-  PetscCall(FEGDevCoeffCacheDestroy(&cc));
-  PetscCall(FEGDevDiscDestroy(&d));
+  PetscCall(FEGDevCoeffRelease(form, &r->cc));
   PetscCall(VecZeroEntries(b));
   PetscCall(DMLocalToGlobal(dm, bl, ADD_VALUES, b));
   PetscCall(DMRestoreLocalVector(dm, &bl));
