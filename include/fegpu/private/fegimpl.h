@@ -12,6 +12,26 @@ PETSC_INTERN PetscBool     FEGPackageInitialized;
 PETSC_INTERN PetscLogEvent FEG_Setup, FEG_Integrate, FEG_Assemble, FEG_Apply, FEG_RHS;
 PETSC_INTERN PetscLogEvent FEG_SetupDofMap, FEG_SetupGeometry, FEG_SetupPattern, FEG_SetupDevice;
 
+/* A setup phase: its log event (-log_view) and its wall time added to *acc (-feg_view) */
+static inline PetscErrorCode FEGPhaseBegin(PetscLogEvent ev, PetscObject o, PetscLogDouble *t0)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(ev, o, 0, 0, 0));
+  PetscCall(PetscTime(t0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static inline PetscErrorCode FEGPhaseEnd(PetscLogEvent ev, PetscObject o, PetscLogDouble t0, PetscLogDouble *acc)
+{
+  PetscLogDouble t1;
+
+  PetscFunctionBegin;
+  PetscCall(PetscTime(&t1));
+  *acc += t1 - t0;
+  PetscCall(PetscLogEventEnd(ev, o, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* ---------------------------------------------------------------------------------------------------- cell types */
 /* Everything fegpu needs to know about a cell type; every "which cell?" question reads this table (cell.c) */
 typedef struct {
@@ -89,6 +109,7 @@ typedef struct {
   PetscInt          *gidx;            /* the same as global dofs, -1 where constrained; FEGDiscGetGlobalIndices() */
   PetscInt           nlocal, nglobal; /* local Vec size, owned global size */
   PetscLogDouble     bytes;
+  PetscLogDouble     tdofmap, tgeometry; /* seconds spent reading the dof map and coordinates, making host geometry */
   /* what the DM had when this was read: a DM whose section, field or coordinates changed gets a new one */
   PetscSection     lsec;
   Vec              coords;

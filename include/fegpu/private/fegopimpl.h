@@ -33,6 +33,7 @@ struct _p_FEGOp {
   FEGForm          form;
   FEGDisc         *disc;          /* the DM's shared discretization (FEGDMGetDisc()), taken by FEGOpSetUp() */
   PetscContainer   disccontainer; /* the reference held on it */
+  PetscLogDouble   tpattern, tdevice; /* seconds of setup spent on the matrix pattern and on device data */
   PetscBool        setupcalled;
   PetscBool        hasmat;              /* FEGOpCreateMat() was called: an assembled type fills one matrix */
   const char      *backend;             /* "host" or "GPU", set by whoever installs the ops table */

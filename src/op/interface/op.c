@@ -405,6 +405,7 @@ PetscErrorCode FEGOpView(FEGOp op, PetscViewer viewer)
     PetscInt       ne    = d->Ne, nemax, nesum, ndof;
     PetscLogDouble bytes = d->bytes + op->bytes, bsum;
     MPI_Comm       comm  = PetscObjectComm((PetscObject)op);
+    PetscViewerFormat format;
 
     PetscCall(MPIU_Allreduce(&ne, &nesum, 1, MPIU_INT, MPI_SUM, comm));
     PetscCall(MPIU_Allreduce(&ne, &nemax, 1, MPIU_INT, MPI_MAX, comm));
@@ -416,6 +417,14 @@ PetscErrorCode FEGOpView(FEGOp op, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "elements: %" PetscInt_FMT " (at most %" PetscInt_FMT " per process), unknowns: %" PetscInt_FMT "\n", nesum, nemax, ndof));
     PetscCall(PetscViewerASCIIPrintf(viewer, "host memory: %.4g MB (%.1f bytes per unknown) for indices, coordinates, geometry%s%s\n", bsum / 1048576.0, ndof ? bsum / ndof : 0.0, op->stores ? " and " : "", op->stores ? op->stores : ""));
     if (op->pmattype != FEG_PMAT_AUTO) PetscCall(PetscViewerASCIIPrintf(viewer, "preconditioning matrix: %s\n", FEGPmatTypes[op->pmattype]));
+    PetscCall(PetscViewerGetFormat(viewer, &format));
+    if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) {
+      PetscLogDouble t[4] = {d->tdofmap, d->tgeometry, op->tpattern, op->tdevice}, tmax[4];
+
+      /* wall times vary from run to run: only in the detailed view (-feg_view ::ascii_info_detail) */
+      PetscCall(MPIU_Allreduce(t, tmax, 4, MPI_DOUBLE, MPI_MAX, comm));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "setup phases (s, slowest process): dof map %.3g, geometry %.3g (both the DM's, shared by its operators and right-hand sides), matrix pattern %.3g, device data %.3g\n", tmax[0], tmax[1], tmax[2], tmax[3]));
+    }
     PetscTryTypeMethod(op, view, viewer);
   } else PetscCall(PetscViewerASCIIPrintf(viewer, "not set up\n"));
   PetscCall(PetscViewerASCIIPopTab(viewer));

@@ -39,10 +39,11 @@ PetscErrorCode FEGOpPreallocate(FEGOp op, Mat A)
   PetscScalar    *zeros;
   PetscMPIInt     size;
   Mat             P = NULL;
+  PetscLogDouble  t0 = 0.0;
 
   PetscFunctionBegin;
   PetscCall(FEGDiscGetGlobalIndices(d, &gidx));
-  PetscCall(PetscLogEventBegin(FEG_SetupPattern, op, A, 0, 0));
+  PetscCall(FEGPhaseBegin(FEG_SetupPattern, (PetscObject)op, &t0));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)op), &size));
   /* local dof -> elements touching it, and its global row (-1: constrained) */
   PetscCall(PetscCalloc3(n + 1, &doff, n, &rowg, n + 1, &ia));
@@ -111,7 +112,7 @@ PetscErrorCode FEGOpPreallocate(FEGOp op, Mat A)
   PetscCall(PetscFree2(ja, len));
   PetscCall(PetscFree(delem));
   PetscCall(PetscFree3(doff, rowg, ia));
-  PetscCall(PetscLogEventEnd(FEG_SetupPattern, op, A, 0, 0));
+  PetscCall(FEGPhaseEnd(FEG_SetupPattern, (PetscObject)op, t0, &op->tpattern));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -131,10 +132,11 @@ PetscErrorCode FEGOpPreallocateCOO(FEGOp op, PetscBool interleaved, Mat A)
   const PetscInt  Ne = d->Ne, Nb = d->Nb;
   const PetscInt *gidx;
   PetscInt       *ci, *cj;
+  PetscLogDouble  t0 = 0.0;
 
   PetscFunctionBegin;
   PetscCall(FEGDiscGetGlobalIndices(d, &gidx));
-  PetscCall(PetscLogEventBegin(FEG_SetupPattern, op, A, 0, 0));
+  PetscCall(FEGPhaseBegin(FEG_SetupPattern, (PetscObject)op, &t0));
   PetscCall(PetscMalloc2((size_t)Ne * Nb * Nb, &ci, (size_t)Ne * Nb * Nb, &cj));
   for (PetscInt e = 0; e < Ne; e++) {
     const PetscInt *gi = gidx + (size_t)e * Nb;
@@ -149,6 +151,6 @@ PetscErrorCode FEGOpPreallocateCOO(FEGOp op, PetscBool interleaved, Mat A)
   }
   PetscCall(MatSetPreallocationCOO(A, (PetscCount)Ne * Nb * Nb, ci, cj));
   PetscCall(PetscFree2(ci, cj));
-  PetscCall(PetscLogEventEnd(FEG_SetupPattern, op, A, 0, 0));
+  PetscCall(FEGPhaseEnd(FEG_SetupPattern, (PetscObject)op, t0, &op->tpattern));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

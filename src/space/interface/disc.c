@@ -95,9 +95,11 @@ PetscErrorCode FEGDiscSetUpGeometry(FEGDisc *disc)
 {
   const PetscInt dim = disc->dim, Nv = disc->Nv, Nq = disc->Nq, ng = dim * dim + 1;
 
+  PetscLogDouble t0 = 0.0;
+
   PetscFunctionBegin;
   if (disc->geo) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscLogEventBegin(FEG_SetupGeometry, disc->dm, 0, 0, 0));
+  PetscCall(FEGPhaseBegin(FEG_SetupGeometry, (PetscObject)disc->dm, &t0));
   PetscCall(PetscMalloc2((size_t)disc->Ne * disc->nG * ng, &disc->geo, (size_t)disc->Ne * Nq * dim, &disc->xq));
   for (PetscInt e = 0; e < disc->Ne; e++) {
     const PetscReal *X = disc->X + (size_t)e * Nv * dim;
@@ -111,7 +113,7 @@ PetscErrorCode FEGDiscSetUpGeometry(FEGDisc *disc)
     for (PetscInt q = 0; q < Nq; q++) FEGMapPoint((int)dim, (int)Nv, X, disc->Bc + q * Nv, disc->xq + ((size_t)e * Nq + q) * dim);
   }
   disc->bytes += (PetscLogDouble)disc->Ne * (disc->nG * ng + Nq * dim) * sizeof(PetscReal);
-  PetscCall(PetscLogEventEnd(FEG_SetupGeometry, disc->dm, 0, 0, 0));
+  PetscCall(FEGPhaseEnd(FEG_SetupGeometry, (PetscObject)disc->dm, t0, &disc->tgeometry));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -161,15 +163,16 @@ PetscErrorCode FEGDiscGetGlobalIndices(FEGDisc *disc, const PetscInt **gidx)
 {
   PetscFunctionBegin;
   if (!disc->gidx) {
-    PetscInt *l2g;
+    PetscInt      *l2g;
+    PetscLogDouble t0 = 0.0;
 
-    PetscCall(PetscLogEventBegin(FEG_SetupDofMap, disc->dm, 0, 0, 0));
+    PetscCall(FEGPhaseBegin(FEG_SetupDofMap, (PetscObject)disc->dm, &t0));
     PetscCall(FEGDiscLocalToGlobal_Private(disc, &l2g));
     PetscCall(PetscMalloc1((size_t)disc->Ne * disc->Nb, &disc->gidx));
     for (size_t k = 0; k < (size_t)disc->Ne * disc->Nb; k++) disc->gidx[k] = l2g[disc->lidx[k]];
     PetscCall(PetscFree(l2g));
     disc->bytes += (PetscLogDouble)disc->Ne * disc->Nb * sizeof(PetscInt);
-    PetscCall(PetscLogEventEnd(FEG_SetupDofMap, disc->dm, 0, 0, 0));
+    PetscCall(FEGPhaseEnd(FEG_SetupDofMap, (PetscObject)disc->dm, t0, &disc->tdofmap));
   }
   *gidx = disc->gidx;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -187,6 +190,7 @@ PetscErrorCode FEGDiscCreate(DM dm, FEGDisc *disc)
   PetscDualSpace  Q;
   PetscSection    lsec, gsec;
   MPI_Comm        comm = PetscObjectComm((PetscObject)dm);
+  PetscLogDouble  t0 = 0.0;
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(disc, sizeof(*disc)));
@@ -245,16 +249,16 @@ PetscErrorCode FEGDiscCreate(DM dm, FEGDisc *disc)
         for (PetscInt r = 0; r < disc->dim; r++) disc->R[q * Nd + 1 + r + (size_t)b * KK] = disc->T->T[1][(q * disc->Nb + b) * disc->dim + r];
       }
   }
-  PetscCall(PetscLogEventBegin(FEG_SetupGeometry, dm, 0, 0, 0));
+  PetscCall(FEGPhaseBegin(FEG_SetupGeometry, (PetscObject)dm, &t0));
   PetscCall(FEGDiscCoordinateBasis(disc));
   PetscCall(FEGDiscCoordinates_Private(disc));
-  PetscCall(PetscLogEventEnd(FEG_SetupGeometry, dm, 0, 0, 0));
+  PetscCall(FEGPhaseEnd(FEG_SetupGeometry, (PetscObject)dm, t0, &disc->tgeometry));
 
   PetscCall(DMGetLocalSection(dm, &lsec));
   PetscCall(DMGetGlobalSection(dm, &gsec));
   PetscCall(PetscSectionGetStorageSize(lsec, &disc->nlocal));
   PetscCall(PetscSectionGetConstrainedStorageSize(gsec, &disc->nglobal));
-  PetscCall(PetscLogEventBegin(FEG_SetupDofMap, dm, 0, 0, 0));
+  PetscCall(FEGPhaseBegin(FEG_SetupDofMap, (PetscObject)dm, &t0));
   PetscCall(PetscMalloc1(disc->Ne * disc->Nb, &disc->lidx));
   for (PetscInt e = 0; e < disc->Ne; e++) {
     PetscInt *idx = NULL;
@@ -265,7 +269,7 @@ PetscErrorCode FEGDiscCreate(DM dm, FEGDisc *disc)
     for (PetscInt i = 0; i < n; i++) disc->lidx[e * disc->Nb + i] = idx[i] >= 0 ? idx[i] : -(idx[i] + 1);
     PetscCall(DMPlexRestoreClosureIndices(dm, lsec, lsec, disc->cStart + e, PETSC_TRUE, &n, &idx, NULL, NULL));
   }
-  PetscCall(PetscLogEventEnd(FEG_SetupDofMap, dm, 0, 0, 0));
+  PetscCall(FEGPhaseEnd(FEG_SetupDofMap, (PetscObject)dm, t0, &disc->tdofmap));
   /* held, so that a pointer compared later cannot be a new object at a freed one's address */
   disc->lsec = lsec;
   PetscCall(PetscObjectReference((PetscObject)lsec));

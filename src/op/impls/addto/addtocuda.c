@@ -101,11 +101,12 @@ static PetscErrorCode FEGOpCreateMatrix_AddTo_CUDA(FEGOp op, Mat A)
     PetscMemType    memtype;
     int            *gi, *dgidx, *drow, *dcol, nnz;
     const int       n = (int)disc->nglobal;
+    PetscLogDouble  t0 = 0.0;
 
     /* one process: global rows are the owned rows; the pattern and positions come from one sort on the device and
        only the CSR structure crosses to the host, which is where PETSc builds a matrix from it */
     PetscCall(FEGDiscGetGlobalIndices(disc, &gidx));
-    PetscCall(PetscLogEventBegin(FEG_SetupPattern, op, A, 0, 0));
+    PetscCall(FEGPhaseBegin(FEG_SetupPattern, (PetscObject)op, &t0));
     PetscCall(PetscMalloc1((size_t)Ne * Nb, &gi));
     for (PetscInt e = 0; e < Ne; e++)
       for (PetscInt b = 0; b < Nb; b++) gi[b * Ne + e] = (int)gidx[e * Nb + b];
@@ -133,7 +134,7 @@ static PetscErrorCode FEGOpCreateMatrix_AddTo_CUDA(FEGOp op, Mat A)
     PetscCall(MatSeqAIJGetCSRAndMemType(A, &ia, &ja, &va, &memtype));
     PetscCheck(PetscMemTypeDevice(memtype), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The addto matrix is not a device (AIJCUSPARSE) matrix: use -dm_mat_type aijcusparse or leave it unset");
     dev->nnz = nnz;
-    PetscCall(PetscLogEventEnd(FEG_SetupPattern, op, A, 0, 0));
+    PetscCall(FEGPhaseEnd(FEG_SetupPattern, (PetscObject)op, t0, &op->tpattern));
     if (dev->mode == FEG_ADDTO_COLOR) PetscCall(FEGColorElements(disc, &dev->ncolors, &dev->colorOff, &dev->colorElems));
   }
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -7,14 +7,15 @@ PETSC_INTERN PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *, FEGForm, Vec);
 /* integration: the type computes element matrices (addto, lma); scatter gather: build the dof -> entry map */
 PetscErrorCode FEGDevOpSetUp(FEGOp op, PetscBool integration, const FEGTuning *t, FEGScatter scatter, FEGDevOp *dev)
 {
-  FEGDisc    *disc = op->disc;
-  PetscMPIInt size;
+  FEGDisc       *disc = op->disc;
+  PetscMPIInt    size;
+  PetscLogDouble t0 = 0.0;
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(dev, sizeof(*dev)));
-  PetscCall(PetscLogEventBegin(FEG_SetupDevice, op, 0, 0, 0));
+  PetscCall(FEGPhaseBegin(FEG_SetupDevice, (PetscObject)op, &t0));
   PetscCall(FEGDevDiscCreate(disc, integration, &dev->d));
-  PetscCall(PetscLogEventEnd(FEG_SetupDevice, op, 0, 0, 0));
+  PetscCall(FEGPhaseEnd(FEG_SetupDevice, (PetscObject)op, t0, &op->tdevice));
   if (t) {
     dev->tune.kernel    = (int)t->kernel;
     dev->tune.blockSize = (int)t->blockSize;
