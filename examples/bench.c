@@ -164,6 +164,11 @@ int main(int argc, char **argv)
     PetscBool      lma, mf;
     PetscReal      gbs = 0, gfl = 0, mm;
 
+    PetscLogStage stage;
+
+    /* one -log_view stage per strategy: the first operator on the DM reads its discretization, later ones share it */
+    PetscCall(PetscLogStageRegister(strat[s], &stage));
+    PetscCall(PetscLogStagePush(stage));
     PetscCall(PetscStrcmp(strat[s], "lma", &lma));
     PetscCall(PetscStrcmp(strat[s], "matfree", &mf));
     PetscCall(PetscOptionsSetValue(NULL, "-feg_strategy", lma ? FEGOPLMA : (mf ? FEGOPMATFREE : FEGOPADDTO)));
@@ -243,6 +248,7 @@ int main(int argc, char **argv)
     PetscCall(VecDestroy(&x));
     PetscCall(VecDestroy(&y));
     PetscCall(MatDestroy(&A));
+    PetscCall(PetscLogStagePop());
   }
   /* the crossover of Markall et al. on this hardware: assembly + k MatMults */
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "crossover (assembly + k MatMult, ms):\n%8s", "k"));
