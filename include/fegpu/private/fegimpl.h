@@ -10,7 +10,7 @@
 
 PETSC_INTERN PetscBool     FEGPackageInitialized;
 PETSC_INTERN PetscLogEvent FEG_Setup, FEG_Integrate, FEG_Assemble, FEG_Apply, FEG_RHS;
-PETSC_INTERN PetscLogEvent FEG_SetupDofMap, FEG_SetupGeometry, FEG_SetupPattern, FEG_SetupDevice;
+PETSC_INTERN PetscLogEvent FEG_SetupDofMap, FEG_SetupGeometry, FEG_SetupPattern, FEG_SetupDevice, FEG_RHSBoundary;
 
 /* A setup phase: its log event (-log_view) and its wall time added to *acc (-feg_view) */
 static inline PetscErrorCode FEGPhaseBegin(PetscLogEvent ev, PetscObject o, PetscLogDouble *t0)
@@ -123,6 +123,7 @@ PETSC_EXTERN PetscErrorCode FEGDiscCreate(DM, FEGDisc *);
 PETSC_EXTERN PetscErrorCode FEGDiscDestroy(FEGDisc *);
 PETSC_EXTERN PetscErrorCode FEGDiscSetUpGeometry(FEGDisc *);
 PETSC_EXTERN PetscErrorCode FEGDMGetDisc(DM, FEGDisc **, PetscContainer *);
+PETSC_EXTERN PetscErrorCode FEGDiscBoundaryValues(FEGDisc *, Vec, PetscInt *, PetscInt **);
 PETSC_EXTERN PetscErrorCode FEGDiscGetGlobalIndices(FEGDisc *, const PetscInt **);
 
 /* the geometry of point q of cell e: invJ and det J */

@@ -6,8 +6,8 @@ static PetscErrorCode FEGComputeRHS_Host(FEGDisc *disc, FEGForm form, Vec b)
   DM                 dm = disc->dm;
   FEGCoeff           coeff;
   Vec                bl, gl;
-  PetscReal          gnorm;
-  PetscScalar       *work, *Fe, *Ke, *ge, *ba;
+  PetscInt           nlift, *lift, l = 0;
+  PetscScalar       *work, *Fe, *Ke, *ba;
   const PetscScalar *ga;
 
   PetscFunctionBegin;
@@ -15,28 +15,21 @@ static PetscErrorCode FEGComputeRHS_Host(FEGDisc *disc, FEGForm form, Vec b)
   PetscCall(DMGetLocalVector(dm, &bl));
   PetscCall(DMGetLocalVector(dm, &gl));
   PetscCall(VecZeroEntries(bl));
-  PetscCall(VecZeroEntries(gl));
-  PetscCall(DMPlexInsertBoundaryValues(dm, PETSC_TRUE, gl, 0.0, NULL, NULL, NULL));
-  PetscCall(VecNorm(gl, NORM_INFINITY, &gnorm));
-  PetscCall(PetscMalloc4(2 * disc->Nb * FEG_MAX_DERIV, &work, disc->Nb, &Fe, disc->Nb * disc->Nb, &Ke, disc->Nb, &ge));
+  PetscCall(FEGDiscBoundaryValues(disc, gl, &nlift, &lift));
+  PetscCall(PetscMalloc3(2 * disc->Nb * FEG_MAX_DERIV, &work, disc->Nb, &Fe, disc->Nb * disc->Nb, &Ke));
   PetscCall(VecGetArrayRead(gl, &ga));
   PetscCall(VecGetArray(bl, &ba));
   for (PetscInt e = 0; e < disc->Ne; e++) {
-    const PetscInt *idx    = &disc->lidx[e * disc->Nb];
-    PetscBool       lifted = PETSC_FALSE;
+    const PetscInt *idx = &disc->lidx[e * disc->Nb];
 
     PetscCall(FEGCoeffEvaluate(disc, &coeff, e));
     PetscCall(FEGIntegrateElementVector(disc, &coeff, e, work, Fe));
-    if (gnorm > 0.0) {
-      for (PetscInt a = 0; a < disc->Nb; a++) {
-        ge[a] = ga[idx[a]];
-        if (ge[a] != 0.0) lifted = PETSC_TRUE;
-      }
-    }
-    if (lifted) {
+    /* lift lists the elements with a non-zero boundary value, in order */
+    if (l < nlift && lift[l] == e) {
       PetscCall(FEGIntegrateElementMatrix(disc, &coeff, e, work, Ke));
       for (PetscInt a = 0; a < disc->Nb; a++)
-        for (PetscInt c = 0; c < disc->Nb; c++) Fe[a] -= Ke[a * disc->Nb + c] * ge[c];
+        for (PetscInt c = 0; c < disc->Nb; c++) Fe[a] -= Ke[a * disc->Nb + c] * ga[idx[c]];
+      l++;
     }
     for (PetscInt a = 0; a < disc->Nb; a++) ba[idx[a]] += Fe[a];
   }
@@ -44,7 +37,8 @@ static PetscErrorCode FEGComputeRHS_Host(FEGDisc *disc, FEGForm form, Vec b)
   PetscCall(VecRestoreArrayRead(gl, &ga));
   PetscCall(VecZeroEntries(b));
   PetscCall(DMLocalToGlobal(dm, bl, ADD_VALUES, b));
-  PetscCall(PetscFree4(work, Fe, Ke, ge));
+  PetscCall(PetscFree3(work, Fe, Ke));
+  PetscCall(PetscFree(lift));
   PetscCall(DMRestoreLocalVector(dm, &bl));
   PetscCall(DMRestoreLocalVector(dm, &gl));
   PetscCall(FEGCoeffDestroy(&coeff));

@@ -1,4 +1,5 @@
 #include <fegpu/private/fegimpl.h>
+#include <petscds.h>
 
 /* The basis of each cell's coordinate nodes at the quadrature points: the coordinate DM's PetscFE when it has one
    (curved cells of a high-order mesh), else the P1/Q1 Lagrange basis of the cell's vertices */
@@ -364,5 +365,51 @@ PetscErrorCode FEGDMGetDisc(DM dm, FEGDisc **disc, PetscContainer *container)
   } else PetscCall(PetscObjectReference((PetscObject)c));
   *disc      = d;
   *container = c;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  FEGDiscBoundaryValues - the essential boundary values g of the DM's PetscDS in a local vector (zero elsewhere) and
+  the elements that carry a non-zero one, which the right-hand side's lifting -a(g, v) needs; nothing is computed when
+  the DS has no boundary conditions, and no element is listed when every value is zero
+
+  Collective
+
+  Output Parameters:
++ nlift - the number of elements with a non-zero boundary value
+- lift  - those elements (local numbers), PetscFree() it
+
+  Level: developer
+@*/
+PetscErrorCode FEGDiscBoundaryValues(FEGDisc *disc, Vec gl, PetscInt *nlift, PetscInt **lift)
+{
+  PetscDS            ds;
+  PetscInt           nbd;
+  PetscReal          gnorm = 0.0;
+  const PetscScalar *gh;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(FEG_RHSBoundary, disc->dm, 0, 0, 0));
+  *nlift = 0;
+  *lift  = NULL;
+  PetscCall(VecZeroEntries(gl));
+  PetscCall(DMGetDS(disc->dm, &ds));
+  PetscCall(PetscDSGetNumBoundary(ds, &nbd));
+  if (nbd) {
+    PetscCall(DMPlexInsertBoundaryValues(disc->dm, PETSC_TRUE, gl, 0.0, NULL, NULL, NULL));
+    PetscCall(VecNorm(gl, NORM_INFINITY, &gnorm));
+  }
+  if (gnorm > 0.0) {
+    PetscCall(PetscMalloc1(disc->Ne, lift));
+    PetscCall(VecGetArrayRead(gl, &gh));
+    for (PetscInt e = 0; e < disc->Ne; e++) {
+      PetscBool any = PETSC_FALSE;
+
+      for (PetscInt a = 0; a < disc->Nb && !any; a++) any = (PetscBool)(gh[disc->lidx[e * disc->Nb + a]] != 0.0);
+      if (any) (*lift)[(*nlift)++] = e;
+    }
+    PetscCall(VecRestoreArrayRead(gl, &gh));
+  }
+  PetscCall(PetscLogEventEnd(FEG_RHSBoundary, disc->dm, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -3,7 +3,7 @@
 PetscClassId  FEG_FORM_CLASSID, FEG_OP_CLASSID;
 PetscBool     FEGPackageInitialized = PETSC_FALSE;
 PetscLogEvent FEG_Setup, FEG_Integrate, FEG_Assemble, FEG_Apply, FEG_RHS;
-PetscLogEvent FEG_SetupDofMap, FEG_SetupGeometry, FEG_SetupPattern, FEG_SetupDevice;
+PetscLogEvent FEG_SetupDofMap, FEG_SetupGeometry, FEG_SetupPattern, FEG_SetupDevice, FEG_RHSBoundary;
 
 /*@C
   FEGFinalizePackage - called from PetscFinalize() to forget the package's registrations
@@ -45,6 +45,7 @@ PetscErrorCode FEGInitializePackage(void)
   PetscCall(PetscLogEventRegister("FEGSetUpGeometry", FEG_OP_CLASSID, &FEG_SetupGeometry));
   PetscCall(PetscLogEventRegister("FEGSetUpPattern", FEG_OP_CLASSID, &FEG_SetupPattern));
   PetscCall(PetscLogEventRegister("FEGSetUpDevice", FEG_OP_CLASSID, &FEG_SetupDevice));
+  PetscCall(PetscLogEventRegister("FEGRHSBoundary", FEG_OP_CLASSID, &FEG_RHSBoundary)); /* in FEGRHS */
   PetscCall(PetscRegisterFinalize(FEGFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

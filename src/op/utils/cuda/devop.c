@@ -176,9 +176,9 @@ PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *disc, FEGForm form, Vec b)
   FEGDevTuning       tune = {0, 0, 0, 0, 0, 0, 0};
   Vec                bl, gl;
   PetscScalar       *y;
-  const PetscScalar *gh, *gd;
-  PetscInt           nlift = 0;
-  int               *lift, *dlift = NULL;
+  const PetscScalar *gd;
+  PetscInt           nlift, *lift;
+  int               *dlift = NULL;
 
   PetscFunctionBegin;
   if (!r) {
@@ -192,24 +192,18 @@ PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *disc, FEGForm form, Vec b)
   PetscCall(FEGDevCoeffPrepare(disc, form, &r->cc, &c));
   PetscCall(DMGetLocalVector(dm, &bl));
   PetscCall(DMGetLocalVector(dm, &gl));
-  PetscCall(VecZeroEntries(gl));
-  PetscCall(DMPlexInsertBoundaryValues(dm, PETSC_TRUE, gl, 0.0, NULL, NULL, NULL));
-  /* elements carrying non-zero boundary values need the lifting */
-  PetscCall(PetscMalloc1(disc->Ne, &lift));
-  PetscCall(VecGetArrayRead(gl, &gh));
-  for (PetscInt e = 0; e < disc->Ne; e++) {
-    PetscBool any = PETSC_FALSE;
-    for (PetscInt a = 0; a < disc->Nb && !any; a++) any = (PetscBool)(gh[disc->lidx[e * disc->Nb + a]] != 0.0);
-    if (any) lift[nlift++] = (int)e;
-  }
-  PetscCall(VecRestoreArrayRead(gl, &gh));
+  PetscCall(FEGDiscBoundaryValues(disc, gl, &nlift, &lift));
   PetscCall(VecCUDAGetArrayWrite(bl, &y));
   PetscCall(FEGDevZero(y, disc->nlocal));
   PetscCall(FEGDevElementVectors(&r->d, &c, y));
   if (nlift) {
     FEGDevOutput o = {FEG_DEV_OUT_LIFT, y, NULL, NULL};
+    int         *l;
 
-    PetscCall(FEGDevMallocCopy((void **)&dlift, lift, sizeof(int) * nlift, NULL));
+    PetscCall(PetscMalloc1(nlift, &l));
+    for (PetscInt k = 0; k < nlift; k++) l[k] = (int)lift[k];
+    PetscCall(FEGDevMallocCopy((void **)&dlift, l, sizeof(int) * nlift, NULL));
+    PetscCall(PetscFree(l));
     PetscCall(VecCUDAGetArrayRead(gl, &gd));
     o.g = gd;
     PetscCall(FEGDevElementMatrices(&r->d, &c, dlift, (int)nlift, &o, &tune));
