@@ -194,10 +194,10 @@ static PetscErrorCode FEGMatFreeTensorSetUp(FEGDisc *d, FEGOp_MatFree *mf, Petsc
 {
   const PetscInt  dim = d->dim;
   PetscInt        P = d->order + 1, Q = 1, Nn = 1;
-  PetscReal      *gx, *gw, *nodes, *pts;
+  PetscReal      *gx, *gw, *nodes;
   PetscFE         fe1;
   PetscDualSpace  dsp;
-  PetscTabulation T1, Tn;
+  PetscTabulation T1;
 
   PetscFunctionBegin;
   *ok  = PETSC_FALSE;
@@ -213,7 +213,7 @@ static PetscErrorCode FEGMatFreeTensorSetUp(FEGDisc *d, FEGOp_MatFree *mf, Petsc
   }
   for (PetscInt c = 0; c < dim; c++) Nn *= P;
   PetscCheck(Nn == d->Nb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Tensor element of order %" PetscInt_FMT " has %" PetscInt_FMT " dofs, expected %" PetscInt_FMT, d->order, d->Nb, Nn);
-  PetscCall(PetscMalloc4(Q, &gx, Q, &gw, P, &nodes, Nn * dim, &pts));
+  PetscCall(PetscMalloc3(Q, &gx, Q, &gw, P, &nodes));
   PetscCall(PetscMalloc2(d->Nb, &mf->lex, d->Nq, &mf->qlex));
   PetscCall(PetscDTGaussQuadrature(Q, -1.0, 1.0, gx, gw));
   /* each quadrature point is (gx[i], gx[j], gx[k]) with weight gw[i] gw[j] gw[k] */
@@ -239,7 +239,7 @@ static PetscErrorCode FEGMatFreeTensorSetUp(FEGDisc *d, FEGOp_MatFree *mf, Petsc
   }
   if (!*ok) {
     *why = "the quadrature is not the tensor Gauss rule";
-    PetscCall(PetscFree4(gx, gw, nodes, pts));
+    PetscCall(PetscFree3(gx, gw, nodes));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   /* the 1D element on the same node family, and its nodes */
@@ -264,26 +264,29 @@ static PetscErrorCode FEGMatFreeTensorSetUp(FEGDisc *d, FEGOp_MatFree *mf, Petsc
     }
   PetscCall(PetscTabulationDestroy(&T1));
   PetscCall(PetscFEDestroy(&fe1));
-  /* the element's basis at the tensor nodes is a permutation: basis function lex[l] is 1 at lexicographic node l */
-  for (PetscInt l = 0; l < Nn; l++) {
-    PetscInt r = l;
+  /* the element's basis functions are the Lagrange functions of its nodes (point functionals): basis function lex[l]
+     belongs to lexicographic node l. Read from the dual space, not by tabulating the element at its nodes, which at
+     order 8 costs PETSc a (Nb x Nb x Nb) dgemm */
+  for (PetscInt l = 0; l < Nn; l++) mf->lex[l] = -1;
+  PetscCall(PetscFEGetDualSpace(d->fe, &dsp));
+  for (PetscInt b = 0; b < d->Nb && *ok; b++) {
+    PetscQuadrature  f;
+    const PetscReal *fx;
+    PetscInt         np, l = 0, stride = 1;
 
-    for (PetscInt c = 0; c < dim; c++, r /= P) pts[l * dim + c] = nodes[r % P];
-  }
-  PetscCall(PetscFECreateTabulation(d->fe, 1, Nn, pts, 0, &Tn));
-  for (PetscInt l = 0; l < Nn && *ok; l++) {
-    PetscInt found = -1;
+    PetscCall(PetscDualSpaceGetFunctional(dsp, b, &f));
+    PetscCall(PetscQuadratureGetData(f, NULL, NULL, &np, &fx, NULL));
+    if (np != 1) *ok = PETSC_FALSE;
+    for (PetscInt c = 0; c < dim && *ok; c++, stride *= P) {
+      PetscInt i = 0;
 
-    for (PetscInt b = 0; b < d->Nb; b++) {
-      const PetscReal v = Tn->T[0][l * d->Nb + b];
-
-      if (PetscAbsReal(v - 1.0) < 1e-10) found = found < 0 ? b : -2;
-      else if (PetscAbsReal(v) > 1e-10) found = -2;
+      while (i < P && PetscAbsReal(fx[c] - nodes[i]) > 1e-12) i++;
+      if (i == P) *ok = PETSC_FALSE;
+      else l += i * stride;
     }
-    if (found < 0) *ok = PETSC_FALSE;
-    else mf->lex[l] = found;
+    if (*ok && mf->lex[l] >= 0) *ok = PETSC_FALSE;
+    if (*ok) mf->lex[l] = b;
   }
-  PetscCall(PetscTabulationDestroy(&Tn));
   /* and the element's own tables equal the tensor products */
   for (PetscInt lq = 0; lq < d->Nq && *ok; lq++)
     for (PetscInt l = 0; l < Nn && *ok; l++) {
@@ -300,7 +303,7 @@ static PetscErrorCode FEGMatFreeTensorSetUp(FEGDisc *d, FEGOp_MatFree *mf, Petsc
   mf->P = P;
   mf->Q = Q;
   PetscCall(PetscMalloc1(10 * (dim == 2 ? PetscMax(P, Q) * PetscMax(P, Q) : PetscMax(P, Q) * PetscMax(P, Q) * PetscMax(P, Q)), &mf->work));
-  PetscCall(PetscFree4(gx, gw, nodes, pts));
+  PetscCall(PetscFree3(gx, gw, nodes));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
