@@ -31,8 +31,8 @@ struct _p_FEGOp {
   PETSCHEADER(struct _FEGOpOps);
   DM               dm;
   FEGForm          form;
-  FEGDisc         *disc;          /* the DM's shared discretization (FEGDMGetDisc()), taken by FEGOpSetUp() */
-  PetscContainer   disccontainer; /* the reference held on it */
+  FEGDisc         *disc;              /* the DM's shared discretization (FEGDMGetDisc()), taken by FEGOpSetUp() */
+  PetscContainer   disccontainer;     /* the reference held on it */
   PetscLogDouble   tpattern, tdevice; /* seconds of setup spent on the matrix pattern and on device data */
   PetscBool        setupcalled;
   PetscBool        hasmat;              /* FEGOpCreateMat() was called: an assembled type fills one matrix */

@@ -401,10 +401,10 @@ PetscErrorCode FEGOpView(FEGOp op, PetscViewer viewer)
   PetscCall(PetscObjectPrintClassNamePrefixType((PetscObject)op, viewer));
   PetscCall(PetscViewerASCIIPushTab(viewer));
   if (op->setupcalled) {
-    FEGDisc       *d     = op->disc;
-    PetscInt       ne    = d->Ne, nemax, nesum, ndof;
-    PetscLogDouble bytes = d->bytes + op->bytes, bsum;
-    MPI_Comm       comm  = PetscObjectComm((PetscObject)op);
+    FEGDisc          *d     = op->disc;
+    PetscInt          ne    = d->Ne, nemax, nesum, ndof;
+    PetscLogDouble    bytes = d->bytes + op->bytes, bsum;
+    MPI_Comm          comm  = PetscObjectComm((PetscObject)op);
     PetscViewerFormat format;
 
     PetscCall(MPIU_Allreduce(&ne, &nesum, 1, MPIU_INT, MPI_SUM, comm));

@@ -32,13 +32,13 @@ PetscErrorCode FEGOpGetMatType(FEGOp op, MatType plain, MatType *mtype)
 @*/
 PetscErrorCode FEGOpPreallocate(FEGOp op, Mat A)
 {
-  FEGDisc        *d = op->disc;
+  FEGDisc        *d  = op->disc;
   const PetscInt  Ne = d->Ne, Nb = d->Nb, n = d->nlocal;
   const PetscInt *gidx;
   PetscInt       *doff, *delem, *rowg, *ia, *ja, *len, maxrow = 0;
   PetscScalar    *zeros;
   PetscMPIInt     size;
-  Mat             P = NULL;
+  Mat             P  = NULL;
   PetscLogDouble  t0 = 0.0;
 
   PetscFunctionBegin;

@@ -191,7 +191,7 @@ PetscErrorCode FEGDiscCreate(DM dm, FEGDisc *disc)
   PetscDualSpace  Q;
   PetscSection    lsec, gsec;
   MPI_Comm        comm = PetscObjectComm((PetscObject)dm);
-  PetscLogDouble  t0 = 0.0;
+  PetscLogDouble  t0   = 0.0;
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(disc, sizeof(*disc)));

@@ -54,7 +54,7 @@ PetscErrorCode FEGDevCSRPattern(int Ne, int Nb, int n, const int *gidx, int *pos
   const int    nt = 256;
   FEGKey      *key, *skey;
   int         *entry, *sentry, *head, *id, *count;
-  void        *tmp = NULL;
+  void        *tmp   = NULL;
   size_t       nsort = 0, nscan = 0, nrow = 0, ntmp;
   int          endbit = 1, mi = (int)m;
 

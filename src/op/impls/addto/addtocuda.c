@@ -100,7 +100,7 @@ static PetscErrorCode FEGOpCreateMatrix_AddTo_CUDA(FEGOp op, Mat A)
     PetscScalar    *va;
     PetscMemType    memtype;
     int            *gi, *dgidx, *drow, *dcol, nnz;
-    const int       n = (int)disc->nglobal;
+    const int       n  = (int)disc->nglobal;
     PetscLogDouble  t0 = 0.0;
 
     /* one process: global rows are the owned rows; the pattern and positions come from one sort on the device and

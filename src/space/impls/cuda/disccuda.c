@@ -54,11 +54,11 @@ PetscErrorCode FEGDevDiscCreate(FEGDisc *disc, PetscBool integration, FEGDevDisc
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(d, sizeof(*d)));
-  d->dim = (int)dim;
-  d->Nb  = (int)Nb;
-  d->Nq  = (int)Nq;
-  d->Ne  = (int)Ne;
-  d->nG  = (int)disc->nG;
+  d->dim    = (int)dim;
+  d->Nb     = (int)Nb;
+  d->Nq     = (int)Nq;
+  d->Ne     = (int)Ne;
+  d->nG     = (int)disc->nG;
   d->Nv     = (int)disc->Nv;
   d->cStart = (int)disc->cStart;
   PetscCall(FEGDevMallocCopy((void **)&d->B, disc->T->T[0], sizeof(double) * Nq * Nb, &d->bytes));
