@@ -102,6 +102,29 @@ static PetscErrorCode vec_of_wrong_size(PetscBool rhs)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode mesh_with_vec_type(const char *vtype)
+{
+  DM dm = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsSetValue(NULL, "-vt_dm_vec_type", vtype));
+  PetscCall(FEGCreateMeshFromOptions(PETSC_COMM_SELF, "vt_", &dm));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+START_TEST(test_cuda_vectors_without_cuda)
+{
+#if !defined(FEGPU_HAVE_CUDA)
+  /* without CUDA, fegpu says so where the mesh is made, not PETSc's "Unknown vector type" at the first Vec */
+  EXPECT_ERROR(mesh_with_vec_type("cuda"), PETSC_ERR_SUP, "The DM has vector type cuda but fegpu was built without CUDA: configure fegpu against a CUDA-enabled PETSc");
+  TCHK(PetscOptionsClearValue(NULL, "-vt_dm_vec_type"));
+#endif
+  TCHK(mesh_with_vec_type("standard"));
+  TCHK(PetscOptionsClearValue(NULL, "-vt_dm_vec_type"));
+}
+END_TEST
+
 START_TEST(test_wrong_dm_and_size)
 {
   EXPECT_ERROR(aux_on_wrong_dm(), PETSC_ERR_ARG_INCOMP, "coefficient field lives on the wrong DM");
@@ -225,6 +248,7 @@ static void add_tests(Suite *s)
   tcase_add_test(tc, test_bad_order);
   tcase_add_test(tc, test_bad_strategy);
   tcase_add_test(tc, test_wrong_dm_and_size);
+  tcase_add_test(tc, test_cuda_vectors_without_cuda);
   tcase_add_test(tc, test_form_misuse);
   tcase_add_test(tc, test_op_misuse);
   suite_add_tcase(s, tc);

@@ -235,7 +235,7 @@ PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *
   char      file[PETSC_MAX_PATH_LEN] = "";
   PetscInt  ctype = 0, faces[3] = {4, 4, 4}, nf = 3, nl = 3, nu = 3, dim;
   PetscReal lower[3] = {0, 0, 0}, upper[3] = {1, 1, 1}, perturb = 0.0;
-  PetscBool flg, fset;
+  PetscBool flg, fset, ondevice;
 
   PetscFunctionBegin;
   FEGAssertPointer(dm, 3);
@@ -275,6 +275,8 @@ PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *
   }
   if (prefix) PetscCall(PetscObjectSetOptionsPrefix((PetscObject)*dm, prefix));
   PetscCall(DMSetFromOptions(*dm));
+  /* -dm_vec_type cuda with a fegpu or PETSc without CUDA: say so now, not as PETSc's "Unknown vector type" later */
+  PetscCall(FEGDMIsOnDevice(*dm, &ondevice));
   PetscCall(DMViewFromOptions(*dm, NULL, "-dm_view"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -115,9 +115,11 @@ PetscErrorCode FEGSetUpDiscretization(DM dm, PetscInt order, PetscBool continuou
   PetscFE        fe;
   PetscInt       dim, cStart, cEnd;
   DMPolytopeType ct = DM_POLYTOPE_UNKNOWN, ctg;
+  PetscBool      ondevice;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscCall(FEGDMIsOnDevice(dm, &ondevice)); /* CUDA vectors asked of a build without CUDA: a clear error, early */
   PetscCall(DMGetDimension(dm, &dim));
   PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
   if (cEnd > cStart) PetscCall(DMPlexGetCellType(dm, cStart, &ct));
