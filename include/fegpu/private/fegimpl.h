@@ -124,6 +124,7 @@ PETSC_EXTERN PetscErrorCode FEGDiscDestroy(FEGDisc *);
 PETSC_EXTERN PetscErrorCode FEGDiscSetUpGeometry(FEGDisc *);
 PETSC_EXTERN PetscErrorCode FEGDMGetDisc(DM, FEGDisc **, PetscContainer *);
 PETSC_EXTERN PetscErrorCode FEGDiscBoundaryValues(FEGDisc *, Vec, PetscInt *, PetscInt **);
+PETSC_EXTERN PetscErrorCode FEGDiscGetDofElements(const FEGDisc *, PetscInt **, PetscInt **);
 PETSC_EXTERN PetscErrorCode FEGDiscGetGlobalIndices(FEGDisc *, const PetscInt **);
 
 /* the geometry of point q of cell e: invJ and det J */

@@ -46,20 +46,10 @@ PetscErrorCode FEGOpPreallocate(FEGOp op, Mat A)
   PetscCall(FEGPhaseBegin(FEG_SetupPattern, (PetscObject)op, &t0));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)op), &size));
   /* local dof -> elements touching it, and its global row (-1: constrained) */
-  PetscCall(PetscCalloc3(n + 1, &doff, n, &rowg, n + 1, &ia));
-  PetscCall(PetscMalloc1((size_t)Ne * Nb, &delem));
-  for (size_t k = 0; k < (size_t)Ne * Nb; k++) doff[d->lidx[k] + 1]++;
-  for (PetscInt i = 0; i < n; i++) doff[i + 1] += doff[i];
+  PetscCall(FEGDiscGetDofElements(d, &doff, &delem));
+  PetscCall(PetscCalloc2(n, &rowg, n + 1, &ia));
   for (PetscInt i = 0; i < n; i++) rowg[i] = -1;
-  for (PetscInt e = 0; e < Ne; e++)
-    for (PetscInt b = 0; b < Nb; b++) {
-      const PetscInt i = d->lidx[e * Nb + b];
-
-      delem[doff[i]++] = e;
-      rowg[i]          = gidx[e * Nb + b];
-    }
-  for (PetscInt i = n; i > 0; i--) doff[i] = doff[i - 1];
-  doff[0] = 0;
+  for (size_t k = 0; k < (size_t)Ne * Nb; k++) rowg[d->lidx[k]] = gidx[k];
   /* each row's columns: room for every element's, then sorted without duplicates in place */
   for (PetscInt i = 0; i < n; i++) ia[i + 1] = ia[i] + (rowg[i] >= 0 ? (doff[i + 1] - doff[i]) * Nb : 0);
   PetscCall(PetscMalloc2(ia[n], &ja, n, &len));
@@ -110,8 +100,8 @@ PetscErrorCode FEGOpPreallocate(FEGOp op, Mat A)
   PetscCall(MatSetOption(A, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
   PetscCall(PetscFree(zeros));
   PetscCall(PetscFree2(ja, len));
-  PetscCall(PetscFree(delem));
-  PetscCall(PetscFree3(doff, rowg, ia));
+  PetscCall(PetscFree2(doff, delem));
+  PetscCall(PetscFree2(rowg, ia));
   PetscCall(FEGPhaseEnd(FEG_SetupPattern, (PetscObject)op, t0, &op->tpattern));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -301,6 +301,31 @@ PetscErrorCode FEGDiscDestroy(FEGDisc *disc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@C
+  FEGDiscGetDofElements - the transpose of the element-to-dof map: the elements touching local dof i are
+  elems[off[i]] .. elems[off[i+1]-1], in increasing order; PetscFree2(off, elems) when done
+
+  Not Collective
+
+  Level: developer
+@*/
+PetscErrorCode FEGDiscGetDofElements(const FEGDisc *disc, PetscInt **off, PetscInt **elems)
+{
+  const PetscInt n = disc->nlocal, Ne = disc->Ne, Nb = disc->Nb;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc2(n + 1, off, (size_t)Ne * Nb, elems));
+  PetscCall(PetscArrayzero(*off, n + 1));
+  for (size_t k = 0; k < (size_t)Ne * Nb; k++) (*off)[disc->lidx[k] + 1]++;
+  for (PetscInt i = 0; i < n; i++) (*off)[i + 1] += (*off)[i];
+  /* fill with off[i] as the cursor, then shift the offsets back */
+  for (PetscInt e = 0; e < Ne; e++)
+    for (PetscInt b = 0; b < Nb; b++) (*elems)[(*off)[disc->lidx[e * Nb + b]]++] = e;
+  for (PetscInt i = n; i > 0; i--) (*off)[i] = (*off)[i - 1];
+  (*off)[0] = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode FEGDiscContainerDestroy_Private(void *ctx)
 {
   FEGDisc *disc = (FEGDisc *)ctx;

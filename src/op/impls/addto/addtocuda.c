@@ -34,20 +34,12 @@ static PetscErrorCode FEGOpSetUp_AddTo_CUDA(FEGOp op)
 /* Greedy colouring: elements of one colour share no dof */
 static PetscErrorCode FEGColorElements(FEGDisc *disc, PetscInt *ncolors, PetscInt **colorOff, int **elems)
 {
-  const PetscInt Ne = disc->Ne, Nb = disc->Nb, n = disc->nlocal;
+  const PetscInt Ne = disc->Ne, Nb = disc->Nb;
   PetscInt      *doff, *delem, *cnt, *color, *mark, nc = 0;
   int           *order;
 
   PetscFunctionBegin;
-  PetscCall(PetscCalloc2(n + 1, &doff, n + 1, &cnt));
-  PetscCall(PetscMalloc1(Ne * Nb, &delem));
-  for (PetscInt k = 0; k < Ne * Nb; k++) doff[disc->lidx[k] + 1]++;
-  for (PetscInt i = 0; i < n; i++) doff[i + 1] += doff[i];
-  for (PetscInt e = 0; e < Ne; e++)
-    for (PetscInt b = 0; b < Nb; b++) {
-      const PetscInt i          = disc->lidx[e * Nb + b];
-      delem[doff[i] + cnt[i]++] = e;
-    }
+  PetscCall(FEGDiscGetDofElements(disc, &doff, &delem));
   PetscCall(PetscMalloc2(Ne, &color, Ne + 1, &mark));
   for (PetscInt k = 0; k <= Ne; k++) mark[k] = -1;
   for (PetscInt e = 0; e < Ne; e++) {
@@ -65,20 +57,20 @@ static PetscErrorCode FEGColorElements(FEGDisc *disc, PetscInt *ncolors, PetscIn
   PetscCall(PetscCalloc1(nc + 1, colorOff));
   for (PetscInt e = 0; e < Ne; e++) (*colorOff)[color[e] + 1]++;
   for (PetscInt c = 0; c < nc; c++) (*colorOff)[c + 1] += (*colorOff)[c];
-  PetscCall(PetscArrayzero(cnt, n + 1));
+  PetscCall(PetscCalloc1(nc, &cnt));
   PetscCall(PetscMalloc1(Ne, &order));
   for (PetscInt e = 0; e < Ne; e++) order[(*colorOff)[color[e]] + cnt[color[e]]++] = (int)e;
   PetscCall(FEGDevMallocCopy((void **)elems, order, sizeof(int) * Ne, NULL));
   *ncolors = nc;
   PetscCall(PetscFree(order));
   PetscCall(PetscFree2(color, mark));
-  PetscCall(PetscFree(delem));
-  PetscCall(PetscFree2(doff, cnt));
+  PetscCall(PetscFree(cnt));
+  PetscCall(PetscFree2(doff, delem));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* AIJCUSPARSE (unless -dm_mat_type says otherwise) with its final pattern: MatSetPreallocationCOO() of the element
-   entries (coo), or preallocated from the closures with the position of every element entry in its CSR values */
+   entries (coo), or the pattern and the CSR position of every element entry from one sort on the device */
 static PetscErrorCode FEGOpCreateMatrix_AddTo_CUDA(FEGOp op, Mat A)
 {
   FEGOp_AddTo_CUDA *dev  = (FEGOp_AddTo_CUDA *)((FEGOp_AddTo *)op->data)->dev;
@@ -99,7 +91,7 @@ static PetscErrorCode FEGOpCreateMatrix_AddTo_CUDA(FEGOp op, Mat A)
     PetscInt       *hia, *hja;
     PetscScalar    *va;
     PetscMemType    memtype;
-    int            *gi, *dgidx, *drow, *dcol, nnz;
+    int            *dgidx, *drow, *dcol, nnz;
     const int       n  = (int)disc->nglobal;
     PetscLogDouble  t0 = 0.0;
 
@@ -107,11 +99,7 @@ static PetscErrorCode FEGOpCreateMatrix_AddTo_CUDA(FEGOp op, Mat A)
        only the CSR structure crosses to the host, which is where PETSc builds a matrix from it */
     PetscCall(FEGDiscGetGlobalIndices(disc, &gidx));
     PetscCall(FEGPhaseBegin(FEG_SetupPattern, (PetscObject)op, &t0));
-    PetscCall(PetscMalloc1((size_t)Ne * Nb, &gi));
-    for (PetscInt e = 0; e < Ne; e++)
-      for (PetscInt b = 0; b < Nb; b++) gi[b * Ne + e] = (int)gidx[e * Nb + b];
-    PetscCall(FEGDevMallocCopy((void **)&dgidx, gi, sizeof(int) * Ne * Nb, NULL));
-    PetscCall(PetscFree(gi));
+    PetscCall(FEGDevInterleaveIndices(disc, gidx, NULL, &dgidx, NULL));
     PetscCall(FEGDevMallocCopy((void **)&dev->pos, NULL, sizeof(int) * Ne * Nb * Nb, NULL));
     PetscCall(FEGDevCSRPattern((int)Ne, (int)Nb, n, dgidx, dev->pos, &drow, &dcol, &nnz));
     PetscCallCUDA(cudaFree(dgidx));

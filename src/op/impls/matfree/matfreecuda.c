@@ -111,25 +111,23 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
   } else if (mf->kernel == FEG_MF_SUMFACT) {
     FEGDevSumFact *sf = &dev->sf;
     double        *B1, *D1;
-    int           *idx, *lex, *qlex;
+    int           *lex, *qlex;
     size_t         per;
 
-    PetscCall(PetscMalloc5(mf->P * mf->Q, &B1, mf->P * mf->Q, &D1, Ne * Nb, &idx, Nb, &lex, Nq, &qlex));
+    PetscCall(PetscMalloc4(mf->P * mf->Q, &B1, mf->P * mf->Q, &D1, Nb, &lex, Nq, &qlex));
     for (PetscInt k = 0; k < mf->P * mf->Q; k++) {
       B1[k] = mf->B1[k];
       D1[k] = mf->D1[k];
     }
     for (PetscInt l = 0; l < Nb; l++) lex[l] = (int)mf->lex[l];
     for (PetscInt l = 0; l < Nq; l++) qlex[l] = (int)mf->qlex[l];
-    for (PetscInt e = 0; e < Ne; e++)
-      for (PetscInt l = 0; l < Nb; l++) idx[l * Ne + e] = (int)disc->lidx[e * Nb + mf->lex[l]];
     PetscCall(FEGDevMallocCopy((void **)&dev->sfB1, B1, sizeof(double) * mf->P * mf->Q, NULL));
     PetscCall(FEGDevMallocCopy((void **)&dev->sfD1, D1, sizeof(double) * mf->P * mf->Q, NULL));
-    PetscCall(FEGDevMallocCopy((void **)&dev->sfIdx, idx, sizeof(int) * Ne * Nb, NULL));
+    PetscCall(FEGDevInterleaveIndices(disc, disc->lidx, mf->lex, &dev->sfIdx, NULL)); /* in lexicographic node order */
     PetscCall(FEGDevMallocCopy((void **)&dev->sfLex, lex, sizeof(int) * Nb, NULL));
     PetscCall(FEGDevMallocCopy((void **)&dev->sfQlex, qlex, sizeof(int) * Nq, NULL));
     PetscCall(FEGDevMallocCopy((void **)&dev->sfCl, NULL, sizeof(double) * Ne * np * Nq, NULL));
-    PetscCall(PetscFree5(B1, D1, idx, lex, qlex));
+    PetscCall(PetscFree4(B1, D1, lex, qlex));
     PetscCall(PetscMemzero(sf, sizeof(*sf)));
     sf->dim    = (int)disc->dim;
     sf->Ne     = (int)Ne;

@@ -21,6 +21,22 @@ PetscErrorCode FEGDevMallocCopy(void **d, const void *h, size_t bytes, size_t *t
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* a per-element index array on the device in the element-interleaved order the kernels read:
+   d[l*Ne+e] = src[e*Nb + (perm ? perm[l] : l)]; total += its bytes when given */
+PetscErrorCode FEGDevInterleaveIndices(const FEGDisc *disc, const PetscInt src[], const PetscInt perm[], int **d, size_t *total)
+{
+  const PetscInt Ne = disc->Ne, Nb = disc->Nb;
+  int           *h;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1((size_t)Ne * Nb, &h));
+  for (PetscInt e = 0; e < Ne; e++)
+    for (PetscInt l = 0; l < Nb; l++) h[(size_t)l * Ne + e] = (int)src[(size_t)e * Nb + (perm ? perm[l] : l)];
+  PetscCall(FEGDevMallocCopy((void **)d, h, sizeof(int) * Ne * Nb, total));
+  PetscCall(PetscFree(h));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the geometry on the device, computed unless it is there */
 PetscErrorCode FEGDevDiscGeometry(FEGDevDisc *d)
 {
@@ -50,7 +66,6 @@ PetscErrorCode FEGDevDiscFreeGeometry(FEGDevDisc *d)
 PetscErrorCode FEGDevDiscCreate(FEGDisc *disc, PetscBool integration, FEGDevDisc *d)
 {
   const PetscInt dim = disc->dim, Nb = disc->Nb, Nq = disc->Nq, Ne = disc->Ne, Nd = dim + 1, KK = Nq * Nd;
-  int           *idx;
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(d, sizeof(*d)));
@@ -81,11 +96,7 @@ PetscErrorCode FEGDevDiscCreate(FEGDisc *disc, PetscBool integration, FEGDevDisc
   }
   PetscCall(FEGDevMallocCopy((void **)&d->G, disc->Gc, sizeof(double) * Nq * disc->Nv * dim, &d->bytes));
   PetscCall(FEGDevMallocCopy((void **)&d->X, disc->X, sizeof(double) * Ne * disc->Nv * dim, &d->bytes));
-  PetscCall(PetscMalloc1(Ne * Nb, &idx));
-  for (PetscInt e = 0; e < Ne; e++)
-    for (PetscInt b = 0; b < Nb; b++) idx[b * Ne + e] = (int)disc->lidx[e * Nb + b];
-  PetscCall(FEGDevMallocCopy((void **)&d->idx, idx, sizeof(int) * Ne * Nb, &d->bytes));
-  PetscCall(PetscFree(idx));
+  PetscCall(FEGDevInterleaveIndices(disc, disc->lidx, NULL, &d->idx, &d->bytes));
   PetscCall(FEGDevDiscGeometry(d));
   PetscCall(FEGDevBuildP(d, integration ? (size_t)256 << 20 : 0)); /* matfree never builds element matrices */
   PetscFunctionReturn(PETSC_SUCCESS);
