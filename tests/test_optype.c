@@ -123,7 +123,7 @@ START_TEST(test_registered_type_solves)
   DM                   dm;
   Vec                  xa, xm;
   PetscInt             ia, im;
-  PetscReal            err;
+  PetscReal            err = PETSC_MAX_REAL; /* set by fegtest_vecdiff; quiets -Wmaybe-uninitialized */
   char                 ta[64], tm[64];
 
   TCHK(FEGOpRegister("mylma", MyCreate));
