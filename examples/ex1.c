@@ -197,6 +197,12 @@ int main(int argc, char **argv)
     output_file: output/ex1_gmsh.out
 
   test:
+    suffix: gmsh_curved_lma_np2
+    nsize: 2
+    args: -feg_mesh_file ../share/meshes/shell_tet2.msh -order 2 -feg_strategy lma
+    output_file: output/ex1_gmsh_curved.out
+
+  test:
     suffix: tet_matfree
     args: -feg_cell_type tet -feg_faces 3 -feg_perturb 0.2 -order 2 -feg_strategy matfree
     output_file: output/ex1_tet_matfree.out

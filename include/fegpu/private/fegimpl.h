@@ -59,6 +59,7 @@ PETSC_INTERN void              FEGBoxSplitQuadrilateral(const PetscInt[], PetscI
 PETSC_INTERN void              FEGBoxSplitTetrahedron(const PetscInt[], PetscInt[]);
 PETSC_INTERN void              FEGBoxSplitHexahedron(const PetscInt[], PetscInt[]);
 PETSC_INTERN void              FEGBoxSplitPrism(const PetscInt[], PetscInt[]);
+PETSC_INTERN PetscErrorCode    FEGMeshReadFile_Private(MPI_Comm, const char[], DM *);
 
 /* ---------------------------------------------------------------------------------------------------------- forms */
 struct _FEGFormOps {

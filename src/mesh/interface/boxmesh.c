@@ -228,6 +228,11 @@ PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt
 . -feg_lower <x,y,z> / -feg_upper <x,y,z> - the box's corners
 - -feg_perturb <r>                  - vertex perturbation, fraction of the spacing
 
+  Note:
+  Second-order Gmsh tetrahedra are repaired after PETSc reads them: PETSc (3.18 to 3.22) stores their coordinate nodes
+  in Gmsh's vertex order, not the closure's, which evaluates every field at rotated points. Second-order prisms, which
+  PETSc cannot represent, are refused (read them with -dm_plex_gmsh_highorder false).
+
   Level: beginner
 @*/
 PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *dm)
@@ -251,7 +256,7 @@ PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *
     DM        dmDist = NULL;
     PetscBool has;
 
-    PetscCall(DMPlexCreateFromFile(comm, file, "fegpu", PETSC_TRUE, dm));
+    PetscCall(FEGMeshReadFile_Private(comm, file, dm));
     PetscCall(DMHasLabel(*dm, "marker", &has));
     if (!has) {
       DMLabel label;
