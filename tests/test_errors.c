@@ -240,6 +240,167 @@ START_TEST(test_op_misuse)
 }
 END_TEST
 
+/* FEGCreateMeshFromOptions() (and, with op, an operator on the mesh) under the given options only; the options live
+   in an options object of their own, pushed for the call, so nothing is left behind when the call fails */
+static PetscErrorCode mesh_with(const char *options, PetscBool op)
+{
+  PetscOptions   o;
+  DM             dm   = NULL;
+  FEGForm        form = NULL;
+  Mat            A    = NULL;
+  PetscErrorCode e;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsCreate(&o));
+  PetscCall(PetscOptionsInsertString(o, options));
+  PetscCall(PetscOptionsPush(o));
+  e = FEGCreateMeshFromOptions(PETSC_COMM_SELF, NULL, &dm);
+  if (!e && op) e = FEGSetUpDiscretization(dm, 1, PETSC_FALSE, "u");
+  if (!e && op) e = fegtest_form(PETSC_COMM_SELF, NULL, NULL, PETSC_FALSE, &form);
+  if (!e && op) e = FEGCreateOperator(dm, form, &A);
+  PetscCall(PetscOptionsPop());
+  PetscCall(PetscOptionsDestroy(&o));
+  if (e) return e; /* the error is the result; objects made before it are the test's to lose */
+  PetscCall(MatDestroy(&A));
+  PetscCall(FEGFormDestroy(&form));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+START_TEST(test_bad_mesh_options)
+{
+  EXPECT_ERROR(mesh_with("-feg_cell_type cube", PETSC_FALSE), PETSC_ERR_USER, "Unknown option cube for -feg_cell_type. Available options: tri quad tet hex prism");
+  EXPECT_ERROR(mesh_with("-feg_cell_type tet -feg_faces 0", PETSC_FALSE), PETSC_ERR_ARG_OUTOFRANGE, "Number of faces 0 in direction 0 must be at least 1");
+  EXPECT_ERROR(mesh_with("-feg_cell_type quad -feg_faces 3,-2", PETSC_FALSE), PETSC_ERR_ARG_OUTOFRANGE, "Number of faces -2 in direction 1 must be at least 1");
+  EXPECT_ERROR(mesh_with("-feg_cell_type tet -feg_faces 2,2,2,2", PETSC_FALSE), PETSC_ERR_ARG_SIZ, "-feg_faces needs 1 or 3 values for a tet box, got 4");
+  EXPECT_ERROR(mesh_with("-feg_cell_type hex -feg_faces 2,2", PETSC_FALSE), PETSC_ERR_ARG_SIZ, "-feg_faces needs 1 or 3 values for a hex box, got 2");
+  EXPECT_ERROR(mesh_with("-feg_cell_type tri -feg_lower 0,0,0", PETSC_FALSE), PETSC_ERR_ARG_SIZ, "-feg_lower needs 2 values for a tri box, got 3");
+  EXPECT_ERROR(mesh_with("-feg_cell_type tri -feg_upper 1", PETSC_FALSE), PETSC_ERR_ARG_SIZ, "-feg_upper needs 2 values for a tri box, got 1");
+  EXPECT_ERROR(mesh_with("-feg_cell_type tri -feg_lower 1,0 -feg_upper 0,1", PETSC_FALSE), PETSC_ERR_ARG_OUTOFRANGE, "Upper bound 0. must exceed lower bound 1. in direction 0");
+  EXPECT_ERROR(mesh_with("-feg_cell_type tri -feg_perturb -0.1", PETSC_FALSE), PETSC_ERR_ARG_OUTOFRANGE, "Perturbation -0.1 must be in [0, 0.5)");
+#if !defined(PETSC_USE_64BIT_INDICES)
+  /* the cell count overflows a 32-bit PetscInt: named with the numbers, not a bare failure of the builder */
+  EXPECT_ERROR(mesh_with("-feg_cell_type tet -feg_faces 100000", PETSC_FALSE), PETSC_ERR_ARG_OUTOFRANGE, "A box of 100000 x 100000 x 100000 has 6000000000000000 tetrahedra, whose 24000000000000000 vertex numbers exceed the 2147483647 a 32-bit PetscInt can index");
+#endif
+  TCHK(mesh_with("-feg_cell_type tri -feg_faces 2 -feg_lower 0,0 -feg_upper 2,1", PETSC_FALSE));
+}
+END_TEST
+
+/* Mesh files: missing, empty, truncated, garbled, mixed cells, an inverted and a flat tetrahedron (tests/meshes) */
+START_TEST(test_bad_mesh_files)
+{
+  EXPECT_ERROR(mesh_with("-feg_mesh_file meshes/nonexistent.msh", PETSC_FALSE), PETSC_ERR_FILE_OPEN, "meshes/nonexistent.msh");
+  EXPECT_ERROR(mesh_with("-feg_mesh_file meshes/empty.msh", PETSC_FALSE), PETSC_ERR_FILE_UNEXPECTED, "File is not a valid Gmsh file");
+  EXPECT_ERROR(mesh_with("-feg_mesh_file meshes/truncated.msh", PETSC_FALSE), PETSC_ERR_ARG_WRONG, "Insufficient data");
+  EXPECT_ERROR(mesh_with("-feg_mesh_file meshes/garbled.msh", PETSC_FALSE), PETSC_ERR_ARG_WRONG, "Conversion error");
+  EXPECT_ERROR(mesh_with("-feg_mesh_file meshes/mixed.msh", PETSC_TRUE), PETSC_ERR_SUP, "Mixed cell types (triangle and quadrilateral) are not supported");
+  EXPECT_ERROR(mesh_with("-feg_mesh_file meshes/inverted.msh", PETSC_TRUE), PETSC_ERR_ARG_WRONG, "Cell 0 has Jacobian determinant -0.125 <= 0 at a quadrature point: the mesh has an inverted or degenerate cell");
+  EXPECT_ERROR(mesh_with("-feg_mesh_file meshes/degenerate.msh", PETSC_TRUE), PETSC_ERR_ARG_WRONG, "Cell 0 has Jacobian determinant 0. <= 0");
+  TCHK(mesh_with("-feg_mesh_file meshes/good.msh", PETSC_TRUE));
+}
+END_TEST
+
+static PetscErrorCode nan_pointwise(PetscInt dim, PetscInt Nw, const PetscReal x[], const PetscScalar w[], const PetscScalar gradw[], PetscScalar C[], PetscScalar D[], void *ctx)
+{
+  if (x[0] > 0.5 && x[1] > 0.5) C[2 * 4 + 1] = (PetscScalar)NAN;
+  return PETSC_SUCCESS;
+}
+
+/* which: 0 aux field with a NaN, 1 pointwise function returning NaN */
+static PetscErrorCode nonfinite_coefficient(int which)
+{
+  DM      dm, auxdm = NULL;
+  Vec     aux = NULL;
+  FEGForm form;
+  Mat     A;
+
+  PetscFunctionBegin;
+  PetscCall(fegtest_setup(PETSC_COMM_SELF, DM_POLYTOPE_TRIANGLE, 1, PETSC_TRUE, PETSC_FALSE, 2, &dm));
+  if (which == 0) {
+    PetscCall(fegtest_aux(dm, &auxdm, &aux));
+    PetscCall(VecSetValue(aux, 3, (PetscScalar)NAN, INSERT_VALUES));
+    PetscCall(VecAssemblyBegin(aux));
+    PetscCall(VecAssemblyEnd(aux));
+  }
+  PetscCall(fegtest_form(PETSC_COMM_SELF, auxdm, aux, PETSC_FALSE, &form));
+  if (which == 1) PetscCall(FEGFormSetPointwiseCoefficient(form, nan_pointwise, NULL));
+  PetscCall(FEGCreateOperator(dm, form, &A));
+  PetscCall(MatDestroy(&A));
+  PetscCall(VecDestroy(&aux));
+  PetscCall(FEGFormDestroy(&form));
+  PetscCall(DMDestroy(&auxdm));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+START_TEST(test_nonfinite)
+{
+  FEGForm     form;
+  PetscScalar C[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}, D[4] = {0}, A[16] = {0};
+
+  TCHK(FEGFormCreate(PETSC_COMM_SELF, &form));
+  C[1 * 4 + 2] = (PetscScalar)NAN;
+  EXPECT_ERROR(FEGFormSetConstant(form, C, NULL), PETSC_ERR_FP, "C[1][2] = nan");
+  C[1 * 4 + 2] = 0;
+  D[3]         = (PetscScalar)INFINITY;
+  EXPECT_ERROR(FEGFormSetConstant(form, C, D), PETSC_ERR_FP, "D[3] = inf");
+  A[5] = -(PetscScalar)INFINITY;
+  EXPECT_ERROR(FEGFormSetLinearCoefficient(form, 1, A, NULL), PETSC_ERR_FP, "A[5] = -inf");
+  TCHK(FEGFormDestroy(&form));
+  EXPECT_ERROR(nonfinite_coefficient(0), PETSC_ERR_FP, "The form's auxiliary field vector holds a NaN or Inf");
+  EXPECT_ERROR(nonfinite_coefficient(1), PETSC_ERR_FP, "is not finite from the pointwise coefficient function at x = (");
+}
+END_TEST
+
+/* The same form with other constants, assembled again into the same operator, gives the new matrix */
+START_TEST(test_form_changed_between_assemblies)
+{
+  const PetscScalar C2[16] = {3.0, 0, 0, 0, 0, 2.0, 0.1, 0, 0, 0.1, 1.0, 0, 0, 0, 0, 1.0};
+  DM                dm;
+  FEGForm           form, fresh;
+  Mat               A, B;
+  PetscReal         rel;
+
+  TCHK(fegtest_setup(PETSC_COMM_SELF, DM_POLYTOPE_TRIANGLE, 2, PETSC_TRUE, PETSC_TRUE, 3, &dm));
+  TCHK(fegtest_form(PETSC_COMM_SELF, NULL, NULL, PETSC_FALSE, &form));
+  TCHK(FEGCreateOperator(dm, form, &A));
+  TCHK(FEGFormSetConstant(form, C2, NULL));
+  TCHK(FEGOperatorAssemble(A, form));
+  TCHK(FEGFormCreate(PETSC_COMM_SELF, &fresh));
+  TCHK(FEGFormSetConstant(fresh, C2, fegtest_D0));
+  TCHK(FEGCreateOperator(dm, fresh, &B));
+  TCHK(fegtest_matdiff(A, B, &rel));
+  ck_assert_msg(rel < 1e-14, "re-assembly after FEGFormSetConstant() differs from a fresh operator by %g", (double)rel);
+  TCHK(MatDestroy(&A));
+  TCHK(MatDestroy(&B));
+  TCHK(FEGFormDestroy(&form));
+  TCHK(FEGFormDestroy(&fresh));
+  TCHK(DMDestroy(&dm));
+}
+END_TEST
+
+/* fegpu calls on a DM that has no field yet */
+static PetscErrorCode rhs_without_field(void)
+{
+  const PetscInt faces[2] = {2, 2};
+  DM             dm;
+  FEGForm        form;
+  Vec            b;
+
+  PetscFunctionBegin;
+  PetscCall(FEGCreateBoxMesh(PETSC_COMM_SELF, DM_POLYTOPE_TRIANGLE, faces, NULL, NULL, 0.0, &dm));
+  PetscCall(fegtest_form(PETSC_COMM_SELF, NULL, NULL, PETSC_FALSE, &form));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, 9, &b));
+  PetscCall(FEGComputeRHS(dm, form, b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+START_TEST(test_wrong_order)
+{
+  EXPECT_ERROR(rhs_without_field(), PETSC_ERR_ARG_WRONG, "The DM has 0 fields; fegpu needs exactly one scalar PetscFE field (FEGSetUpDiscretization() or DMSetField() and DMCreateDS())");
+}
+END_TEST
+
 static void add_tests(Suite *s)
 {
   TCase *tc;
@@ -251,6 +412,11 @@ static void add_tests(Suite *s)
   tcase_add_test(tc, test_cuda_vectors_without_cuda);
   tcase_add_test(tc, test_form_misuse);
   tcase_add_test(tc, test_op_misuse);
+  tcase_add_test(tc, test_bad_mesh_options);
+  tcase_add_test(tc, test_bad_mesh_files);
+  tcase_add_test(tc, test_nonfinite);
+  tcase_add_test(tc, test_form_changed_between_assemblies);
+  tcase_add_test(tc, test_wrong_order);
   suite_add_tcase(s, tc);
 }
 

@@ -79,6 +79,7 @@ struct _p_FEGForm {
   void          *pwctx;
 };
 
+PETSC_INTERN PetscErrorCode FEGCheckFinite(MPI_Comm, const char[], const PetscScalar[], PetscInt, PetscInt, const char[]);
 PETSC_INTERN PetscErrorCode FEGFormCheckCompatible(FEGForm, DM);
 PETSC_EXTERN PetscErrorCode FEGFormCellwiseConstant(FEGForm, PetscBool *);
 PETSC_EXTERN PetscErrorCode FEGFormBlockPattern(FEGForm, PetscBool *, PetscBool *, PetscBool *, PetscBool *);

@@ -41,6 +41,13 @@ PetscErrorCode FEGCoeffDestroy(FEGCoeff *coeff)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static inline PetscBool FEGAllFinite(const PetscScalar v[], PetscInt n)
+{
+  for (PetscInt i = 0; i < n; i++)
+    if (PetscIsInfOrNanScalar(v[i])) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
+
 /* C and D at every quadrature point of local cell e (0-based) */
 PetscErrorCode FEGCoeffEvaluate(FEGDisc *disc, FEGCoeff *coeff, PetscInt e)
 {
@@ -74,7 +81,17 @@ PetscErrorCode FEGCoeffEvaluate(FEGDisc *disc, FEGCoeff *coeff, PetscInt e)
           for (PetscInt d = 0; d < dim; d++) coeff->gradw[k * dim + d] += phi[1 + d] * vals[b];
         }
     }
-    if (form->pointwise) PetscCall((*form->pointwise)(dim, Nw, &disc->xq[(e * Nq + q) * dim], coeff->w, coeff->gradw, C, D, form->pwctx));
+    if (form->pointwise) {
+      const PetscReal *x = &disc->xq[(e * Nq + q) * dim];
+      char             where[128];
+
+      PetscCall((*form->pointwise)(dim, Nw, x, coeff->w, coeff->gradw, C, D, form->pwctx));
+      if (PetscUnlikely(!FEGAllFinite(C, 16) || !FEGAllFinite(D, 4))) {
+        PetscCall(PetscSNPrintf(where, sizeof(where), " from the pointwise coefficient function at x = (%g, %g, %g) in cell %" PetscInt_FMT, (double)x[0], (double)(dim > 1 ? x[1] : 0), (double)(dim > 2 ? x[2] : 0), disc->cStart + e));
+        PetscCall(FEGCheckFinite(PETSC_COMM_SELF, "C", C, 16, 4, where));
+        PetscCall(FEGCheckFinite(PETSC_COMM_SELF, "D", D, 4, 1, where));
+      }
+    }
   }
   if (form->auxdm) PetscCall(DMPlexVecRestoreClosure(form->auxdm, NULL, coeff->auxloc, disc->cStart + e, &n, &vals));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -124,6 +124,18 @@ PetscErrorCode FEGFormSetFromOptions(FEGForm form)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Coefficients must be finite: a NaN or Inf named with its place here beats a NaN solution found later */
+PetscErrorCode FEGCheckFinite(MPI_Comm comm, const char name[], const PetscScalar v[], PetscInt n, PetscInt ncol, const char where[])
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < n; i++) {
+    if (PetscLikely(!PetscIsInfOrNanScalar(v[i]))) continue;
+    if (ncol > 1) SETERRQ(comm, PETSC_ERR_FP, "%s[%" PetscInt_FMT "][%" PetscInt_FMT "] = %g is not finite%s", name, i / ncol, i % ncol, (double)PetscRealPart(v[i]), where ? where : "");
+    SETERRQ(comm, PETSC_ERR_FP, "%s[%" PetscInt_FMT "] = %g is not finite%s", name, i, (double)PetscRealPart(v[i]), where ? where : "");
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@
   FEGFormSetConstant - sets the constant parts of C and D
 
@@ -140,6 +152,8 @@ PetscErrorCode FEGFormSetConstant(FEGForm form, const PetscScalar C[], const Pet
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 1);
+  if (C) PetscCall(FEGCheckFinite(PetscObjectComm((PetscObject)form), "C", C, FEG_MAX_DERIV * FEG_MAX_DERIV, FEG_MAX_DERIV, " (FEGFormSetConstant())"));
+  if (D) PetscCall(FEGCheckFinite(PetscObjectComm((PetscObject)form), "D", D, FEG_MAX_DERIV, 1, " (FEGFormSetConstant())"));
   if (C) PetscCall(PetscArraycpy(form->C0, C, FEG_MAX_DERIV * FEG_MAX_DERIV));
   if (D) PetscCall(PetscArraycpy(form->D0, D, FEG_MAX_DERIV));
   PetscCall(PetscObjectStateIncrease((PetscObject)form));
@@ -251,6 +265,8 @@ PetscErrorCode FEGFormSetLinearCoefficient(FEGForm form, PetscInt Nw, const Pets
   PetscFunctionBegin;
   PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 1);
   PetscCheck(Nw > 0, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_OUTOFRANGE, "Number of auxiliary components %" PetscInt_FMT " must be positive", Nw);
+  if (A) PetscCall(FEGCheckFinite(PetscObjectComm((PetscObject)form), "A", A, FEG_MAX_DERIV * FEG_MAX_DERIV * Nw, Nw, " (FEGFormSetLinearCoefficient(), A[ij][k])"));
+  if (B) PetscCall(FEGCheckFinite(PetscObjectComm((PetscObject)form), "B", B, FEG_MAX_DERIV * Nw, Nw, " (FEGFormSetLinearCoefficient(), B[j][k])"));
   PetscCall(PetscFree2(form->A, form->B));
   PetscCall(PetscCalloc2(FEG_MAX_DERIV * FEG_MAX_DERIV * Nw, &form->A, FEG_MAX_DERIV * Nw, &form->B));
   if (A) PetscCall(PetscArraycpy(form->A, A, FEG_MAX_DERIV * FEG_MAX_DERIV * Nw));
@@ -391,6 +407,13 @@ PetscErrorCode FEGFormCheckCompatible(FEGForm form, DM dm)
   PetscCall(DMPlexGetHeightStratum(form->auxdm, 0, &acS, &acE));
   PetscCheck(pS == apS && pE == apE && cS == acS && cE == acE, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The form's coefficient field lives on the wrong DM: it has cells [%" PetscInt_FMT ", %" PetscInt_FMT ") and chart [%" PetscInt_FMT ", %" PetscInt_FMT ") but the operator's DM has cells [%" PetscInt_FMT ", %" PetscInt_FMT ") and chart [%" PetscInt_FMT ", %" PetscInt_FMT "); create the auxiliary DM with DMClone() of the operator's DM", acS, acE, apS, apE, cS, cE, pS, pE);
   PetscCheck(!form->A || form->Nlin == form->Nw, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The linear coefficient map was given for %" PetscInt_FMT " auxiliary components but the auxiliary field has %" PetscInt_FMT, form->Nlin, form->Nw);
+  {
+    PetscReal nrm;
+
+    /* the field may have changed since it was set; one reduction per assembly */
+    PetscCall(VecNorm(form->aux, NORM_INFINITY, &nrm));
+    PetscCheck(!PetscIsInfOrNanReal(nrm), PetscObjectComm((PetscObject)form), PETSC_ERR_FP, "The form's auxiliary field vector holds a NaN or Inf (max norm %g)", (double)nrm);
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

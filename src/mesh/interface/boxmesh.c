@@ -237,10 +237,11 @@ PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt
 @*/
 PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *dm)
 {
-  char      file[PETSC_MAX_PATH_LEN] = "";
-  PetscInt  ctype = 0, faces[3] = {4, 4, 4}, nf = 3, nl = 3, nu = 3, dim;
-  PetscReal lower[3] = {0, 0, 0}, upper[3] = {1, 1, 1}, perturb = 0.0;
-  PetscBool flg, fset, ondevice;
+  char file[PETSC_MAX_PATH_LEN] = "";
+  /* one slot more than any dimension, so a fourth value is seen and refused rather than dropped */
+  PetscInt  ctype = 0, faces[4] = {4, 4, 4, 4}, nf = 4, nl = 4, nu = 4, dim;
+  PetscReal lower[4] = {0, 0, 0, 0}, upper[4] = {1, 1, 1, 1}, perturb = 0.0;
+  PetscBool flg, fset, lset, uset, ondevice;
 
   PetscFunctionBegin;
   FEGAssertPointer(dm, 3);
@@ -248,8 +249,8 @@ PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *
   PetscCall(PetscOptionsString("-feg_mesh_file", "Mesh file (Gmsh .msh, ...)", "FEGCreateMeshFromOptions", file, file, sizeof(file), &flg));
   PetscCall(PetscOptionsEList("-feg_cell_type", "Cell type of the box mesh", "FEGCreateBoxMesh", FEGCellNames, FEGNumCellInfos, FEGCellNames[ctype], &ctype, NULL));
   PetscCall(PetscOptionsIntArray("-feg_faces", "Subdivisions of the box", "FEGCreateBoxMesh", faces, &nf, &fset));
-  PetscCall(PetscOptionsRealArray("-feg_lower", "Lower corner of the box", "FEGCreateBoxMesh", lower, &nl, NULL));
-  PetscCall(PetscOptionsRealArray("-feg_upper", "Upper corner of the box", "FEGCreateBoxMesh", upper, &nu, NULL));
+  PetscCall(PetscOptionsRealArray("-feg_lower", "Lower corner of the box", "FEGCreateBoxMesh", lower, &nl, &lset));
+  PetscCall(PetscOptionsRealArray("-feg_upper", "Upper corner of the box", "FEGCreateBoxMesh", upper, &nu, &uset));
   PetscCall(PetscOptionsReal("-feg_perturb", "Random vertex perturbation, fraction of the spacing", "FEGCreateBoxMesh", perturb, &perturb, NULL));
   PetscOptionsEnd();
   if (file[0]) {
@@ -274,7 +275,9 @@ PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *
   } else {
     dim = FEGCellInfos[ctype].dim;
     if (!fset) nf = dim;
-    PetscCheck(nf == 1 || nf >= dim, comm, PETSC_ERR_ARG_SIZ, "-feg_faces needs 1 or %" PetscInt_FMT " values, got %" PetscInt_FMT, dim, nf);
+    PetscCheck(nf == 1 || nf == dim, comm, PETSC_ERR_ARG_SIZ, "-feg_faces needs 1 or %" PetscInt_FMT " values for a %s box, got %" PetscInt_FMT, dim, FEGCellNames[ctype], nf);
+    PetscCheck(!lset || nl == dim, comm, PETSC_ERR_ARG_SIZ, "-feg_lower needs %" PetscInt_FMT " values for a %s box, got %" PetscInt_FMT, dim, FEGCellNames[ctype], nl);
+    PetscCheck(!uset || nu == dim, comm, PETSC_ERR_ARG_SIZ, "-feg_upper needs %" PetscInt_FMT " values for a %s box, got %" PetscInt_FMT, dim, FEGCellNames[ctype], nu);
     if (nf == 1) faces[1] = faces[2] = faces[0];
     PetscCall(FEGCreateBoxMesh(comm, FEGCellInfos[ctype].ct, faces, lower, upper, perturb, dm));
   }
