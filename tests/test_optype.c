@@ -199,6 +199,43 @@ START_TEST(test_registered_type_object)
 }
 END_TEST
 
+/* Whether PETSc's citation list (printed by -citations) holds key. Reading the list empties it, so its contents are
+   put back */
+static PetscBool cited(const char *key)
+{
+  size_t    n, k = strlen(key);
+  char     *list, *back;
+  PetscBool found = PETSC_FALSE;
+
+  if (PetscSegBufferGetSize(PetscCitationsList, &n) || !n || PetscMalloc1(n, &list)) return PETSC_FALSE;
+  if (PetscSegBufferExtractTo(PetscCitationsList, list)) return PETSC_FALSE;
+  for (size_t i = 0; i + k <= n && !found; i++) found = (PetscBool)(list[i] == key[0] && !memcmp(list + i, key, k));
+  if (PetscSegBufferGet(PetscCitationsList, n, &back)) return PETSC_FALSE;
+  memcpy(back, list, n);
+  if (PetscFree(list)) return PETSC_FALSE;
+  return found;
+}
+
+/* Each built-in type registers the papers it follows when it is first used */
+START_TEST(test_citations)
+{
+  DM      dm;
+  FEGForm form;
+  Mat     A;
+
+  TCHK(fegtest_setup(PETSC_COMM_WORLD, DM_POLYTOPE_TRIANGLE, 1, PETSC_TRUE, PETSC_FALSE, 2, &dm));
+  TCHK(fegtest_form(PETSC_COMM_WORLD, NULL, NULL, PETSC_FALSE, &form));
+  TCHK(fegtest_operator(dm, form, FEGOPLMA, &A));
+  ck_assert_msg(cited("@article{markall2013assembly,") && cited("@article{maciol2010integration,") && cited("@article{kruzel2020highorder,"), "an lma operator did not register Markall et al., Maciol et al. and Kruzel et al.");
+  TCHK(MatDestroy(&A));
+  TCHK(fegtest_operator(dm, form, FEGOPMATFREE, &A));
+  ck_assert_msg(cited("@article{modave2016nodal,"), "a matfree operator did not register Modave et al.");
+  TCHK(MatDestroy(&A));
+  TCHK(FEGFormDestroy(&form));
+  TCHK(DMDestroy(&dm));
+}
+END_TEST
+
 static void add_tests(Suite *s)
 {
   TCase *tc;
@@ -207,6 +244,7 @@ static void add_tests(Suite *s)
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, test_registered_type_solves, 0, 2);
   tcase_add_test(tc, test_registered_type_object);
+  tcase_add_test(tc, test_citations);
   suite_add_tcase(s, tc);
 }
 

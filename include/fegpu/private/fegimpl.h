@@ -61,6 +61,16 @@ PETSC_INTERN void              FEGBoxSplitHexahedron(const PetscInt[], PetscInt[
 PETSC_INTERN void              FEGBoxSplitPrism(const PetscInt[], PetscInt[]);
 PETSC_INTERN PetscErrorCode    FEGMeshReadFile_Private(MPI_Comm, const char[], DM *);
 
+/* the papers the strategies follow (src/sys/interface/cite.c), listed by -citations */
+typedef enum {
+  FEG_CITE_MARKALL, /* Addto with atomics or colouring, the Local Matrix Approach */
+  FEG_CITE_MACIOL,  /* one element per thread block GPU integration */
+  FEG_CITE_KRUZEL,  /* high-order integration kernels, NENTPT and parts */
+  FEG_CITE_MODAVE,  /* reference operators and batched GEMM for the matrix-free action */
+  FEG_NUM_CITATIONS
+} FEGCitation;
+PETSC_INTERN PetscErrorCode FEGCitationsRegister(FEGCitation);
+
 /* ---------------------------------------------------------------------------------------------------------- forms */
 struct _FEGFormOps {
   PetscErrorCode (*view)(FEGForm, PetscViewer);

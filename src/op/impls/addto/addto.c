@@ -68,7 +68,10 @@ PetscErrorCode FEGOpCreate_AddTo(FEGOp op)
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&a));
-  a->tuning.jacShared     = PETSC_TRUE;
+  a->tuning.jacShared = PETSC_TRUE;
+  PetscCall(FEGCitationsRegister(FEG_CITE_MARKALL));
+  PetscCall(FEGCitationsRegister(FEG_CITE_MACIOL));
+  PetscCall(FEGCitationsRegister(FEG_CITE_KRUZEL));
   op->data                = a;
   op->ops->setfromoptions = FEGOpSetFromOptions_AddTo;
   op->ops->creatematrix   = FEGOpCreateMatrix_AddTo;

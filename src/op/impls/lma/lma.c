@@ -130,6 +130,9 @@ PetscErrorCode FEGOpCreate_LMA(FEGOp op)
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&lma));
+  PetscCall(FEGCitationsRegister(FEG_CITE_MARKALL));
+  PetscCall(FEGCitationsRegister(FEG_CITE_MACIOL));
+  PetscCall(FEGCitationsRegister(FEG_CITE_KRUZEL));
   lma->tuning.jacShared   = PETSC_TRUE;
   op->data                = lma;
   op->ops->setfromoptions = FEGOpSetFromOptions_LMA;

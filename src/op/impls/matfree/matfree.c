@@ -529,6 +529,7 @@ PetscErrorCode FEGOpCreate_MatFree(FEGOp op)
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&mf));
+  PetscCall(FEGCitationsRegister(FEG_CITE_MODAVE));
   mf->gemmMB              = 64;
   mf->opKind              = -1;
   op->data                = mf;
