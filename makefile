@@ -15,7 +15,7 @@ endif
 
 .SUFFIXES:
 .DEFAULT_GOAL := all
-.PHONY: all lib examples tests check check-unit check-examples check-gpu run install clean distclean
+.PHONY: all lib examples tests check check-unit check-examples check-gpu run install clean distclean manpages
 
 OBJDIR := $(FEGPU_DIR)/lib/fegpu/obj
 LIBFEGPU := $(FEGPU_DIR)/lib/libfegpu.so
@@ -70,6 +70,7 @@ $(FEGPU_DIR)/tests/test_%: $(FEGPU_DIR)/tests/test_%.c $(FEGPU_DIR)/tests/fegtes
 
 # check: Check unit tests (serial and under MPI) and example runs diffed against examples/output/
 check: all
+	@python3 $(FEGPU_DIR)/share/fegpu/manpages.py --root $(FEGPU_DIR) --check
 	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests "$(notdir $(HOST_TESTS))"
 
 check-unit: all
@@ -89,8 +90,15 @@ run: examples
 	cd $(FEGPU_DIR)/examples && ./ex1 -feg_cell_type tet -feg_faces 4 -feg_perturb 0.2 -order 2 -feg_strategy lma -feg_view
 	cd $(FEGPU_DIR)/examples && $(RUN_ENV) $(MPIEXEC_CMD) -n 2 ./ex1 -feg_cell_type hex -feg_faces 4 -feg_perturb 0.2 -order 2 -feg_strategy addto
 
+# manual pages (man3) from the /*@ ... @*/ comments; every function of include/fegpu.h must have one (make check)
+MANDIR := $(FEGPU_DIR)/lib/fegpu/man
+manpages:
+	@python3 $(FEGPU_DIR)/share/fegpu/manpages.py --root $(FEGPU_DIR) --out $(MANDIR)
+
 PREFIX ?= $(FEGPU_PREFIX)
-install: lib
+install: lib manpages
+	install -d $(DESTDIR)$(PREFIX)/share/man/man3
+	install -m 644 $(MANDIR)/man3/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/
 	install -d $(DESTDIR)$(PREFIX)/include/fegpu/private $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 $(FEGPU_DIR)/include/fegpu.h $(FEGPU_DIR)/lib/fegpu/include/fegpuconf.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(wildcard $(FEGPU_DIR)/include/fegpu/private/*.h) $(DESTDIR)$(PREFIX)/include/fegpu/private/
