@@ -15,7 +15,7 @@ endif
 
 .SUFFIXES:
 .DEFAULT_GOAL := all
-.PHONY: all lib examples tests check check-unit check-examples check-gpu run install clean distclean manpages
+.PHONY: all lib examples tests check check-unit check-examples check-gpu check-valgrind check-gpu-sanitize run install clean distclean manpages
 
 OBJDIR := $(FEGPU_DIR)/lib/fegpu/obj
 LIBFEGPU := $(FEGPU_DIR)/lib/libfegpu.so
@@ -75,6 +75,14 @@ check: all
 
 check-unit: all
 	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests "$(notdir $(HOST_TESTS))" --no-examples
+
+# check-valgrind: a subset of the host tests under valgrind (every strategy, serial and parallel, a curved Gmsh mesh):
+# any invalid access or definite leak fails; Open MPI's own leaks are suppressed (share/fegpu/valgrind-openmpi.supp)
+VALGRIND := HWLOC_COMPONENTS=-x86 valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 --suppressions=$(FEGPU_DIR)/share/fegpu/valgrind-openmpi.supp
+VALGRIND_EXAMPLES := ex1_tri_addto ex1_tri_lma ex1_tet_matfree ex1_prism_matfree_np2 ex1_gmsh_curved_lma_np2 cdr_integration_small advdiff_lma
+check-valgrind: all
+	@command -v valgrind > /dev/null || { echo "make check-valgrind needs valgrind (apt-get install valgrind)"; exit 1; }
+	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests test_space --serial --wrap "env $(VALGRIND)" --examples "$(VALGRIND_EXAMPLES)"
 
 # check-gpu: on a machine with an NVIDIA GPU and a CUDA build: GPU against host (tests/test_gpu), then the example
 # runs again with CUDA vectors, diffed against the same expected output as the host runs

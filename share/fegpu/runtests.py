@@ -56,8 +56,13 @@ def main():
     ap.add_argument("--extra-args", default="", help="appended to every example run")
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--gpu", action="store_true", help="GPU run: skip example tests that say 'requires: host'")
+    ap.add_argument("--wrap", default="", help="command put before every program (valgrind, compute-sanitizer)")
+    ap.add_argument("--examples", default="", help="run only these example tests (exe_suffix names)")
+    ap.add_argument("--serial", action="store_true", help="unit tests on one process only")
     a = ap.parse_args()
     mpiexec = shlex.split(os.environ.get("MPIEXEC", "mpiexec"))
+    wrap = shlex.split(a.wrap)
+    only = set(a.examples.split())
     if os.geteuid() == 0:
         # Open MPI refuses root without these (containers, CI); MPICH ignores them
         os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
@@ -78,7 +83,9 @@ def main():
     tdir = os.path.join(a.root, "tests")
     for t in a.tests.split():
         for n in unit_nsizes(os.path.join(tdir, t + ".c")):
-            cmd = ["./" + t] if n == 1 else mpiexec + ["-n", str(n), "./" + t]
+            if a.serial and n > 1:
+                continue
+            cmd = wrap + ["./" + t] if n == 1 else mpiexec + ["-n", str(n)] + wrap + ["./" + t]
             rc, out, secs = run(cmd, tdir, a.timeout)
             report(rc == 0, "%s (np %d)" % (t, n), secs, out)
 
@@ -89,9 +96,11 @@ def main():
             for t in parse_example_tests(os.path.join(edir, src)):
                 if a.gpu and "host" in t.get("requires", "").split():
                     continue
+                if only and "%s_%s" % (exe, t["suffix"]) not in only:
+                    continue
                 n = int(t["nsize"])
                 args = shlex.split(t["args"]) + shlex.split(a.extra_args)
-                cmd = (["./" + exe] if n == 1 else mpiexec + ["-n", str(n), "./" + exe]) + args
+                cmd = (wrap + ["./" + exe] if n == 1 else mpiexec + ["-n", str(n)] + wrap + ["./" + exe]) + args
                 rc, out, secs = run(cmd, edir, a.timeout)
                 name = "%s_%s (np %d)" % (exe, t["suffix"], n)
                 expected_file = os.path.join(edir, t.get("output_file", "output/%s_%s.out" % (exe, t["suffix"])))
