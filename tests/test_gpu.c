@@ -511,6 +511,163 @@ START_TEST(test_gpu_type_without_device)
 }
 END_TEST
 
+/* A host copy of a (device) vector's values */
+static PetscErrorCode host_copy(Vec v, Vec *h)
+{
+  const PetscScalar *a;
+  PetscScalar       *b;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(v, &n));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, n, h));
+  PetscCall(VecGetArrayRead(v, &a));
+  PetscCall(VecGetArrayWrite(*h, &b));
+  PetscCall(PetscArraycpy(b, a, n));
+  PetscCall(VecRestoreArrayWrite(*h, &b));
+  PetscCall(VecRestoreArrayRead(v, &a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* One run of a strategy in a given scatter/addto mode, right-hand sides gathered: host copies of the matrix (addto),
+   of y = A x, of b and of the CG solution */
+static PetscErrorCode det_run(FEGOpType s, const char *mode, Mat *Ah, Vec *yh, Vec *bh, Vec *uh)
+{
+  DM        dm, auxdm;
+  Vec       aux, x, y, b, u;
+  FEGForm   form;
+  Mat       A;
+  KSP       ksp;
+  PC        pc;
+  PetscBool addto;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrcmp(s, FEGOPADDTO, &addto));
+  PetscCall(fegtest_setup(PETSC_COMM_SELF, DM_POLYTOPE_TETRAHEDRON, 2, PETSC_TRUE, PETSC_TRUE, 6, &dm));
+  PetscCall(DMSetVecType(dm, VECCUDA));
+  PetscCall(fegtest_aux(dm, &auxdm, &aux));
+  PetscCall(fegtest_form(PETSC_COMM_SELF, auxdm, aux, PETSC_FALSE, &form));
+  PetscCall(FEGFormSetOptionsPrefix(form, "det_"));
+  PetscCall(PetscOptionsSetValue(NULL, addto ? "-det_feg_addto_mode" : "-det_feg_lma_scatter", mode));
+  PetscCall(PetscOptionsSetValue(NULL, "-det_feg_rhs_scatter", "gather"));
+  PetscCall(fegtest_operator(dm, form, s, &A));
+  *Ah = NULL;
+  if (addto) PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, Ah));
+  PetscCall(DMCreateGlobalVector(dm, &x));
+  PetscCall(VecDuplicate(x, &y));
+  PetscCall(VecDuplicate(x, &b));
+  PetscCall(VecDuplicate(x, &u));
+  {
+    PetscScalar *a;
+    PetscInt     n;
+
+    PetscCall(VecGetLocalSize(x, &n));
+    PetscCall(VecGetArrayWrite(x, &a));
+    for (PetscInt i = 0; i < n; i++) a[i] = PetscSinReal(0.7 * (PetscReal)i);
+    PetscCall(VecRestoreArrayWrite(x, &a));
+  }
+  PetscCall(MatMult(A, x, y));
+  PetscCall(FEGComputeRHS(dm, form, b));
+  PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, KSPGMRES));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(KSPSetTolerances(ksp, 1e-10, 1e-50, PETSC_DEFAULT, 500));
+  PetscCall(KSPSolve(ksp, b, u));
+  PetscCall(PetscOptionsClearValue(NULL, addto ? "-det_feg_addto_mode" : "-det_feg_lma_scatter"));
+  PetscCall(PetscOptionsClearValue(NULL, "-det_feg_rhs_scatter"));
+  PetscCall(host_copy(y, yh));
+  PetscCall(host_copy(b, bh));
+  PetscCall(host_copy(u, uh));
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&u));
+  PetscCall(MatDestroy(&A));
+  PetscCall(destroy(&dm, &auxdm, &aux, &form));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* _i: coloured addto, gather lma, gather matfree. Two runs give the same bits (README: the atomic modes do not) */
+START_TEST(test_gpu_deterministic)
+{
+  const FEGOpType types[3] = {FEGOPADDTO, FEGOPLMA, FEGOPMATFREE};
+  const char     *modes[3] = {"color", "gather", "gather"};
+  Mat             A[2];
+  Vec             y[2], b[2], u[2];
+  PetscBool       eq;
+  PetscMPIInt     size;
+
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size > 1) return;
+  for (int r = 0; r < 2; r++) TCHK(det_run(types[_i], modes[_i], &A[r], &y[r], &b[r], &u[r]));
+  if (A[0]) {
+    TCHK(MatEqual(A[0], A[1], &eq));
+    ck_assert_msg(eq, "%s %s: two assemblies differ", types[_i], modes[_i]);
+  }
+  TCHK(VecEqual(y[0], y[1], &eq));
+  ck_assert_msg(eq, "%s %s: two MatMults differ", types[_i], modes[_i]);
+  TCHK(VecEqual(b[0], b[1], &eq));
+  ck_assert_msg(eq, "%s: two gathered right-hand sides differ", types[_i]);
+  TCHK(VecEqual(u[0], u[1], &eq));
+  ck_assert_msg(eq, "%s %s: two solutions differ", types[_i], modes[_i]);
+  for (int r = 0; r < 2; r++) {
+    TCHK(MatDestroy(&A[r]));
+    TCHK(VecDestroy(&y[r]));
+    TCHK(VecDestroy(&b[r]));
+    TCHK(VecDestroy(&u[r]));
+  }
+}
+END_TEST
+
+/* Out of device memory at setup: fegpu says how many bytes it asked for and how many were free, the operator can be
+   destroyed, and the process goes on (the same operator once memory is back, a host operator) */
+START_TEST(test_gpu_out_of_memory)
+{
+  DM             dm, dmh;
+  FEGForm        form;
+  FEGOp          op;
+  Mat            A;
+  void          *ballast = NULL;
+  size_t         fr, tot;
+  fegtest_err    e = {"", 0};
+  PetscErrorCode ierr;
+  PetscMPIInt    size;
+
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size > 1) return;
+  /* P3 tetrahedra: lma keeps 20 x 20 doubles per element, 64k elements, about 200 MB */
+  TCHK(fegtest_setup(PETSC_COMM_SELF, DM_POLYTOPE_TETRAHEDRON, 3, PETSC_TRUE, PETSC_FALSE, 22, &dm));
+  TCHK(DMSetVecType(dm, VECCUDA));
+  TCHK(fegtest_form(PETSC_COMM_SELF, NULL, NULL, PETSC_FALSE, &form));
+  TCHK(FEGOpCreate(PETSC_COMM_SELF, &op));
+  TCHK(FEGOpSetDM(op, dm));
+  TCHK(FEGOpSetForm(op, form));
+  TCHK(FEGOpSetType(op, FEGOPLMA));
+  /* leave 64 MB free: PETSc's own small allocations fit, fegpu's element matrices do not */
+  ck_assert(cudaMemGetInfo(&fr, &tot) == cudaSuccess);
+  ck_assert(cudaMalloc(&ballast, fr - ((size_t)64 << 20)) == cudaSuccess);
+  TCHK(PetscPushErrorHandler(fegtest_errhandler, &e));
+  ierr = FEGOpSetUp(op);
+  TCHK(PetscPopErrorHandler());
+  ck_assert(cudaFree(ballast) == cudaSuccess);
+  ck_assert_msg(ierr == PETSC_ERR_MEM && strstr(e.msg, "GPU out of memory: fegpu asked for ") && strstr(e.msg, " bytes with "), "error %d: %s", (int)ierr, e.msg);
+  TCHK(FEGOpDestroy(&op));
+  /* memory back: the same operator works */
+  TCHK(fegtest_operator(dm, form, FEGOPLMA, &A));
+  TCHK(MatDestroy(&A));
+  /* and on the host */
+  TCHK(fegtest_setup(PETSC_COMM_SELF, DM_POLYTOPE_TETRAHEDRON, 3, PETSC_TRUE, PETSC_FALSE, 4, &dmh));
+  TCHK(fegtest_operator(dmh, form, FEGOPLMA, &A));
+  TCHK(MatDestroy(&A));
+  TCHK(FEGFormDestroy(&form));
+  TCHK(DMDestroy(&dmh));
+  TCHK(DMDestroy(&dm));
+}
+END_TEST
+
 static void add_tests(Suite *s)
 {
   TCase *tc;
@@ -536,6 +693,14 @@ static void add_tests(Suite *s)
   tcase_set_timeout(tc, 900);
   tcase_add_test(tc, test_gpu_pmat);
   tcase_add_test(tc, test_gpu_type_without_device);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("deterministic");
+  tcase_set_timeout(tc, 900);
+  tcase_add_loop_test(tc, test_gpu_deterministic, 0, 3);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("oom");
+  tcase_set_timeout(tc, 900);
+  tcase_add_test(tc, test_gpu_out_of_memory);
   suite_add_tcase(s, tc);
   tc = tcase_create("parallel");
   tcase_set_timeout(tc, 900);

@@ -49,15 +49,13 @@ typedef enum {
   FEG_DEV_OUT_LMA,        /* Kout[(a*Nb+b)*Ne+e] */
   FEG_DEV_OUT_CSR_ATOMIC, /* atomicAdd(vals[pos[(a*Nb+b)*Ne+e]]) */
   FEG_DEV_OUT_CSR_PLAIN,  /* vals[pos] += (elements of one colour share no dof) */
-  FEG_DEV_OUT_COO,        /* coo[e*Nb*Nb+a*Nb+b], the order given to MatSetPreallocationCOO */
-  FEG_DEV_OUT_LIFT        /* y[idx a] -= sum_b K_ab g[idx b]: Dirichlet lifting of a right-hand side */
+  FEG_DEV_OUT_COO         /* coo[e*Nb*Nb+a*Nb+b], the order given to MatSetPreallocationCOO */
 } FEGDevOut;
 
 typedef struct {
-  FEGDevOut     out;
-  double       *vals; /* LMA storage, CSR values, COO values, or the vector y of LIFT */
-  const int    *pos;  /* CSR positions, -1 for a dropped (constrained) entry */
-  const double *g;    /* LIFT: boundary values (local vector) */
+  FEGDevOut  out;
+  double    *vals; /* LMA storage, CSR values or COO values */
+  const int *pos;  /* CSR positions, -1 for a dropped (constrained) entry */
 } FEGDevOutput;
 
 /* Kernel choice and tuning (Krużel et al.: entries per thread, parts, Jacobian data in shared memory) */
@@ -76,7 +74,7 @@ PETSC_INTERN PetscErrorCode FEGDevMallocCopy(void **, const void *, size_t, size
 PETSC_INTERN PetscErrorCode FEGDevGeometry(FEGDevDisc *, int *, int *);
 PETSC_INTERN PetscErrorCode FEGDevBuildP(FEGDevDisc *, size_t);
 PETSC_INTERN PetscErrorCode FEGDevElementMatrices(const FEGDevDisc *, const FEGDevCoeff *, const int *, int, const FEGDevOutput *, FEGDevTuning *);
-PETSC_INTERN PetscErrorCode FEGDevElementVectors(const FEGDevDisc *, const FEGDevCoeff *, double *);
+PETSC_INTERN PetscErrorCode FEGDevElementVectors(const FEGDevDisc *, const FEGDevCoeff *, const double *, double *, double *);
 PETSC_INTERN PetscErrorCode FEGDevChat(const FEGDevDisc *, const FEGDevCoeff *, double *);
 PETSC_INTERN PetscErrorCode FEGDevTransposeMap(const FEGDevDisc *, int, int **, int **);
 PETSC_INTERN PetscErrorCode FEGDevZero(double *, size_t);
@@ -89,6 +87,17 @@ PETSC_INTERN PetscErrorCode FEGDevRoofline(double *, double *, double *);
 #endif
 
 #if defined(__CUDACC__)
+/* After a kernel launch: a failure names the kernel (a bad launch configuration, or a fault of an earlier kernel
+   that the launch reports) instead of PETSc's generic CUDA error */
+  #define FEGCheckLaunch(name) \
+    do { \
+      cudaError_t _feg_err = cudaPeekAtLastError(); \
+      if (PetscUnlikely(_feg_err != cudaSuccess)) { \
+        (void)cudaGetLastError(); \
+        SETERRQ(PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA kernel %s: %s (%s); the launch failed or an earlier kernel faulted", name, cudaGetErrorName(_feg_err), cudaGetErrorString(_feg_err)); \
+      } \
+    } while (0)
+
 /* C (and D) at quadrature point q of element e, in a kernel */
 static __device__ __forceinline__ void FEGCoeffAt(const FEGDevCoeff &c, int Nq, int e, int q, double C[16], double D[4], bool wantD)
 {

@@ -73,7 +73,7 @@ PetscErrorCode FEGDevCSRPattern(int Ne, int Nb, int n, const int *gidx, int *pos
   *nnz = 0;
   if (m) {
     FEGCSRKeys_Kernel<<<(unsigned)((m + nt - 1) / nt), nt>>>(Ne, Nb, n, gidx, key, entry);
-    PetscCallCUDA(cudaPeekAtLastError());
+    FEGCheckLaunch("FEGCSRKeys_Kernel");
   }
   PetscCallCUDA(cub::DeviceRadixSort::SortPairs(NULL, nsort, key, skey, entry, sentry, mi, 0, endbit));
   PetscCallCUDA(cub::DeviceScan::InclusiveSum(NULL, nscan, head, id, mi));
@@ -84,7 +84,7 @@ PetscErrorCode FEGDevCSRPattern(int Ne, int Nb, int n, const int *gidx, int *pos
     nsort = ntmp;
     PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, nsort, key, skey, entry, sentry, mi, 0, endbit));
     FEGCSRHeads_Kernel<<<(unsigned)((m + nt - 1) / nt), nt>>>(mi, n, skey, head);
-    PetscCallCUDA(cudaPeekAtLastError());
+    FEGCheckLaunch("FEGCSRHeads_Kernel");
     nscan = ntmp;
     PetscCallCUDA(cub::DeviceScan::InclusiveSum(tmp, nscan, head, id, mi));
     PetscCallCUDA(cudaMemcpy(nnz, id + m - 1, sizeof(int), cudaMemcpyDeviceToHost));
@@ -92,7 +92,7 @@ PetscErrorCode FEGDevCSRPattern(int Ne, int Nb, int n, const int *gidx, int *pos
   PetscCall(FEGDevMallocCopy((void **)colidx, NULL, (size_t)PetscMax(*nnz, 1) * sizeof(int), NULL));
   if (m) {
     FEGCSRFill_Kernel<<<(unsigned)((m + nt - 1) / nt), nt>>>(mi, n, skey, sentry, head, id, pos, *colidx, count);
-    PetscCallCUDA(cudaPeekAtLastError());
+    FEGCheckLaunch("FEGCSRFill_Kernel");
   }
   nrow = ntmp;
   PetscCallCUDA(cub::DeviceScan::ExclusiveSum(tmp, nrow, count, *rowptr, n + 1));

@@ -137,7 +137,7 @@ static PetscErrorCode FEGOpAssemble_AddTo_CUDA(FEGOp op, Mat A)
   PetscFunctionBegin;
   PetscCall(FEGDevCoeffPrepare(op->disc, op->form, &dev->base.cc, &c));
   if (dev->coo) {
-    FEGDevOutput o = {FEG_DEV_OUT_COO, dev->coo, NULL, NULL};
+    FEGDevOutput o = {FEG_DEV_OUT_COO, dev->coo, NULL};
 
     PetscCall(PetscLogGpuTimeBegin());
     PetscCall(FEGDevElementMatrices(d, &c, NULL, d->Ne, &o, &dev->base.tune));
@@ -150,11 +150,11 @@ static PetscErrorCode FEGOpAssemble_AddTo_CUDA(FEGOp op, Mat A)
     PetscCall(PetscLogGpuTimeBegin());
     PetscCall(FEGDevZero(va, dev->nnz));
     if (dev->colorOff) {
-      FEGDevOutput o = {FEG_DEV_OUT_CSR_PLAIN, va, dev->pos, NULL};
+      FEGDevOutput o = {FEG_DEV_OUT_CSR_PLAIN, va, dev->pos};
 
       for (PetscInt k = 0; k < dev->ncolors; k++) PetscCall(FEGDevElementMatrices(d, &c, dev->colorElems + dev->colorOff[k], (int)(dev->colorOff[k + 1] - dev->colorOff[k]), &o, &dev->base.tune));
     } else {
-      FEGDevOutput o = {FEG_DEV_OUT_CSR_ATOMIC, va, dev->pos, NULL};
+      FEGDevOutput o = {FEG_DEV_OUT_CSR_ATOMIC, va, dev->pos};
 
       PetscCall(FEGDevElementMatrices(d, &c, NULL, d->Ne, &o, &dev->base.tune));
     }

@@ -49,26 +49,34 @@ PetscErrorCode FEGDevLMAApply(const FEGDevDisc *d, const double *Ke, const doubl
     if (d->Nb <= 8) FEGLMASmall_Kernel<8><<<(d->Ne + nt - 1) / nt, nt>>>(d->Ne, d->Nb, d->idx, Ke, x, y, transpose, tlist ? ybuf : NULL);
     else if (d->Nb <= FEG_LMA_SMALL) FEGLMASmall_Kernel<FEG_LMA_SMALL><<<(d->Ne + nt - 1) / nt, nt>>>(d->Ne, d->Nb, d->idx, Ke, x, y, transpose, tlist ? ybuf : NULL);
     else FEGLMARow_Kernel<<<(unsigned)(((size_t)d->Ne * d->Nb + nt - 1) / nt), nt>>>(d->Ne, d->Nb, d->idx, Ke, x, y, transpose, tlist ? ybuf : NULL);
-    PetscCallCUDA(cudaPeekAtLastError());
+    FEGCheckLaunch(d->Nb <= FEG_LMA_SMALL ? "FEGLMASmall_Kernel" : "FEGLMARow_Kernel");
   }
   if (tlist && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static __global__ void FEGLMADiag_Kernel(int Ne, int Nb, const int *__restrict__ idx, const double *__restrict__ Ke, double *__restrict__ diag)
+static __global__ void FEGLMADiag_Kernel(int Ne, int Nb, const int *__restrict__ idx, const double *__restrict__ Ke, double *__restrict__ diag, double *__restrict__ ybuf)
 {
   const int e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= Ne) return;
-  for (int a = 0; a < Nb; a++) atomicAdd(&diag[idx[(size_t)a * Ne + e]], Ke[((size_t)a * Nb + a) * Ne + e]);
+  for (int a = 0; a < Nb; a++) {
+    const double v = Ke[((size_t)a * Nb + a) * Ne + e];
+
+    if (ybuf) ybuf[(size_t)a * Ne + e] = v;
+    else atomicAdd(&diag[idx[(size_t)a * Ne + e]], v);
+  }
 }
 
-PetscErrorCode FEGDevLMADiagonal(const FEGDevDisc *d, const double *Ke, double *diag)
+/* diag += the element diagonals; with tlist the deterministic gather, as for the action */
+PetscErrorCode FEGDevLMADiagonal(const FEGDevDisc *d, const double *Ke, double *diag, int nlocal, const int *toff, const int *tlist, double *ybuf)
 {
   const int nt = 128;
+  double   *yb = tlist ? ybuf : NULL;
 
   PetscFunctionBegin;
   if (!d->Ne) PetscFunctionReturn(PETSC_SUCCESS);
-  FEGLMADiag_Kernel<<<(d->Ne + nt - 1) / nt, nt>>>(d->Ne, d->Nb, d->idx, Ke, diag);
-  PetscCallCUDA(cudaPeekAtLastError());
+  FEGLMADiag_Kernel<<<(d->Ne + nt - 1) / nt, nt>>>(d->Ne, d->Nb, d->idx, Ke, diag, yb);
+  FEGCheckLaunch("FEGLMADiag_Kernel");
+  if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, diag));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

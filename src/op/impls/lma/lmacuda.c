@@ -32,7 +32,7 @@ static PetscErrorCode FEGOpAssemble_LMA_CUDA(FEGOp op, Mat A)
 {
   FEGOp_LMA_CUDA *dev = FEGLMADev(op);
   FEGDevCoeff     c;
-  FEGDevOutput    o = {FEG_DEV_OUT_LMA, dev->Ke, NULL, NULL};
+  FEGDevOutput    o = {FEG_DEV_OUT_LMA, dev->Ke, NULL};
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(FEG_Integrate, op, 0, 0, 0));
@@ -77,7 +77,7 @@ static PetscErrorCode FEGLMADiagKernel(FEGOp op, double *y)
   FEGOp_LMA_CUDA *dev = FEGLMADev(op);
 
   PetscFunctionBegin;
-  PetscCall(FEGDevLMADiagonal(&dev->base.d, dev->Ke, y));
+  PetscCall(FEGDevLMADiagonal(&dev->base.d, dev->Ke, y, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -40,7 +40,7 @@ static __global__ void FEGMatFree_Kernel(const FEGDevDisc d, const double *__res
 PetscErrorCode FEGDevQPApply(const FEGDevDisc *d, const double *Cq, const double *x, double *y, int transpose, int diag, int nlocal, const int *toff, const int *tlist, double *ybuf)
 {
   const int nt = 128, nb = (d->Ne + nt - 1) / nt;
-  double   *yb = tlist && !diag ? ybuf : NULL;
+  double   *yb = tlist ? ybuf : NULL; /* the diagonal too: gathered, it is the same bit for bit from run to run */
 
   PetscFunctionBegin;
   if (d->Ne) {
@@ -55,7 +55,7 @@ PetscErrorCode FEGDevQPApply(const FEGDevDisc *d, const double *Cq, const double
     else if (d->Nb <= 512) FEG_QP_LAUNCH(512);
     else FEG_QP_LAUNCH(1024);
 #undef FEG_QP_LAUNCH
-    PetscCallCUDA(cudaPeekAtLastError());
+    FEGCheckLaunch("FEGMatFree_Kernel");
   }
   if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -95,7 +95,7 @@ PetscErrorCode FEGDevChatPairs(const FEGDevDisc *d, const FEGDevCoeff *c, int pe
   }
   if (n) {
     FEGMatFreeFactors_Kernel<<<(unsigned)((n + 255) / 256), 256>>>(*d, *c, perQP, np, pp, qlex, out);
-    PetscCallCUDA(cudaPeekAtLastError());
+    FEGCheckLaunch("FEGMatFreeFactors_Kernel");
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -167,7 +167,7 @@ static PetscErrorCode FEGMFDevDiag_QP(FEGOp op, double *y)
   FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
 
   PetscFunctionBegin;
-  PetscCall(FEGDevQPApply(&dev->base.d, dev->Cq, NULL, y, 0, 1, (int)op->disc->nlocal, NULL, NULL, NULL));
+  PetscCall(FEGDevQPApply(&dev->base.d, dev->Cq, NULL, y, 0, 1, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -185,7 +185,7 @@ static PetscErrorCode FEGMFDevDiag_RefOp(FEGOp op, double *y)
   FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
 
   PetscFunctionBegin;
-  PetscCall(FEGDevRefOpApply(&dev->ro, NULL, y, 0, 1, 0, (int)op->disc->nlocal, NULL, NULL, NULL));
+  PetscCall(FEGDevRefOpApply(&dev->ro, NULL, y, 0, 1, 0, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -212,7 +212,7 @@ static PetscErrorCode FEGMFDevDiag_SumFact(FEGOp op, double *y)
   FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
 
   PetscFunctionBegin;
-  PetscCall(FEGDevSumFactApply(&dev->sf, NULL, y, 0, 1, (int)op->disc->nlocal, NULL, NULL, NULL));
+  PetscCall(FEGDevSumFactApply(&dev->sf, NULL, y, 0, 1, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -116,7 +116,7 @@ static PetscErrorCode FEGRefOpLaunchNE(const FEGDevRefOp *r, const double *x, do
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "refop: %d elements per thread is not compiled: use 1, 2, 4 or 8", r->ne);
   }
 #undef FEG_REFOP_CASE
-  PetscCallCUDA(cudaPeekAtLastError());
+  FEGCheckLaunch("FEGRefOp_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -129,26 +129,28 @@ static PetscErrorCode FEGRefOpLaunchNR(const FEGDevRefOp *r, const double *x, do
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static __global__ void FEGRefOpDiag_Kernel(const FEGDevRefOp r, double *__restrict__ y)
+static __global__ void FEGRefOpDiag_Kernel(const FEGDevRefOp r, double *__restrict__ y, double *__restrict__ ybuf)
 {
   const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (size_t)r.Ne * r.Nb) return;
   const int    e = (int)(t % r.Ne), a = (int)(t / r.Ne);
   const double v = FEGRefOpDiagEntry(r.nops, r.G + (size_t)e * r.nops, r.Op, r.Nb, r.ldo, a);
 
-  atomicAdd(&y[r.contig ? (size_t)e * r.Nb + a : (size_t)r.idx[(size_t)a * r.Ne + e]], v);
+  if (ybuf) ybuf[t] = v;
+  else atomicAdd(&y[r.contig ? (size_t)e * r.Nb + a : (size_t)r.idx[(size_t)a * r.Ne + e]], v);
 }
 
 /* y (+)= A x (A^T x) by refop, or the diagonal when diag; with tlist the scatter is the deterministic gather */
 PetscErrorCode FEGDevRefOpApply(const FEGDevRefOp *r, const double *x, double *y, int transpose, int diag, int overwrite, int nlocal, const int *toff, const int *tlist, double *ybuf)
 {
-  double *yb = tlist && !diag && !r->unique ? ybuf : NULL;
+  double *yb = tlist && !r->unique ? ybuf : NULL;
 
   PetscFunctionBegin;
   if (!r->Ne) PetscFunctionReturn(PETSC_SUCCESS);
   if (diag) {
-    FEGRefOpDiag_Kernel<<<(unsigned)(((size_t)r->Ne * r->Nb + 255) / 256), 256>>>(*r, y);
-    PetscCallCUDA(cudaPeekAtLastError());
+    FEGRefOpDiag_Kernel<<<(unsigned)(((size_t)r->Ne * r->Nb + 255) / 256), 256>>>(*r, y, yb);
+    FEGCheckLaunch("FEGRefOpDiag_Kernel");
+    if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   switch (r->nops) {
@@ -226,7 +228,7 @@ PetscErrorCode FEGDevGemmApply(const FEGDevRefOp *r, const double *A, int lda, d
     const size_t w = (size_t)n * Nb;
 
     FEGGemmGather_Kernel<<<(unsigned)((w + nt - 1) / nt), nt>>>(Nb, r->Ne, e0, n, ldx, r->idx, r->contig, x, X);
-    PetscCallCUDA(cudaPeekAtLastError());
+    FEGCheckLaunch("FEGGemmGather_Kernel");
     PetscCallCUBLAS(cublasDgemm((cublasHandle_t)h, CUBLAS_OP_N, CUBLAS_OP_N, r->nops * Nb, n, Nb, &one, A, lda, X, ldx, &zero, Z, ldz));
 #define FEG_COMBINE(NO) \
   case NO: \
@@ -244,7 +246,7 @@ PetscErrorCode FEGDevGemmApply(const FEGDevRefOp *r, const double *A, int lda, d
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "gemm: no combination kernel for %d operators", r->nops);
     }
 #undef FEG_COMBINE
-    PetscCallCUDA(cudaPeekAtLastError());
+    FEGCheckLaunch("FEGGemmCombine_Kernel");
   }
   if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
   PetscFunctionReturn(PETSC_SUCCESS);

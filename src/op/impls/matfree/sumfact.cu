@@ -132,14 +132,17 @@ static __global__ void FEGSumFact_Kernel(const FEGDevSumFact sf, const double *_
 
 /* diagonal: thread per (element, node), sum over the Gauss points of the pairs times the 1D products */
 template <int DIM, int KIND>
-static __global__ void FEGSumFactDiag_Kernel(const FEGDevSumFact sf, double *__restrict__ y)
+static __global__ void FEGSumFactDiag_Kernel(const FEGDevSumFact sf, double *__restrict__ y, double *__restrict__ ybuf)
 {
   const int    NP = DIM == 3 ? sf.P * sf.P * sf.P : sf.P * sf.P, NQ = DIM == 3 ? sf.Q * sf.Q * sf.Q : sf.Q * sf.Q;
   const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (size_t)sf.Ne * NP) return;
   const int e = (int)(t % sf.Ne), l = (int)(t / sf.Ne);
 
-  atomicAdd(&y[sf.idx[(size_t)l * sf.Ne + e]], FEGSumFactDiagEntry(DIM, KIND, sf.P, sf.Q, sf.B1, sf.D1, sf.Cl + (size_t)e * sf.npairs * NQ, NQ, l));
+  const double v = FEGSumFactDiagEntry(DIM, KIND, sf.P, sf.Q, sf.B1, sf.D1, sf.Cl + (size_t)e * sf.npairs * NQ, NQ, l);
+
+  if (ybuf) ybuf[(size_t)sf.lex[l] * sf.Ne + e] = v; /* the entry order of the transpose map, as in the action */
+  else atomicAdd(&y[sf.idx[(size_t)l * sf.Ne + e]], v);
 }
 
 template <int DIM, int P, int Q>
@@ -151,7 +154,7 @@ static PetscErrorCode FEGSumFactLaunch(const FEGDevSumFact *sf, const double *x,
   PetscFunctionBegin;
   if (shm > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(FEGSumFact_Kernel<DIM, P, Q>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
   FEGSumFact_Kernel<DIM, P, Q><<<(sf->Ne + sf->neb - 1) / sf->neb, sf->nthreads, shm>>>(*sf, x, y, ybuf, transpose);
-  PetscCallCUDA(cudaPeekAtLastError());
+  FEGCheckLaunch("FEGSumFact_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -209,7 +212,7 @@ size_t FEGDevSumFactShared(int dim, int P, int Q)
 
 PetscErrorCode FEGDevSumFactApply(const FEGDevSumFact *sf, const double *x, double *y, int transpose, int diag, int nlocal, const int *toff, const int *tlist, double *ybuf)
 {
-  double *yb = tlist && !diag && !sf->unique ? ybuf : NULL;
+  double *yb = tlist && !sf->unique ? ybuf : NULL;
 
   PetscFunctionBegin;
   if (!sf->Ne) PetscFunctionReturn(PETSC_SUCCESS);
@@ -220,7 +223,7 @@ PetscErrorCode FEGDevSumFactApply(const FEGDevSumFact *sf, const double *x, doub
 
 #define FEG_SFDIAG(D, K) \
   case K: \
-    FEGSumFactDiag_Kernel<D, K><<<nb, 128>>>(*sf, y); \
+    FEGSumFactDiag_Kernel<D, K><<<nb, 128>>>(*sf, y, yb); \
     break;
     if (sf->dim == 2) switch (sf->kind) {
         FEG_SFDIAG(2, FEG_MF_GG_SYM)
@@ -235,7 +238,8 @@ PetscErrorCode FEGDevSumFactApply(const FEGDevSumFact *sf, const double *x, doub
         FEG_SFDIAG(3, FEG_MF_FULL)
       }
 #undef FEG_SFDIAG
-    PetscCallCUDA(cudaPeekAtLastError());
+    FEGCheckLaunch("FEGSumFactDiag_Kernel");
+    if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (sf->dim == 2) PetscCall(FEGSumFactLaunchP<2>(sf, x, y, yb, transpose));

@@ -147,11 +147,13 @@ PetscErrorCode FEGDevOpView(FEGOp op, FEGDevOp *dev, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* What right-hand sides keep on the device between calls: the discretization with its integration tables and the
-   coefficient cache */
+/* What right-hand sides keep on the device between calls: the discretization with its integration tables, the
+   coefficient cache, and for -feg_rhs_scatter gather the dof -> entry map and the per-entry buffer */
 typedef struct {
   FEGDevDisc       d;
   FEGDevCoeffCache cc;
+  int             *toff, *tlist;
+  double          *ybuf;
 } FEGDevRHS;
 
 static PetscErrorCode FEGDevRHSDestroy(void **ctx)
@@ -162,25 +164,31 @@ static PetscErrorCode FEGDevRHSDestroy(void **ctx)
   if (!r) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(FEGDevCoeffCacheDestroy(&r->cc));
   PetscCall(FEGDevDiscDestroy(&r->d));
+  PetscCallCUDA(cudaFree(r->toff));
+  PetscCallCUDA(cudaFree(r->tlist));
+  PetscCallCUDA(cudaFree(r->ybuf));
   PetscCall(PetscFree(*ctx));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* b(v) - a(g, v) with element vectors and the lifting computed on the device; the device data is made on the first
-   call and kept with the shared discretization */
+/* b(v) - a(g, v) on the device, the lifting fused into the element vectors; the device data is made on the first call
+   and kept with the shared discretization. -feg_rhs_scatter gather (with the form's prefix) sums each dof's entries in
+   a fixed order, so the vector is the same bit for bit from run to run; atomic (the default) is faster. */
 PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *disc, FEGForm form, Vec b)
 {
   DM                 dm = disc->dm;
   FEGDevRHS         *r  = (FEGDevRHS *)disc->rhsdev;
   FEGDevCoeff        c;
-  FEGDevTuning       tune = {0, 0, 0, 0, 0, 0, 0};
+  FEGScatter         scatter = FEG_SCATTER_ATOMIC;
+  const char        *prefix;
   Vec                bl, gl;
   PetscScalar       *y;
-  const PetscScalar *gd;
+  const PetscScalar *gd = NULL;
   PetscInt           nlift, *lift;
-  int               *dlift = NULL;
 
   PetscFunctionBegin;
+  PetscCall(PetscObjectGetOptionsPrefix((PetscObject)form, &prefix));
+  PetscCall(PetscOptionsGetEnum(NULL, prefix, "-feg_rhs_scatter", FEGScatters, (PetscEnum *)&scatter, NULL));
   if (!r) {
     PetscCall(PetscNew(&r));
     disc->rhsdev        = r;
@@ -189,29 +197,24 @@ PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *disc, FEGForm form, Vec b)
     PetscCall(FEGDevDiscCreate(disc, PETSC_TRUE, &r->d));
     PetscCall(PetscLogEventEnd(FEG_SetupDevice, dm, 0, 0, 0));
   }
+  if (scatter == FEG_SCATTER_GATHER && !r->ybuf) {
+    PetscCall(PetscLogEventBegin(FEG_SetupDevice, dm, 0, 0, 0));
+    PetscCall(FEGDevTransposeMap(&r->d, (int)disc->nlocal, &r->toff, &r->tlist));
+    PetscCall(FEGDevMallocCopy((void **)&r->ybuf, NULL, sizeof(double) * disc->Ne * disc->Nb, NULL));
+    PetscCall(PetscLogEventEnd(FEG_SetupDevice, dm, 0, 0, 0));
+  }
   PetscCall(FEGDevCoeffPrepare(disc, form, &r->cc, &c));
   PetscCall(DMGetLocalVector(dm, &bl));
   PetscCall(DMGetLocalVector(dm, &gl));
   PetscCall(FEGDiscBoundaryValues(disc, gl, &nlift, &lift));
+  PetscCall(PetscFree(lift));
   PetscCall(VecCUDAGetArrayWrite(bl, &y));
   PetscCall(FEGDevZero(y, disc->nlocal));
-  PetscCall(FEGDevElementVectors(&r->d, &c, y));
-  if (nlift) {
-    FEGDevOutput o = {FEG_DEV_OUT_LIFT, y, NULL, NULL};
-    int         *l;
-
-    PetscCall(PetscMalloc1(nlift, &l));
-    for (PetscInt k = 0; k < nlift; k++) l[k] = (int)lift[k];
-    PetscCall(FEGDevMallocCopy((void **)&dlift, l, sizeof(int) * nlift, NULL));
-    PetscCall(PetscFree(l));
-    PetscCall(VecCUDAGetArrayRead(gl, &gd));
-    o.g = gd;
-    PetscCall(FEGDevElementMatrices(&r->d, &c, dlift, (int)nlift, &o, &tune));
-    PetscCall(VecCUDARestoreArrayRead(gl, &gd));
-    PetscCallCUDA(cudaFree(dlift));
-  }
+  if (nlift) PetscCall(VecCUDAGetArrayRead(gl, &gd));
+  PetscCall(FEGDevElementVectors(&r->d, &c, gd, y, scatter == FEG_SCATTER_GATHER ? r->ybuf : NULL));
+  if (scatter == FEG_SCATTER_GATHER) PetscCall(FEGDevGather((int)disc->nlocal, r->toff, r->tlist, r->ybuf, y));
+  if (nlift) PetscCall(VecCUDARestoreArrayRead(gl, &gd));
   PetscCall(VecCUDARestoreArrayWrite(bl, &y));
-  PetscCall(PetscFree(lift));
   PetscCall(FEGDevCoeffRelease(form, &r->cc));
   PetscCall(VecZeroEntries(b));
   PetscCall(DMLocalToGlobal(dm, bl, ADD_VALUES, b));

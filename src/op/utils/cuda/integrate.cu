@@ -34,9 +34,6 @@ static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDe
   case FEG_DEV_OUT_COO:
     o.vals[(size_t)e * d.Nb * d.Nb + ent] = K;
     break;
-  case FEG_DEV_OUT_LIFT:
-    atomicAdd(&o.vals[d.idx[(size_t)a * d.Ne + e]], -K * o.g[d.idx[(size_t)b * d.Ne + e]]);
-    break;
   }
 }
 
@@ -105,14 +102,6 @@ static __global__ void FEGElemSmall_Kernel(const FEGDevDisc d, const FEGDevCoeff
       }
     }
   }
-  if (o.out == FEG_DEV_OUT_LIFT) {
-    for (int a = 0; a < Nb; a++) {
-      double s = 0.0;
-      for (int b = 0; b < Nb; b++) s += K[a * Nb + b] * o.g[d.idx[(size_t)b * d.Ne + e]];
-      atomicAdd(&o.vals[d.idx[(size_t)a * d.Ne + e]], -s);
-    }
-    return;
-  }
 #pragma unroll
   for (int a = 0; a < NBM; a++) {
     if (a >= Nb) break;
@@ -128,7 +117,7 @@ template <int DIM>
 static PetscErrorCode FEGLaunchSmallDim(const FEGDevDisc *d, const FEGDevCoeff *c, const int *elist, int nel, const FEGDevOutput *o)
 {
   const int  nt = 128, nb = (nel + nt - 1) / nt;
-  const bool ref = d->M && c->mode == FEG_DEV_COEFF_CONSTANT && o->out != FEG_DEV_OUT_LIFT;
+  const bool ref = d->M && c->mode == FEG_DEV_COEFF_CONSTANT;
 
   PetscFunctionBegin;
 #define FEG_SMALL_CASE(NBV) \
@@ -149,7 +138,7 @@ static PetscErrorCode FEGLaunchSmallDim(const FEGDevDisc *d, const FEGDevCoeff *
     break;
   }
 #undef FEG_SMALL_CASE
-  PetscCallCUDA(cudaPeekAtLastError());
+  FEGCheckLaunch(ref ? "FEGElemRef_Kernel" : "FEGElemSmall_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -221,7 +210,7 @@ PetscErrorCode FEGDevChat(const FEGDevDisc *d, const FEGDevCoeff *c, double *Cq)
   PetscFunctionBegin;
   if (!d->Ne) PetscFunctionReturn(PETSC_SUCCESS);
   FEGGemmChat_Kernel<<<(unsigned)(((size_t)d->Ne * d->Nq + nt - 1) / nt), nt>>>(*d, *c, NULL, 0, d->Ne, Cq);
-  PetscCallCUDA(cudaPeekAtLastError());
+  FEGCheckLaunch("FEGGemmChat_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -243,9 +232,9 @@ PetscErrorCode FEGDevBuildP(FEGDevDisc *d, size_t maxbytes)
   PetscFunctionBegin;
   d->P = NULL;
   if (d->Nb <= FEG_SMALL_NB || n * sizeof(double) > maxbytes) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCallCUDA(cudaMalloc((void **)&d->P, n * sizeof(double)));
+  PetscCall(FEGDevMallocCopy((void **)&d->P, NULL, n * sizeof(double), NULL));
   FEGBuildP_Kernel<<<(unsigned)((n + 255) / 256), 256>>>(d->Nq, Nd, d->Nb, d->R, d->P);
-  PetscCallCUDA(cudaPeekAtLastError());
+  FEGCheckLaunch("FEGBuildP_Kernel");
   d->bytes += n * sizeof(double);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -283,8 +272,8 @@ static PetscErrorCode FEGLaunchGemm(const FEGDevDisc *d, const FEGDevCoeff *c, c
 
   PetscFunctionBegin;
   PetscCall(FEGDevGetCublas(&h));
-  PetscCallCUDA(cudaMalloc((void **)&U, (size_t)(d->P ? KC : KK * Nb) * Ec * sizeof(double)));
-  if (!direct) PetscCallCUDA(cudaMalloc((void **)&Kb, (size_t)Nb * Nb * Ec * sizeof(double)));
+  PetscCall(FEGDevMallocCopy((void **)&U, NULL, (size_t)(d->P ? KC : KK * Nb) * Ec * sizeof(double), NULL));
+  if (!direct) PetscCall(FEGDevMallocCopy((void **)&Kb, NULL, (size_t)Nb * Nb * Ec * sizeof(double), NULL));
   tune->nparts = Ec;
   for (int e0 = 0; e0 < nel; e0 += Ec) {
     const int n    = PetscMin(Ec, nel - e0);
@@ -293,18 +282,18 @@ static PetscErrorCode FEGLaunchGemm(const FEGDevDisc *d, const FEGDevCoeff *c, c
 
     if (d->P) {
       FEGGemmChat_Kernel<<<(unsigned)(((size_t)n * d->Nq + nt - 1) / nt), nt>>>(*d, *c, elist, e0, n, U);
-      PetscCallCUDA(cudaPeekAtLastError());
+      FEGCheckLaunch("FEGGemmChat_Kernel");
       /* K (n x Nb*Nb, element index fastest) = Chat (n x KC) P (KC x Nb*Nb) */
       PetscCallCUBLAS(cublasDgemm((cublasHandle_t)h, CUBLAS_OP_N, CUBLAS_OP_N, n, Nb * Nb, KC, &one, U, n, d->P, KC, &zero, Cout, ldc));
     } else {
       FEGGemmU_Kernel<<<(unsigned)(((size_t)n * d->Nq + nt - 1) / nt), nt>>>(*d, *c, elist, e0, n, U);
-      PetscCallCUDA(cudaPeekAtLastError());
+      FEGCheckLaunch("FEGGemmU_Kernel");
       /* batch b: C_b (n x Nb, column a) = U_b (n x KK) R (KK x Nb); U_b starts at b*n with leading dimension Nb*n */
       PetscCallCUBLAS(cublasDgemmStridedBatched((cublasHandle_t)h, CUBLAS_OP_N, CUBLAS_OP_N, n, Nb, KK, &one, U, Nb * n, n, d->R, KK, 0, &zero, Cout, (long long)Nb * ldc, ldc, Nb));
     }
     if (!direct) {
       FEGGemmStore_Kernel<<<(unsigned)(((size_t)n * Nb * Nb + nt - 1) / nt), nt>>>(*d, elist, e0, n, Kb, *o);
-      PetscCallCUDA(cudaPeekAtLastError());
+      FEGCheckLaunch("FEGGemmStore_Kernel");
     }
   }
   PetscCallCUDA(cudaFree(U));
@@ -378,23 +367,44 @@ static __global__ void FEGElemBlock_Kernel(const FEGDevDisc d, const FEGDevCoeff
   }
 }
 
-/* Element vectors F_a = int sum_j D_j d_j phi_a, added into a local vector: one (element, basis function) per thread */
-static __global__ void FEGElemVector_Kernel(const FEGDevDisc d, const FEGDevCoeff c, double *__restrict__ y)
+/* Element vectors F_a = int sum_j D_j d_j phi_a - a(g_h, phi_a): one (element, basis function) per thread. g (local
+   boundary values, zero elsewhere) lifts the Dirichlet data: g_h = sum_b g_b phi_b is evaluated on the fly, only on
+   elements that touch it, so no element matrix is needed. F is added into y with atomics, or stored per entry in
+   ybuf[a*Ne+e] for a deterministic gather (FEGDevGather). */
+static __global__ void FEGElemVector_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const double *__restrict__ g, double *__restrict__ y, double *__restrict__ ybuf)
 {
   const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= (size_t)d.Ne * d.Nb) return;
   const int e = (int)(i % d.Ne), a = (int)(i / d.Ne), Nd = d.dim + 1;
-  double    F = 0.0;
+  double    F    = 0.0;
+  bool      lift = false;
 
+  if (g)
+    for (int b = 0; b < d.Nb && !lift; b++) lift = g[d.idx[(size_t)b * d.Ne + e]] != 0.0;
   for (int q = 0; q < d.Nq; q++) {
-    const double *g = FEGDevGeo(d, e, q);
+    const double *geo = FEGDevGeo(d, e, q);
     double        C[16], D[4], phi[4];
 
     FEGCoeffAt(c, d.Nq, e, q, C, D, true);
-    FEGPhi(d, d.dim, g, q, a, phi);
-    F += d.qw[q] * g[d.dim * d.dim] * FEGDot(Nd, D, phi);
+    FEGPhi(d, d.dim, geo, q, a, phi);
+    F += d.qw[q] * geo[d.dim * d.dim] * FEGDot(Nd, D, phi);
+    if (lift) {
+      double u[4] = {0, 0, 0, 0}, cu[4];
+
+      for (int b = 0; b < d.Nb; b++) {
+        const double gb = g[d.idx[(size_t)b * d.Ne + e]];
+        double       pb[4];
+
+        if (gb == 0.0) continue;
+        FEGPhi(d, d.dim, geo, q, b, pb);
+        for (int k = 0; k < Nd; k++) u[k] += gb * pb[k];
+      }
+      FEGWeighted(Nd, C, u, d.qw[q] * geo[d.dim * d.dim], cu);
+      F -= FEGDot(Nd, phi, cu);
+    }
   }
-  atomicAdd(&y[d.idx[(size_t)a * d.Ne + e]], F);
+  if (ybuf) ybuf[i] = F;
+  else atomicAdd(&y[d.idx[(size_t)a * d.Ne + e]], F);
 }
 
 template <int NENT>
@@ -403,7 +413,7 @@ static PetscErrorCode FEGLaunchBlock(const FEGDevDisc *d, const FEGDevCoeff *c, 
   PetscFunctionBegin;
   if (shmem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(FEGElemBlock_Kernel<NENT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
   FEGElemBlock_Kernel<NENT><<<nel, T, shmem>>>(*d, *c, elist, *o, QB, jac);
-  PetscCallCUDA(cudaPeekAtLastError());
+  FEGCheckLaunch("FEGElemBlock_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -465,14 +475,14 @@ PetscErrorCode FEGDevElementMatrices(const FEGDevDisc *d, const FEGDevCoeff *c, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode FEGDevElementVectors(const FEGDevDisc *d, const FEGDevCoeff *c, double *y)
+PetscErrorCode FEGDevElementVectors(const FEGDevDisc *d, const FEGDevCoeff *c, const double *g, double *y, double *ybuf)
 {
   const size_t n  = (size_t)d->Ne * d->Nb;
   const int    nt = 128;
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
-  FEGElemVector_Kernel<<<(unsigned)((n + nt - 1) / nt), nt>>>(*d, *c, y);
-  PetscCallCUDA(cudaPeekAtLastError());
+  FEGElemVector_Kernel<<<(unsigned)((n + nt - 1) / nt), nt>>>(*d, *c, g, y, ybuf);
+  FEGCheckLaunch("FEGElemVector_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }

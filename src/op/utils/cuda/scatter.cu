@@ -22,7 +22,7 @@ PetscErrorCode FEGDevGather(int n, const int *off, const int *list, const double
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
   FEGGather_Kernel<<<(n + nt - 1) / nt, nt>>>(n, off, list, ybuf, y);
-  PetscCallCUDA(cudaPeekAtLastError());
+  FEGCheckLaunch("FEGGather_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -43,19 +43,19 @@ PetscErrorCode FEGDevTransposeMap(const FEGDevDisc *d, int nlocal, int **off, in
   size_t    ntmp = 0, nscan = 0;
 
   PetscFunctionBegin;
-  PetscCallCUDA(cudaMalloc((void **)off, (nlocal + 1) * sizeof(int)));
-  PetscCallCUDA(cudaMalloc((void **)list, PetscMax(n, 1) * sizeof(int)));
-  PetscCallCUDA(cudaMalloc((void **)&count, (nlocal + 1) * sizeof(int)));
-  PetscCallCUDA(cudaMalloc((void **)&iota, PetscMax(n, 1) * sizeof(int)));
-  PetscCallCUDA(cudaMalloc((void **)&keys, PetscMax(n, 1) * sizeof(int)));
+  PetscCall(FEGDevMallocCopy((void **)off, NULL, (nlocal + 1) * sizeof(int), NULL));
+  PetscCall(FEGDevMallocCopy((void **)list, NULL, PetscMax(n, 1) * sizeof(int), NULL));
+  PetscCall(FEGDevMallocCopy((void **)&count, NULL, (nlocal + 1) * sizeof(int), NULL));
+  PetscCall(FEGDevMallocCopy((void **)&iota, NULL, PetscMax(n, 1) * sizeof(int), NULL));
+  PetscCall(FEGDevMallocCopy((void **)&keys, NULL, PetscMax(n, 1) * sizeof(int), NULL));
   PetscCallCUDA(cudaMemset(count, 0, (nlocal + 1) * sizeof(int)));
   if (n) {
     FEGCount_Kernel<<<(n + nt - 1) / nt, nt>>>(n, d->idx, count, iota);
-    PetscCallCUDA(cudaPeekAtLastError());
+    FEGCheckLaunch("FEGCount_Kernel");
   }
   PetscCallCUDA(cub::DeviceRadixSort::SortPairs(NULL, ntmp, d->idx, keys, iota, *list, n));
   PetscCallCUDA(cub::DeviceScan::ExclusiveSum(NULL, nscan, count, *off, nlocal + 1));
-  PetscCallCUDA(cudaMalloc(&tmp, PetscMax(ntmp, nscan) + 1));
+  PetscCall(FEGDevMallocCopy(&tmp, NULL, PetscMax(ntmp, nscan) + 1, NULL));
   ntmp = nscan = PetscMax(ntmp, nscan) + 1;
   PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, ntmp, d->idx, keys, iota, *list, n));
   PetscCallCUDA(cub::DeviceScan::ExclusiveSum(tmp, nscan, count, *off, nlocal + 1));

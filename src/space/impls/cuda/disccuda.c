@@ -11,6 +11,7 @@ PetscErrorCode FEGDevMallocCopy(void **d, const void *h, size_t bytes, size_t *t
   if (err == cudaErrorMemoryAllocation) {
     size_t fr = 0, tot = 0;
 
+    *d = NULL; /* the owner can be destroyed: nothing to free here */
     (void)cudaGetLastError();
     (void)cudaMemGetInfo(&fr, &tot);
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "GPU out of memory: fegpu asked for %zu bytes with %zu of %zu free", bytes, fr, tot);

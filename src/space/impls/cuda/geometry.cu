@@ -30,7 +30,7 @@ PetscErrorCode FEGDevGeometry(FEGDevDisc *d, int *work, int *bad)
   PetscCallCUDA(cudaMemcpy(work, bad, sizeof(int), cudaMemcpyHostToDevice));
   if (d->dim == 2) FEGGeometry_Kernel<2><<<nb, nt>>>(d->Ne, d->Nv, d->nG, d->X, d->G, d->geo, work);
   else FEGGeometry_Kernel<3><<<nb, nt>>>(d->Ne, d->Nv, d->nG, d->X, d->G, d->geo, work);
-  PetscCallCUDA(cudaPeekAtLastError());
+  FEGCheckLaunch("FEGGeometry_Kernel");
   PetscCallCUDA(cudaMemcpy(bad, work, sizeof(int), cudaMemcpyDeviceToHost));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
