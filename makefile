@@ -84,6 +84,12 @@ check-valgrind: all
 	@command -v valgrind > /dev/null || { echo "make check-valgrind needs valgrind (apt-get install valgrind)"; exit 1; }
 	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests test_space --serial --wrap "env $(VALGRIND)" --examples "$(VALGRIND_EXAMPLES)"
 
+# check-gpu-sanitize: tests/test_gpu case by case under compute-sanitizer memcheck, racecheck, synccheck, initcheck
+# (TOOLS="..." CASES="..." choose); logs in tests/sanitize-*.log
+check-gpu-sanitize: all
+	@test "$(FEGPU_HAVE_CUDA)" = 1 || { echo "make check-gpu-sanitize needs fegpu configured against a CUDA-enabled PETSc"; exit 1; }
+	@bash $(FEGPU_DIR)/share/fegpu/sanitize.sh $(FEGPU_DIR) "$(TOOLS)" "$(CASES)"
+
 # check-gpu: on a machine with an NVIDIA GPU and a CUDA build: GPU against host (tests/test_gpu), then the example
 # runs again with CUDA vectors, diffed against the same expected output as the host runs
 check-gpu: all

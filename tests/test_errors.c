@@ -359,7 +359,7 @@ START_TEST(test_form_changed_between_assemblies)
   DM                dm;
   FEGForm           form, fresh;
   Mat               A, B;
-  PetscReal         rel;
+  PetscReal         rel = 1.0;
 
   TCHK(fegtest_setup(PETSC_COMM_SELF, DM_POLYTOPE_TRIANGLE, 2, PETSC_TRUE, PETSC_TRUE, 3, &dm));
   TCHK(fegtest_form(PETSC_COMM_SELF, NULL, NULL, PETSC_FALSE, &form));

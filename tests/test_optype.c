@@ -201,17 +201,23 @@ END_TEST
 
 /* Whether PETSc's citation list (printed by -citations) holds key. Reading the list empties it, so its contents are
    put back */
+#if PETSC_VERSION_LT(3, 20, 0)
+typedef size_t fegtest_count; /* PetscSegBuffer sizes became PetscCount */
+#else
+typedef PetscCount fegtest_count;
+#endif
 static PetscBool cited(const char *key)
 {
-  size_t    n, k = strlen(key);
-  char     *list, *back;
-  PetscBool found = PETSC_FALSE;
+  fegtest_count n;
+  size_t        k = strlen(key);
+  char         *list, *back;
+  PetscBool     found = PETSC_FALSE;
 
   if (PetscSegBufferGetSize(PetscCitationsList, &n) || !n || PetscMalloc1(n, &list)) return PETSC_FALSE;
   if (PetscSegBufferExtractTo(PetscCitationsList, list)) return PETSC_FALSE;
-  for (size_t i = 0; i + k <= n && !found; i++) found = (PetscBool)(list[i] == key[0] && !memcmp(list + i, key, k));
+  for (size_t i = 0; i + k <= (size_t)n && !found; i++) found = (PetscBool)(list[i] == key[0] && !memcmp(list + i, key, k));
   if (PetscSegBufferGet(PetscCitationsList, n, &back)) return PETSC_FALSE;
-  memcpy(back, list, n);
+  memcpy(back, list, (size_t)n);
   if (PetscFree(list)) return PETSC_FALSE;
   return found;
 }
