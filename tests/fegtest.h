@@ -158,6 +158,57 @@ static inline PetscErrorCode fegtest_bcfunc(PetscInt dim, PetscReal t, const Pet
   return PETSC_SUCCESS;
 }
 
+/* The manufactured solution of the convergence tests, u = prod_d sin(k_d x_d + s_d), with its first and second
+   derivatives */
+static const PetscReal fegtest_kk[3] = {1.3, 0.9, 1.1}, fegtest_ss[3] = {0.3, 0.2, 0.1};
+
+static inline PetscErrorCode fegtest_exact(PetscInt dim, PetscReal t, const PetscReal x[], PetscInt Nc, PetscScalar *u, void *ctx)
+{
+  u[0] = 1.0;
+  for (PetscInt d = 0; d < dim; d++) u[0] *= PetscSinReal(fegtest_kk[d] * x[d] + fegtest_ss[d]);
+  return PETSC_SUCCESS;
+}
+
+static inline void fegtest_sines(PetscInt dim, const PetscReal x[], PetscReal *u, PetscReal du[3], PetscReal d2u[3][3])
+{
+  PetscReal sn[3], cs[3];
+
+  *u = 1.0;
+  for (PetscInt d = 0; d < dim; d++) {
+    sn[d] = PetscSinReal(fegtest_kk[d] * x[d] + fegtest_ss[d]);
+    cs[d] = PetscCosReal(fegtest_kk[d] * x[d] + fegtest_ss[d]);
+    *u *= sn[d];
+  }
+  for (PetscInt i = 0; i < dim; i++) {
+    du[i] = fegtest_kk[i] * cs[i];
+    for (PetscInt d = 0; d < dim; d++)
+      if (d != i) du[i] *= sn[d];
+    for (PetscInt j = 0; j < dim; j++) {
+      if (i == j) d2u[i][j] = -fegtest_kk[i] * fegtest_kk[i] * *u;
+      else {
+        d2u[i][j] = fegtest_kk[i] * fegtest_kk[j] * cs[i] * cs[j];
+        for (PetscInt d = 0; d < dim; d++)
+          if (d != i && d != j) d2u[i][j] *= sn[d];
+      }
+    }
+  }
+}
+
+/* f = C00 u + sum_i (C_i0 - C_0i) d_i u - sum_ij C_ij d_i d_j u: the strong form of a(u,v) with constant C */
+static inline PetscScalar fegtest_source(PetscInt dim, const PetscScalar C[16], const PetscReal x[])
+{
+  PetscReal   u, du[3], d2u[3][3];
+  PetscScalar f;
+
+  fegtest_sines(dim, x, &u, du, d2u);
+  f = C[0] * u;
+  for (PetscInt i = 0; i < dim; i++) {
+    f += (C[(i + 1) * 4] - C[i + 1]) * du[i];
+    for (PetscInt j = 0; j < dim; j++) f -= C[(i + 1) * 4 + j + 1] * d2u[i][j];
+  }
+  return f;
+}
+
 /* A perturbed box mesh of one cell type with a Lagrange field, optionally an essential condition on the boundary */
 static inline PetscErrorCode fegtest_setup(MPI_Comm comm, DMPolytopeType ct, PetscInt order, PetscBool cont, PetscBool bc, PetscInt n, DM *dm)
 {

@@ -3,43 +3,10 @@
    through FEGDMSetForm() and KSPSetDM(), with non-zero Dirichlet data */
 #include "fegtest.h"
 
-static const PetscReal kk[3] = {1.3, 0.9, 1.1}, ss[3] = {0.3, 0.2, 0.1};
-
-static PetscErrorCode exact(PetscInt dim, PetscReal t, const PetscReal x[], PetscInt Nc, PetscScalar *u, void *ctx)
-{
-  u[0] = 1.0;
-  for (PetscInt d = 0; d < dim; d++) u[0] *= PetscSinReal(kk[d] * x[d] + ss[d]);
-  return PETSC_SUCCESS;
-}
-
-/* f = C00 u + sum_i (C_i0 - C_0i) d_i u - sum_ij C_ij d_i d_j u, the strong form of a(u,v) with constant C */
+/* D_0 = f for the form's own C (pointwise, so the same function serves both forms) */
 static PetscErrorCode source(PetscInt dim, PetscInt Nw, const PetscReal x[], const PetscScalar w[], const PetscScalar gradw[], PetscScalar C[], PetscScalar D[], void *ctx)
 {
-  PetscReal sn[3], cs[3], u = 1.0, du[3], d2u[3][3];
-
-  for (PetscInt d = 0; d < dim; d++) {
-    sn[d] = PetscSinReal(kk[d] * x[d] + ss[d]);
-    cs[d] = PetscCosReal(kk[d] * x[d] + ss[d]);
-    u *= sn[d];
-  }
-  for (PetscInt i = 0; i < dim; i++) {
-    du[i] = kk[i] * cs[i];
-    for (PetscInt d = 0; d < dim; d++)
-      if (d != i) du[i] *= sn[d];
-    for (PetscInt j = 0; j < dim; j++) {
-      if (i == j) d2u[i][j] = -kk[i] * kk[i] * u;
-      else {
-        d2u[i][j] = kk[i] * kk[j] * cs[i] * cs[j];
-        for (PetscInt d = 0; d < dim; d++)
-          if (d != i && d != j) d2u[i][j] *= sn[d];
-      }
-    }
-  }
-  D[0] = C[0] * u;
-  for (PetscInt i = 0; i < dim; i++) {
-    D[0] += (C[(i + 1) * 4] - C[i + 1]) * du[i];
-    for (PetscInt j = 0; j < dim; j++) D[0] -= C[(i + 1) * 4 + j + 1] * d2u[i][j];
-  }
+  D[0] = fegtest_source(dim, C, x);
   return PETSC_SUCCESS;
 }
 
@@ -54,13 +21,13 @@ static PetscErrorCode solve(DMPolytopeType ct, PetscInt order, PetscInt n, Petsc
   KSP                ksp;
   Vec                u;
   KSPConvergedReason reason;
-  PetscErrorCode (*funcs[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *) = {exact};
+  PetscErrorCode (*funcs[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *) = {fegtest_exact};
 
   PetscFunctionBegin;
   PetscCall(FEGCreateBoxMesh(PETSC_COMM_WORLD, ct, faces, NULL, NULL, 0.1, &dm));
   PetscCall(FEGSetUpDiscretization(dm, order, PETSC_TRUE, "u"));
   PetscCall(DMGetLabel(dm, "marker", &label));
-  PetscCall(DMAddBoundary(dm, DM_BC_ESSENTIAL, "wall", label, 1, &id, 0, 0, NULL, (void (*)(void))exact, NULL, NULL, NULL));
+  PetscCall(DMAddBoundary(dm, DM_BC_ESSENTIAL, "wall", label, 1, &id, 0, 0, NULL, (void (*)(void))fegtest_exact, NULL, NULL, NULL));
   PetscCall(FEGFormCreate(PETSC_COMM_WORLD, &form));
   PetscCall(FEGFormSetConstant(form, symmetric ? Csym : fegtest_C0, NULL));
   PetscCall(FEGFormSetPointwiseCoefficient(form, source, NULL));

@@ -6,7 +6,6 @@
    - second-order prisms, which PETSc's reader cannot represent, are refused with a message saying so. */
 #include "fegtest.h"
 
-static const PetscReal   kk[3] = {1.3, 0.9, 1.1}, ss[3] = {0.3, 0.2, 0.1};
 static const PetscScalar Csym[16] = {1.0, 0, 0, 0, 0, 1.0, 0.3, 0.1, 0, 0.3, 2.0, 0.2, 0, 0.1, 0.2, 1.5};
 
 /* Reads ../share/meshes/<name> with fegpu, a Lagrange field of the order, optionally an essential condition */
@@ -125,38 +124,10 @@ START_TEST(test_curved_oracle)
 }
 END_TEST
 
-/* Manufactured solution u = prod sin(k_d x_d + s_d) of -div(K grad u) + u = f, K from Csym */
-static PetscErrorCode exact(PetscInt dim, PetscReal t, const PetscReal x[], PetscInt Nc, PetscScalar *u, void *ctx)
-{
-  u[0] = 1.0;
-  for (PetscInt d = 0; d < dim; d++) u[0] *= PetscSinReal(kk[d] * x[d] + ss[d]);
-  return PETSC_SUCCESS;
-}
-
+/* -div(K grad u) + u = f with K from Csym and fegtest_exact's u */
 static PetscScalar mms_source(PetscInt dim, const PetscReal x[])
 {
-  PetscReal   sn[3], cs[3], u = 1.0;
-  PetscScalar f;
-
-  for (PetscInt d = 0; d < dim; d++) {
-    sn[d] = PetscSinReal(kk[d] * x[d] + ss[d]);
-    cs[d] = PetscCosReal(kk[d] * x[d] + ss[d]);
-    u *= sn[d];
-  }
-  f = Csym[0] * u;
-  for (PetscInt i = 0; i < dim; i++)
-    for (PetscInt j = 0; j < dim; j++) {
-      PetscReal d2u;
-
-      if (i == j) d2u = -kk[i] * kk[i] * u;
-      else {
-        d2u = kk[i] * kk[j] * cs[i] * cs[j];
-        for (PetscInt d = 0; d < dim; d++)
-          if (d != i && d != j) d2u *= sn[d];
-      }
-      f -= Csym[(i + 1) * 4 + j + 1] * d2u;
-    }
-  return f;
+  return fegtest_source(dim, Csym, x);
 }
 
 static PetscErrorCode feg_source(PetscInt dim, PetscInt Nw, const PetscReal x[], const PetscScalar w[], const PetscScalar gradw[], PetscScalar C[], PetscScalar D[], void *ctx)
@@ -199,10 +170,10 @@ static PetscErrorCode solve_both(PetscInt order, PetscReal *efeg, PetscReal *epe
   SNES    snes;
   Vec     u, up;
   PetscDS ds;
-  PetscErrorCode (*funcs[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *) = {exact};
+  PetscErrorCode (*funcs[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *) = {fegtest_exact};
 
   PetscFunctionBegin;
-  PetscCall(mesh_from_file("shell_tet2.msh", order, exact, &dm));
+  PetscCall(mesh_from_file("shell_tet2.msh", order, fegtest_exact, &dm));
   PetscCall(FEGFormCreate(PETSC_COMM_WORLD, &form));
   PetscCall(FEGFormSetConstant(form, Csym, NULL));
   PetscCall(FEGFormSetPointwiseCoefficient(form, feg_source, NULL));
@@ -215,7 +186,7 @@ static PetscErrorCode solve_both(PetscInt order, PetscReal *efeg, PetscReal *epe
   PetscCall(KSPGetSolution(ksp, &u));
   PetscCall(DMComputeL2Diff(dm, 0.0, funcs, NULL, u, efeg));
 
-  PetscCall(mesh_from_file("shell_tet2.msh", order, exact, &dmp));
+  PetscCall(mesh_from_file("shell_tet2.msh", order, fegtest_exact, &dmp));
   PetscCall(DMGetDS(dmp, &ds));
   PetscCall(PetscDSSetResidual(ds, 0, mms_f0, mms_f1));
   PetscCall(PetscDSSetJacobian(ds, 0, 0, mms_g0, NULL, NULL, mms_g3));
