@@ -65,6 +65,9 @@ typedef const char      *FEGOpType;
 #define FEGOPLMA     "lma"     /* element matrices kept; MatMult gathers, multiplies and scatters */
 #define FEGOPMATFREE "matfree" /* only what the action needs beyond the reference element */
 
+/* the PetscPartitioner type fegpu registers: METIS k-way on the cell dual graph (-petscpartitioner_type metis) */
+#define FEGPARTITIONERMETIS "metis"
+
 /* Where a preconditioner that needs matrix values gets them from, for operators that are not assembled */
 typedef enum {
   FEG_PMAT_AUTO,  /* only when the PC needs values: from stored element matrices if any, else by addto */

@@ -60,6 +60,8 @@ PETSC_INTERN void              FEGBoxSplitTetrahedron(const PetscInt[], PetscInt
 PETSC_INTERN void              FEGBoxSplitHexahedron(const PetscInt[], PetscInt[]);
 PETSC_INTERN void              FEGBoxSplitPrism(const PetscInt[], PetscInt[]);
 PETSC_INTERN PetscErrorCode    FEGMeshReadFile_Private(MPI_Comm, const char[], DM *);
+PETSC_INTERN PetscErrorCode    FEGMeshDistribute_Private(DM *, const char[]);
+PETSC_INTERN PetscErrorCode    PetscPartitionerCreate_FEGMetis(PetscPartitioner);
 
 /* the papers the strategies follow (src/sys/interface/cite.c), listed by -citations */
 typedef enum {

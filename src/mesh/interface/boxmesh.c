@@ -202,15 +202,7 @@ PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt
   PetscCall(DMGetLabel(*dm, "marker", &label));
   PetscCall(DMPlexMarkBoundaryFaces(*dm, 1, label));
   PetscCall(DMPlexLabelComplete(*dm, label));
-  if (size > 1) {
-    DM dmDist = NULL;
-
-    PetscCall(DMPlexDistribute(*dm, 0, NULL, &dmDist));
-    if (dmDist) {
-      PetscCall(DMDestroy(dm));
-      *dm = dmDist;
-    }
-  }
+  PetscCall(FEGMeshDistribute_Private(dm, NULL));
   PetscCall(PetscObjectSetName((PetscObject)*dm, "Mesh"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -254,7 +246,6 @@ PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *
   PetscCall(PetscOptionsReal("-feg_perturb", "Random vertex perturbation, fraction of the spacing", "FEGCreateBoxMesh", perturb, &perturb, NULL));
   PetscOptionsEnd();
   if (file[0]) {
-    DM        dmDist = NULL;
     PetscBool has;
 
     PetscCall(FEGMeshReadFile_Private(comm, file, dm));
@@ -267,11 +258,7 @@ PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *
       PetscCall(DMPlexMarkBoundaryFaces(*dm, 1, label));
       PetscCall(DMPlexLabelComplete(*dm, label));
     }
-    PetscCall(DMPlexDistribute(*dm, 0, NULL, &dmDist));
-    if (dmDist) {
-      PetscCall(DMDestroy(dm));
-      *dm = dmDist;
-    }
+    PetscCall(FEGMeshDistribute_Private(dm, prefix));
   } else {
     dim = FEGCellInfos[ctype].dim;
     if (!fset) nf = dim;

@@ -278,3 +278,28 @@ PetscErrorCode FEGMeshReadFile_Private(MPI_Comm comm, const char file[], DM *dm)
   if (msh) PetscCall(FEGGmshRepairHighOrder(*dm, file));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* Distributes a mesh over its communicator with the partitioner the options ask for (-petscpartitioner_type, with the
+   given prefix): fegpu's "metis" among them, once the package is initialised */
+PetscErrorCode FEGMeshDistribute_Private(DM *dm, const char prefix[])
+{
+  PetscPartitioner part;
+  PetscMPIInt      size;
+  DM               dmDist = NULL;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)*dm), &size));
+  if (size == 1) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(FEGInitializePackage());
+  PetscCall(DMPlexGetPartitioner(*dm, &part));
+  if (prefix) PetscCall(PetscObjectSetOptionsPrefix((PetscObject)part, prefix));
+  PetscCall(PetscPartitionerSetFromOptions(part));
+  PetscCall(DMPlexDistribute(*dm, 0, NULL, &dmDist));
+  if (dmDist) {
+    PetscCall(DMDestroy(dm));
+    *dm = dmDist;
+  }
+  /* distributed once: DMSetFromOptions() must not partition it again (it would by default) */
+  PetscCall(DMPlexDistributeSetDefault(*dm, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -34,6 +34,7 @@ PetscErrorCode FEGInitializePackage(void)
   PetscCall(PetscClassIdRegister("FEG Form", &FEG_FORM_CLASSID));
   PetscCall(PetscClassIdRegister("FEG Operator", &FEG_OP_CLASSID));
   PetscCall(FEGOpRegisterAll());
+  PetscCall(PetscPartitionerRegister(FEGPARTITIONERMETIS, PetscPartitionerCreate_FEGMetis));
   PetscCall(FEGDeviceBackendRegister());
   PetscCall(PetscLogEventRegister("FEGSetUp", FEG_OP_CLASSID, &FEG_Setup));
   PetscCall(PetscLogEventRegister("FEGIntegrate", FEG_OP_CLASSID, &FEG_Integrate));
