@@ -48,8 +48,8 @@ static PetscErrorCode distribute(const char *type, PetscBool gmsh, PetscInt *cut
 START_TEST(test_metis_cut)
 {
   const PetscBool gmsh = _i == 0 ? PETSC_TRUE : PETSC_FALSE;
-  PetscInt        cm, cs, cp, nm, ns, np;
-  PetscReal       im, is, ip;
+  PetscInt        cm, cs, nm, ns;
+  PetscReal       im, is;
 
   TCHK(distribute(FEGPARTITIONERMETIS, gmsh, &cm, &im, &nm));
   TCHK(distribute(PETSCPARTITIONERSIMPLE, gmsh, &cs, &is, &ns));
@@ -60,6 +60,9 @@ START_TEST(test_metis_cut)
   ck_assert_msg(cm <= 1.1 * cs, "metis cuts %d faces, PETSc's simple partitioner %d", (int)cm, (int)cs);
 #if defined(PETSC_HAVE_PTSCOTCH) /* the type is always registered; it works only when PETSc was built with it */
   {
+    PetscInt  cp, np;
+    PetscReal ip;
+
     TCHK(distribute(PETSCPARTITIONERPTSCOTCH, gmsh, &cp, &ip, &np));
     TCHK(PetscPrintf(PETSC_COMM_WORLD, ", ptscotch %" PetscInt_FMT " (%.3f)", cp, (double)ip));
     ck_assert_msg(cm <= 1.25 * cp, "metis cuts %d faces, PT-Scotch %d", (int)cm, (int)cp);
