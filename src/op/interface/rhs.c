@@ -15,7 +15,7 @@ static PetscErrorCode FEGComputeRHS_Host(FEGDisc *disc, FEGForm form, Vec b)
   PetscCall(DMGetLocalVector(dm, &bl));
   PetscCall(DMGetLocalVector(dm, &gl));
   PetscCall(VecZeroEntries(bl));
-  PetscCall(FEGDiscBoundaryValues(disc, gl, &nlift, &lift));
+  PetscCall(FEGDiscBoundaryValues(disc, gl, NULL, &nlift, &lift));
   PetscCall(PetscMalloc3(2 * disc->Nb * FEG_MAX_DERIV, &work, disc->Nb, &Fe, disc->Nb * disc->Nb, &Ke));
   PetscCall(VecGetArrayRead(gl, &ga));
   PetscCall(VecGetArray(bl, &ba));

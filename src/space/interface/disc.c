@@ -394,19 +394,21 @@ PetscErrorCode FEGDMGetDisc(DM dm, FEGDisc **disc, PetscContainer *container)
 }
 
 /*@C
-  FEGDiscBoundaryValues - the essential boundary values g of the DM's PetscDS in a local vector (zero elsewhere) and
-  the elements that carry a non-zero one, which the right-hand side's lifting -a(g, v) needs; nothing is computed when
-  the DS has no boundary conditions, and no element is listed when every value is zero
+  FEGDiscBoundaryValues - the essential boundary values g of the DM's PetscDS in a local vector (zero elsewhere) and,
+  when asked, the elements that carry a non-zero one, which the host right-hand side's lifting -a(g, v) needs; nothing
+  is computed when the DS has no boundary conditions, and no element is listed when every value is zero
 
   Collective
 
   Output Parameters:
-+ nlift - the number of elements with a non-zero boundary value
-- lift  - those elements (local numbers), PetscFree() it
++ nonzero - whether any boundary value is non-zero, or NULL
+. nlift   - the number of elements with a non-zero boundary value, or NULL (then lift must be NULL too)
+- lift    - those elements (local numbers), PetscFree() it, or NULL: no list is built (the GPU lifts on the device and
+            reads no host copy of gl)
 
   Level: developer
 @*/
-PetscErrorCode FEGDiscBoundaryValues(FEGDisc *disc, Vec gl, PetscInt *nlift, PetscInt **lift)
+PetscErrorCode FEGDiscBoundaryValues(FEGDisc *disc, Vec gl, PetscBool *nonzero, PetscInt *nlift, PetscInt **lift)
 {
   PetscDS            ds;
   PetscInt           nbd;
@@ -414,9 +416,10 @@ PetscErrorCode FEGDiscBoundaryValues(FEGDisc *disc, Vec gl, PetscInt *nlift, Pet
   const PetscScalar *gh;
 
   PetscFunctionBegin;
+  PetscCheck(!lift || nlift, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "The list of lifted elements needs its count");
   PetscCall(PetscLogEventBegin(FEG_RHSBoundary, disc->dm, 0, 0, 0));
-  *nlift = 0;
-  *lift  = NULL;
+  if (nlift) *nlift = 0;
+  if (lift) *lift = NULL;
   PetscCall(VecZeroEntries(gl));
   PetscCall(DMGetDS(disc->dm, &ds));
   PetscCall(PetscDSGetNumBoundary(ds, &nbd));
@@ -424,7 +427,8 @@ PetscErrorCode FEGDiscBoundaryValues(FEGDisc *disc, Vec gl, PetscInt *nlift, Pet
     PetscCall(DMPlexInsertBoundaryValues(disc->dm, PETSC_TRUE, gl, 0.0, NULL, NULL, NULL));
     PetscCall(VecNorm(gl, NORM_INFINITY, &gnorm));
   }
-  if (gnorm > 0.0) {
+  if (nonzero) *nonzero = (PetscBool)(gnorm > 0.0);
+  if (gnorm > 0.0 && lift) {
     PetscCall(PetscMalloc1(disc->Ne, lift));
     PetscCall(VecGetArrayRead(gl, &gh));
     for (PetscInt e = 0; e < disc->Ne; e++) {

@@ -184,7 +184,7 @@ PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *disc, FEGForm form, Vec b)
   Vec                bl, gl;
   PetscScalar       *y;
   const PetscScalar *gd = NULL;
-  PetscInt           nlift, *lift;
+  PetscBool          lift;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectGetOptionsPrefix((PetscObject)form, &prefix));
@@ -206,14 +206,13 @@ PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *disc, FEGForm form, Vec b)
   PetscCall(FEGDevCoeffPrepare(disc, form, &r->cc, &c));
   PetscCall(DMGetLocalVector(dm, &bl));
   PetscCall(DMGetLocalVector(dm, &gl));
-  PetscCall(FEGDiscBoundaryValues(disc, gl, &nlift, &lift));
-  PetscCall(PetscFree(lift));
+  PetscCall(FEGDiscBoundaryValues(disc, gl, &lift, NULL, NULL));
   PetscCall(VecCUDAGetArrayWrite(bl, &y));
   PetscCall(FEGDevZero(y, disc->nlocal));
-  if (nlift) PetscCall(VecCUDAGetArrayRead(gl, &gd));
+  if (lift) PetscCall(VecCUDAGetArrayRead(gl, &gd));
   PetscCall(FEGDevElementVectors(&r->d, &c, gd, y, scatter == FEG_SCATTER_GATHER ? r->ybuf : NULL));
   if (scatter == FEG_SCATTER_GATHER) PetscCall(FEGDevGather((int)disc->nlocal, r->toff, r->tlist, r->ybuf, y));
-  if (nlift) PetscCall(VecCUDARestoreArrayRead(gl, &gd));
+  if (lift) PetscCall(VecCUDARestoreArrayRead(gl, &gd));
   PetscCall(VecCUDARestoreArrayWrite(bl, &y));
   PetscCall(FEGDevCoeffRelease(form, &r->cc));
   PetscCall(VecZeroEntries(b));
