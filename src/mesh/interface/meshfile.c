@@ -7,7 +7,7 @@
    vertex permutation by matching positions, and permutes the cell's coordinate nodes to the closure's order. */
 #include <fegpu/private/fegimpl.h>
 
-#define FEG_MAX_NODES 1024 /* coordinate nodes of one cell: a degree-10 Gmsh hexahedron has 1331 > this, refused below */
+#define FEG_MAX_PERMS 48 /* vertex permutations of one cell type that can occur: the hexahedron's 48 symmetries */
 
 /* The affine map of the reference cell that sends reference vertex m to reference vertex perm[m]; NULL if none */
 static PetscErrorCode FEGRefAffineMap(PetscInt dim, PetscInt nv, const PetscReal rv[], const PetscInt perm[], PetscReal A[], PetscBool *ok)
@@ -80,7 +80,7 @@ static PetscErrorCode FEGGmshRepairHighOrder(DM dm, const char file[])
 {
   MPI_Comm           comm = PetscObjectComm((PetscObject)dm);
   DM                 cdm, dms, cdms, rdm, crdm;
-  PetscInt           nf, dim, cdim, cStart, cEnd, np, nv = 0, nperm = 0, cached[48][8], nodeperm[48][FEG_MAX_NODES], vnode[8], nfixed = 0;
+  PetscInt           nf, dim, cdim, cStart, cEnd, np, nv = 0, nperm = 0, cached[FEG_MAX_PERMS][8], *nodeperm, vnode[8], nfixed = 0;
   PetscObject        obj;
   PetscClassId       id;
   PetscDualSpace     Q;
@@ -89,7 +89,7 @@ static PetscErrorCode FEGGmshRepairHighOrder(DM dm, const char file[])
   PetscReal          rv[8 * 3];
   PetscSection       cs;
   Vec                X, Xs, Xr;
-  PetscScalar       *x, node[FEG_MAX_NODES * 3];
+  PetscScalar       *x, *node;
   const PetscScalar *xs;
   DMPolytopeType     ct;
   PetscOptions       opts;
@@ -128,7 +128,7 @@ static PetscErrorCode FEGGmshRepairHighOrder(DM dm, const char file[])
     PetscCall(PetscSectionGetDof(cs, cStart, &dof));
     if (dof != np * cdim) PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCheck(np <= FEG_MAX_NODES, comm, PETSC_ERR_SUP, "The Gmsh file %s has %" PetscInt_FMT " coordinate nodes per cell; fegpu repairs at most %d", file, np, FEG_MAX_NODES);
+  PetscCall(PetscMalloc2(FEG_MAX_PERMS * np, &nodeperm, np * cdim, &node)); /* node i of permutation s: nodeperm[s * np + i] */
 
   /* the same file with straight cells: same points, vertex coordinates on the vertices */
   {
@@ -223,37 +223,38 @@ static PetscErrorCode FEGGmshRepairHighOrder(DM dm, const char file[])
       PetscReal A[12];
       PetscBool ok;
 
-      PetscCheck(nperm < 48, comm, PETSC_ERR_PLIB, "More than 48 vertex permutations in %s", file);
+      PetscCheck(nperm < FEG_MAX_PERMS, comm, PETSC_ERR_PLIB, "More than %d vertex permutations in %s", FEG_MAX_PERMS, file);
       PetscCall(FEGRefAffineMap(dim, nv, rv, perm, A, &ok));
       PetscCheck(ok, comm, PETSC_ERR_FILE_UNEXPECTED, "Cell %" PetscInt_FMT " of the high-order Gmsh file %s: its vertex order is not a symmetry of the %s", c, file, DMPolytopeTypes[ct]);
       /* node i of the closure-ordered cell is the stored node at A(xi_i) */
       for (PetscInt i = 0; i < np; i++) {
         PetscReal y[3];
 
-        nodeperm[slot][i] = -1;
+        nodeperm[slot * np + i] = -1;
         for (PetscInt o = 0; o < dim; o++) {
           y[o] = A[o * (dim + 1) + dim];
           for (PetscInt j = 0; j < dim; j++) y[o] += A[o * (dim + 1) + j] * pts[i * dim + j];
         }
-        for (PetscInt j = 0; j < np && nodeperm[slot][i] < 0; j++) {
+        for (PetscInt j = 0; j < np && nodeperm[slot * np + i] < 0; j++) {
           PetscReal d = 0;
 
           for (PetscInt o = 0; o < dim; o++) d = PetscMax(d, PetscAbsReal(pts[j * dim + o] - y[o]));
-          if (d < 1e-10) nodeperm[slot][i] = j;
+          if (d < 1e-10) nodeperm[slot * np + i] = j;
         }
-        PetscCheck(nodeperm[slot][i] >= 0, comm, PETSC_ERR_PLIB, "The coordinate nodes of %s are not symmetric under a vertex permutation of the %s", file, DMPolytopeTypes[ct]);
+        PetscCheck(nodeperm[slot * np + i] >= 0, comm, PETSC_ERR_PLIB, "The coordinate nodes of %s are not symmetric under a vertex permutation of the %s", file, DMPolytopeTypes[ct]);
       }
       for (PetscInt m = 0; m < nv; m++) cached[slot][m] = perm[m];
       nperm++;
     }
     for (PetscInt i = 0; i < np * cdim; i++) node[i] = x[off + i];
     for (PetscInt i = 0; i < np; i++)
-      for (PetscInt d = 0; d < cdim; d++) x[off + i * cdim + d] = node[nodeperm[slot][i] * cdim + d];
+      for (PetscInt d = 0; d < cdim; d++) x[off + i * cdim + d] = node[nodeperm[slot * np + i] * cdim + d];
     nfixed++;
   }
   PetscCall(VecRestoreArrayRead(Xs, &xs));
   PetscCall(VecRestoreArray(X, &x));
   PetscCall(DMDestroy(&dms));
+  PetscCall(PetscFree2(nodeperm, node));
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &nfixed, 1, MPIU_INT, MPI_SUM, comm));
   if (nfixed) {
     /* the local vector was changed in place: make the global one (and any cached geometry) follow */

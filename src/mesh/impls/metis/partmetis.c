@@ -6,9 +6,7 @@
 #include <metis.h>
 
 typedef struct {
-  PetscInt  edgeCut; /* of the last partition */
-  PetscReal balance; /* largest part / mean part */
-  PetscInt  nparts;
+  PetscInt nparts; /* of the last partition, whose edge cut and balance the PetscPartitioner keeps */
 } FEGPartitioner_Metis;
 
 static PetscErrorCode PetscPartitionerView_FEGMetis(PetscPartitioner part, PetscViewer viewer)
@@ -21,7 +19,7 @@ static PetscErrorCode PetscPartitionerView_FEGMetis(PetscPartitioner part, Petsc
   if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerASCIIPushTab(viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "METIS %d.%d.%d k-way on the cell dual graph, gathered on rank 0\n", METIS_VER_MAJOR, METIS_VER_MINOR, METIS_VER_SUBMINOR));
-  if (m->nparts) PetscCall(PetscViewerASCIIPrintf(viewer, "last partition: %" PetscInt_FMT " parts, edge cut %" PetscInt_FMT ", balance %.3f\n", m->nparts, m->edgeCut, (double)m->balance));
+  if (m->nparts) PetscCall(PetscViewerASCIIPrintf(viewer, "last partition: %" PetscInt_FMT " parts, edge cut %" PetscInt_FMT ", balance %.3f\n", m->nparts, part->edgeCut, (double)part->balance));
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -121,8 +119,6 @@ static PetscErrorCode PetscPartitionerPartition_FEGMetis(PetscPartitioner part, 
   PetscCallMPI(MPI_Scatterv(gpart, vcounts, vdispls, MPIU_INT, lpart, nv, MPIU_INT, 0, comm));
   PetscCallMPI(MPI_Bcast(&edgeCut, 1, MPIU_INT, 0, comm));
   PetscCallMPI(MPI_Bcast(&balance, 1, MPIU_REAL, 0, comm));
-  m->edgeCut    = edgeCut;
-  m->balance    = balance;
   m->nparts     = nparts;
   part->edgeCut = edgeCut;
   part->balance = balance;
