@@ -209,6 +209,19 @@ static inline PetscScalar fegtest_source(PetscInt dim, const PetscScalar C[16], 
   return f;
 }
 
+/* An essential condition with values from fn on the boundary the mesh builders mark ("marker" 1) */
+typedef PetscErrorCode (*fegtest_fn)(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *);
+static inline PetscErrorCode fegtest_wall(DM dm, fegtest_fn fn)
+{
+  DMLabel  label;
+  PetscInt id = 1;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetLabel(dm, "marker", &label));
+  PetscCall(DMAddBoundary(dm, DM_BC_ESSENTIAL, "wall", label, 1, &id, 0, 0, NULL, (void (*)(void))fn, NULL, NULL, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A perturbed box mesh of one cell type with a Lagrange field, optionally an essential condition on the boundary */
 static inline PetscErrorCode fegtest_setup(MPI_Comm comm, DMPolytopeType ct, PetscInt order, PetscBool cont, PetscBool bc, PetscInt n, DM *dm)
 {
@@ -217,13 +230,7 @@ static inline PetscErrorCode fegtest_setup(MPI_Comm comm, DMPolytopeType ct, Pet
   PetscFunctionBegin;
   PetscCall(FEGCreateBoxMesh(comm, ct, faces, NULL, NULL, 0.2, dm));
   PetscCall(FEGSetUpDiscretization(*dm, order, cont, "u"));
-  if (bc) {
-    DMLabel  label;
-    PetscInt id = 1;
-
-    PetscCall(DMGetLabel(*dm, "marker", &label));
-    PetscCall(DMAddBoundary(*dm, DM_BC_ESSENTIAL, "wall", label, 1, &id, 0, 0, NULL, (void (*)(void))fegtest_bcfunc, NULL, NULL, NULL));
-  }
+  if (bc) PetscCall(fegtest_wall(*dm, fegtest_bcfunc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -15,8 +15,6 @@ static PetscErrorCode solve(DMPolytopeType ct, PetscInt order, PetscInt n, Petsc
   const PetscInt     faces[3] = {n, n, n};
   const PetscScalar  Csym[16] = {1.0, 0, 0, 0, 0, 1.0, 0.3, 0.1, 0, 0.3, 2.0, 0.2, 0, 0.1, 0.2, 1.5};
   DM                 dm;
-  DMLabel            label;
-  PetscInt           id = 1;
   FEGForm            form;
   KSP                ksp;
   Vec                u;
@@ -26,8 +24,7 @@ static PetscErrorCode solve(DMPolytopeType ct, PetscInt order, PetscInt n, Petsc
   PetscFunctionBegin;
   PetscCall(FEGCreateBoxMesh(PETSC_COMM_WORLD, ct, faces, NULL, NULL, 0.1, &dm));
   PetscCall(FEGSetUpDiscretization(dm, order, PETSC_TRUE, "u"));
-  PetscCall(DMGetLabel(dm, "marker", &label));
-  PetscCall(DMAddBoundary(dm, DM_BC_ESSENTIAL, "wall", label, 1, &id, 0, 0, NULL, (void (*)(void))fegtest_exact, NULL, NULL, NULL));
+  PetscCall(fegtest_wall(dm, fegtest_exact));
   PetscCall(FEGFormCreate(PETSC_COMM_WORLD, &form));
   PetscCall(FEGFormSetConstant(form, symmetric ? Csym : fegtest_C0, NULL));
   PetscCall(FEGFormSetPointwiseCoefficient(form, source, NULL));

@@ -9,7 +9,7 @@
 static const PetscScalar Csym[16] = {1.0, 0, 0, 0, 0, 1.0, 0.3, 0.1, 0, 0.3, 2.0, 0.2, 0, 0.1, 0.2, 1.5};
 
 /* Reads ../share/meshes/<name> with fegpu, a Lagrange field of the order, optionally an essential condition */
-static PetscErrorCode mesh_from_file(const char *name, PetscInt order, PetscErrorCode (*bc)(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *), DM *dm)
+static PetscErrorCode mesh_from_file(const char *name, PetscInt order, fegtest_fn bc, DM *dm)
 {
   char path[PETSC_MAX_PATH_LEN];
 
@@ -19,13 +19,7 @@ static PetscErrorCode mesh_from_file(const char *name, PetscInt order, PetscErro
   PetscCall(FEGCreateMeshFromOptions(PETSC_COMM_WORLD, "curved_", dm));
   PetscCall(PetscOptionsClearValue(NULL, "-curved_feg_mesh_file"));
   PetscCall(FEGSetUpDiscretization(*dm, order, PETSC_TRUE, "u"));
-  if (bc) {
-    DMLabel  label;
-    PetscInt id = 1;
-
-    PetscCall(DMGetLabel(*dm, "marker", &label));
-    PetscCall(DMAddBoundary(*dm, DM_BC_ESSENTIAL, "wall", label, 1, &id, 0, 0, NULL, (void (*)(void))bc, NULL, NULL, NULL));
-  }
+  if (bc) PetscCall(fegtest_wall(*dm, bc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
