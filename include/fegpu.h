@@ -56,7 +56,15 @@ PETSC_EXTERN PetscErrorCode FEGCreateFE(MPI_Comm, PetscInt, DMPolytopeType, Pets
 PETSC_EXTERN PetscErrorCode FEGCreateQuadrature(PetscInt, DMPolytopeType, PetscInt, PetscQuadrature *);
 PETSC_EXTERN PetscErrorCode FEGCreateBoxMesh(MPI_Comm, DMPolytopeType, const PetscInt[], const PetscReal[], const PetscReal[], PetscReal, DM *);
 PETSC_EXTERN PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm, const char[], DM *);
-PETSC_EXTERN PetscErrorCode FEGSetUpDiscretization(DM, PetscInt, PetscBool, const char[]);
+/* Cell ordering inside each process, for locality of the gathers and scatters (-feg_reorder) */
+typedef enum {
+  FEG_REORDER_NONE,  /* the mesh's own order (a Gmsh file's, or the box builder's) */
+  FEG_REORDER_METIS, /* cells grouped by METIS k-way parts of the local dual graph */
+  FEG_REORDER_SFC    /* cells along a Hilbert curve through their centroids */
+} FEGReorderType;
+PETSC_EXTERN const char *const FEGReorderTypes[];
+PETSC_EXTERN PetscErrorCode    FEGMeshReorder(DM, FEGReorderType, DM *);
+PETSC_EXTERN PetscErrorCode    FEGSetUpDiscretization(DM, PetscInt, PetscBool, const char[]);
 
 /* Operators: an FEGOp computes a form on a DM in the way its type says; its Mat is what solvers use */
 typedef struct _p_FEGOp *FEGOp;

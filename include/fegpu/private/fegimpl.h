@@ -62,6 +62,9 @@ PETSC_INTERN void              FEGBoxSplitPrism(const PetscInt[], PetscInt[]);
 PETSC_INTERN PetscErrorCode    FEGMeshReadFile_Private(MPI_Comm, const char[], DM *);
 PETSC_INTERN PetscErrorCode    FEGMeshDistribute_Private(DM *, const char[]);
 PETSC_INTERN PetscErrorCode    PetscPartitionerCreate_FEGMetis(PetscPartitioner);
+/* cell orderings of FEGMeshReorder(): perm[i] = the cell (counted from the first) that goes to position i */
+PETSC_INTERN PetscErrorCode FEGMeshOrderCells_Metis(DM, PetscInt, PetscInt[]);
+PETSC_INTERN PetscErrorCode FEGMeshOrderCells_SFC(DM, PetscInt, PetscInt[]);
 
 /* the papers the strategies follow (src/sys/interface/cite.c), listed by -citations */
 typedef enum {

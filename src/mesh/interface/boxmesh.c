@@ -218,7 +218,9 @@ PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt
 . -feg_cell_type <tri,quad,tet,hex,prism> - the box's cells
 . -feg_faces <n,n,n>                - the box's subdivisions
 . -feg_lower <x,y,z> / -feg_upper <x,y,z> - the box's corners
-- -feg_perturb <r>                  - vertex perturbation, fraction of the spacing
+. -feg_perturb <r>                  - vertex perturbation, fraction of the spacing
+. -feg_reorder <none,metis,sfc>     - renumber each process's cells for locality (FEGMeshReorder())
+- -feg_reorder_part_size <n>        - cells per METIS part for -feg_reorder metis
 
   Note:
   Second-order Gmsh tetrahedra are repaired after PETSc reads them: PETSc (3.18 to 3.22) stores their coordinate nodes
@@ -231,9 +233,10 @@ PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *
 {
   char file[PETSC_MAX_PATH_LEN] = "";
   /* one slot more than any dimension, so a fourth value is seen and refused rather than dropped */
-  PetscInt  ctype = 0, faces[4] = {4, 4, 4, 4}, nf = 4, nl = 4, nu = 4, dim;
-  PetscReal lower[4] = {0, 0, 0, 0}, upper[4] = {1, 1, 1, 1}, perturb = 0.0;
-  PetscBool flg, fset, lset, uset, ondevice;
+  PetscInt       ctype = 0, faces[4] = {4, 4, 4, 4}, nf = 4, nl = 4, nu = 4, dim;
+  PetscReal      lower[4] = {0, 0, 0, 0}, upper[4] = {1, 1, 1, 1}, perturb = 0.0;
+  PetscBool      flg, fset, lset, uset, ondevice;
+  FEGReorderType reorder = FEG_REORDER_NONE;
 
   PetscFunctionBegin;
   FEGAssertPointer(dm, 3);
@@ -244,6 +247,7 @@ PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *
   PetscCall(PetscOptionsRealArray("-feg_lower", "Lower corner of the box", "FEGCreateBoxMesh", lower, &nl, &lset));
   PetscCall(PetscOptionsRealArray("-feg_upper", "Upper corner of the box", "FEGCreateBoxMesh", upper, &nu, &uset));
   PetscCall(PetscOptionsReal("-feg_perturb", "Random vertex perturbation, fraction of the spacing", "FEGCreateBoxMesh", perturb, &perturb, NULL));
+  PetscCall(PetscOptionsEnum("-feg_reorder", "Renumber each process's cells for locality", "FEGMeshReorder", FEGReorderTypes, (PetscEnum)reorder, (PetscEnum *)&reorder, NULL));
   PetscOptionsEnd();
   if (file[0]) {
     PetscBool has;
@@ -267,6 +271,15 @@ PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *
     PetscCheck(!uset || nu == dim, comm, PETSC_ERR_ARG_SIZ, "-feg_upper needs %" PetscInt_FMT " values for a %s box, got %" PetscInt_FMT, dim, FEGCellNames[ctype], nu);
     if (nf == 1) faces[1] = faces[2] = faces[0];
     PetscCall(FEGCreateBoxMesh(comm, FEGCellInfos[ctype].ct, faces, lower, upper, perturb, dm));
+  }
+  if (reorder != FEG_REORDER_NONE) {
+    DM rdm;
+
+    /* before DMSetFromOptions(), so that -dm_refine refines the renumbered mesh and keeps its locality */
+    if (prefix) PetscCall(PetscObjectSetOptionsPrefix((PetscObject)*dm, prefix));
+    PetscCall(FEGMeshReorder(*dm, reorder, &rdm));
+    PetscCall(DMDestroy(dm));
+    *dm = rdm;
   }
   if (prefix) PetscCall(PetscObjectSetOptionsPrefix((PetscObject)*dm, prefix));
   PetscCall(DMSetFromOptions(*dm));

@@ -1,0 +1,67 @@
+/* Cell ordering by METIS parts: the process's own cell dual graph (cells that share a face) cut into parts of about
+   -feg_reorder_part_size cells, the cells of a part numbered together, so that elements processed side by side on the
+   GPU gather and scatter mostly the same dofs */
+#include <fegpu/private/fegimpl.h>
+#include <metis.h>
+
+PetscErrorCode FEGMeshOrderCells_Metis(DM dm, PetscInt nc, PetscInt perm[])
+{
+  PetscInt  cStart, cEnd, fStart, fEnd, psize = 256, nparts, *cnt;
+  idx_t    *xadj, *adjncy, *where, *fill;
+  PetscBool set;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetInt(((PetscObject)dm)->options, ((PetscObject)dm)->prefix, "-feg_reorder_part_size", &psize, &set));
+  PetscCheck(psize >= 1, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-feg_reorder_part_size %" PetscInt_FMT " must be at least 1", psize);
+  PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
+  PetscCall(DMPlexGetHeightStratum(dm, 1, &fStart, &fEnd));
+  nparts = (nc + psize - 1) / psize;
+  for (PetscInt i = 0; i < nc; i++) perm[i] = i;
+  if (nparts < 2) PetscFunctionReturn(PETSC_SUCCESS);
+  /* the dual graph through the faces with two local cells */
+  PetscCall(PetscMalloc3(nc + 1, &xadj, nc, &where, nc, &fill));
+  PetscCall(PetscArrayzero(xadj, nc + 1));
+  for (PetscInt f = fStart; f < fEnd; f++) {
+    const PetscInt *supp;
+    PetscInt        ns;
+
+    PetscCall(DMPlexGetSupportSize(dm, f, &ns));
+    if (ns != 2) continue;
+    PetscCall(DMPlexGetSupport(dm, f, &supp));
+    xadj[supp[0] - cStart + 1]++;
+    xadj[supp[1] - cStart + 1]++;
+  }
+  for (PetscInt c = 0; c < nc; c++) xadj[c + 1] += xadj[c];
+  PetscCheck(xadj[nc] <= (PetscInt)INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "The dual graph has %" PetscInt_FMT " edges, more than this METIS (32-bit indices) can hold", (PetscInt)xadj[nc]);
+  PetscCall(PetscMalloc1(PetscMax(xadj[nc], 1), &adjncy));
+  for (PetscInt c = 0; c < nc; c++) fill[c] = xadj[c];
+  for (PetscInt f = fStart; f < fEnd; f++) {
+    const PetscInt *supp;
+    PetscInt        ns;
+
+    PetscCall(DMPlexGetSupportSize(dm, f, &ns));
+    if (ns != 2) continue;
+    PetscCall(DMPlexGetSupport(dm, f, &supp));
+    adjncy[fill[supp[0] - cStart]++] = (idx_t)(supp[1] - cStart);
+    adjncy[fill[supp[1] - cStart]++] = (idx_t)(supp[0] - cStart);
+  }
+  {
+    idx_t n = (idx_t)nc, ncon = 1, np = (idx_t)nparts, objval = 0, opts[METIS_NOPTIONS];
+    int   status;
+
+    METIS_SetDefaultOptions(opts);
+    opts[METIS_OPTION_SEED]      = 0; /* the same order every run */
+    opts[METIS_OPTION_NUMBERING] = 0;
+    status                       = METIS_PartGraphKway(&n, &ncon, xadj, adjncy, NULL, NULL, NULL, &np, NULL, NULL, opts, &objval, where);
+    PetscCheck(status == METIS_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "METIS_PartGraphKway failed (status %d) ordering %" PetscInt_FMT " cells in %" PetscInt_FMT " parts", status, nc, nparts);
+  }
+  /* cells by part, in their old order inside a part */
+  PetscCall(PetscCalloc1(nparts + 1, &cnt));
+  for (PetscInt c = 0; c < nc; c++) cnt[where[c] + 1]++;
+  for (PetscInt p = 0; p < nparts; p++) cnt[p + 1] += cnt[p];
+  for (PetscInt c = 0; c < nc; c++) perm[cnt[where[c]]++] = c;
+  PetscCall(PetscFree(cnt));
+  PetscCall(PetscFree(adjncy));
+  PetscCall(PetscFree3(xadj, where, fill));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

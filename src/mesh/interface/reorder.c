@@ -1,0 +1,215 @@
+/* Cell ordering for locality: each process renumbers its own cells (METIS parts or a Hilbert curve), then every lower
+   dimensional point in the order the new cells first reach it, so that the dofs of neighbouring elements sit close in
+   the vectors the operators gather from and scatter to. On several processes the cells that touch a ghost point go
+   last, so the elements that read only owned dofs form a prefix (the apply overlaps them with the halo exchange). */
+#include <fegpu/private/fegimpl.h>
+#include <petscsf.h>
+
+const char *const FEGReorderTypes[] = {"none", "metis", "sfc", "FEGReorderType", "FEG_REORDER_", NULL};
+
+/* the cell orderings: perm[i] = the local cell (from cStart) that goes to position i */
+static PetscErrorCode (*const FEGCellOrderings[])(DM, PetscInt, PetscInt[]) = {NULL, FEGMeshOrderCells_Metis, FEGMeshOrderCells_SFC};
+
+/* The point SF of the permuted mesh: leaves and their roots renumbered (DMPlexPermute() leaves the SF out) */
+static PetscErrorCode FEGPermutePointSF(DM dm, const PetscInt perm[], DM pdm)
+{
+  PetscSF            sf, sfNew;
+  const PetscInt    *ilocal;
+  const PetscSFNode *iremote;
+  PetscInt           nroots, nleaves, pStart, pEnd, *rperm, *leafOf, *ilocalNew, n = 0;
+  PetscSFNode       *iremoteNew;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetPointSF(dm, &sf));
+  PetscCall(PetscSFGetGraph(sf, &nroots, &nleaves, &ilocal, &iremote));
+  if (nroots < 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DMPlexGetChart(dm, &pStart, &pEnd));
+  PetscCall(PetscMalloc2(pEnd - pStart, &rperm, pEnd - pStart, &leafOf));
+  /* the new number of each leaf's root, from its owner */
+  PetscCall(PetscSFBcastBegin(sf, MPIU_INT, perm, rperm, MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(sf, MPIU_INT, perm, rperm, MPI_REPLACE));
+  for (PetscInt p = pStart; p < pEnd; p++) leafOf[p - pStart] = -1;
+  for (PetscInt l = 0; l < nleaves; l++) leafOf[perm[ilocal ? ilocal[l] : l] - pStart] = l;
+  PetscCall(PetscMalloc1(nleaves, &ilocalNew));
+  PetscCall(PetscMalloc1(nleaves, &iremoteNew));
+  /* leaves sorted by their new local number, as DMPlexDistribute() leaves them */
+  for (PetscInt q = pStart; q < pEnd; q++) {
+    const PetscInt l = leafOf[q - pStart];
+
+    if (l < 0) continue;
+    ilocalNew[n]        = q;
+    iremoteNew[n].rank  = iremote[l].rank;
+    iremoteNew[n].index = rperm[(ilocal ? ilocal[l] : l) - pStart];
+    n++;
+  }
+  PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)dm), &sfNew));
+  PetscCall(PetscSFSetGraph(sfNew, nroots, nleaves, ilocalNew, PETSC_OWN_POINTER, iremoteNew, PETSC_OWN_POINTER));
+  PetscCall(DMSetPointSF(pdm, sfNew));
+  PetscCall(PetscSFDestroy(&sfNew));
+  PetscCall(PetscFree2(rperm, leafOf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGMeshReorder - renumbers the cells of each process for locality (METIS parts or a Hilbert space-filling curve), and
+  the faces, edges and vertices in the order the renumbered cells reach them
+
+  Collective
+
+  Input Parameters:
++ dm   - a DMPlex without a discretization yet (the section is not permuted with it)
+- type - FEG_REORDER_NONE, FEG_REORDER_METIS or FEG_REORDER_SFC
+
+  Output Parameter:
+. rdm - the renumbered mesh (a new reference to dm for FEG_REORDER_NONE)
+
+  Options Database Key:
+. -feg_reorder_part_size <n> - cells per METIS part (default 256)
+
+  Notes:
+  Each process orders only its own cells; on several processes the cells that touch a ghost point come last. Labels,
+  coordinates (cellwise ones too) and the point SF follow the new numbering. FEGCreateMeshFromOptions() applies it with
+  -feg_reorder.
+
+  Level: intermediate
+
+.seealso: FEGCreateMeshFromOptions()
+@*/
+PetscErrorCode FEGMeshReorder(DM dm, FEGReorderType type, DM *rdm)
+{
+  PetscInt        cStart, cEnd, pStart, pEnd, depth, nc, *cperm, *perm, *dstart, *dend, *order, nleaves, nf;
+  const PetscInt *ilocal;
+  PetscBool      *ghost;
+  PetscSF         sf;
+  PetscMPIInt     size;
+  IS              is;
+  PetscLogDouble  t0;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  FEGAssertPointer(rdm, 3);
+  PetscCheck(type >= FEG_REORDER_NONE && type <= FEG_REORDER_SFC, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "Unknown reordering %d: use none, metis or sfc", (int)type);
+  if (type == FEG_REORDER_NONE) {
+    PetscCall(PetscObjectReference((PetscObject)dm));
+    *rdm = dm;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(DMGetNumFields(dm, &nf));
+  PetscCheck(!nf, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "Reorder the mesh before it gets a discretization (its section would be left behind)");
+  PetscCall(PetscTime(&t0));
+  PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
+  PetscCall(DMPlexGetChart(dm, &pStart, &pEnd));
+  PetscCall(DMPlexGetDepth(dm, &depth));
+  nc = cEnd - cStart;
+  PetscCall(PetscMalloc3(nc, &cperm, pEnd - pStart, &perm, pEnd - pStart, &ghost));
+  {
+    DMPolytopeType ct0 = DM_POLYTOPE_UNKNOWN, ct;
+
+    for (PetscInt c = cStart; c < cEnd; c++) {
+      PetscCall(DMPlexGetCellType(dm, c, &ct));
+      if (c == cStart) ct0 = ct;
+      PetscCheck(ct == ct0, PETSC_COMM_SELF, PETSC_ERR_SUP, "Reordering needs cells of one type; cell %" PetscInt_FMT " is a %s, cell %" PetscInt_FMT " a %s", cStart, DMPolytopeTypes[ct0], c, DMPolytopeTypes[ct]);
+    }
+  }
+  PetscCall((*FEGCellOrderings[type])(dm, nc, cperm));
+  /* ghost points (leaves of the point SF): the cells that touch one go last, in their order */
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
+  for (PetscInt p = pStart; p < pEnd; p++) ghost[p - pStart] = PETSC_FALSE;
+  PetscCall(DMGetPointSF(dm, &sf));
+  PetscCall(PetscSFGetGraph(sf, NULL, &nleaves, &ilocal, NULL));
+  if (size > 1 && nleaves > 0) {
+    PetscInt *tmp, ni = 0, nb = 0;
+
+    for (PetscInt l = 0; l < nleaves; l++) ghost[(ilocal ? ilocal[l] : l) - pStart] = PETSC_TRUE;
+    PetscCall(PetscMalloc1(nc, &tmp));
+    for (PetscInt i = 0; i < nc; i++) {
+      PetscInt *cl      = NULL, ncl;
+      PetscBool touches = PETSC_FALSE;
+
+      PetscCall(DMPlexGetTransitiveClosure(dm, cStart + cperm[i], PETSC_TRUE, &ncl, &cl));
+      for (PetscInt k = 0; k < ncl && !touches; k++) touches = ghost[cl[2 * k] - pStart];
+      PetscCall(DMPlexRestoreTransitiveClosure(dm, cStart + cperm[i], PETSC_TRUE, &ncl, &cl));
+      if (touches) tmp[nc - 1 - nb++] = cperm[i];
+      else cperm[ni++] = cperm[i];
+    }
+    for (PetscInt k = 0; k < nb; k++) cperm[ni + k] = tmp[nc - 1 - k];
+    PetscCall(PetscFree(tmp));
+  }
+  /* every other point numbered within its depth stratum in the order the new cells reach it (one closure per cell);
+     points no cell reaches keep their relative order at the end; within a stratum cell types keep separate ranges */
+  for (PetscInt p = pStart; p < pEnd; p++) perm[p - pStart] = -1;
+  for (PetscInt i = 0; i < nc; i++) perm[cStart + cperm[i] - pStart] = cStart + i;
+  PetscCall(PetscMalloc3(depth + 1, &dstart, depth + 1, &dend, pEnd - pStart, &order));
+  for (PetscInt d = 0; d <= depth; d++) PetscCall(DMPlexGetDepthStratum(dm, d, &dstart[d], &dend[d]));
+  {
+    PetscInt *fill;
+
+    PetscCall(PetscMalloc1(depth + 1, &fill));
+    for (PetscInt d = 0; d <= depth; d++) fill[d] = dstart[d];
+    for (PetscInt i = 0; i < nc; i++) {
+      PetscInt *cl = NULL, ncl;
+
+      PetscCall(DMPlexGetTransitiveClosure(dm, cStart + cperm[i], PETSC_TRUE, &ncl, &cl));
+      for (PetscInt k = 0; k < ncl; k++) {
+        const PetscInt q = cl[2 * k];
+        PetscInt       d = 0;
+
+        if (perm[q - pStart] != -1) continue; /* a cell, or reached before */
+        while (q < dstart[d] || q >= dend[d]) d++;
+        perm[q - pStart]          = -2; /* reached */
+        order[fill[d]++ - pStart] = q;
+      }
+      PetscCall(DMPlexRestoreTransitiveClosure(dm, cStart + cperm[i], PETSC_TRUE, &ncl, &cl));
+    }
+    for (PetscInt d = 0; d < depth; d++)
+      for (PetscInt p = dstart[d]; p < dend[d]; p++)
+        if (perm[p - pStart] == -1) order[fill[d]++ - pStart] = p;
+    PetscCall(PetscFree(fill));
+  }
+  for (PetscInt d = 0; d < depth; d++) {
+    PetscInt rank[DM_NUM_POLYTOPES], cnt[DM_NUM_POLYTOPES + 1], nt = 0;
+
+    /* types ranked by their first appearance in the original stratum, then a stable counting sort */
+    for (PetscInt t = 0; t < DM_NUM_POLYTOPES; t++) rank[t] = -1;
+    for (PetscInt t = 0; t <= DM_NUM_POLYTOPES; t++) cnt[t] = 0;
+    for (PetscInt p = dstart[d]; p < dend[d]; p++) {
+      DMPolytopeType ct;
+
+      PetscCall(DMPlexGetCellType(dm, p, &ct));
+      if (rank[ct] < 0) rank[ct] = nt++;
+      cnt[rank[ct] + 1]++;
+    }
+    for (PetscInt t = 0; t < nt; t++) cnt[t + 1] += cnt[t];
+    for (PetscInt k = dstart[d]; k < dend[d]; k++) {
+      const PetscInt q = order[k - pStart];
+      DMPolytopeType ct;
+
+      PetscCall(DMPlexGetCellType(dm, q, &ct));
+      perm[q - pStart] = dstart[d] + cnt[rank[ct]]++;
+    }
+  }
+  PetscCall(PetscFree3(dstart, dend, order));
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, pEnd - pStart, perm, PETSC_USE_POINTER, &is));
+  PetscCall(DMPlexPermute(dm, is, rdm));
+  PetscCall(ISDestroy(&is));
+  PetscCall(FEGPermutePointSF(dm, perm, *rdm));
+  {
+    DM       cdm, cdmNew;
+    PetscInt nf;
+
+    /* DMPlexPermute() keeps the coordinates but not their discretization (curved meshes) */
+    PetscCall(DMGetCoordinateDM(dm, &cdm));
+    PetscCall(DMGetCoordinateDM(*rdm, &cdmNew));
+    PetscCall(DMGetNumFields(cdm, &nf));
+    if (nf) PetscCall(DMCopyDisc(cdm, cdmNew));
+  }
+  PetscCall(DMPlexDistributeSetDefault(*rdm, PETSC_FALSE));
+  PetscCall(PetscFree3(cperm, perm, ghost));
+  {
+    PetscLogDouble t1;
+
+    PetscCall(PetscTime(&t1));
+    PetscCall(PetscInfo(dm, "Reordered %" PetscInt_FMT " cells by %s in %g s\n", nc, FEGReorderTypes[type], t1 - t0));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
