@@ -56,6 +56,10 @@ typedef struct {
   FEGDevOut  out;
   double    *vals; /* LMA storage, CSR values or COO values */
   const int *pos;  /* CSR positions, -1 for a dropped (constrained) entry */
+  /* several processes (vals2 set): positions from nA on are in the off-diagonal block vals2, from nAB on in the
+     buffer vals3 of entries in rows other processes own */
+  double *vals2, *vals3;
+  int     nA, nAB;
 } FEGDevOutput;
 
 /* Kernel choice and tuning (Krużel et al.: entries per thread, parts, Jacobian data in shared memory) */
@@ -121,6 +125,14 @@ static __device__ __forceinline__ void FEGChatDev(int dim, const double C[16], c
 }
 
 /* the geometry (invJ, then det J) of point q of element e */
+/* where CSR position p of an FEGDevOutput lives (one array on one process; diagonal block, off-diagonal block or send
+   buffer on several) */
+static __device__ __forceinline__ double *FEGDevTarget(const FEGDevOutput &o, int p)
+{
+  if (!o.vals2 || p < o.nA) return o.vals + p;
+  return p < o.nAB ? o.vals2 + (p - o.nA) : o.vals3 + (p - o.nAB);
+}
+
 static __device__ __forceinline__ const double *FEGDevGeo(const FEGDevDisc &d, int e, int q)
 {
   return d.geo + ((size_t)e * d.nG + (d.nG == 1 ? 0 : q)) * (d.dim * d.dim + 1);

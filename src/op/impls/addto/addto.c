@@ -10,7 +10,7 @@ static PetscErrorCode FEGOpSetFromOptions_AddTo(FEGOp op, PetscOptionItems *Pets
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "fegpu addto operator");
-  PetscCall(PetscOptionsEnum("-feg_addto_mode", "GPU addto: atomics, element colouring, or PETSc's MatSetValuesCOO (auto: atomic on one process, coo on several)", "FEGOpSetFromOptions", FEGAddtoModes, (PetscEnum)a->mode, (PetscEnum *)&a->mode, NULL));
+  PetscCall(PetscOptionsEnum("-feg_addto_mode", "GPU addto: atomics, element colouring, or PETSc's MatSetValuesCOO (auto: atomic)", "FEGOpSetFromOptions", FEGAddtoModes, (PetscEnum)a->mode, (PetscEnum *)&a->mode, NULL));
   PetscCall(FEGTuningSetFromOptions(PetscOptionsObject, PetscObjectComm((PetscObject)op), &a->tuning));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);

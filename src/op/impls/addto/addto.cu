@@ -102,3 +102,23 @@ PetscErrorCode FEGDevCSRPattern(int Ne, int Nb, int n, const int *gidx, int *pos
   PetscCallCUDA(cudaFree(key));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* contributions other processes computed for owned rows, added at their positions (atomics: several processes may send
+   the same entry) */
+static __global__ void FEGAddAt_Kernel(int n, const int *__restrict__ pos, const double *__restrict__ v, const FEGDevOutput o)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  atomicAdd(FEGDevTarget(o, pos[i]), v[i]);
+}
+
+PetscErrorCode FEGDevAddAt(int n, const int *pos, const double *v, const FEGDevOutput *o)
+{
+  const int nt = 256;
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  FEGAddAt_Kernel<<<(n + nt - 1) / nt, nt>>>(n, pos, v, *o);
+  FEGCheckLaunch("FEGAddAt_Kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

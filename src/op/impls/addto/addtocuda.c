@@ -1,9 +1,13 @@
 /* addto on the GPU: element matrices integrated on the device and added straight into the CSR values of an
    AIJCUSPARSE matrix at positions found once at setup (atomics, or element colours without atomics), or handed to
-   PETSc's MatSetValuesCOO() (the only mode that reaches rows of other processes) */
+   PETSc's MatSetValuesCOO(). On several processes the positions point into the diagonal and off-diagonal blocks of
+   MPIAIJCUSPARSE for owned rows; entries of rows owned elsewhere are summed into a send buffer and reach their owner
+   through a PetscSF, which adds them in a second kernel: only those cross processes. */
 #include "addto.h"
 #include "addtocuda.h"
 #include <fegpu/private/fegcudaimpl.h>
+#include <petsc/private/hashmapij.h>
+#include <petscsf.h>
 
 typedef struct {
   FEGDevOp     base;
@@ -13,20 +17,24 @@ typedef struct {
   PetscInt    *colorOff, ncolors;
   double      *coo; /* COO values, element by element */
   PetscInt     nnz;
+  /* several processes: positions below nA are in the diagonal block, below nAB in the off-diagonal block, the rest
+     in the send buffer of nsend entries of rows owned elsewhere; msf takes each to its own slot on the owner, whose
+     nrecv received values are added at recvpos */
+  PetscInt nA, nAB, nsend, nrecv;
+  double  *sendbuf, *recvbuf;
+  int     *recvpos;
+  PetscSF  rowsf;
 } FEGOp_AddTo_CUDA;
 
 static PetscErrorCode FEGOpSetUp_AddTo_CUDA(FEGOp op)
 {
   FEGOp_AddTo      *a = (FEGOp_AddTo *)op->data;
   FEGOp_AddTo_CUDA *dev;
-  PetscMPIInt       size;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&dev));
-  a->dev = dev;
-  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)op), &size));
-  dev->mode = a->mode == FEG_ADDTO_AUTO ? (size > 1 ? FEG_ADDTO_COO : FEG_ADDTO_ATOMIC) : a->mode;
-  PetscCheck(size == 1 || dev->mode == FEG_ADDTO_COO, PetscObjectComm((PetscObject)op), PETSC_ERR_SUP, "-feg_addto_mode %s works on one process; on %d processes the off-process contributions need -feg_addto_mode coo (the default)", FEGAddtoModes[dev->mode], (int)size);
+  a->dev    = dev;
+  dev->mode = a->mode == FEG_ADDTO_AUTO ? FEG_ADDTO_ATOMIC : a->mode;
   PetscCall(FEGDevOpSetUp(op, PETSC_TRUE, &a->tuning, FEG_SCATTER_ATOMIC, &dev->base));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -69,6 +77,135 @@ static PetscErrorCode FEGColorElements(FEGDisc *disc, PetscInt *ncolors, PetscIn
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* position of column c in row i of a CSR block, -1 if absent */
+static PetscInt FEGRowFind(const PetscInt *ia, const PetscInt *ja, PetscInt i, PetscInt c)
+{
+  PetscInt lo = ia[i], hi = ia[i + 1];
+
+  while (lo < hi) {
+    const PetscInt mid = (lo + hi) / 2;
+
+    if (ja[mid] < c) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < ia[i + 1] && ja[lo] == c ? lo : -1;
+}
+
+/* the split position of owned global row r (local i) and global column c: diagonal block, or off-diagonal block through
+   garray (sorted global columns of the off-diagonal block) */
+static PetscErrorCode FEGOwnedPosition(const PetscInt *ia, const PetscInt *ja, const PetscInt *ib, const PetscInt *jb, const PetscInt *garray, PetscInt ng, PetscInt cstart, PetscInt cend, PetscInt nA, PetscInt r, PetscInt i, PetscInt c, int *pos)
+{
+  PetscInt p, j;
+
+  PetscFunctionBegin;
+  if (c >= cstart && c < cend) p = FEGRowFind(ia, ja, i, c - cstart);
+  else {
+    PetscCall(PetscFindInt(c, ng, garray, &j));
+    p = j < 0 ? -1 : FEGRowFind(ib, jb, i, j);
+    if (p >= 0) p += nA;
+  }
+  PetscCheck(p >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Entry (%" PetscInt_FMT ", %" PetscInt_FMT ") is not in the preallocated pattern", r, c);
+  *pos = (int)p;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Several processes: the exact pattern through FEGOpPreallocate(); then every element entry's position in the diagonal
+   or off-diagonal block of MPIAIJCUSPARSE, or its slot in the send buffer (one per distinct off-process entry), and the
+   PetscSF that takes the send buffer to the owners, who learn the columns once and find the positions themselves */
+static PetscErrorCode FEGAddtoSplitSetUp(FEGOp op, Mat A, FEGOp_AddTo_CUDA *dev)
+{
+  FEGDisc        *disc = op->disc;
+  const PetscInt  Ne = disc->Ne, Nb = disc->Nb;
+  const PetscInt *gidx, *ia, *ja, *ib, *jb, *garray, *deg;
+  PetscInt        rstart, rend, nrows, ng, noff = 0, *srow, *scol, *rcol;
+  int            *hpos, *rpos;
+  Mat             Ad, Ao;
+  PetscBool       done;
+  PetscHMapIJ     slots;
+  PetscLayout     rmap;
+  PetscSF         msf;
+  PetscLogDouble  t0 = 0.0;
+
+  PetscFunctionBegin;
+  PetscCall(FEGOpPreallocate(op, A));
+  PetscCall(FEGPhaseBegin(FEG_SetupPattern, (PetscObject)op, &t0));
+  PetscCall(FEGDiscGetGlobalIndices(disc, &gidx));
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+  PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nrows, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot read the diagonal block's CSR structure");
+  PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nrows, &ib, &jb, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot read the off-diagonal block's CSR structure");
+  PetscCall(MatGetLocalSize(Ao, NULL, &ng));
+  dev->nA  = ia[nrows];
+  dev->nAB = ia[nrows] + ib[nrows];
+  PetscCheck(dev->nAB + (PetscInt64)Ne * Nb * Nb < (PetscInt64)PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "GPU addto positions are 32-bit: %" PetscInt_FMT " nonzeros and %" PetscInt_FMT " elements of %" PetscInt_FMT " dofs are too many for one process",
+             dev->nAB, Ne, Nb);
+  for (size_t k = 0; k < (size_t)Ne * Nb; k++) noff += (gidx[k] >= 0 && (gidx[k] < rstart || gidx[k] >= rend)) ? Nb : 0;
+  PetscCall(PetscMalloc3((size_t)Ne * Nb * Nb, &hpos, noff, &srow, noff, &scol));
+  PetscCall(PetscHMapIJCreate(&slots));
+  dev->nsend = 0;
+  for (PetscInt e = 0; e < Ne; e++) {
+    const PetscInt *gi = gidx + (size_t)e * Nb;
+
+    for (PetscInt a = 0; a < Nb; a++)
+      for (PetscInt b = 0; b < Nb; b++) {
+        const PetscInt r = gi[a], c = gi[b];
+        const size_t   k = ((size_t)a * Nb + b) * Ne + e;
+
+        if (r < 0 || c < 0) hpos[k] = -1;
+        else if (r >= rstart && r < rend) PetscCall(FEGOwnedPosition(ia, ja, ib, jb, garray, ng, rstart, rend, dev->nA, r, r - rstart, c, &hpos[k]));
+        else {
+          PetscHashIJKey key = {r, c};
+          PetscInt       slot;
+
+          PetscCall(PetscHMapIJGet(slots, key, &slot));
+          if (slot < 0) {
+            slot       = dev->nsend++;
+            srow[slot] = r;
+            scol[slot] = c;
+            PetscCall(PetscHMapIJSet(slots, key, slot));
+          }
+          hpos[k] = (int)(dev->nAB + slot);
+        }
+      }
+  }
+  PetscCall(PetscHMapIJDestroy(&slots));
+  PetscCall(FEGDevMallocCopy((void **)&dev->pos, hpos, sizeof(int) * Ne * Nb * Nb, NULL));
+  /* each send slot is a leaf on its row; the multi-SF gives it a root of its own on the owner */
+  PetscCall(MatGetLayouts(A, &rmap, NULL));
+  PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)op), &dev->rowsf));
+  PetscCall(PetscSFSetGraphLayout(dev->rowsf, rmap, dev->nsend, NULL, PETSC_OWN_POINTER, srow));
+  PetscCall(PetscSFComputeDegreeBegin(dev->rowsf, &deg));
+  PetscCall(PetscSFComputeDegreeEnd(dev->rowsf, &deg));
+  dev->nrecv = 0;
+  for (PetscInt i = 0; i < rend - rstart; i++) dev->nrecv += deg[i];
+  PetscCall(PetscMalloc2(dev->nrecv, &rcol, dev->nrecv, &rpos));
+  PetscCall(PetscSFGatherBegin(dev->rowsf, MPIU_INT, scol, rcol));
+  PetscCall(PetscSFGatherEnd(dev->rowsf, MPIU_INT, scol, rcol));
+  for (PetscInt i = 0, m = 0; i < rend - rstart; i++)
+    for (PetscInt k = 0; k < deg[i]; k++, m++) PetscCall(FEGOwnedPosition(ia, ja, ib, jb, garray, ng, rstart, rend, dev->nA, rstart + i, i, rcol[m], &rpos[m]));
+  PetscCall(PetscSFGetMultiSF(dev->rowsf, &msf));
+  PetscCall(PetscSFSetUp(msf));
+  PetscCall(FEGDevMallocCopy((void **)&dev->recvpos, rpos, sizeof(int) * dev->nrecv, NULL));
+  PetscCall(FEGDevMallocCopy((void **)&dev->sendbuf, NULL, sizeof(double) * dev->nsend, NULL));
+  PetscCall(FEGDevMallocCopy((void **)&dev->recvbuf, NULL, sizeof(double) * dev->nrecv, NULL));
+  PetscCall(PetscFree2(rcol, rpos));
+  PetscCall(PetscFree3(hpos, srow, scol));
+  PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nrows, &ia, &ja, &done));
+  PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nrows, &ib, &jb, &done));
+  {
+    const PetscInt *i, *j;
+    PetscScalar    *v;
+    PetscMemType    mt;
+
+    PetscCall(MatSeqAIJGetCSRAndMemType(Ao, &i, &j, &v, &mt));
+    PetscCheck(PetscMemTypeDevice(mt), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The addto matrix is not a device (MPIAIJCUSPARSE) matrix: use -dm_mat_type aijcusparse or leave it unset");
+  }
+  PetscCall(FEGPhaseEnd(FEG_SetupPattern, (PetscObject)op, t0, &op->tpattern));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* AIJCUSPARSE (unless -dm_mat_type says otherwise) with its final pattern: MatSetPreallocationCOO() of the element
    entries (coo), or the pattern and the CSR position of every element entry from one sort on the device */
 static PetscErrorCode FEGOpCreateMatrix_AddTo_CUDA(FEGOp op, Mat A)
@@ -77,14 +214,19 @@ static PetscErrorCode FEGOpCreateMatrix_AddTo_CUDA(FEGOp op, Mat A)
   FEGDisc          *disc = op->disc;
   const PetscInt    Ne = disc->Ne, Nb = disc->Nb;
   MatType           mtype;
+  PetscMPIInt       size;
 
   PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)op), &size));
   PetscCall(FEGOpGetMatType(op, MATAIJCUSPARSE, &mtype));
   PetscCall(MatSetType(A, mtype));
   if (dev->mode == FEG_ADDTO_COO) {
     PetscCall(FEGOpPreallocateCOO(op, PETSC_FALSE, A));
     PetscCall(MatSetOption(A, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
     PetscCall(FEGDevMallocCopy((void **)&dev->coo, NULL, sizeof(double) * Ne * Nb * Nb, NULL));
+  } else if (size > 1) {
+    PetscCall(FEGAddtoSplitSetUp(op, A, dev));
+    if (dev->mode == FEG_ADDTO_COLOR) PetscCall(FEGColorElements(disc, &dev->ncolors, &dev->colorOff, &dev->colorElems));
   } else {
     const PetscInt *gidx;
     const PetscInt *ia, *ja;
@@ -144,22 +286,43 @@ static PetscErrorCode FEGOpAssemble_AddTo_CUDA(FEGOp op, Mat A)
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(MatSetValuesCOO(A, dev->coo, INSERT_VALUES));
   } else {
-    PetscScalar *va;
+    PetscScalar *va, *vb = NULL;
+    Mat          Ad = A, Ao = NULL;
+    FEGDevOutput o = {dev->colorOff ? FEG_DEV_OUT_CSR_PLAIN : FEG_DEV_OUT_CSR_ATOMIC, NULL, dev->pos, NULL, NULL, 0, 0};
 
-    PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(A, &va));
+    if (dev->rowsf) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+    PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(Ad, &va));
+    if (Ao) PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(Ao, &vb));
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(FEGDevZero(va, dev->nnz));
+    o.vals = va;
+    if (Ao) {
+      /* owned rows straight into the two blocks, rows of other processes into the send buffer */
+      o.vals2 = vb;
+      o.vals3 = dev->sendbuf;
+      o.nA    = (int)dev->nA;
+      o.nAB   = (int)dev->nAB;
+      PetscCall(FEGDevZero(va, dev->nA));
+      PetscCall(FEGDevZero(vb, dev->nAB - dev->nA));
+      PetscCall(FEGDevZero(dev->sendbuf, dev->nsend));
+    } else PetscCall(FEGDevZero(va, dev->nnz));
     if (dev->colorOff) {
-      FEGDevOutput o = {FEG_DEV_OUT_CSR_PLAIN, va, dev->pos};
-
       for (PetscInt k = 0; k < dev->ncolors; k++) PetscCall(FEGDevElementMatrices(d, &c, dev->colorElems + dev->colorOff[k], (int)(dev->colorOff[k + 1] - dev->colorOff[k]), &o, &dev->base.tune));
-    } else {
-      FEGDevOutput o = {FEG_DEV_OUT_CSR_ATOMIC, va, dev->pos};
-
-      PetscCall(FEGDevElementMatrices(d, &c, NULL, d->Ne, &o, &dev->base.tune));
-    }
+    } else PetscCall(FEGDevElementMatrices(d, &c, NULL, d->Ne, &o, &dev->base.tune));
     PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(A, &va));
+    if (Ao) {
+      PetscSF msf;
+
+      /* each send slot to its own slot on the owner, then added there */
+      PetscCall(PetscSFGetMultiSF(dev->rowsf, &msf));
+      PetscCall(PetscSFReduceWithMemTypeBegin(msf, MPIU_SCALAR, PETSC_MEMTYPE_DEVICE, dev->sendbuf, PETSC_MEMTYPE_DEVICE, dev->recvbuf, MPI_REPLACE));
+      PetscCall(PetscSFReduceEnd(msf, MPIU_SCALAR, dev->sendbuf, dev->recvbuf, MPI_REPLACE));
+      PetscCall(PetscLogGpuTimeBegin());
+      PetscCall(FEGDevAddAt((int)dev->nrecv, dev->recvpos, dev->recvbuf, &o));
+      PetscCall(PetscLogGpuTimeEnd());
+      PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(Ao, &vb));
+    }
+    PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(Ad, &va));
+    if (Ao) PetscCall(PetscObjectStateIncrease((PetscObject)A));
   }
   PetscCall(FEGDevCoeffRelease(op->form, &dev->base.cc));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -176,6 +339,9 @@ static PetscErrorCode FEGOpView_AddTo_CUDA(FEGOp op, PetscViewer viewer)
   if (dev->coo) bytes += (PetscLogDouble)d->Ne * d->Nb * d->Nb * sizeof(double);
   PetscCall(FEGDevOpView(op, &dev->base, viewer));
   if (dev->coo) PetscCall(PetscViewerASCIIPrintf(viewer, "GPU addto: MatSetValuesCOO of device element matrices\n"));
+  else if (dev->rowsf)
+    PetscCall(
+      PetscViewerASCIIPrintf(viewer, "GPU addto: %s into the diagonal and off-diagonal blocks; %" PetscInt_FMT " entries of rows owned elsewhere sent, %" PetscInt_FMT " received (PetscSF)\n", dev->colorOff ? "coloured" : "atomics", dev->nsend, dev->nrecv));
   else if (dev->colorOff) PetscCall(PetscViewerASCIIPrintf(viewer, "GPU addto: coloured, %" PetscInt_FMT " colours, no atomics\n", dev->ncolors));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "GPU addto: atomics into the CSR values\n"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "GPU memory: %.4g MB (operator data; the matrix is PETSc's)\n", bytes / 1048576.0));
@@ -193,6 +359,10 @@ static PetscErrorCode FEGOpDestroy_AddTo_CUDA(FEGOp op)
     FEGDevFree(dev->pos);
     FEGDevFree(dev->colorElems);
     FEGDevFree(dev->coo);
+    FEGDevFree(dev->sendbuf);
+    FEGDevFree(dev->recvbuf);
+    FEGDevFree(dev->recvpos);
+    PetscCall(PetscSFDestroy(&dev->rowsf));
     PetscCall(PetscFree(dev->colorOff));
     PetscCall(PetscFree(a->dev));
   }

@@ -4,3 +4,4 @@
 #include <fegpu/private/fegcuda.h>
 
 PETSC_INTERN PetscErrorCode FEGDevCSRPattern(int, int, int, const int *, int *, int **, int **, int *);
+PETSC_INTERN PetscErrorCode FEGDevAddAt(int, const int *, const double *, const FEGDevOutput *);

@@ -25,11 +25,11 @@ static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDe
     break;
   case FEG_DEV_OUT_CSR_ATOMIC: {
     const int p = o.pos[ent * d.Ne + e];
-    if (p >= 0) atomicAdd(&o.vals[p], K);
+    if (p >= 0) atomicAdd(FEGDevTarget(o, p), K);
   } break;
   case FEG_DEV_OUT_CSR_PLAIN: {
     const int p = o.pos[ent * d.Ne + e];
-    if (p >= 0) o.vals[p] += K;
+    if (p >= 0) *FEGDevTarget(o, p) += K;
   } break;
   case FEG_DEV_OUT_COO:
     o.vals[(size_t)e * d.Nb * d.Nb + ent] = K;
