@@ -32,7 +32,7 @@ else
 LIB_CSRC := $(sort $(shell cd $(FEGPU_DIR) && find src -name '*.c' -not -path '*/cuda/*' -not -name '*cuda.c'))
 endif
 LIB_OBJ := $(LIB_CSRC:%=$(OBJDIR)/%.o) $(LIB_CUSRC:%=$(OBJDIR)/%.o)
-HEADERS := $(shell cd $(FEGPU_DIR) && find include src -name '*.h') lib/fegpu/include/fegpuconf.h
+HEADERS := $(shell cd $(FEGPU_DIR) && find include src examples -name '*.h') lib/fegpu/include/fegpuconf.h
 # Open MPI refuses to run as root unless told; MPICH ignores these
 RUN_ENV := $(if $(filter 0,$(shell id -u)),OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
 

@@ -3,24 +3,13 @@ static const char help[] = "fegpu bench: setup, assembly and MatMult times of fe
                            "         -dm_vec_type cuda -bench_csv file.csv (append rows) -bench_petsc_host (time PETSc's own FEM assembly)\n"
                            "Prints one line per strategy: times are medians of -bench_reps runs, synchronised with the device.\n";
 
-#include <fegpu.h>
+#include "benchutil.h"
 #include <petscds.h>
 #include <petscsnes.h>
 #if defined(FEGPU_HAVE_CUDA)
   #include <cuda_runtime_api.h>
   #include <petscdevice_cuda.h>
 #endif
-
-static PetscBool ondevice = PETSC_FALSE;
-
-static PetscErrorCode Sync(void)
-{
-  PetscFunctionBegin;
-#if defined(FEGPU_HAVE_CUDA)
-  if (ondevice && cudaDeviceSynchronize() != cudaSuccess) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "cudaDeviceSynchronize failed");
-#endif
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 /* PETSc's own FEM assembly of the same constant-C form: pointwise Jacobians reading C from the DS constants */
 static void g0(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt nc, const PetscScalar C[], PetscScalar g[])
@@ -39,18 +28,6 @@ static void g3(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[],
 {
   for (PetscInt df = 0; df < dim; df++)
     for (PetscInt dg = 0; dg < dim; dg++) g[df * dim + dg] = C[(dg + 1) * 4 + df + 1];
-}
-
-static int cmp(const void *a, const void *b)
-{
-  const PetscLogDouble x = *(const PetscLogDouble *)a, y = *(const PetscLogDouble *)b;
-  return x < y ? -1 : (x > y);
-}
-
-static PetscLogDouble Median(PetscLogDouble *t, PetscInt n)
-{
-  qsort(t, n, sizeof(*t), cmp);
-  return t[n / 2];
 }
 
 /* stream triad w = a x + y on the DM's vector type: the bandwidth the roofline uses */
@@ -127,6 +104,7 @@ int main(int argc, char **argv)
   PetscCall(FEGSetUpDiscretization(dm, order, cont, "u"));
   PetscCall(PetscTime(&tsetup));
   tsetup -= tsetup0;
+  PetscCall(HaloTime(dm, reps, "of the operator's vectors"));
   PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
   Ne = cEnd - cStart;
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &Ne, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));

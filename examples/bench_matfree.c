@@ -3,47 +3,14 @@ static const char help[] = "fegpu bench_matfree: the matrix-free kernels against
                            "     -orders 1,...,8 on about -elements E cells (discontinuous, as in that study; -continuous for CG), kernels\n"
                            "     -kernels refop,gemm; -sweep tries every Ne x Nb. Prints N, GFLOP/s, GB/s and %% of the measured roofline.\n"
                            "  -mode bp3: hexahedra, Poisson with Q = P+1 Gauss points, CG with Jacobi for -its iterations on at least\n"
-                           "     -dofs unknowns, strategies -strategies matfree,lma,addto; prints DOFs x iterations per second and memory.\n"
+                           "     -dofs unknowns (on each process with -dofs_per_process), strategies -strategies matfree,lma,addto; prints DOFs x iterations per second and memory.\n"
                            "Use -dm_vec_type cuda for the GPU. Times are medians of -reps runs, synchronised with the device.\n";
 
-#include <fegpu.h>
+#include "benchutil.h"
 #include <petscksp.h>
 #if defined(FEGPU_HAVE_CUDA)
   #include <cuda_runtime_api.h>
 #endif
-
-static PetscBool ondevice = PETSC_FALSE;
-
-static PetscErrorCode Sync(void)
-{
-  PetscFunctionBegin;
-#if defined(FEGPU_HAVE_CUDA)
-  if (ondevice && cudaDeviceSynchronize() != cudaSuccess) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "cudaDeviceSynchronize failed");
-#endif
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static double DeviceUsed(void)
-{
-#if defined(FEGPU_HAVE_CUDA)
-  size_t fr, tot;
-
-  if (ondevice && cudaMemGetInfo(&fr, &tot) == cudaSuccess) return (double)(tot - fr);
-#endif
-  return 0.0;
-}
-
-static int cmp(const void *a, const void *b)
-{
-  const PetscLogDouble x = *(const PetscLogDouble *)a, y = *(const PetscLogDouble *)b;
-  return x < y ? -1 : (x > y);
-}
-
-static PetscLogDouble Median(PetscLogDouble *t, PetscInt n)
-{
-  qsort(t, (size_t)n, sizeof(*t), cmp);
-  return t[n / 2];
-}
 
 /* median time of reps MatMults */
 static PetscErrorCode TimeMult(Mat A, Vec x, Vec y, PetscInt reps, PetscLogDouble *t)
@@ -181,12 +148,15 @@ static PetscErrorCode Zero(PetscInt dim, PetscReal t, const PetscReal x[], Petsc
 
 /* BP3: -div grad u = 1 on hexahedra of order N with N+2 Gauss points per direction, u = 0 on the boundary,
    CG + Jacobi for a fixed number of iterations; DOFs x iterations per second */
-static PetscErrorCode BenchBP3(PetscInt norders, const PetscInt orders[], PetscInt mindofs, char *strategies[], PetscInt ns, PetscInt its, PetscInt reps)
+/* perrank: mindofs per process, the box stretched along z by the number of processes (weak scaling) */
+static PetscErrorCode BenchBP3(PetscInt norders, const PetscInt orders[], PetscInt mindofs, PetscBool perrank, char *strategies[], PetscInt ns, PetscInt its, PetscInt reps)
 {
   const PetscScalar C[16] = {0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0}, D[4] = {1.0, 0, 0, 0};
   FEGForm           form;
+  PetscMPIInt       size;
 
   PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCall(FEGFormCreate(PETSC_COMM_WORLD, &form));
   PetscCall(FEGFormSetConstant(form, C, D));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bp3: hexahedra (perturbed), Poisson, Q = P+1 Gauss points, CG + Jacobi, %" PetscInt_FMT " iterations\n", its));
@@ -194,7 +164,7 @@ static PetscErrorCode BenchBP3(PetscInt norders, const PetscInt orders[], PetscI
   for (PetscInt io = 0; io < norders; io++) {
     const PetscInt  N        = orders[io];
     const PetscInt  n        = (PetscInt)PetscCeilReal(PetscPowReal((PetscReal)mindofs, 1.0 / 3.0) / N);
-    PetscInt        faces[3] = {n, n, n};
+    PetscInt        faces[3] = {n, n, perrank ? n * size : n};
     DM              dm;
     PetscFE         fe;
     PetscQuadrature q;
@@ -212,6 +182,7 @@ static PetscErrorCode BenchBP3(PetscInt norders, const PetscInt orders[], PetscI
     PetscCall(PetscFEDestroy(&fe));
     PetscCall(DMGetLabel(dm, "marker", &label));
     PetscCall(DMAddBoundary(dm, DM_BC_ESSENTIAL, "wall", label, 1, &id, 0, 0, NULL, (void (*)(void))Zero, NULL, NULL, NULL));
+    PetscCall(HaloTime(dm, reps, "of the BP3 vectors"));
     for (PetscInt is = 0; is < ns; is++) {
       Mat            A;
       Vec            b, u;
@@ -275,7 +246,7 @@ int main(int argc, char **argv)
 {
   PetscInt  orders[8] = {1, 2, 3, 4, 5, 6, 7, 8}, norders = 8, target = 320000, mindofs = 1000000, its = 50, reps = 10, nk = 4, ns = 4;
   char      mode[16] = "action", *kernels[4] = {NULL}, *strategies[4] = {NULL};
-  PetscBool cont = PETSC_FALSE, sweep = PETSC_FALSE, view = PETSC_FALSE;
+  PetscBool cont = PETSC_FALSE, sweep = PETSC_FALSE, view = PETSC_FALSE, perrank = PETSC_FALSE;
   char      vt[64] = "";
   PetscReal triad = 0, fma = 0, atom = 0;
 
@@ -289,6 +260,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-sweep", "action: time every refop Ne x Nb", NULL, sweep, &sweep, NULL));
   PetscCall(PetscOptionsBool("-view", "action: view each operator", NULL, view, &view, NULL));
   PetscCall(PetscOptionsInt("-dofs", "bp3: at least this many unknowns", NULL, mindofs, &mindofs, NULL));
+  PetscCall(PetscOptionsBool("-dofs_per_process", "bp3: -dofs on each process, the box stretched along z (weak scaling)", NULL, perrank, &perrank, NULL));
   PetscCall(PetscOptionsInt("-its", "bp3: CG iterations", NULL, its, &its, NULL));
   PetscCall(PetscOptionsStringArray("-strategies", "bp3: matfree, lma, addto", NULL, strategies, &ns, NULL));
   PetscCall(PetscOptionsInt("-reps", "Repetitions (median)", NULL, reps, &reps, NULL));
@@ -321,7 +293,7 @@ int main(int argc, char **argv)
     fma   = 1.0;
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "host run: no roofline (the %% columns are not meaningful)\n"));
   }
-  if (!strcmp(mode, "bp3")) PetscCall(BenchBP3(norders, orders, mindofs, strategies, ns, its, reps));
+  if (!strcmp(mode, "bp3")) PetscCall(BenchBP3(norders, orders, mindofs, perrank, strategies, ns, its, reps));
   else PetscCall(BenchAction(norders, orders, target, cont, kernels, nk, sweep, view, reps, triad, fma));
   for (PetscInt i = 0; i < 4; i++) {
     PetscCall(PetscFree(kernels[i]));

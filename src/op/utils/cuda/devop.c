@@ -144,6 +144,22 @@ PetscErrorCode FEGDevOpView(FEGOp op, FEGDevOp *dev, PetscViewer viewer)
   if (t->used == 3) PetscCall(PetscViewerASCIIPrintf(viewer, " (%s, %d elements per GEMM chunk)", dev->d.P ? "K = Chat P, P the products of reference derivatives" : "K = R^T U", t->nparts));
   if (t->used == 2) PetscCall(PetscViewerASCIIPrintf(viewer, " (block size %d, NENTPT %d, NR_PARTS %d, quadrature chunk %d, Jacobian data in shared memory: %s)", t->blockSize, t->nentpt, t->nparts, t->qchunk, t->jacShared ? "yes" : "no"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
+  {
+    PetscMPIInt rank;
+    int         id, n;
+    char        bus[32], host[128];
+
+    /* which GPU each process drives: one per process is what scales (share/fegpu/gpu-bind) */
+    PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)op), &rank));
+    PetscCallCUDA(cudaGetDevice(&id));
+    PetscCallCUDA(cudaGetDeviceCount(&n));
+    PetscCallCUDA(cudaDeviceGetPCIBusId(bus, sizeof(bus), id));
+    PetscCall(PetscGetHostName(host, sizeof(host)));
+    PetscCall(PetscViewerASCIIPushSynchronized(viewer));
+    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] GPU %d of %d visible on %s (PCI %s)\n", (int)rank, id, n, host, bus));
+    PetscCall(PetscViewerFlush(viewer));
+    PetscCall(PetscViewerASCIIPopSynchronized(viewer));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
