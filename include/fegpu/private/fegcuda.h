@@ -56,10 +56,10 @@ typedef struct {
   FEGDevOut  out;
   double    *vals; /* LMA storage, CSR values or COO values */
   const int *pos;  /* CSR positions, -1 for a dropped (constrained) entry */
-  /* several processes (vals2 set): positions from nA on are in the off-diagonal block vals2, from nAB on in the
-     buffer vals3 of entries in rows other processes own */
+  /* several processes (split set): positions from nA on are in the off-diagonal block vals2, from nAB on in the
+     buffer vals3 of entries in rows other processes own (a block or the buffer may be empty, its pointer NULL) */
   double *vals2, *vals3;
-  int     nA, nAB;
+  int     nA, nAB, split;
 } FEGDevOutput;
 
 /* Kernel choice and tuning (Krużel et al.: entries per thread, parts, Jacobian data in shared memory) */
@@ -85,6 +85,7 @@ PETSC_INTERN PetscErrorCode FEGDevZero(double *, size_t);
 PETSC_INTERN PetscErrorCode FEGDevGather(int, const int *, const int *, const double *, double *);
 PETSC_INTERN PetscErrorCode FEGDevGetCublas(void **);
 PETSC_INTERN PetscErrorCode FEGDevRoofline(double *, double *, double *);
+PETSC_INTERN PetscErrorCode FEGDevSelect(void);
 
 #if defined(__cplusplus)
 }
@@ -129,7 +130,7 @@ static __device__ __forceinline__ void FEGChatDev(int dim, const double C[16], c
    buffer on several) */
 static __device__ __forceinline__ double *FEGDevTarget(const FEGDevOutput &o, int p)
 {
-  if (!o.vals2 || p < o.nA) return o.vals + p;
+  if (!o.split || p < o.nA) return o.vals + p;
   return p < o.nAB ? o.vals2 + (p - o.nA) : o.vals3 + (p - o.nAB);
 }
 

@@ -178,6 +178,7 @@ typedef struct {
   PetscBool available;
   PetscErrorCode (*computerhs)(FEGDisc *, FEGForm, Vec); /* caches its device data in FEGDisc.rhsdev */
   PetscErrorCode (*roofline)(double *, double *, double *);
+  PetscErrorCode (*select)(void); /* the GPU PETSc chose for this process, before fegpu's first device allocation */
 } FEGDeviceBackend;
 PETSC_INTERN FEGDeviceBackend FEGDevice;
 PETSC_INTERN PetscErrorCode   FEGDeviceBackendRegister(void);

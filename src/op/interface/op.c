@@ -345,6 +345,7 @@ PetscErrorCode FEGDMIsOnDevice(DM dm, PetscBool *ondevice)
   *ondevice = (PetscBool)(*ondevice || seq || mpi);
   PetscCall(FEGInitializePackage());
   PetscCheck(!*ondevice || FEGDevice.available, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "The DM has vector type %s but fegpu was built without CUDA: configure fegpu against a CUDA-enabled PETSc (for example source ../shared/gpu/env.sh && ./configure)", vtype);
+  if (*ondevice) PetscCall((*FEGDevice.select)());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -11,10 +11,11 @@ PETSC_INTERN PetscErrorCode FEGOpUseDevice_LMA(FEGOp);
 PETSC_INTERN PetscErrorCode FEGOpUseDevice_MatFree(FEGOp);
 PETSC_INTERN PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *, FEGForm, Vec);
 PETSC_INTERN PetscErrorCode FEGDevRoofline(double *, double *, double *);
+PETSC_INTERN PetscErrorCode FEGDevSelect(void);
 #endif
 
 PetscBool        FEGOpRegisterAllCalled = PETSC_FALSE;
-FEGDeviceBackend FEGDevice              = {PETSC_FALSE, NULL, NULL};
+FEGDeviceBackend FEGDevice              = {PETSC_FALSE, NULL, NULL, NULL};
 
 /*@C
   FEGOpRegisterAll - registers fegpu's operator types (addto, lma, matfree) and, in a CUDA build, their GPU
@@ -48,6 +49,7 @@ PetscErrorCode FEGDeviceBackendRegister(void)
   FEGDevice.available  = PETSC_TRUE;
   FEGDevice.computerhs = FEGComputeRHS_CUDA;
   FEGDevice.roofline   = FEGDevRoofline;
+  FEGDevice.select     = FEGDevSelect;
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }

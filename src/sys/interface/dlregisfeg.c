@@ -76,6 +76,7 @@ PetscErrorCode FEGDeviceRoofline(PetscReal *triad, PetscReal *fma, PetscReal *at
   PetscFunctionBegin;
   PetscCall(FEGInitializePackage());
   PetscCheck(FEGDevice.roofline, PETSC_COMM_SELF, PETSC_ERR_SUP, "FEGDeviceRoofline needs fegpu built against a CUDA-enabled PETSc (./configure with PETSC_DIR of one, e.g. source ../shared/gpu/env.sh)");
+  PetscCall((*FEGDevice.select)());
   PetscCall((*FEGDevice.roofline)(&t, &f, &a));
   *triad   = t;
   *fma     = f;

@@ -194,12 +194,13 @@ static PetscErrorCode FEGAddtoSplitSetUp(FEGOp op, Mat A, FEGOp_AddTo_CUDA *dev)
   PetscCall(PetscFree3(hpos, srow, scol));
   PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nrows, &ia, &ja, &done));
   PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nrows, &ib, &jb, &done));
-  {
+  /* both blocks get their device copy now: the assembly only asks for their device arrays to write */
+  for (PetscInt b = 0; b < 2; b++) {
     const PetscInt *i, *j;
     PetscScalar    *v;
     PetscMemType    mt;
 
-    PetscCall(MatSeqAIJGetCSRAndMemType(Ao, &i, &j, &v, &mt));
+    PetscCall(MatSeqAIJGetCSRAndMemType(b ? Ao : Ad, &i, &j, &v, &mt));
     PetscCheck(PetscMemTypeDevice(mt), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The addto matrix is not a device (MPIAIJCUSPARSE) matrix: use -dm_mat_type aijcusparse or leave it unset");
   }
   PetscCall(FEGPhaseEnd(FEG_SetupPattern, (PetscObject)op, t0, &op->tpattern));
@@ -288,7 +289,7 @@ static PetscErrorCode FEGOpAssemble_AddTo_CUDA(FEGOp op, Mat A)
   } else {
     PetscScalar *va, *vb = NULL;
     Mat          Ad = A, Ao = NULL;
-    FEGDevOutput o = {dev->colorOff ? FEG_DEV_OUT_CSR_PLAIN : FEG_DEV_OUT_CSR_ATOMIC, NULL, dev->pos, NULL, NULL, 0, 0};
+    FEGDevOutput o = {dev->colorOff ? FEG_DEV_OUT_CSR_PLAIN : FEG_DEV_OUT_CSR_ATOMIC, NULL, dev->pos, NULL, NULL, 0, 0, 0};
 
     if (dev->rowsf) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
     PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(Ad, &va));
@@ -297,6 +298,7 @@ static PetscErrorCode FEGOpAssemble_AddTo_CUDA(FEGOp op, Mat A)
     o.vals = va;
     if (Ao) {
       /* owned rows straight into the two blocks, rows of other processes into the send buffer */
+      o.split = 1;
       o.vals2 = vb;
       o.vals3 = dev->sendbuf;
       o.nA    = (int)dev->nA;
