@@ -92,9 +92,10 @@ check-gpu-sanitize: all
 
 # check-gpu: on a machine with an NVIDIA GPU and a CUDA build: GPU against host (tests/test_gpu), then the example
 # runs again with CUDA vectors, diffed against the same expected output as the host runs
+GPU_TEST_TIMEOUT ?= 300
 check-gpu: all
 	@test "$(FEGPU_HAVE_CUDA)" = 1 || { echo "make check-gpu needs fegpu configured against a CUDA-enabled PETSc"; exit 1; }
-	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests test_gpu --gpu --extra-args "-dm_vec_type cuda"
+	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests test_gpu --gpu --timeout $(GPU_TEST_TIMEOUT) --extra-args "-dm_vec_type cuda"
 
 check-examples: all
 	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests ""

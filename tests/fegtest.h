@@ -29,11 +29,25 @@ static inline PetscErrorCode fegtest_operator(DM dm, FEGForm form, FEGOpType typ
 }
 
 /* Fail the current Check test when a PETSc call fails */
+/* a PETSc error fails the test; on several processes it ends the run, since the other processes would otherwise wait
+   in their next collective call for this one, which has left the test */
 #define TCHK(call) \
   do { \
     PetscErrorCode _ierr = (call); \
+    if (_ierr != PETSC_SUCCESS) fegtest_abort_if_parallel((int)_ierr, #call); \
     ck_assert_msg(_ierr == PETSC_SUCCESS, "PETSc error %d from %s", (int)_ierr, #call); \
   } while (0)
+
+static inline void fegtest_abort_if_parallel(int ierr, const char *call)
+{
+  int size, rank;
+
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size == 1) return;
+  MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+  fprintf(stderr, "[%d] PETSc error %d from %s: aborting all %d processes\n", rank, ierr, call, size);
+  MPI_Abort(PETSC_COMM_WORLD, ierr);
+}
 
 static const DMPolytopeType fegtest_cells[] = {DM_POLYTOPE_TRIANGLE, DM_POLYTOPE_QUADRILATERAL, DM_POLYTOPE_TETRAHEDRON, DM_POLYTOPE_HEXAHEDRON, DM_POLYTOPE_TRI_PRISM};
 
