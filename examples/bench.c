@@ -104,7 +104,6 @@ int main(int argc, char **argv)
   PetscCall(FEGSetUpDiscretization(dm, order, cont, "u"));
   PetscCall(PetscTime(&tsetup));
   tsetup -= tsetup0;
-  PetscCall(HaloTime(dm, reps, "of the operator's vectors"));
   PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
   Ne = cEnd - cStart;
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &Ne, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
@@ -121,6 +120,7 @@ int main(int argc, char **argv)
     PetscCall(PetscStrstr(vt, "cuda", &found));
     ondevice = found ? PETSC_TRUE : PETSC_FALSE;
   }
+  PetscCall(HaloTime(dm, reps, "of the operator's vectors"));
   if (ondevice) {
     PetscReal fma, atom;
 
