@@ -118,6 +118,8 @@ install: lib manpages
 	install -m 644 $(FEGPU_DIR)/include/fegpu.h $(FEGPU_DIR)/lib/fegpu/include/fegpuconf.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(wildcard $(FEGPU_DIR)/include/fegpu/private/*.h) $(DESTDIR)$(PREFIX)/include/fegpu/private/
 	install -m 755 $(LIBFEGPU) $(DESTDIR)$(PREFIX)/lib/
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(FEGPU_DIR)/share/fegpu/gpu-bind $(DESTDIR)$(PREFIX)/bin/fegpu-gpu-bind
 	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: fegpu\nDescription: GPU finite element operators for PETSc\nVersion: 0.2.0\nRequires: PETSc >= 3.18\nCflags: -I$${includedir}\nLibs: -L$${libdir} -Wl,-rpath,$${libdir} -lfegpu\n' '$(PREFIX)' > $(DESTDIR)$(PREFIX)/lib/pkgconfig/fegpu.pc
 	@echo "installed fegpu in $(DESTDIR)$(PREFIX)"
 

@@ -42,8 +42,9 @@ static inline PetscLogDouble Median(PetscLogDouble *t, PetscInt n)
 }
 
 /* On several processes: the ghost dofs (most on one process) and the median time of one halo exchange as an operator
-   apply does it (DMGlobalToLocal, then DMLocalToGlobal with ADD_VALUES), on the DM's vectors and on host vectors of the
-   same layout; their difference is what staging GPU messages through the host (MPI not CUDA-aware) costs */
+   apply does it (DMGlobalToLocal, then DMLocalToGlobal with ADD_VALUES), on the DM's vectors and, for comparison with
+   a CPU run, on host vectors of the same layout (which includes copying every local value on the host). With an MPI
+   that is not CUDA-aware, the staging of messages through the host is inside the device-vector time. */
 static PetscErrorCode HaloTime(DM dm, PetscInt reps, const char *label)
 {
   PetscMPIInt    size;
