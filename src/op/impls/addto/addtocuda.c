@@ -77,18 +77,15 @@ static PetscErrorCode FEGColorElements(FEGDisc *disc, PetscInt *ncolors, PetscIn
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* position of column c in row i of a CSR block, -1 if absent */
-static PetscInt FEGRowFind(const PetscInt *ia, const PetscInt *ja, PetscInt i, PetscInt c)
+/* position of column c in row i of a CSR block (sorted columns), -1 if absent */
+static PetscErrorCode FEGRowFind(const PetscInt *ia, const PetscInt *ja, PetscInt i, PetscInt c, PetscInt *p)
 {
-  PetscInt lo = ia[i], hi = ia[i + 1];
+  PetscInt loc;
 
-  while (lo < hi) {
-    const PetscInt mid = (lo + hi) / 2;
-
-    if (ja[mid] < c) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < ia[i + 1] && ja[lo] == c ? lo : -1;
+  PetscFunctionBegin;
+  PetscCall(PetscFindInt(c, ia[i + 1] - ia[i], ja + ia[i], &loc));
+  *p = loc < 0 ? -1 : ia[i] + loc;
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* the split position of owned global row r (local i) and global column c: diagonal block, or off-diagonal block through
@@ -98,10 +95,11 @@ static PetscErrorCode FEGOwnedPosition(const PetscInt *ia, const PetscInt *ja, c
   PetscInt p, j;
 
   PetscFunctionBegin;
-  if (c >= cstart && c < cend) p = FEGRowFind(ia, ja, i, c - cstart);
+  if (c >= cstart && c < cend) PetscCall(FEGRowFind(ia, ja, i, c - cstart, &p));
   else {
     PetscCall(PetscFindInt(c, ng, garray, &j));
-    p = j < 0 ? -1 : FEGRowFind(ib, jb, i, j);
+    p = -1;
+    if (j >= 0) PetscCall(FEGRowFind(ib, jb, i, j, &p));
     if (p >= 0) p += nA;
   }
   PetscCheck(p >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Entry (%" PetscInt_FMT ", %" PetscInt_FMT ") is not in the preallocated pattern", r, c);
