@@ -6,7 +6,7 @@
 
 PetscErrorCode FEGMeshOrderCells_Metis(DM dm, PetscInt nc, PetscInt perm[])
 {
-  PetscInt  cStart, cEnd, fStart, fEnd, psize = 256, nparts, *cnt;
+  PetscInt  cStart, cEnd, fStart, fEnd, psize = 256, nparts, *cnt, *pair, npair = 0;
   idx_t    *xadj, *adjncy, *where, *fill;
   PetscBool set;
 
@@ -18,9 +18,8 @@ PetscErrorCode FEGMeshOrderCells_Metis(DM dm, PetscInt nc, PetscInt perm[])
   nparts = (nc + psize - 1) / psize;
   for (PetscInt i = 0; i < nc; i++) perm[i] = i;
   if (nparts < 2) PetscFunctionReturn(PETSC_SUCCESS);
-  /* the dual graph through the faces with two local cells */
-  PetscCall(PetscMalloc3(nc + 1, &xadj, nc, &where, nc, &fill));
-  PetscCall(PetscArrayzero(xadj, nc + 1));
+  /* the dual graph through the faces with two local cells: their cell pairs, read from the mesh once, then CSR */
+  PetscCall(PetscMalloc4(nc + 1, &xadj, nc, &where, nc, &fill, 2 * (fEnd - fStart), &pair));
   for (PetscInt f = fStart; f < fEnd; f++) {
     const PetscInt *supp;
     PetscInt        ns;
@@ -28,22 +27,19 @@ PetscErrorCode FEGMeshOrderCells_Metis(DM dm, PetscInt nc, PetscInt perm[])
     PetscCall(DMPlexGetSupportSize(dm, f, &ns));
     if (ns != 2) continue;
     PetscCall(DMPlexGetSupport(dm, f, &supp));
-    xadj[supp[0] - cStart + 1]++;
-    xadj[supp[1] - cStart + 1]++;
+    pair[2 * npair]     = supp[0] - cStart;
+    pair[2 * npair + 1] = supp[1] - cStart;
+    npair++;
   }
+  PetscCall(PetscArrayzero(xadj, nc + 1));
+  for (PetscInt k = 0; k < 2 * npair; k++) xadj[pair[k] + 1]++;
   for (PetscInt c = 0; c < nc; c++) xadj[c + 1] += xadj[c];
   PetscCheck(xadj[nc] <= (PetscInt)INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "The dual graph has %" PetscInt_FMT " edges, more than this METIS (32-bit indices) can hold", (PetscInt)xadj[nc]);
   PetscCall(PetscMalloc1(PetscMax(xadj[nc], 1), &adjncy));
   for (PetscInt c = 0; c < nc; c++) fill[c] = xadj[c];
-  for (PetscInt f = fStart; f < fEnd; f++) {
-    const PetscInt *supp;
-    PetscInt        ns;
-
-    PetscCall(DMPlexGetSupportSize(dm, f, &ns));
-    if (ns != 2) continue;
-    PetscCall(DMPlexGetSupport(dm, f, &supp));
-    adjncy[fill[supp[0] - cStart]++] = (idx_t)(supp[1] - cStart);
-    adjncy[fill[supp[1] - cStart]++] = (idx_t)(supp[0] - cStart);
+  for (PetscInt k = 0; k < npair; k++) {
+    adjncy[fill[pair[2 * k]]++]     = (idx_t)pair[2 * k + 1];
+    adjncy[fill[pair[2 * k + 1]]++] = (idx_t)pair[2 * k];
   }
   {
     idx_t n = (idx_t)nc, ncon = 1, np = (idx_t)nparts, objval = 0, opts[METIS_NOPTIONS];
@@ -62,6 +58,6 @@ PetscErrorCode FEGMeshOrderCells_Metis(DM dm, PetscInt nc, PetscInt perm[])
   for (PetscInt c = 0; c < nc; c++) perm[cnt[where[c]]++] = c;
   PetscCall(PetscFree(cnt));
   PetscCall(PetscFree(adjncy));
-  PetscCall(PetscFree3(xadj, where, fill));
+  PetscCall(PetscFree4(xadj, where, fill, pair));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
