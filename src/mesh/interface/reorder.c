@@ -1,7 +1,8 @@
 /* Cell ordering for locality: each process renumbers its own cells (METIS parts or a Hilbert curve), then every lower
    dimensional point in the order the new cells first reach it, so that the dofs of neighbouring elements sit close in
    the vectors the operators gather from and scatter to. On several processes the cells that touch a ghost point go
-   last, so the elements that read only owned dofs form a prefix (the apply overlaps them with the halo exchange). */
+   last, so the elements that read only owned dofs form a prefix (for an apply that overlaps them with the halo
+   exchange; fegpu's does not yet). */
 #include <fegpu/private/fegimpl.h>
 #include <petscsf.h>
 
@@ -78,6 +79,7 @@ static PetscErrorCode FEGPermutePointSF(DM dm, const PetscInt perm[], DM pdm)
 PetscErrorCode FEGMeshReorder(DM dm, FEGReorderType type, DM *rdm)
 {
   PetscInt        cStart, cEnd, pStart, pEnd, depth, nc, *cperm, *perm, *dstart, *dend, *order, nleaves, nf;
+  DMPolytopeType *ptype;
   const PetscInt *ilocal;
   PetscBool      *ghost;
   PetscSF         sf;
@@ -139,7 +141,7 @@ PetscErrorCode FEGMeshReorder(DM dm, FEGReorderType type, DM *rdm)
      points no cell reaches keep their relative order at the end; within a stratum cell types keep separate ranges */
   for (PetscInt p = pStart; p < pEnd; p++) perm[p - pStart] = -1;
   for (PetscInt i = 0; i < nc; i++) perm[cStart + cperm[i] - pStart] = cStart + i;
-  PetscCall(PetscMalloc3(depth + 1, &dstart, depth + 1, &dend, pEnd - pStart, &order));
+  PetscCall(PetscMalloc4(depth + 1, &dstart, depth + 1, &dend, pEnd - pStart, &order, pEnd - pStart, &ptype));
   for (PetscInt d = 0; d <= depth; d++) PetscCall(DMPlexGetDepthStratum(dm, d, &dstart[d], &dend[d]));
   {
     PetscInt *fill;
@@ -173,22 +175,18 @@ PetscErrorCode FEGMeshReorder(DM dm, FEGReorderType type, DM *rdm)
     for (PetscInt t = 0; t < DM_NUM_POLYTOPES; t++) rank[t] = -1;
     for (PetscInt t = 0; t <= DM_NUM_POLYTOPES; t++) cnt[t] = 0;
     for (PetscInt p = dstart[d]; p < dend[d]; p++) {
-      DMPolytopeType ct;
-
-      PetscCall(DMPlexGetCellType(dm, p, &ct));
-      if (rank[ct] < 0) rank[ct] = nt++;
-      cnt[rank[ct] + 1]++;
+      PetscCall(DMPlexGetCellType(dm, p, &ptype[p - pStart]));
+      if (rank[ptype[p - pStart]] < 0) rank[ptype[p - pStart]] = nt++;
+      cnt[rank[ptype[p - pStart]] + 1]++;
     }
     for (PetscInt t = 0; t < nt; t++) cnt[t + 1] += cnt[t];
     for (PetscInt k = dstart[d]; k < dend[d]; k++) {
       const PetscInt q = order[k - pStart];
-      DMPolytopeType ct;
 
-      PetscCall(DMPlexGetCellType(dm, q, &ct));
-      perm[q - pStart] = dstart[d] + cnt[rank[ct]]++;
+      perm[q - pStart] = dstart[d] + cnt[rank[ptype[q - pStart]]]++;
     }
   }
-  PetscCall(PetscFree3(dstart, dend, order));
+  PetscCall(PetscFree4(dstart, dend, order, ptype));
   PetscCall(ISCreateGeneral(PETSC_COMM_SELF, pEnd - pStart, perm, PETSC_USE_POINTER, &is));
   PetscCall(DMPlexPermute(dm, is, rdm));
   PetscCall(ISDestroy(&is));
