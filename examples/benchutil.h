@@ -9,7 +9,7 @@
 
 static PetscBool ondevice = PETSC_FALSE;
 
-static PetscErrorCode Sync(void)
+static inline PetscErrorCode Sync(void)
 {
   PetscFunctionBegin;
 #if defined(FEGPU_HAVE_CUDA)
@@ -29,7 +29,7 @@ static inline double DeviceUsed(void)
   return 0.0;
 }
 
-static int cmp(const void *a, const void *b)
+static inline int cmp(const void *a, const void *b)
 {
   const PetscLogDouble x = *(const PetscLogDouble *)a, y = *(const PetscLogDouble *)b;
   return x < y ? -1 : (x > y);
@@ -45,7 +45,7 @@ static inline PetscLogDouble Median(PetscLogDouble *t, PetscInt n)
    apply does it (DMGlobalToLocal, then DMLocalToGlobal with ADD_VALUES), on the DM's vectors and, for comparison with
    a CPU run, on host vectors of the same layout (which includes copying every local value on the host). With an MPI
    that is not CUDA-aware, the staging of messages through the host is inside the device-vector time. */
-static PetscErrorCode HaloTime(DM dm, PetscInt reps, const char *label)
+static inline PetscErrorCode HaloTime(DM dm, PetscInt reps, const char *label)
 {
   PetscMPIInt    size;
   PetscInt       nl, ng, ghosts;

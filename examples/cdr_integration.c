@@ -4,35 +4,17 @@ static const char help[] = "fegpu cdr_integration: the prism integration experim
                            "operation counts of that paper's Table 2, % of the measured FP64 peak, and its Table 12 times beside.\n"
                            "Options: -cdr_orders 1,2,...,7 -feg_faces n -feg_perturb r -dm_vec_type cuda -cdr_reps n -cdr_timing 0|1\n";
 
-#include <fegpu.h>
-#if defined(FEGPU_HAVE_CUDA)
-  #include <cuda_runtime_api.h>
-#endif
+#include "benchutil.h"
 
 /* Table 2 (operations per element, sum of the stages) and Table 12 (microseconds per element, DG) of the paper */
 static const double table2[7]        = {4266, 67446, 770160, 4285200, 22156650, 81580191, 254458512};
 static const double table12tesla[7]  = {0, 0, 3.130, 26.790, 99.805, 0, 0};
 static const double table12radeon[7] = {0, 0, 2.196, 9.594, 31.793, 0, 0};
 
-static PetscErrorCode Sync(PetscBool ondevice)
-{
-  PetscFunctionBegin;
-#if defined(FEGPU_HAVE_CUDA)
-  if (ondevice) PetscCheck(cudaDeviceSynchronize() == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_LIB, "cudaDeviceSynchronize failed");
-#endif
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static int cmp(const void *a, const void *b)
-{
-  const PetscLogDouble x = *(const PetscLogDouble *)a, y = *(const PetscLogDouble *)b;
-  return x < y ? -1 : (x > y);
-}
-
 int main(int argc, char **argv)
 {
   PetscInt  orders[8] = {1, 2, 3, 4, 5}, norders = 8, reps = 5;
-  PetscBool timing = PETSC_TRUE, ondevice = PETSC_FALSE, set;
+  PetscBool timing = PETSC_TRUE, set;
   PetscReal peak = 0.0, triad = 0.0, atom = 0.0;
   /* a fully populated, non-symmetric C and a D, as in the paper's CDR problem */
   const PetscScalar C[16] = {1.0, 0.2, -0.1, 0.3, 0.4, 2.0, 0.1, -0.2, -0.3, 0.2, 1.5, 0.1, 0.1, -0.1, 0.2, 1.2}, D[4] = {1.0, 0.1, 0.2, 0.3};
@@ -101,22 +83,20 @@ int main(int argc, char **argv)
       PetscCall(DMCreateGlobalVector(dm, &diag));
       PetscCall(VecDuplicate(diag, &b));
       for (PetscInt r = 0; r < reps; r++) {
-        PetscCall(Sync(ondevice));
+        PetscCall(Sync());
         PetscCall(PetscTime(&t0));
         PetscCall(FEGOperatorAssemble(A, NULL));
-        PetscCall(Sync(ondevice));
+        PetscCall(Sync());
         PetscCall(PetscTime(&t1));
         t[r] = t1 - t0;
         PetscCall(PetscTime(&t0));
         PetscCall(FEGComputeRHS(dm, form, b));
-        PetscCall(Sync(ondevice));
+        PetscCall(Sync());
         PetscCall(PetscTime(&t1));
         tr[r] = t1 - t0;
       }
-      qsort(t, reps, sizeof(*t), cmp);
-      qsort(tr, reps, sizeof(*tr), cmp);
-      tk = t[reps / 2] / Ne * 1e6;
-      tb = tr[reps / 2] / Ne * 1e6;
+      tk = Median(t, reps) / Ne * 1e6;
+      tb = Median(tr, reps) / Ne * 1e6;
       /* checksums independent of where it ran: the assembled diagonal and right-hand side */
       PetscCall(MatGetDiagonal(A, diag));
       PetscCall(VecNorm(diag, NORM_2, &nd));
