@@ -6,12 +6,13 @@
 
 #define FEG_LMA_SMALL 32
 
-/* one element per thread; Ke[(a*Nb+b)*Ne+e]; ybuf != NULL: write ye there ([a*Ne+e]) instead of atomics into y */
+/* one element per thread, elements e0..e1-1; Ke[(a*Nb+b)*Ne+e]; ybuf != NULL: write ye there ([a*Ne+e]) instead of
+   atomics into y */
 template <int NBMAX>
-static __global__ void FEGLMASmall_Kernel(int Ne, int Nb, const int *__restrict__ idx, const double *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf)
+static __global__ void FEGLMASmall_Kernel(int Ne, int e0, int e1, int Nb, const int *__restrict__ idx, const double *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf)
 {
-  const int e = blockIdx.x * blockDim.x + threadIdx.x;
-  if (e >= Ne) return;
+  const int e = e0 + blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= e1) return;
   double xe[NBMAX];
 
   for (int b = 0; b < Nb; b++) xe[b] = x[idx[(size_t)b * Ne + e]];
@@ -28,27 +29,29 @@ static __global__ void FEGLMASmall_Kernel(int Ne, int Nb, const int *__restrict_
 
 /* large elements: one (element, row) pair per thread, element index fastest, so the element matrix loads are coalesced
    and small meshes of large elements still fill the GPU */
-static __global__ void FEGLMARow_Kernel(int Ne, int Nb, const int *__restrict__ idx, const double *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf)
+static __global__ void FEGLMARow_Kernel(int Ne, int e0, int e1, int Nb, const int *__restrict__ idx, const double *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf)
 {
-  const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= (size_t)Ne * Nb) return;
-  const int e = (int)(t % Ne), a = (int)(t / Ne);
-  double    s = 0.0;
+  const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x, n = (size_t)(e1 - e0);
+  if (t >= n * Nb) return;
+  const int    e = e0 + (int)(t % n), a = (int)(t / n);
+  const size_t k = (size_t)a * Ne + e;
+  double       s = 0.0;
 
   for (int b = 0; b < Nb; b++) s += Ke[((size_t)(transpose ? b * Nb + a : a * Nb + b)) * Ne + e] * __ldg(&x[idx[(size_t)b * Ne + e]]);
-  if (ybuf) ybuf[t] = s;
-  else atomicAdd(&y[idx[t]], s);
+  if (ybuf) ybuf[k] = s;
+  else atomicAdd(&y[idx[k]], s);
 }
 
-PetscErrorCode FEGDevLMAApply(const FEGDevDisc *d, const double *Ke, const double *x, double *y, int transpose, int nlocal, const int *toff, const int *tlist, double *ybuf)
+/* elements e0..e1-1; nlocal > 0: then the transpose gather of every element's entries (after the last range) */
+PetscErrorCode FEGDevLMAApply(const FEGDevDisc *d, int e0, int e1, const double *Ke, const double *x, double *y, int transpose, int nlocal, const int *toff, const int *tlist, double *ybuf)
 {
-  const int nt = 128;
+  const int nt = 128, n = e1 - e0;
 
   PetscFunctionBegin;
-  if (d->Ne) {
-    if (d->Nb <= 8) FEGLMASmall_Kernel<8><<<(d->Ne + nt - 1) / nt, nt>>>(d->Ne, d->Nb, d->idx, Ke, x, y, transpose, tlist ? ybuf : NULL);
-    else if (d->Nb <= FEG_LMA_SMALL) FEGLMASmall_Kernel<FEG_LMA_SMALL><<<(d->Ne + nt - 1) / nt, nt>>>(d->Ne, d->Nb, d->idx, Ke, x, y, transpose, tlist ? ybuf : NULL);
-    else FEGLMARow_Kernel<<<(unsigned)(((size_t)d->Ne * d->Nb + nt - 1) / nt), nt>>>(d->Ne, d->Nb, d->idx, Ke, x, y, transpose, tlist ? ybuf : NULL);
+  if (n > 0) {
+    if (d->Nb <= 8) FEGLMASmall_Kernel<8><<<(n + nt - 1) / nt, nt>>>(d->Ne, e0, e1, d->Nb, d->idx, Ke, x, y, transpose, tlist ? ybuf : NULL);
+    else if (d->Nb <= FEG_LMA_SMALL) FEGLMASmall_Kernel<FEG_LMA_SMALL><<<(n + nt - 1) / nt, nt>>>(d->Ne, e0, e1, d->Nb, d->idx, Ke, x, y, transpose, tlist ? ybuf : NULL);
+    else FEGLMARow_Kernel<<<(unsigned)(((size_t)n * d->Nb + nt - 1) / nt), nt>>>(d->Ne, e0, e1, d->Nb, d->idx, Ke, x, y, transpose, tlist ? ybuf : NULL);
     FEGCheckLaunch(d->Nb <= FEG_LMA_SMALL ? "FEGLMASmall_Kernel" : "FEGLMARow_Kernel");
   }
   if (tlist && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));

@@ -45,12 +45,12 @@ static PetscErrorCode FEGOpAssemble_LMA_CUDA(FEGOp op, Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FEGLMAKernel(FEGOp op, const double *x, double *y, PetscBool transpose, PetscBool overwrite)
+static PetscErrorCode FEGLMAKernel(FEGOp op, const double *x, double *y, PetscBool transpose, PetscBool overwrite, int e0, int e1, PetscBool last)
 {
   FEGOp_LMA_CUDA *dev = FEGLMADev(op);
 
   PetscFunctionBegin;
-  PetscCall(FEGDevLMAApply(&dev->base.d, dev->Ke, x, y, transpose ? 1 : 0, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevLMAApply(&dev->base.d, e0, e1, dev->Ke, x, y, transpose ? 1 : 0, last ? (int)op->disc->nlocal : 0, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

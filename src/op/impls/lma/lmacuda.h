@@ -3,5 +3,5 @@
 
 #include <fegpu/private/fegcuda.h>
 
-PETSC_INTERN PetscErrorCode FEGDevLMAApply(const FEGDevDisc *, const double *, const double *, double *, int, int, const int *, const int *, double *);
+PETSC_INTERN PetscErrorCode FEGDevLMAApply(const FEGDevDisc *, int, int, const double *, const double *, double *, int, int, const int *, const int *, double *);
 PETSC_INTERN PetscErrorCode FEGDevLMADiagonal(const FEGDevDisc *, const double *, double *, int, const int *, const int *, double *);

@@ -6,11 +6,11 @@
 #include "matfreecuda.h"
 
 template <int NBM, int DIM>
-static __global__ void FEGMatFree_Kernel(const FEGDevDisc d, const double *__restrict__ Cq, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf, int diag)
+static __global__ void FEGMatFree_Kernel(const FEGDevDisc d, int e0, int e1, const double *__restrict__ Cq, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf, int diag)
 {
   constexpr int Nd = DIM + 1, NC = Nd * Nd;
-  const int     e = blockIdx.x * blockDim.x + threadIdx.x;
-  if (e >= d.Ne) return;
+  const int     e = e0 + blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= e1) return;
   const int Nb = d.Nb, KK = d.Nq * Nd;
   double    xe[NBM], ye[NBM];
 
@@ -36,18 +36,19 @@ static __global__ void FEGMatFree_Kernel(const FEGDevDisc d, const double *__res
   }
 }
 
-/* y += A x (A^T x), or the diagonal into y when diag; with tlist the scatter is the deterministic gather */
-PetscErrorCode FEGDevQPApply(const FEGDevDisc *d, const double *Cq, const double *x, double *y, int transpose, int diag, int nlocal, const int *toff, const int *tlist, double *ybuf)
+/* y += A x (A^T x) over elements e0..e1-1, or the diagonal into y when diag; with tlist the scatter is the
+   deterministic gather, done when nlocal > 0 (after the last range) */
+PetscErrorCode FEGDevQPApply(const FEGDevDisc *d, int e0, int e1, const double *Cq, const double *x, double *y, int transpose, int diag, int nlocal, const int *toff, const int *tlist, double *ybuf)
 {
-  const int nt = 128, nb = (d->Ne + nt - 1) / nt;
+  const int nt = 128, nb = (e1 - e0 + nt - 1) / nt;
   double   *yb = tlist ? ybuf : NULL; /* the diagonal too: gathered, it is the same bit for bit from run to run */
 
   PetscFunctionBegin;
-  if (d->Ne) {
+  if (e1 > e0) {
 #define FEG_QP_LAUNCH(NBM) \
   do { \
-    if (d->dim == 2) FEGMatFree_Kernel<NBM, 2><<<nb, nt>>>(*d, Cq, x, y, transpose, yb, diag); \
-    else FEGMatFree_Kernel<NBM, 3><<<nb, nt>>>(*d, Cq, x, y, transpose, yb, diag); \
+    if (d->dim == 2) FEGMatFree_Kernel<NBM, 2><<<nb, nt>>>(*d, e0, e1, Cq, x, y, transpose, yb, diag); \
+    else FEGMatFree_Kernel<NBM, 3><<<nb, nt>>>(*d, e0, e1, Cq, x, y, transpose, yb, diag); \
   } while (0)
     if (d->Nb <= 8) FEG_QP_LAUNCH(8);
     else if (d->Nb <= 32) FEG_QP_LAUNCH(32);

@@ -153,12 +153,12 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
 }
 
 /* ----------------------------------------------------------------------------------------------- the kernels */
-static PetscErrorCode FEGMFDevApply_QP(FEGOp op, const double *x, double *y, PetscBool transpose, PetscBool overwrite)
+static PetscErrorCode FEGMFDevApply_QP(FEGOp op, const double *x, double *y, PetscBool transpose, PetscBool overwrite, int e0, int e1, PetscBool last)
 {
   FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
 
   PetscFunctionBegin;
-  PetscCall(FEGDevQPApply(&dev->base.d, dev->Cq, x, y, transpose, 0, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevQPApply(&dev->base.d, e0, e1, dev->Cq, x, y, transpose, 0, last ? (int)op->disc->nlocal : 0, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -167,16 +167,16 @@ static PetscErrorCode FEGMFDevDiag_QP(FEGOp op, double *y)
   FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
 
   PetscFunctionBegin;
-  PetscCall(FEGDevQPApply(&dev->base.d, dev->Cq, NULL, y, 0, 1, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevQPApply(&dev->base.d, 0, dev->base.d.Ne, dev->Cq, NULL, y, 0, 1, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FEGMFDevApply_RefOp(FEGOp op, const double *x, double *y, PetscBool transpose, PetscBool overwrite)
+static PetscErrorCode FEGMFDevApply_RefOp(FEGOp op, const double *x, double *y, PetscBool transpose, PetscBool overwrite, int e0, int e1, PetscBool last)
 {
   FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
 
   PetscFunctionBegin;
-  PetscCall(FEGDevRefOpApply(&dev->ro, x, y, transpose, 0, overwrite, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevRefOpApply(&dev->ro, e0, e1, x, y, transpose, 0, overwrite, last ? (int)op->disc->nlocal : 0, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -185,25 +185,25 @@ static PetscErrorCode FEGMFDevDiag_RefOp(FEGOp op, double *y)
   FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
 
   PetscFunctionBegin;
-  PetscCall(FEGDevRefOpApply(&dev->ro, NULL, y, 0, 1, 0, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevRefOpApply(&dev->ro, 0, dev->ro.Ne, NULL, y, 0, 1, 0, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FEGMFDevApply_Gemm(FEGOp op, const double *x, double *y, PetscBool transpose, PetscBool overwrite)
+static PetscErrorCode FEGMFDevApply_Gemm(FEGOp op, const double *x, double *y, PetscBool transpose, PetscBool overwrite, int e0, int e1, PetscBool last)
 {
   FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
 
   PetscFunctionBegin;
-  PetscCall(FEGDevGemmApply(&dev->ro, dev->mfA, dev->mfLda, dev->mfWork, dev->mfEc, x, y, transpose, overwrite, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevGemmApply(&dev->ro, e0, e1, dev->mfA, dev->mfLda, dev->mfWork, dev->mfEc, x, y, transpose, overwrite, last ? (int)op->disc->nlocal : 0, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FEGMFDevApply_SumFact(FEGOp op, const double *x, double *y, PetscBool transpose, PetscBool overwrite)
+static PetscErrorCode FEGMFDevApply_SumFact(FEGOp op, const double *x, double *y, PetscBool transpose, PetscBool overwrite, int e0, int e1, PetscBool last)
 {
   FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
 
   PetscFunctionBegin;
-  PetscCall(FEGDevSumFactApply(&dev->sf, x, y, transpose, 0, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevSumFactApply(&dev->sf, e0, e1, x, y, transpose, 0, last ? (int)op->disc->nlocal : 0, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -212,7 +212,7 @@ static PetscErrorCode FEGMFDevDiag_SumFact(FEGOp op, double *y)
   FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
 
   PetscFunctionBegin;
-  PetscCall(FEGDevSumFactApply(&dev->sf, NULL, y, 0, 1, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevSumFactApply(&dev->sf, 0, dev->sf.Ne, NULL, y, 0, 1, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

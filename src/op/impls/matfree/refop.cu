@@ -12,7 +12,7 @@ static __global__ void FEGRefOp_Kernel(const FEGDevRefOp r, const double *__rest
 {
   extern __shared__ double xs[];
   const int                Nb = r.Nb, ld = r.ldo, n0 = NR * threadIdx.x, j = threadIdx.y, nper = blockDim.y * NE;
-  const int                E0 = blockIdx.x * nper, nel = min(nper, r.Ne - E0);
+  const int                E0 = r.e0 + blockIdx.x * nper, nel = min(nper, r.e1 - E0);
   const int                tid = j * blockDim.x + threadIdx.x, nth = blockDim.x * blockDim.y;
 
   for (int t = tid; t < nper * Nb; t += nth) {
@@ -62,7 +62,7 @@ static __global__ void FEGRefOp_Kernel(const FEGDevRefOp r, const double *__rest
 #pragma unroll
   for (int i = 0; i < NE; i++) {
     const int e = E0 + j * NE + i;
-    if (e >= r.Ne) break;
+    if (e >= r.e1) break;
     const double *G = r.G + (size_t)e * NOPS;
     double        v[NR];
 #pragma unroll
@@ -94,7 +94,7 @@ static PetscErrorCode FEGRefOpLaunchNE(const FEGDevRefOp *r, const double *x, do
   const dim3   block((r->Nb + NR - 1) / NR, r->nb);
   const int    per  = r->nb * r->ne;
   const size_t shm  = (size_t)per * r->Nb * sizeof(double);
-  const int    nblk = (r->Ne + per - 1) / per;
+  const int    nblk = (r->e1 - r->e0 + per - 1) / per;
 
   PetscFunctionBegin;
   PetscCheck(block.x * block.y <= 1024, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "refop: %d threads per element x %d groups per block exceeds 1024 threads; lower -feg_matfree_nb", (int)block.x, r->nb);
@@ -140,12 +140,16 @@ static __global__ void FEGRefOpDiag_Kernel(const FEGDevRefOp r, double *__restri
   else atomicAdd(&y[r.contig ? (size_t)e * r.Nb + a : (size_t)r.idx[(size_t)a * r.Ne + e]], v);
 }
 
-/* y (+)= A x (A^T x) by refop, or the diagonal when diag; with tlist the scatter is the deterministic gather */
-PetscErrorCode FEGDevRefOpApply(const FEGDevRefOp *r, const double *x, double *y, int transpose, int diag, int overwrite, int nlocal, const int *toff, const int *tlist, double *ybuf)
+/* y (+)= A x (A^T x) by refop over elements e0..e1-1, or the diagonal of all elements when diag; with tlist the
+   scatter is the deterministic gather, done when nlocal > 0 (after the last range) */
+PetscErrorCode FEGDevRefOpApply(const FEGDevRefOp *ro, int e0, int e1, const double *x, double *y, int transpose, int diag, int overwrite, int nlocal, const int *toff, const int *tlist, double *ybuf)
 {
-  double *yb = tlist && !r->unique ? ybuf : NULL;
+  FEGDevRefOp rr = *ro, *r = &rr;
+  double     *yb = tlist && !r->unique ? ybuf : NULL;
 
   PetscFunctionBegin;
+  rr.e0 = e0;
+  rr.e1 = e1;
   if (!r->Ne) PetscFunctionReturn(PETSC_SUCCESS);
   if (diag) {
     FEGRefOpDiag_Kernel<<<(unsigned)(((size_t)r->Ne * r->Nb + 255) / 256), 256>>>(*r, y, yb);
@@ -153,31 +157,31 @@ PetscErrorCode FEGDevRefOpApply(const FEGDevRefOp *r, const double *x, double *y
     if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  switch (r->nops) {
-  case 3:
-    PetscCall(FEGRefOpLaunchNR<3>(r, x, y, yb, transpose, overwrite));
-    break;
-  case 4:
-    PetscCall(FEGRefOpLaunchNR<4>(r, x, y, yb, transpose, overwrite));
-    break;
-  case 6:
-    PetscCall(FEGRefOpLaunchNR<6>(r, x, y, yb, transpose, overwrite));
-    break;
-  case 7:
-    PetscCall(FEGRefOpLaunchNR<7>(r, x, y, yb, transpose, overwrite));
-    break;
-  case 9:
-    PetscCall(FEGRefOpLaunchNR<9>(r, x, y, yb, transpose, overwrite));
-    break;
-  case 10:
-    PetscCall(FEGRefOpLaunchNR<10>(r, x, y, yb, transpose, overwrite));
-    break;
-  case 16:
-    PetscCall(FEGRefOpLaunchNR<16>(r, x, y, yb, transpose, overwrite));
-    break;
-  default:
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "refop: no kernel for %d operators", r->nops);
-  }
+  if (e1 > e0) switch (r->nops) {
+    case 3:
+      PetscCall(FEGRefOpLaunchNR<3>(r, x, y, yb, transpose, overwrite));
+      break;
+    case 4:
+      PetscCall(FEGRefOpLaunchNR<4>(r, x, y, yb, transpose, overwrite));
+      break;
+    case 6:
+      PetscCall(FEGRefOpLaunchNR<6>(r, x, y, yb, transpose, overwrite));
+      break;
+    case 7:
+      PetscCall(FEGRefOpLaunchNR<7>(r, x, y, yb, transpose, overwrite));
+      break;
+    case 9:
+      PetscCall(FEGRefOpLaunchNR<9>(r, x, y, yb, transpose, overwrite));
+      break;
+    case 10:
+      PetscCall(FEGRefOpLaunchNR<10>(r, x, y, yb, transpose, overwrite));
+      break;
+    case 16:
+      PetscCall(FEGRefOpLaunchNR<16>(r, x, y, yb, transpose, overwrite));
+      break;
+    default:
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "refop: no kernel for %d operators", r->nops);
+    }
   if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -214,7 +218,7 @@ static __global__ void FEGGemmCombine_Kernel(const FEGDevRefOp r, int e0, int Ec
   }
 }
 
-PetscErrorCode FEGDevGemmApply(const FEGDevRefOp *r, const double *A, int lda, double *work, int Ec, const double *x, double *y, int transpose, int overwrite, int nlocal, const int *toff, const int *tlist, double *ybuf)
+PetscErrorCode FEGDevGemmApply(const FEGDevRefOp *r, int e1st, int eend, const double *A, int lda, double *work, int Ec, const double *x, double *y, int transpose, int overwrite, int nlocal, const int *toff, const int *tlist, double *ybuf)
 {
   const int    Nb = r->Nb, ldx = (Nb + 3) / 4 * 4, ldz = lda, nt = 256;
   double      *X = work, *Z = work + (size_t)ldx * Ec, *yb = tlist && !r->unique ? ybuf : NULL;
@@ -223,8 +227,8 @@ PetscErrorCode FEGDevGemmApply(const FEGDevRefOp *r, const double *A, int lda, d
 
   PetscFunctionBegin;
   PetscCall(FEGDevGetCublas(&h));
-  for (int e0 = 0; e0 < r->Ne; e0 += Ec) {
-    const int    n = PetscMin(Ec, r->Ne - e0);
+  for (int e0 = e1st; e0 < eend; e0 += Ec) {
+    const int    n = PetscMin(Ec, eend - e0);
     const size_t w = (size_t)n * Nb;
 
     FEGGemmGather_Kernel<<<(unsigned)((w + nt - 1) / nt), nt>>>(Nb, r->Ne, e0, n, ldx, r->idx, r->contig, x, X);

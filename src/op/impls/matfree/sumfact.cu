@@ -33,7 +33,7 @@ static __global__ void FEGSumFact_Kernel(const FEGDevSumFact sf, const double *_
   constexpr int            MX = P > Q ? P : Q, N = DIM == 3 ? MX * MX * MX : MX * MX, NP = DIM == 3 ? P * P * P : P * P, NQ = DIM == 3 ? Q * Q * Q : Q * Q;
   extern __shared__ double sm[];
   double                  *Bs = sm, *Ds = Bs + P * Q, *Bt = Ds + P * Q, *Dt = Bt + P * Q, *buf = Dt + P * Q;
-  const int                st = 7 * N, neb = sf.neb, E0 = blockIdx.x * neb, nel = min(neb, sf.Ne - E0);
+  const int                st = 7 * N, neb = sf.neb, E0 = sf.e0 + blockIdx.x * neb, nel = min(neb, sf.e1 - E0);
 
   for (int t = threadIdx.x; t < P * Q; t += blockDim.x) {
     const int i = t / P, a = t % P;
@@ -153,7 +153,7 @@ static PetscErrorCode FEGSumFactLaunch(const FEGDevSumFact *sf, const double *x,
 
   PetscFunctionBegin;
   if (shm > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(FEGSumFact_Kernel<DIM, P, Q>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
-  FEGSumFact_Kernel<DIM, P, Q><<<(sf->Ne + sf->neb - 1) / sf->neb, sf->nthreads, shm>>>(*sf, x, y, ybuf, transpose);
+  FEGSumFact_Kernel<DIM, P, Q><<<(sf->e1 - sf->e0 + sf->neb - 1) / sf->neb, sf->nthreads, shm>>>(*sf, x, y, ybuf, transpose);
   FEGCheckLaunch("FEGSumFact_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -210,11 +210,15 @@ size_t FEGDevSumFactShared(int dim, int P, int Q)
   return (size_t)7 * (dim == 3 ? MX * MX * MX : MX * MX) * sizeof(double);
 }
 
-PetscErrorCode FEGDevSumFactApply(const FEGDevSumFact *sf, const double *x, double *y, int transpose, int diag, int nlocal, const int *toff, const int *tlist, double *ybuf)
+/* elements e0..e1-1 (the diagonal: all); with tlist the gather when nlocal > 0 (after the last range) */
+PetscErrorCode FEGDevSumFactApply(const FEGDevSumFact *sf0, int e0, int e1, const double *x, double *y, int transpose, int diag, int nlocal, const int *toff, const int *tlist, double *ybuf)
 {
-  double *yb = tlist && !sf->unique ? ybuf : NULL;
+  FEGDevSumFact s = *sf0, *sf = &s;
+  double       *yb = tlist && !sf->unique ? ybuf : NULL;
 
   PetscFunctionBegin;
+  s.e0 = e0;
+  s.e1 = e1;
   if (!sf->Ne) PetscFunctionReturn(PETSC_SUCCESS);
   if (diag) {
     const int      NP = sf->dim == 3 ? sf->P * sf->P * sf->P : sf->P * sf->P;
@@ -242,8 +246,8 @@ PetscErrorCode FEGDevSumFactApply(const FEGDevSumFact *sf, const double *x, doub
     if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (sf->dim == 2) PetscCall(FEGSumFactLaunchP<2>(sf, x, y, yb, transpose));
-  else PetscCall(FEGSumFactLaunchP<3>(sf, x, y, yb, transpose));
+  if (e1 > e0 && sf->dim == 2) PetscCall(FEGSumFactLaunchP<2>(sf, x, y, yb, transpose));
+  else if (e1 > e0) PetscCall(FEGSumFactLaunchP<3>(sf, x, y, yb, transpose));
   if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
