@@ -2,7 +2,8 @@
    MatMultAdd and diagonal (atomic and gather scatter), right-hand sides with Dirichlet lifting, for every cell type and
    orders 1..4, with linear-field and pointwise coefficients; a CG + Jacobi solve matches the host solve and copies
    nothing between host and device; on two processes the same comparisons on the distributed mesh (addto through the
-   diagonal and off-diagonal blocks and a PetscSF), and distributed GPU operators match the serial host one. Needs a GPU
+   diagonal and off-diagonal blocks and a PetscSF), and distributed GPU operators match the serial host one; the
+   overlapped apply (interior elements while the halo moves) equals the host and the plain one. Needs a GPU
    (make check-gpu).
    fegtest: nsize 1 2 */
 #include "fegtest.h"
@@ -672,6 +673,149 @@ START_TEST(test_gpu_out_of_memory)
 }
 END_TEST
 
+/* The overlapped apply (-feg_halo_overlap, the default wherever there are ghosts or constraints) equals the host
+   operator and DMGlobalToLocal() around one kernel, for lma and matfree (refop on tetrahedra, sumfact on hexahedra),
+   atomic and gather, MatMult, MatMultTranspose and MatMultAdd, on a box whose cells that touch a ghost point come
+   last (FEGMeshReorder() none); the view shows how many elements ran while messages moved */
+static PetscErrorCode overlap_build(DMPolytopeType ct, PetscBool gpu, DM *dm, FEGForm *form)
+{
+  PetscInt faces[3] = {4, 4, 4};
+  DM       dm0, auxdm;
+  Vec      aux;
+
+  PetscFunctionBegin;
+  PetscCall(FEGCreateBoxMesh(PETSC_COMM_WORLD, ct, faces, NULL, NULL, 0.2, &dm0));
+  PetscCall(FEGMeshReorder(dm0, FEG_REORDER_NONE, dm));
+  PetscCall(DMDestroy(&dm0));
+  PetscCall(FEGSetUpDiscretization(*dm, 2, PETSC_TRUE, "u"));
+  PetscCall(fegtest_wall(*dm, fegtest_bcfunc));
+  if (gpu) PetscCall(DMSetVecType(*dm, VECCUDA));
+  PetscCall(fegtest_make_form(*dm, FORM_CONSTANT, &auxdm, &aux, form));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the largest difference of A and B (host) over MatMult, MatMultTranspose and MatMultAdd */
+static PetscErrorCode overlap_diff(Mat A, DM dm, Mat B, DM dmh, PetscReal *err)
+{
+  Vec         x, y, z, xh, yh, zh;
+  PetscRandom rnd;
+  PetscReal   r;
+
+  PetscFunctionBegin;
+  *err = 0.0;
+  PetscCall(DMCreateGlobalVector(dmh, &xh));
+  PetscCall(VecDuplicate(xh, &yh));
+  PetscCall(VecDuplicate(xh, &zh));
+  PetscCall(DMCreateGlobalVector(dm, &x));
+  PetscCall(VecDuplicate(x, &y));
+  PetscCall(VecDuplicate(x, &z));
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
+  PetscCall(VecSetRandom(xh, rnd));
+  PetscCall(VecSetRandom(zh, rnd));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(VecCopy(xh, x));
+  PetscCall(VecCopy(zh, z));
+  for (int k = 0; k < 3; k++) {
+    if (k == 0) {
+      PetscCall(MatMult(B, xh, yh));
+      PetscCall(MatMult(A, x, y));
+    } else if (k == 1) {
+      PetscCall(MatMultTranspose(B, xh, yh));
+      PetscCall(MatMultTranspose(A, x, y));
+    } else {
+      PetscCall(MatMultAdd(B, xh, zh, yh));
+      PetscCall(MatMultAdd(A, x, z, y));
+    }
+    PetscCall(fegtest_vecdiff(y, yh, &r));
+    *err = PetscMax(*err, r);
+  }
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&xh));
+  PetscCall(VecDestroy(&yh));
+  PetscCall(VecDestroy(&zh));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* from A's view: on every process some elements before the first that touches a ghost (all on one process, not all
+   on every process of several), and of them some (atomic) or all (gather) applied while ghost values arrive */
+static PetscErrorCode overlap_split(Mat A, PetscBool gather, PetscBool *ok)
+{
+  PetscViewer viewer;
+  PetscMPIInt rank, size;
+  const char *file     = "test_gpu_overlap_view.txt";
+  int         lines    = 0;
+  PetscBool   boundary = PETSC_FALSE; /* some process has elements that touch ghosts (the owner of shared points may not) */
+
+  PetscFunctionBegin;
+  *ok = PETSC_TRUE;
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(PetscViewerASCIIOpen(PETSC_COMM_WORLD, file, &viewer));
+  PetscCall(MatView(A, viewer));
+  PetscCall(PetscViewerDestroy(&viewer));
+  if (rank == 0) {
+    FILE *fp = fopen(file, "r");
+    char  line[1024];
+
+    *ok = (PetscBool)(fp != NULL);
+    while (fp && fgets(line, sizeof(line), fp)) {
+      const char *p = strstr(line, "the first ");
+      int         nint, ne, nfirst;
+
+      if (!p) continue;
+      lines++;
+      if (sscanf(p, "the first %d of %d elements touch no ghost dof, %d of them", &nint, &ne, &nfirst) != 3) *ok = PETSC_FALSE;
+      else if (!(nint > 0 && nint <= ne) || (size == 1 && nint != ne)) *ok = PETSC_FALSE;
+      else if (gather ? nfirst != nint : !(nfirst > 0 && nfirst < nint)) *ok = PETSC_FALSE;
+      else if (nint < ne) boundary = PETSC_TRUE;
+    }
+    if (fp) fclose(fp);
+    if (lines != size || (size > 1 && !boundary)) *ok = PETSC_FALSE;
+    remove(file);
+  }
+  PetscCallMPI(MPI_Bcast(ok, 1, MPIU_BOOL, 0, PETSC_COMM_WORLD));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+START_TEST(test_gpu_overlap)
+{
+  const DMPolytopeType ct = _i / 4 ? DM_POLYTOPE_HEXAHEDRON : DM_POLYTOPE_TETRAHEDRON;
+  const FEGOpType      s  = (_i / 2) % 2 ? FEGOPMATFREE : FEGOPLMA;
+  const char          *sc = _i % 2 ? "gather" : "atomic";
+  DM                   dmh, dmg;
+  FEGForm              fh, fg;
+  Mat                  Ah, Ag, An;
+  PetscReal            e1, e2;
+  PetscBool            split;
+
+  TCHK(overlap_build(ct, PETSC_FALSE, &dmh, &fh));
+  TCHK(overlap_build(ct, PETSC_TRUE, &dmg, &fg));
+  TCHK(FEGFormSetOptionsPrefix(fg, "gpu_"));
+  TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_lma_scatter", sc));
+  TCHK(fegtest_operator(dmh, fh, s, &Ah));
+  TCHK(fegtest_operator(dmg, fg, s, &Ag));
+  TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_halo_overlap", "false"));
+  TCHK(fegtest_operator(dmg, fg, s, &An));
+  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_halo_overlap"));
+  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_lma_scatter"));
+  TCHK(overlap_diff(Ag, dmg, Ah, dmh, &e1));
+  TCHK(overlap_diff(An, dmg, Ah, dmh, &e2));
+  TCHK(overlap_split(Ag, (PetscBool)(_i % 2), &split));
+  ck_assert_msg(e1 < 1e-12, "%s %s %s overlapped apply: differs from the host by %g", DMPolytopeTypes[ct], s, sc, (double)e1);
+  ck_assert_msg(e2 < 1e-12, "%s %s %s with -feg_halo_overlap false: differs from the host by %g", DMPolytopeTypes[ct], s, sc, (double)e2);
+  ck_assert_msg(split, "%s %s %s: the view does not show the interior elements split around the messages", DMPolytopeTypes[ct], s, sc);
+  TCHK(MatDestroy(&Ah));
+  TCHK(MatDestroy(&Ag));
+  TCHK(MatDestroy(&An));
+  TCHK(FEGFormDestroy(&fh));
+  TCHK(FEGFormDestroy(&fg));
+  TCHK(DMDestroy(&dmh));
+  TCHK(DMDestroy(&dmg));
+}
+END_TEST
+
 static void add_tests(Suite *s)
 {
   TCase *tc;
@@ -709,6 +853,10 @@ static void add_tests(Suite *s)
   tc = tcase_create("parallel");
   tcase_set_timeout(tc, 900);
   tcase_add_loop_test(tc, test_gpu_parallel, 0, 6);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("overlap");
+  tcase_set_timeout(tc, 900);
+  tcase_add_loop_test(tc, test_gpu_overlap, 0, 8);
   suite_add_tcase(s, tc);
 }
 

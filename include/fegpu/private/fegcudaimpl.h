@@ -47,16 +47,24 @@ typedef struct {
   PetscBool        covering;     /* unique, and every local dof lies in an element */
   int             *toff, *tlist; /* dof -> element entries (-feg_lma_scatter gather) */
   double          *ybuf;         /* per-entry results the gather sums */
+  /* the overlapped apply (not direct, -feg_halo_overlap): fegpu moves the owned dofs itself and PetscSF only the ghosts */
+  PetscBool overlap;     /* this path is taken */
+  PetscSF   halo;        /* leaves: the local ghost dofs; roots: their owners' entries of the global vector (several processes) */
+  int       nown;        /* owned unconstrained dofs */
+  int      *lown, *gown; /* their local index and their index in the process's part of the global vector (device) */
+  PetscInt  nint;        /* elements 0..nint-1 touch no ghost dof (FEGMeshReorder() puts the others last) */
+  PetscInt  nfirst;      /* of them, the ones applied while ghost values arrive; the rest run while sums leave */
 } FEGDevOp;
 
 PETSC_INTERN PetscErrorCode FEGDevOpSetUp(FEGOp, PetscBool, const FEGTuning *, FEGScatter, FEGDevOp *);
 PETSC_INTERN PetscErrorCode FEGDevOpDestroy(FEGDevOp *);
 PETSC_INTERN size_t         FEGDevOpBytes(const FEGDevOp *);
 
-/* y (+)= A x or A^T x on the device: kernel(op, x, y, transpose, overwrite) adds into local (or, with direct, global)
-   arrays, or overwrites y when overwrite (element-owned dofs covering the vector and no add); mayOverwrite says
-   whether the kernel can */
-typedef PetscErrorCode (*FEGDevApplyFn)(FEGOp, const double *, double *, PetscBool, PetscBool);
+/* y (+)= A x or A^T x on the device: kernel(op, x, y, transpose, overwrite, e0, e1, last) adds the action of elements
+   e0..e1-1 into local (or, with direct, global) arrays, or overwrites y when overwrite (element-owned dofs covering
+   the vector and no add); last: the final range, after which a transpose gather sums the entries; mayOverwrite says
+   whether the kernel can overwrite */
+typedef PetscErrorCode (*FEGDevApplyFn)(FEGOp, const double *, double *, PetscBool, PetscBool, int, int, PetscBool);
 PETSC_INTERN PetscErrorCode FEGDevOpApply(FEGOp, FEGDevOp *, FEGDevApplyFn, PetscLogDouble, PetscBool, Vec, Vec, PetscBool, PetscBool);
 /* the diagonal: kernel(op, y) adds the element diagonals into the local array y */
 typedef PetscErrorCode (*FEGDevDiagFn)(FEGOp, double *);

@@ -45,6 +45,7 @@ struct _p_FEGOp {
   PetscLogDouble   bytes;               /* host memory the type holds */
   const char      *stores;              /* what that memory is, for FEGOpView() */
   Vec              xl, yl;              /* local work vectors of element-local operators */
+  PetscBool        overlap;             /* -feg_halo_overlap (GPU element-local types) */
   void            *data;
 };
 

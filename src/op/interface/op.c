@@ -69,6 +69,7 @@ PetscErrorCode FEGOpCreate(MPI_Comm comm, FEGOp *op)
   PetscCall(PetscHeaderCreate(o, FEG_OP_CLASSID, "FEGOp", "fegpu finite element operator", "FEGOp", comm, FEGOpDestroy, FEGOpView));
   o->backend       = "host";
   o->pmattype      = FEG_PMAT_AUTO;
+  o->overlap       = PETSC_TRUE;
   o->pmatassembled = -1;
   *op              = o;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -306,6 +307,7 @@ PetscErrorCode FEGOpSetFromOptions_Private(FEGOp op, PetscBool readtype)
   }
   if (!((PetscObject)op)->type_name) PetscCall(FEGOpSetType(op, FEGOPADDTO));
   PetscCall(PetscOptionsEnum("-feg_pmat", "Preconditioning matrix for PCs that need values, for operators that are not assembled", "FEGOpSetPmatType", FEGPmatTypes, (PetscEnum)op->pmattype, (PetscEnum *)&op->pmattype, NULL));
+  PetscCall(PetscOptionsBool("-feg_halo_overlap", "GPU lma and matfree: apply the elements that touch no ghost dof while ghost values and sums move between processes", "FEGOpSetFromOptions", op->overlap, &op->overlap, NULL));
   PetscTryTypeMethod(op, setfromoptions, PetscOptionsObject);
   PetscOptionsEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -319,7 +321,10 @@ PetscErrorCode FEGOpSetFromOptions_Private(FEGOp op, PetscBool readtype)
 
   Options Database Keys:
 + -feg_strategy <addto,lma,matfree> - the type (default addto)
-- -feg_pmat <auto,none,addto,lma> - see FEGOpSetPmatType()
+. -feg_pmat <auto,none,addto,lma> - see FEGOpSetPmatType()
+- -feg_halo_overlap <bool> - GPU lma and matfree with ghosts or constraints: fegpu moves the owned dofs itself, PetscSF
+                             only the ghost dofs, and the elements that touch no ghost dof are applied while those move
+                             (default true; false: DMGlobalToLocal() and DMLocalToGlobal() around one kernel)
 
   Level: intermediate
 @*/

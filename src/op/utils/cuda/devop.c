@@ -1,8 +1,81 @@
 /* What every operator type does the same way on the device: its discretization, coefficients and scatter map, and the
    vector handling around a kernel (global or local arrays, zeroing, summing across processes) */
 #include <fegpu/private/fegcudaimpl.h>
+#include <petscsf.h>
 
 PETSC_INTERN PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *, FEGForm, Vec);
+
+/* What the overlapped apply needs, from the DM's section SF (the graph DMGlobalToLocal() uses): its self edges (owned
+   dofs) go to the device as index pairs, its remote edges (ghost dofs) into an SF of their own; and how many leading
+   elements touch no ghost dof. Every rank takes this path or none: an owned entry of the global vector without exactly
+   one local dof (not the case for DMPlex sections) keeps PETSc's DMGlobalToLocal(). */
+static PetscErrorCode FEGDevOpHaloSetUp(FEGOp op, FEGDevOp *dev)
+{
+  FEGDisc           *disc = op->disc;
+  PetscSF            sf;
+  const PetscInt    *ilocal;
+  const PetscSFNode *iremote;
+  PetscInt           nroots, nleaves, nrem = 0, *rloc, *lown, *gown;
+  PetscSFNode       *rrem;
+  PetscBool         *ghost, *seen, ok = PETSC_TRUE;
+  PetscMPIInt        rank, size;
+  MPI_Comm           comm = PetscObjectComm((PetscObject)op);
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(DMGetSectionSF(op->dm, &sf));
+  PetscCall(PetscSFGetGraph(sf, &nroots, &nleaves, &ilocal, &iremote));
+  PetscCall(PetscCalloc2(disc->nlocal, &ghost, PetscMax(nroots, 0) + 1, &seen));
+  PetscCall(PetscMalloc4(nleaves, &rloc, nleaves, &rrem, nleaves, &lown, nleaves, &gown));
+  dev->nown = 0;
+  for (PetscInt l = 0; l < nleaves; l++) {
+    const PetscInt loc = ilocal ? ilocal[l] : l;
+
+    if (iremote[l].rank == rank) {
+      if (seen[iremote[l].index]) ok = PETSC_FALSE;
+      seen[iremote[l].index] = PETSC_TRUE;
+      lown[dev->nown]        = loc;
+      gown[dev->nown++]      = iremote[l].index;
+    } else {
+      ghost[loc]   = PETSC_TRUE;
+      rloc[nrem]   = loc;
+      rrem[nrem++] = iremote[l];
+    }
+  }
+  if (dev->nown != nroots) ok = PETSC_FALSE;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPIU_BOOL, MPI_LAND, comm));
+  if (ok) {
+    int *il, *ig;
+
+    dev->overlap = PETSC_TRUE;
+    if (size > 1) {
+      PetscCall(PetscSFCreate(comm, &dev->halo));
+      PetscCall(PetscSFSetGraph(dev->halo, nroots, nrem, rloc, PETSC_COPY_VALUES, rrem, PETSC_COPY_VALUES));
+      PetscCall(PetscSFSetUp(dev->halo));
+    }
+    PetscCall(PetscMalloc2(dev->nown, &il, dev->nown, &ig));
+    for (int k = 0; k < dev->nown; k++) {
+      il[k] = (int)lown[k];
+      ig[k] = (int)gown[k];
+    }
+    PetscCall(FEGDevMallocCopy((void **)&dev->lown, il, sizeof(int) * PetscMax(dev->nown, 1), NULL));
+    PetscCall(FEGDevMallocCopy((void **)&dev->gown, ig, sizeof(int) * PetscMax(dev->nown, 1), NULL));
+    PetscCall(PetscFree2(il, ig));
+    for (dev->nint = 0; dev->nint < disc->Ne; dev->nint++) {
+      PetscBool touches = PETSC_FALSE;
+
+      for (PetscInt b = 0; b < disc->Nb && !touches; b++) touches = ghost[disc->lidx[dev->nint * disc->Nb + b]];
+      if (touches) break;
+    }
+    /* half of them while ghost values arrive, half while sums leave; the transpose gather sums all at once at the end,
+       so then the interior goes before the ghost values are in */
+    dev->nfirst = dev->tlist ? dev->nint : dev->nint / 2;
+  } else PetscCall(PetscInfo(op, "A global entry without exactly one local dof: DMGlobalToLocal() and DMLocalToGlobal() around the apply\n"));
+  PetscCall(PetscFree4(rloc, rrem, lown, gown));
+  PetscCall(PetscFree2(ghost, seen));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 /* integration: the type computes element matrices (addto, lma); scatter gather: build the dof -> entry map */
 PetscErrorCode FEGDevOpSetUp(FEGOp op, PetscBool integration, const FEGTuning *t, FEGScatter scatter, FEGDevOp *dev)
@@ -57,6 +130,7 @@ PetscErrorCode FEGDevOpSetUp(FEGOp op, PetscBool integration, const FEGTuning *t
     PetscCall(FEGDevTransposeMap(&dev->d, (int)disc->nlocal, &dev->toff, &dev->tlist));
     PetscCall(FEGDevMallocCopy((void **)&dev->ybuf, NULL, sizeof(double) * dev->d.Ne * dev->d.Nb, NULL));
   }
+  if (!dev->direct && op->overlap) PetscCall(FEGDevOpHaloSetUp(op, dev));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -68,12 +142,61 @@ PetscErrorCode FEGDevOpDestroy(FEGDevOp *dev)
   FEGDevFree(dev->toff);
   FEGDevFree(dev->tlist);
   FEGDevFree(dev->ybuf);
+  FEGDevFree(dev->lown);
+  FEGDevFree(dev->gown);
+  PetscCall(PetscSFDestroy(&dev->halo));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 size_t FEGDevOpBytes(const FEGDevOp *dev)
 {
-  return dev->d.bytes + (dev->tlist ? (size_t)dev->d.Ne * dev->d.Nb * (sizeof(int) + sizeof(double)) : 0);
+  return dev->d.bytes + (dev->tlist ? (size_t)dev->d.Ne * dev->d.Nb * (sizeof(int) + sizeof(double)) : 0) + (size_t)dev->nown * 2 * sizeof(int);
+}
+
+/* y (+)= A x with the halo overlapped (FEGDevOpHaloSetUp()): while the ghost values travel, the owned ones are copied
+   in and the first interior elements applied; then the elements that touch ghosts, whose sums leave at once (PetscSF
+   stages them through the host when MPI is not CUDA-aware) while the other interior elements run; the owned sums are
+   stored into y before the ghost sums arriving from other processes are added. The constrained entries of xl are
+   never written, so they stay zero. */
+static PetscErrorCode FEGDevOpApplyOverlap(FEGOp op, FEGDevOp *dev, FEGDevApplyFn kernel, Vec x, Vec y, PetscBool transpose, PetscBool add)
+{
+  const PetscScalar *xa;
+  PetscScalar       *ya, *xla, *yla;
+  const int          Ne = dev->d.Ne, nint = (int)dev->nint, nfirst = (int)dev->nfirst;
+  Vec                xl, yl;
+
+  PetscFunctionBegin;
+  if (!op->xl) {
+    PetscCall(FEGOpGetLocalVectors(op, &xl, &yl));
+    PetscCall(VecZeroEntries(xl));
+  } else PetscCall(FEGOpGetLocalVectors(op, &xl, &yl));
+  PetscCall(VecCUDAGetArrayRead(x, &xa));
+  if (add) PetscCall(VecCUDAGetArray(y, &ya));
+  else PetscCall(VecCUDAGetArrayWrite(y, &ya));
+  PetscCall(VecCUDAGetArray(xl, &xla));
+  PetscCall(VecCUDAGetArrayWrite(yl, &yla));
+  if (dev->halo) PetscCall(PetscSFBcastWithMemTypeBegin(dev->halo, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, xa, PETSC_MEMTYPE_CUDA, xla, MPI_REPLACE));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(FEGDevOwnedToLocal(dev->nown, dev->lown, dev->gown, xa, xla));
+  PetscCall(FEGDevZero(yla, op->disc->nlocal));
+  PetscCall((*kernel)(op, xla, yla, transpose, PETSC_FALSE, 0, nfirst, PETSC_FALSE));
+  PetscCall(PetscLogGpuTimeEnd());
+  if (dev->halo) PetscCall(PetscSFBcastEnd(dev->halo, MPIU_SCALAR, xa, xla, MPI_REPLACE));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall((*kernel)(op, xla, yla, transpose, PETSC_FALSE, nint, Ne, (PetscBool)(nfirst == nint)));
+  PetscCall(PetscLogGpuTimeEnd());
+  if (dev->halo) PetscCall(PetscSFReduceWithMemTypeBegin(dev->halo, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, yla, PETSC_MEMTYPE_CUDA, ya, MPIU_SUM));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (nfirst < nint) PetscCall((*kernel)(op, xla, yla, transpose, PETSC_FALSE, nfirst, nint, PETSC_TRUE));
+  PetscCall(FEGDevLocalToOwned(dev->nown, dev->lown, dev->gown, yla, ya, add ? 1 : 0));
+  PetscCall(PetscLogGpuTimeEnd());
+  if (dev->halo) PetscCall(PetscSFReduceEnd(dev->halo, MPIU_SCALAR, yla, ya, MPIU_SUM));
+  PetscCall(VecCUDARestoreArrayWrite(yl, &yla));
+  PetscCall(VecCUDARestoreArray(xl, &xla));
+  PetscCall(VecCUDARestoreArrayRead(x, &xa));
+  if (add) PetscCall(VecCUDARestoreArray(y, &ya));
+  else PetscCall(VecCUDARestoreArrayWrite(y, &ya));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode FEGDevOpApply(FEGOp op, FEGDevOp *dev, FEGDevApplyFn kernel, PetscLogDouble flops, PetscBool mayOverwrite, Vec x, Vec y, PetscBool transpose, PetscBool add)
@@ -85,6 +208,11 @@ PetscErrorCode FEGDevOpApply(FEGOp op, FEGDevOp *dev, FEGDevApplyFn kernel, Pets
   Vec             xl, yl;
 
   PetscFunctionBegin;
+  if (dev->overlap) {
+    PetscCall(FEGDevOpApplyOverlap(op, dev, kernel, x, y, transpose, add));
+    PetscCall(PetscLogGpuFlops(flops));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (dev->direct) {
     PetscCall(VecCUDAGetArrayRead(x, &xa));
     if (add) PetscCall(VecCUDAGetArray(y, &ya));
@@ -101,7 +229,7 @@ PetscErrorCode FEGDevOpApply(FEGOp op, FEGDevOp *dev, FEGDevApplyFn kernel, Pets
     PetscCall(FEGDevZero(ya, op->disc->nlocal));
   }
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall((*kernel)(op, xa, ya, transpose, overwrite));
+  PetscCall((*kernel)(op, xa, ya, transpose, overwrite, 0, dev->d.Ne, PETSC_TRUE));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops(flops));
   if (dev->direct) {
@@ -144,6 +272,17 @@ PetscErrorCode FEGDevOpView(FEGOp op, FEGDevOp *dev, PetscViewer viewer)
   if (t->used == 3) PetscCall(PetscViewerASCIIPrintf(viewer, " (%s, %d elements per GEMM chunk)", dev->d.P ? "K = Chat P, P the products of reference derivatives" : "K = R^T U", t->nparts));
   if (t->used == 2) PetscCall(PetscViewerASCIIPrintf(viewer, " (block size %d, NENTPT %d, NR_PARTS %d, quadrature chunk %d, Jacobian data in shared memory: %s)", t->blockSize, t->nentpt, t->nparts, t->qchunk, t->jacShared ? "yes" : "no"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
+  if (dev->overlap) {
+    PetscMPIInt rank;
+
+    /* per process: the interior prefix is what can overlap the messages */
+    PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)op), &rank));
+    PetscCall(PetscViewerASCIIPushSynchronized(viewer));
+    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] apply: owned dofs moved by fegpu, ghost dofs by PetscSF; the first %" PetscInt_FMT " of %d elements touch no ghost dof, %" PetscInt_FMT " of them run while ghost values arrive\n", (int)rank,
+                                                 dev->nint, dev->d.Ne, dev->nfirst));
+    PetscCall(PetscViewerFlush(viewer));
+    PetscCall(PetscViewerASCIIPopSynchronized(viewer));
+  } else if (!dev->direct) PetscCall(PetscViewerASCIIPrintf(viewer, "apply: DMGlobalToLocal() and DMLocalToGlobal() around one kernel (-feg_halo_overlap false, or see -info)\n"));
   {
     PetscMPIInt rank;
     int         id, n;

@@ -26,6 +26,39 @@ PetscErrorCode FEGDevGather(int n, const int *off, const int *list, const double
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The owned part of DMGlobalToLocal/DMLocalToGlobal, which the overlapped apply does itself (devop.c): owned
+   unconstrained dof k sits at lown[k] in the local vector and at gown[k] in the process's part of the global one */
+static __global__ void FEGOwnedToLocal_Kernel(int n, const int *__restrict__ lown, const int *__restrict__ gown, const double *__restrict__ x, double *__restrict__ xl)
+{
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n) xl[lown[k]] = x[gown[k]];
+}
+
+static __global__ void FEGLocalToOwned_Kernel(int n, const int *__restrict__ lown, const int *__restrict__ gown, const double *__restrict__ yl, double *__restrict__ y, int add)
+{
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n) y[gown[k]] = add ? y[gown[k]] + yl[lown[k]] : yl[lown[k]];
+}
+
+PetscErrorCode FEGDevOwnedToLocal(int n, const int *lown, const int *gown, const double *x, double *xl)
+{
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  FEGOwnedToLocal_Kernel<<<(n + 255) / 256, 256>>>(n, lown, gown, x, xl);
+  FEGCheckLaunch("FEGOwnedToLocal_Kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = yl on the owned dofs (every entry of y has one), or y += yl with add */
+PetscErrorCode FEGDevLocalToOwned(int n, const int *lown, const int *gown, const double *yl, double *y, int add)
+{
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  FEGLocalToOwned_Kernel<<<(n + 255) / 256, 256>>>(n, lown, gown, yl, y, add);
+  FEGCheckLaunch("FEGLocalToOwned_Kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static __global__ void FEGCount_Kernel(int n, const int *__restrict__ key, int *__restrict__ count, int *__restrict__ iota)
 {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
