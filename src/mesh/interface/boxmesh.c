@@ -219,7 +219,8 @@ PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt
 . -feg_faces <n,n,n>                - the box's subdivisions
 . -feg_lower <x,y,z> / -feg_upper <x,y,z> - the box's corners
 . -feg_perturb <r>                  - vertex perturbation, fraction of the spacing
-. -feg_reorder <none,metis,sfc>     - renumber each process's cells for locality (FEGMeshReorder())
+. -feg_reorder <none,metis,sfc>     - renumber each process's cells for locality (FEGMeshReorder(); on several
+                                      processes the cells that touch a ghost point go last in any case)
 - -feg_reorder_part_size <n>        - cells per METIS part for -feg_reorder metis
 
   Note:

@@ -281,7 +281,8 @@ PetscErrorCode FEGMeshReadFile_Private(MPI_Comm comm, const char file[], DM *dm)
 }
 
 /* Distributes a mesh over its communicator with the partitioner the options ask for (-petscpartitioner_type, with the
-   given prefix): fegpu's "metis" among them, once the package is initialised */
+   given prefix): fegpu's "metis" among them, once the package is initialised; then each process's cells that touch a
+   ghost point go last (FEGMeshReorder() none) */
 PetscErrorCode FEGMeshDistribute_Private(DM *dm, const char prefix[])
 {
   PetscPartitioner part;
@@ -300,6 +301,10 @@ PetscErrorCode FEGMeshDistribute_Private(DM *dm, const char prefix[])
     PetscCall(DMDestroy(dm));
     *dm = dmDist;
   }
+  /* the cells that touch a ghost point last: the GPU operators apply the others while the halo moves */
+  PetscCall(FEGMeshReorder(*dm, FEG_REORDER_NONE, &dmDist));
+  PetscCall(DMDestroy(dm));
+  *dm = dmDist;
   /* distributed once: DMSetFromOptions() must not partition it again (it would by default) */
   PetscCall(DMPlexDistributeSetDefault(*dm, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);

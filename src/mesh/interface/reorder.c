@@ -1,8 +1,8 @@
 /* Cell ordering for locality: each process renumbers its own cells (METIS parts or a Hilbert curve), then every lower
    dimensional point in the order the new cells first reach it, so that the dofs of neighbouring elements sit close in
    the vectors the operators gather from and scatter to. On several processes the cells that touch a ghost point go
-   last, so the elements that read only owned dofs form a prefix (for an apply that overlaps them with the halo
-   exchange; fegpu's does not yet). */
+   last (with "none" that is all that changes), so the elements that read only owned dofs form a prefix, which the GPU
+   apply runs while the halo moves (-feg_halo_overlap). */
 #include <fegpu/private/fegimpl.h>
 #include <petscsf.h>
 
@@ -51,96 +51,17 @@ static PetscErrorCode FEGPermutePointSF(DM dm, const PetscInt perm[], DM pdm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@
-  FEGMeshReorder - renumbers the cells of each process for locality (METIS parts or a Hilbert space-filling curve), and
-  the faces, edges and vertices in the order the renumbered cells reach them
-
-  Collective
-
-  Input Parameters:
-+ dm   - a DMPlex without a discretization yet (the section is not permuted with it)
-- type - FEG_REORDER_NONE, FEG_REORDER_METIS or FEG_REORDER_SFC
-
-  Output Parameter:
-. rdm - the renumbered mesh (a new reference to dm for FEG_REORDER_NONE)
-
-  Options Database Key:
-. -feg_reorder_part_size <n> - cells per METIS part (default 256)
-
-  Notes:
-  Each process orders only its own cells; on several processes the cells that touch a ghost point come last. Labels,
-  coordinates (cellwise ones too) and the point SF follow the new numbering. FEGCreateMeshFromOptions() applies it with
-  -feg_reorder.
-
-  Level: intermediate
-
-.seealso: FEGCreateMeshFromOptions()
-@*/
-PetscErrorCode FEGMeshReorder(DM dm, FEGReorderType type, DM *rdm)
+/* Every point but the cells numbered within its depth stratum in the order the new cells (cperm) reach it, one closure
+   per cell; points no cell reaches keep their relative order at the end; within a stratum cell types keep separate
+   ranges. perm holds the cells' new numbers and -1 elsewhere on entry. */
+static PetscErrorCode FEGMeshNumberByCells(DM dm, PetscInt cStart, PetscInt nc, const PetscInt cperm[], PetscInt perm[])
 {
-  PetscInt        cStart, cEnd, pStart, pEnd, depth, nc, *cperm, *perm, *dstart, *dend, *order, nleaves, nf;
+  PetscInt        pStart, pEnd, depth, *dstart, *dend, *order;
   DMPolytopeType *ptype;
-  const PetscInt *ilocal;
-  PetscBool      *ghost;
-  PetscSF         sf;
-  PetscMPIInt     size;
-  IS              is;
-  PetscLogDouble  t0;
 
   PetscFunctionBegin;
-  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
-  FEGAssertPointer(rdm, 3);
-  PetscCheck(type >= FEG_REORDER_NONE && type <= FEG_REORDER_SFC, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "Unknown reordering %d: use none, metis or sfc", (int)type);
-  if (type == FEG_REORDER_NONE) {
-    PetscCall(PetscObjectReference((PetscObject)dm));
-    *rdm = dm;
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(DMGetNumFields(dm, &nf));
-  PetscCheck(!nf, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "Reorder the mesh before it gets a discretization (its section would be left behind)");
-  PetscCall(PetscTime(&t0));
-  PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
   PetscCall(DMPlexGetChart(dm, &pStart, &pEnd));
   PetscCall(DMPlexGetDepth(dm, &depth));
-  nc = cEnd - cStart;
-  PetscCall(PetscMalloc3(nc, &cperm, pEnd - pStart, &perm, pEnd - pStart, &ghost));
-  {
-    DMPolytopeType ct0 = DM_POLYTOPE_UNKNOWN, ct;
-
-    for (PetscInt c = cStart; c < cEnd; c++) {
-      PetscCall(DMPlexGetCellType(dm, c, &ct));
-      if (c == cStart) ct0 = ct;
-      PetscCheck(ct == ct0, PETSC_COMM_SELF, PETSC_ERR_SUP, "Reordering needs cells of one type; cell %" PetscInt_FMT " is a %s, cell %" PetscInt_FMT " a %s", cStart, DMPolytopeTypes[ct0], c, DMPolytopeTypes[ct]);
-    }
-  }
-  PetscCall((*FEGCellOrderings[type])(dm, nc, cperm));
-  /* ghost points (leaves of the point SF): the cells that touch one go last, in their order */
-  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
-  for (PetscInt p = pStart; p < pEnd; p++) ghost[p - pStart] = PETSC_FALSE;
-  PetscCall(DMGetPointSF(dm, &sf));
-  PetscCall(PetscSFGetGraph(sf, NULL, &nleaves, &ilocal, NULL));
-  if (size > 1 && nleaves > 0) {
-    PetscInt *tmp, ni = 0, nb = 0;
-
-    for (PetscInt l = 0; l < nleaves; l++) ghost[(ilocal ? ilocal[l] : l) - pStart] = PETSC_TRUE;
-    PetscCall(PetscMalloc1(nc, &tmp));
-    for (PetscInt i = 0; i < nc; i++) {
-      PetscInt *cl      = NULL, ncl;
-      PetscBool touches = PETSC_FALSE;
-
-      PetscCall(DMPlexGetTransitiveClosure(dm, cStart + cperm[i], PETSC_TRUE, &ncl, &cl));
-      for (PetscInt k = 0; k < ncl && !touches; k++) touches = ghost[cl[2 * k] - pStart];
-      PetscCall(DMPlexRestoreTransitiveClosure(dm, cStart + cperm[i], PETSC_TRUE, &ncl, &cl));
-      if (touches) tmp[nc - 1 - nb++] = cperm[i];
-      else cperm[ni++] = cperm[i];
-    }
-    for (PetscInt k = 0; k < nb; k++) cperm[ni + k] = tmp[nc - 1 - k];
-    PetscCall(PetscFree(tmp));
-  }
-  /* every other point numbered within its depth stratum in the order the new cells reach it (one closure per cell);
-     points no cell reaches keep their relative order at the end; within a stratum cell types keep separate ranges */
-  for (PetscInt p = pStart; p < pEnd; p++) perm[p - pStart] = -1;
-  for (PetscInt i = 0; i < nc; i++) perm[cStart + cperm[i] - pStart] = cStart + i;
   PetscCall(PetscMalloc4(depth + 1, &dstart, depth + 1, &dend, pEnd - pStart, &order, pEnd - pStart, &ptype));
   for (PetscInt d = 0; d <= depth; d++) PetscCall(DMPlexGetDepthStratum(dm, d, &dstart[d], &dend[d]));
   {
@@ -187,6 +108,110 @@ PetscErrorCode FEGMeshReorder(DM dm, FEGReorderType type, DM *rdm)
     }
   }
   PetscCall(PetscFree4(dstart, dend, order, ptype));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGMeshReorder - renumbers the cells of each process for locality (METIS parts or a Hilbert space-filling curve), and
+  the faces, edges and vertices in the order the renumbered cells reach them
+
+  Collective
+
+  Input Parameters:
++ dm   - a DMPlex without a discretization yet (the section is not permuted with it)
+- type - FEG_REORDER_NONE (on several processes only the cells that touch a ghost point move to the end; a mesh of
+         several cell types is left as it is), FEG_REORDER_METIS or FEG_REORDER_SFC
+
+  Output Parameter:
+. rdm - the renumbered mesh (a new reference to dm for FEG_REORDER_NONE on one process)
+
+  Options Database Key:
+. -feg_reorder_part_size <n> - cells per METIS part (default 256)
+
+  Notes:
+  Each process orders only its own cells; on several processes the cells that touch a ghost point come last, so that
+  the GPU operators can apply the others while ghost values move (-feg_halo_overlap). Labels, coordinates (cellwise ones
+  too) and the point SF follow the new numbering. FEGCreateMeshFromOptions() applies it with -feg_reorder; the meshes
+  fegpu distributes (FEGCreateBoxMesh(), FEGCreateMeshFromOptions()) get none.
+
+  Level: intermediate
+
+.seealso: FEGCreateMeshFromOptions()
+@*/
+PetscErrorCode FEGMeshReorder(DM dm, FEGReorderType type, DM *rdm)
+{
+  PetscInt        cStart, cEnd, pStart, pEnd, nc, *cperm, *perm, nleaves, nf;
+  const PetscInt *ilocal;
+  PetscBool      *ghost;
+  PetscSF         sf;
+  PetscMPIInt     size;
+  IS              is;
+  PetscLogDouble  t0;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  FEGAssertPointer(rdm, 3);
+  PetscCheck(type >= FEG_REORDER_NONE && type <= FEG_REORDER_SFC, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "Unknown reordering %d: use none, metis or sfc", (int)type);
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
+  if (type == FEG_REORDER_NONE && size == 1) {
+    PetscCall(PetscObjectReference((PetscObject)dm));
+    *rdm = dm;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(DMGetNumFields(dm, &nf));
+  PetscCheck(!nf, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "Reorder the mesh before it gets a discretization (its section would be left behind)");
+  PetscCall(PetscTime(&t0));
+  PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
+  PetscCall(DMPlexGetChart(dm, &pStart, &pEnd));
+  nc = cEnd - cStart;
+  {
+    DMPolytopeType ct0   = DM_POLYTOPE_UNKNOWN, ct;
+    PetscBool      mixed = PETSC_FALSE;
+
+    for (PetscInt c = cStart; c < cEnd && !mixed; c++) {
+      PetscCall(DMPlexGetCellType(dm, c, &ct));
+      if (c == cStart) ct0 = ct;
+      mixed = (PetscBool)(ct != ct0);
+      PetscCheck(!mixed || type == FEG_REORDER_NONE, PETSC_COMM_SELF, PETSC_ERR_SUP, "Reordering needs cells of one type; cell %" PetscInt_FMT " is a %s, cell %" PetscInt_FMT " a %s", cStart, DMPolytopeTypes[ct0], c, DMPolytopeTypes[ct]);
+    }
+    /* none leaves a mesh of several cell types as it is (fegpu's operators refuse it anyway) */
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &mixed, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)dm)));
+    if (mixed) {
+      PetscCall(PetscObjectReference((PetscObject)dm));
+      *rdm = dm;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+  PetscCall(PetscMalloc3(nc, &cperm, pEnd - pStart, &perm, pEnd - pStart, &ghost));
+  if (type == FEG_REORDER_NONE)
+    for (PetscInt i = 0; i < nc; i++) cperm[i] = i;
+  else PetscCall((*FEGCellOrderings[type])(dm, nc, cperm));
+  /* ghost points (leaves of the point SF): the cells that touch one go last, in their order */
+  for (PetscInt p = pStart; p < pEnd; p++) ghost[p - pStart] = PETSC_FALSE;
+  PetscCall(DMGetPointSF(dm, &sf));
+  PetscCall(PetscSFGetGraph(sf, NULL, &nleaves, &ilocal, NULL));
+  if (size > 1 && nleaves > 0) {
+    PetscInt *tmp, ni = 0, nb = 0;
+
+    for (PetscInt l = 0; l < nleaves; l++) ghost[(ilocal ? ilocal[l] : l) - pStart] = PETSC_TRUE;
+    PetscCall(PetscMalloc1(nc, &tmp));
+    for (PetscInt i = 0; i < nc; i++) {
+      PetscInt *cl      = NULL, ncl;
+      PetscBool touches = PETSC_FALSE;
+
+      PetscCall(DMPlexGetTransitiveClosure(dm, cStart + cperm[i], PETSC_TRUE, &ncl, &cl));
+      for (PetscInt k = 0; k < ncl && !touches; k++) touches = ghost[cl[2 * k] - pStart];
+      PetscCall(DMPlexRestoreTransitiveClosure(dm, cStart + cperm[i], PETSC_TRUE, &ncl, &cl));
+      if (touches) tmp[nc - 1 - nb++] = cperm[i];
+      else cperm[ni++] = cperm[i];
+    }
+    for (PetscInt k = 0; k < nb; k++) cperm[ni + k] = tmp[nc - 1 - k];
+    PetscCall(PetscFree(tmp));
+  }
+  /* none moves only cells; the others number the lower-dimensional points after the cells */
+  for (PetscInt p = pStart; p < pEnd; p++) perm[p - pStart] = type == FEG_REORDER_NONE ? p : -1;
+  for (PetscInt i = 0; i < nc; i++) perm[cStart + cperm[i] - pStart] = cStart + i;
+  if (type != FEG_REORDER_NONE) PetscCall(FEGMeshNumberByCells(dm, cStart, nc, cperm, perm));
   PetscCall(ISCreateGeneral(PETSC_COMM_SELF, pEnd - pStart, perm, PETSC_USE_POINTER, &is));
   PetscCall(DMPlexPermute(dm, is, rdm));
   PetscCall(ISDestroy(&is));
