@@ -2,6 +2,7 @@
 # Build, test and measure on the machine with two H200 GPUs (run kind nvidia-h200-x2), from the repository root:
 #   source .gpu/env.sh && bash share/bench/multigpu/run-x2.sh check tet     (then, on the same machine)
 #   source .gpu/env.sh && bash share/bench/multigpu/run-x2.sh bp3 reorder
+# (tet and bp3 also run two GPUs with -feg_halo_overlap false: the apply without overlap, for the same-run ratio)
 # (diag: the multi-process GPU tests case by case, with stacks of a hung one)
 # Needs .gpu/cube1m.msh.gz (gmsh -3 share/bench/multigpu/cube1m.geo -format msh41 -bin -o cube1m.msh; gzip).
 # Logs go to $OUT (or ./out).
@@ -53,6 +54,9 @@ COMMON="-dm_vec_type cuda -petscpartitioner_type metis"
     f=55,55,$((55 * n))
     timeout 240 mpiexec -n $n $B ./bench $COMMON -bench_reps 20 -feg_cell_type tet -feg_faces $f -order 1 -bench_strategies atomic,coo,lma
   done
+  # the same two-GPU run with the apply of before: DMGlobalToLocal/DMLocalToGlobal around one kernel, no overlap
+  echo "== bench tet P1 lma, weak, np 2, -feg_halo_overlap false"
+  timeout 240 mpiexec -n 2 $B ./bench $COMMON -bench_reps 20 -feg_cell_type tet -feg_faces 55,55,110 -order 1 -bench_strategies lma -feg_halo_overlap false
 } > "$OUT/weak-tet.log" 2>&1
 [[ $stages == *" tet "* ]] && grep -E "^==|^(atomic|coo|lma) |^halo|GPU [0-9]" "$OUT/weak-tet.log"
 # BP3 matfree (lma's weak scaling is the tet case): one GPU, two GPUs on the same 8M unknowns (strong), two GPUs with
@@ -65,6 +69,10 @@ COMMON="-dm_vec_type cuda -petscpartitioner_type metis"
   timeout 200 mpiexec -n 2 $B ./bench_matfree $COMMON -mode bp3 -orders $BO -dofs 8000000 -its 50 -reps 3 -strategies matfree
   echo "== bench_matfree BP3 weak, 8M unknowns per GPU, np 2"
   timeout 250 mpiexec -n 2 $B ./bench_matfree $COMMON -mode bp3 -orders $BO -dofs 8000000 -dofs_per_process -its 50 -reps 3 -strategies matfree
+  for n in 8000000 "8000000 -dofs_per_process"; do
+    echo "== bench_matfree BP3, np 2, -dofs $n, -feg_halo_overlap false"
+    timeout 250 mpiexec -n 2 $B ./bench_matfree $COMMON -mode bp3 -orders $BO -dofs $n -its 50 -reps 3 -strategies matfree -feg_halo_overlap false
+  done
 } > "$OUT/bp3.log" 2>&1
 [[ $stages == *" bp3 "* ]] && grep -E "^==|^ *[0-9] |^halo" "$OUT/bp3.log"
 # where the two-GPU time goes: PETSc's events (SF packing, host staging copies, MPI) in the weak-scaling BP3 run
