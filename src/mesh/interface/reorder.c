@@ -186,23 +186,25 @@ PetscErrorCode FEGMeshReorder(DM dm, FEGReorderType type, DM *rdm)
   if (type == FEG_REORDER_NONE)
     for (PetscInt i = 0; i < nc; i++) cperm[i] = i;
   else PetscCall((*FEGCellOrderings[type])(dm, nc, cperm));
-  /* ghost points (leaves of the point SF): the cells that touch one go last, in their order */
+  /* ghost points (leaves of the point SF): the cells that touch one (found from the leaves' stars, so the cost goes
+     with the halo, not the mesh) go last, in their order */
   for (PetscInt p = pStart; p < pEnd; p++) ghost[p - pStart] = PETSC_FALSE;
   PetscCall(DMGetPointSF(dm, &sf));
   PetscCall(PetscSFGetGraph(sf, NULL, &nleaves, &ilocal, NULL));
   if (size > 1 && nleaves > 0) {
     PetscInt *tmp, ni = 0, nb = 0;
 
-    for (PetscInt l = 0; l < nleaves; l++) ghost[(ilocal ? ilocal[l] : l) - pStart] = PETSC_TRUE;
+    for (PetscInt l = 0; l < nleaves; l++) {
+      PetscInt *st = NULL, nst;
+
+      PetscCall(DMPlexGetTransitiveClosure(dm, ilocal ? ilocal[l] : l, PETSC_FALSE, &nst, &st));
+      for (PetscInt k = 0; k < nst; k++)
+        if (st[2 * k] >= cStart && st[2 * k] < cEnd) ghost[st[2 * k] - pStart] = PETSC_TRUE;
+      PetscCall(DMPlexRestoreTransitiveClosure(dm, ilocal ? ilocal[l] : l, PETSC_FALSE, &nst, &st));
+    }
     PetscCall(PetscMalloc1(nc, &tmp));
     for (PetscInt i = 0; i < nc; i++) {
-      PetscInt *cl      = NULL, ncl;
-      PetscBool touches = PETSC_FALSE;
-
-      PetscCall(DMPlexGetTransitiveClosure(dm, cStart + cperm[i], PETSC_TRUE, &ncl, &cl));
-      for (PetscInt k = 0; k < ncl && !touches; k++) touches = ghost[cl[2 * k] - pStart];
-      PetscCall(DMPlexRestoreTransitiveClosure(dm, cStart + cperm[i], PETSC_TRUE, &ncl, &cl));
-      if (touches) tmp[nc - 1 - nb++] = cperm[i];
+      if (ghost[cStart + cperm[i] - pStart]) tmp[nc - 1 - nb++] = cperm[i];
       else cperm[ni++] = cperm[i];
     }
     for (PetscInt k = 0; k < nb; k++) cperm[ni + k] = tmp[nc - 1 - k];
