@@ -45,18 +45,65 @@ static PetscErrorCode destroy(DM *dm, DM *auxdm, Vec *aux, FEGForm *form)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the largest relative difference of A and B (host) over MatMult, MatMultTranspose, MatMultAdd and, with diag,
+   MatGetDiagonal */
+static PetscErrorCode apply_diff(Mat A, DM dm, Mat B, DM dmh, PetscBool diag, PetscReal *err)
+{
+  Vec         x, y, z, xh, yh, zh;
+  PetscRandom rnd;
+  PetscReal   r;
+
+  PetscFunctionBegin;
+  *err = 0.0;
+  PetscCall(DMCreateGlobalVector(dmh, &xh));
+  PetscCall(VecDuplicate(xh, &yh));
+  PetscCall(VecDuplicate(xh, &zh));
+  PetscCall(DMCreateGlobalVector(dm, &x));
+  PetscCall(VecDuplicate(x, &y));
+  PetscCall(VecDuplicate(x, &z));
+  PetscCall(PetscRandomCreate(PetscObjectComm((PetscObject)dmh), &rnd));
+  PetscCall(VecSetRandom(xh, rnd));
+  PetscCall(VecSetRandom(zh, rnd));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(VecCopy(xh, x));
+  PetscCall(VecCopy(zh, z));
+  for (int k = 0; k < (diag ? 4 : 3); k++) {
+    if (k == 0) {
+      PetscCall(MatMult(B, xh, yh));
+      PetscCall(MatMult(A, x, y));
+    } else if (k == 1) {
+      PetscCall(MatMultTranspose(B, xh, yh));
+      PetscCall(MatMultTranspose(A, x, y));
+    } else if (k == 2) {
+      PetscCall(MatMultAdd(B, xh, zh, yh));
+      PetscCall(MatMultAdd(A, x, z, y));
+    } else {
+      PetscCall(MatGetDiagonal(B, yh));
+      PetscCall(MatGetDiagonal(A, y));
+    }
+    PetscCall(fegtest_vecdiff(y, yh, &r));
+    *err = PetscMax(*err, r);
+  }
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&xh));
+  PetscCall(VecDestroy(&yh));
+  PetscCall(VecDestroy(&zh));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* largest relative difference between the GPU and host operator (and right-hand side) */
 static const char *kernel_options = NULL;
 
 static PetscErrorCode compare_variant(MPI_Comm comm, DMPolytopeType ct, PetscInt order, PetscBool cont, PetscBool pointwise, const gpu_variant *v, PetscReal *err)
 {
-  DM          dmh, dmg, auxh, auxg;
-  Vec         axh, axg, xh, xg, yh, yg, zh, zg, bh, bg;
-  FEGForm     fh, fg;
-  Mat         Ah, Ag;
-  PetscRandom rnd;
-  PetscReal   r;
-  PetscBool   addto;
+  DM        dmh, dmg, auxh, auxg;
+  Vec       axh, axg, bh, bg;
+  FEGForm   fh, fg;
+  Mat       Ah, Ag;
+  PetscReal r;
+  PetscBool addto;
 
   PetscFunctionBegin;
   *err = 0.0;
@@ -78,40 +125,8 @@ static PetscErrorCode compare_variant(MPI_Comm comm, DMPolytopeType ct, PetscInt
     *err = PetscMax(*err, r);
     PetscCall(MatDestroy(&C));
   } else {
-    PetscCall(DMCreateGlobalVector(dmh, &xh));
-    PetscCall(DMCreateGlobalVector(dmg, &xg));
-    PetscCall(VecDuplicate(xh, &yh));
-    PetscCall(VecDuplicate(xg, &yg));
-    PetscCall(VecDuplicate(xh, &zh));
-    PetscCall(VecDuplicate(xg, &zg));
-    PetscCall(PetscRandomCreate(comm, &rnd));
-    PetscCall(VecSetRandom(xh, rnd));
-    PetscCall(VecSetRandom(zh, rnd));
-    PetscCall(PetscRandomDestroy(&rnd));
-    PetscCall(VecCopy(xh, xg));
-    PetscCall(VecCopy(zh, zg));
-    PetscCall(MatMult(Ah, xh, yh));
-    PetscCall(MatMult(Ag, xg, yg));
-    PetscCall(fegtest_vecdiff(yg, yh, &r));
+    PetscCall(apply_diff(Ag, dmg, Ah, dmh, PETSC_TRUE, &r));
     *err = PetscMax(*err, r);
-    PetscCall(MatMultTranspose(Ah, xh, yh));
-    PetscCall(MatMultTranspose(Ag, xg, yg));
-    PetscCall(fegtest_vecdiff(yg, yh, &r));
-    *err = PetscMax(*err, r);
-    PetscCall(MatMultAdd(Ah, xh, zh, yh));
-    PetscCall(MatMultAdd(Ag, xg, zg, yg));
-    PetscCall(fegtest_vecdiff(yg, yh, &r));
-    *err = PetscMax(*err, r);
-    PetscCall(MatGetDiagonal(Ah, yh));
-    PetscCall(MatGetDiagonal(Ag, yg));
-    PetscCall(fegtest_vecdiff(yg, yh, &r));
-    *err = PetscMax(*err, r);
-    PetscCall(VecDestroy(&xh));
-    PetscCall(VecDestroy(&xg));
-    PetscCall(VecDestroy(&yh));
-    PetscCall(VecDestroy(&yg));
-    PetscCall(VecDestroy(&zh));
-    PetscCall(VecDestroy(&zg));
   }
   PetscCall(DMCreateGlobalVector(dmh, &bh));
   PetscCall(DMCreateGlobalVector(dmg, &bg));
@@ -694,50 +709,6 @@ static PetscErrorCode overlap_build(DMPolytopeType ct, PetscBool gpu, DM *dm, FE
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the largest difference of A and B (host) over MatMult, MatMultTranspose and MatMultAdd */
-static PetscErrorCode overlap_diff(Mat A, DM dm, Mat B, DM dmh, PetscReal *err)
-{
-  Vec         x, y, z, xh, yh, zh;
-  PetscRandom rnd;
-  PetscReal   r;
-
-  PetscFunctionBegin;
-  *err = 0.0;
-  PetscCall(DMCreateGlobalVector(dmh, &xh));
-  PetscCall(VecDuplicate(xh, &yh));
-  PetscCall(VecDuplicate(xh, &zh));
-  PetscCall(DMCreateGlobalVector(dm, &x));
-  PetscCall(VecDuplicate(x, &y));
-  PetscCall(VecDuplicate(x, &z));
-  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
-  PetscCall(VecSetRandom(xh, rnd));
-  PetscCall(VecSetRandom(zh, rnd));
-  PetscCall(PetscRandomDestroy(&rnd));
-  PetscCall(VecCopy(xh, x));
-  PetscCall(VecCopy(zh, z));
-  for (int k = 0; k < 3; k++) {
-    if (k == 0) {
-      PetscCall(MatMult(B, xh, yh));
-      PetscCall(MatMult(A, x, y));
-    } else if (k == 1) {
-      PetscCall(MatMultTranspose(B, xh, yh));
-      PetscCall(MatMultTranspose(A, x, y));
-    } else {
-      PetscCall(MatMultAdd(B, xh, zh, yh));
-      PetscCall(MatMultAdd(A, x, z, y));
-    }
-    PetscCall(fegtest_vecdiff(y, yh, &r));
-    *err = PetscMax(*err, r);
-  }
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&y));
-  PetscCall(VecDestroy(&z));
-  PetscCall(VecDestroy(&xh));
-  PetscCall(VecDestroy(&yh));
-  PetscCall(VecDestroy(&zh));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* from A's view: on every process some elements before the first that touches a ghost (all on one process, not all
    on every process of several), and of them some (atomic) or all (gather) applied while ghost values arrive */
 static PetscErrorCode overlap_split(Mat A, PetscBool gather, PetscBool *ok)
@@ -800,8 +771,8 @@ START_TEST(test_gpu_overlap)
   TCHK(fegtest_operator(dmg, fg, s, &An));
   TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_halo_overlap"));
   TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_lma_scatter"));
-  TCHK(overlap_diff(Ag, dmg, Ah, dmh, &e1));
-  TCHK(overlap_diff(An, dmg, Ah, dmh, &e2));
+  TCHK(apply_diff(Ag, dmg, Ah, dmh, PETSC_FALSE, &e1));
+  TCHK(apply_diff(An, dmg, Ah, dmh, PETSC_FALSE, &e2));
   TCHK(overlap_split(Ag, (PetscBool)(_i % 2), &split));
   ck_assert_msg(e1 < 1e-12, "%s %s %s overlapped apply: differs from the host by %g", DMPolytopeTypes[ct], s, sc, (double)e1);
   ck_assert_msg(e2 < 1e-12, "%s %s %s with -feg_halo_overlap false: differs from the host by %g", DMPolytopeTypes[ct], s, sc, (double)e2);
