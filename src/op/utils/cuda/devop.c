@@ -48,7 +48,12 @@ static PetscErrorCode FEGDevOpHaloSetUp(FEGOp op, FEGDevOp *dev)
   if (ok) {
     int *il, *ig;
 
+    Vec xl;
+
     dev->overlap = PETSC_TRUE;
+    /* the local work vector: its constrained entries are read as zeros and never written after this */
+    PetscCall(FEGOpGetLocalVectors(op, &xl, NULL));
+    PetscCall(VecZeroEntries(xl));
     if (size > 1) {
       PetscCall(PetscSFCreate(comm, &dev->halo));
       PetscCall(PetscSFSetGraph(dev->halo, nroots, nrem, rloc, PETSC_COPY_VALUES, rrem, PETSC_COPY_VALUES));
@@ -156,8 +161,8 @@ size_t FEGDevOpBytes(const FEGDevOp *dev)
 /* y (+)= A x with the halo overlapped (FEGDevOpHaloSetUp()): while the ghost values travel, the owned ones are copied
    in and the first interior elements applied; then the elements that touch ghosts, whose sums leave at once (PetscSF
    stages them through the host when MPI is not CUDA-aware) while the other interior elements run; the owned sums are
-   stored into y before the ghost sums arriving from other processes are added. The constrained entries of xl are
-   never written, so they stay zero. */
+   stored into y before the ghost sums arriving from other processes are added. The constrained entries of xl were
+   zeroed at setup and are never written. */
 static PetscErrorCode FEGDevOpApplyOverlap(FEGOp op, FEGDevOp *dev, FEGDevApplyFn kernel, Vec x, Vec y, PetscBool transpose, PetscBool add)
 {
   const PetscScalar *xa;
@@ -166,10 +171,7 @@ static PetscErrorCode FEGDevOpApplyOverlap(FEGOp op, FEGDevOp *dev, FEGDevApplyF
   Vec                xl, yl;
 
   PetscFunctionBegin;
-  if (!op->xl) {
-    PetscCall(FEGOpGetLocalVectors(op, &xl, &yl));
-    PetscCall(VecZeroEntries(xl));
-  } else PetscCall(FEGOpGetLocalVectors(op, &xl, &yl));
+  PetscCall(FEGOpGetLocalVectors(op, &xl, &yl));
   PetscCall(VecCUDAGetArrayRead(x, &xa));
   if (add) PetscCall(VecCUDAGetArray(y, &ya));
   else PetscCall(VecCUDAGetArrayWrite(y, &ya));
