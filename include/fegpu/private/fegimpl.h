@@ -60,7 +60,7 @@ PETSC_INTERN void              FEGBoxSplitTetrahedron(const PetscInt[], PetscInt
 PETSC_INTERN void              FEGBoxSplitHexahedron(const PetscInt[], PetscInt[]);
 PETSC_INTERN void              FEGBoxSplitPrism(const PetscInt[], PetscInt[]);
 PETSC_INTERN PetscErrorCode    FEGMeshReadFile_Private(MPI_Comm, const char[], DM *);
-PETSC_INTERN PetscErrorCode    FEGMeshDistribute_Private(DM *, const char[]);
+PETSC_INTERN PetscErrorCode    FEGMeshDistribute_Private(DM *, const char[], PetscBool);
 PETSC_INTERN PetscErrorCode    PetscPartitionerCreate_FEGMetis(PetscPartitioner);
 /* cell orderings of FEGMeshReorder(): perm[i] = the cell (counted from the first) that goes to position i */
 PETSC_INTERN PetscErrorCode FEGMeshOrderCells_Metis(DM, PetscInt, PetscInt[]);

@@ -202,7 +202,7 @@ PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt
   PetscCall(DMGetLabel(*dm, "marker", &label));
   PetscCall(DMPlexMarkBoundaryFaces(*dm, 1, label));
   PetscCall(DMPlexLabelComplete(*dm, label));
-  PetscCall(FEGMeshDistribute_Private(dm, NULL));
+  PetscCall(FEGMeshDistribute_Private(dm, NULL, PETSC_TRUE));
   PetscCall(PetscObjectSetName((PetscObject)*dm, "Mesh"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -263,7 +263,7 @@ PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *
       PetscCall(DMPlexMarkBoundaryFaces(*dm, 1, label));
       PetscCall(DMPlexLabelComplete(*dm, label));
     }
-    PetscCall(FEGMeshDistribute_Private(dm, prefix));
+    PetscCall(FEGMeshDistribute_Private(dm, prefix, (PetscBool)(reorder == FEG_REORDER_NONE)));
   } else {
     dim = FEGCellInfos[ctype].dim;
     if (!fset) nf = dim;

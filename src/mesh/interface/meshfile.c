@@ -281,9 +281,10 @@ PetscErrorCode FEGMeshReadFile_Private(MPI_Comm comm, const char file[], DM *dm)
 }
 
 /* Distributes a mesh over its communicator with the partitioner the options ask for (-petscpartitioner_type, with the
-   given prefix): fegpu's "metis" among them, once the package is initialised; then each process's cells that touch a
-   ghost point go last (FEGMeshReorder() none) */
-PetscErrorCode FEGMeshDistribute_Private(DM *dm, const char prefix[])
+   given prefix): fegpu's "metis" among them, once the package is initialised; with ghostLast each process's cells that
+   touch a ghost point then go last (FEGMeshReorder() none; a caller that reorders afterwards gets that from its own
+   reordering) */
+PetscErrorCode FEGMeshDistribute_Private(DM *dm, const char prefix[], PetscBool ghostLast)
 {
   PetscPartitioner part;
   PetscMPIInt      size;
@@ -302,9 +303,11 @@ PetscErrorCode FEGMeshDistribute_Private(DM *dm, const char prefix[])
     *dm = dmDist;
   }
   /* the cells that touch a ghost point last: the GPU operators apply the others while the halo moves */
-  PetscCall(FEGMeshReorder(*dm, FEG_REORDER_NONE, &dmDist));
-  PetscCall(DMDestroy(dm));
-  *dm = dmDist;
+  if (ghostLast) {
+    PetscCall(FEGMeshReorder(*dm, FEG_REORDER_NONE, &dmDist));
+    PetscCall(DMDestroy(dm));
+    *dm = dmDist;
+  }
   /* distributed once: DMSetFromOptions() must not partition it again (it would by default) */
   PetscCall(DMPlexDistributeSetDefault(*dm, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
