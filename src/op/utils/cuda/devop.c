@@ -15,7 +15,8 @@ static PetscErrorCode FEGDevOpHaloSetUp(FEGOp op, FEGDevOp *dev)
   PetscSF            sf;
   const PetscInt    *ilocal;
   const PetscSFNode *iremote;
-  PetscInt           nroots, nleaves, nrem = 0, *rloc, *lown, *gown;
+  PetscInt           nroots, nleaves, nrem = 0, *rloc;
+  int               *lown, *gown;
   PetscSFNode       *rrem;
   PetscBool         *ghost, *seen, ok = PETSC_TRUE;
   PetscMPIInt        rank, size;
@@ -35,8 +36,8 @@ static PetscErrorCode FEGDevOpHaloSetUp(FEGOp op, FEGDevOp *dev)
     if (iremote[l].rank == rank) {
       if (seen[iremote[l].index]) ok = PETSC_FALSE;
       seen[iremote[l].index] = PETSC_TRUE;
-      lown[dev->nown]        = loc;
-      gown[dev->nown++]      = iremote[l].index;
+      lown[dev->nown]        = (int)loc;
+      gown[dev->nown++]      = (int)iremote[l].index;
     } else {
       ghost[loc]   = PETSC_TRUE;
       rloc[nrem]   = loc;
@@ -46,8 +47,6 @@ static PetscErrorCode FEGDevOpHaloSetUp(FEGOp op, FEGDevOp *dev)
   if (dev->nown != nroots) ok = PETSC_FALSE;
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPIU_BOOL, MPI_LAND, comm));
   if (ok) {
-    int *il, *ig;
-
     Vec xl;
 
     dev->overlap = PETSC_TRUE;
@@ -59,14 +58,8 @@ static PetscErrorCode FEGDevOpHaloSetUp(FEGOp op, FEGDevOp *dev)
       PetscCall(PetscSFSetGraph(dev->halo, nroots, nrem, rloc, PETSC_COPY_VALUES, rrem, PETSC_COPY_VALUES));
       PetscCall(PetscSFSetUp(dev->halo));
     }
-    PetscCall(PetscMalloc2(dev->nown, &il, dev->nown, &ig));
-    for (int k = 0; k < dev->nown; k++) {
-      il[k] = (int)lown[k];
-      ig[k] = (int)gown[k];
-    }
-    PetscCall(FEGDevMallocCopy((void **)&dev->lown, il, sizeof(int) * PetscMax(dev->nown, 1), NULL));
-    PetscCall(FEGDevMallocCopy((void **)&dev->gown, ig, sizeof(int) * PetscMax(dev->nown, 1), NULL));
-    PetscCall(PetscFree2(il, ig));
+    PetscCall(FEGDevMallocCopy((void **)&dev->lown, lown, sizeof(int) * PetscMax(dev->nown, 1), NULL));
+    PetscCall(FEGDevMallocCopy((void **)&dev->gown, gown, sizeof(int) * PetscMax(dev->nown, 1), NULL));
     for (dev->nint = 0; dev->nint < disc->Ne; dev->nint++) {
       PetscBool touches = PETSC_FALSE;
 
