@@ -10,7 +10,7 @@ extern "C" {
 /* refop/gemm: reference operators and per-element factors */
 typedef struct {
   int           Ne, Nb, nops, ne, nb, nr; /* elements, dofs per element, operators, elements per thread, groups per block, rows per thread */
-  int           e0, e1;                   /* the elements one launch applies (set by FEGDevRefOpApply/FEGDevGemmApply) */
+  int           e0, e1;                   /* the elements one refop launch applies (set by FEGDevRefOpApply) */
   int           ldo;                      /* leading dimension of the operators (Nb rounded up to even, for vector loads) */
   int           contig, unique;           /* element e's dofs are e*Nb..e*Nb+Nb-1 / no dof is shared by two elements */
   int           tperm[16];                /* operator whose factor a transposed apply uses */

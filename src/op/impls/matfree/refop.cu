@@ -218,7 +218,7 @@ static __global__ void FEGGemmCombine_Kernel(const FEGDevRefOp r, int e0, int Ec
   }
 }
 
-PetscErrorCode FEGDevGemmApply(const FEGDevRefOp *r, int e1st, int eend, const double *A, int lda, double *work, int Ec, const double *x, double *y, int transpose, int overwrite, int nlocal, const int *toff, const int *tlist, double *ybuf)
+PetscErrorCode FEGDevGemmApply(const FEGDevRefOp *r, int e0, int e1, const double *A, int lda, double *work, int Ec, const double *x, double *y, int transpose, int overwrite, int nlocal, const int *toff, const int *tlist, double *ybuf)
 {
   const int    Nb = r->Nb, ldx = (Nb + 3) / 4 * 4, ldz = lda, nt = 256;
   double      *X = work, *Z = work + (size_t)ldx * Ec, *yb = tlist && !r->unique ? ybuf : NULL;
@@ -227,16 +227,16 @@ PetscErrorCode FEGDevGemmApply(const FEGDevRefOp *r, int e1st, int eend, const d
 
   PetscFunctionBegin;
   PetscCall(FEGDevGetCublas(&h));
-  for (int e0 = e1st; e0 < eend; e0 += Ec) {
-    const int    n = PetscMin(Ec, eend - e0);
+  for (int c0 = e0; c0 < e1; c0 += Ec) {
+    const int    n = PetscMin(Ec, e1 - c0);
     const size_t w = (size_t)n * Nb;
 
-    FEGGemmGather_Kernel<<<(unsigned)((w + nt - 1) / nt), nt>>>(Nb, r->Ne, e0, n, ldx, r->idx, r->contig, x, X);
+    FEGGemmGather_Kernel<<<(unsigned)((w + nt - 1) / nt), nt>>>(Nb, r->Ne, c0, n, ldx, r->idx, r->contig, x, X);
     FEGCheckLaunch("FEGGemmGather_Kernel");
     PetscCallCUBLAS(cublasDgemm((cublasHandle_t)h, CUBLAS_OP_N, CUBLAS_OP_N, r->nops * Nb, n, Nb, &one, A, lda, X, ldx, &zero, Z, ldz));
 #define FEG_COMBINE(NO) \
   case NO: \
-    FEGGemmCombine_Kernel<NO><<<(unsigned)((w + nt - 1) / nt), nt>>>(*r, e0, n, ldz, Z, y, yb, transpose, overwrite); \
+    FEGGemmCombine_Kernel<NO><<<(unsigned)((w + nt - 1) / nt), nt>>>(*r, c0, n, ldz, Z, y, yb, transpose, overwrite); \
     break;
     switch (r->nops) {
       FEG_COMBINE(3)
