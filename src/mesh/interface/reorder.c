@@ -142,7 +142,7 @@ PetscErrorCode FEGMeshReorder(DM dm, FEGReorderType type, DM *rdm)
 {
   PetscInt        cStart, cEnd, pStart, pEnd, nc, *cperm, *perm, nleaves, nf;
   const PetscInt *ilocal;
-  PetscBool      *ghost;
+  PetscBool      *touches; /* per cell (from cStart): it touches a ghost point */
   PetscSF         sf;
   PetscMPIInt     size;
   IS              is;
@@ -182,13 +182,13 @@ PetscErrorCode FEGMeshReorder(DM dm, FEGReorderType type, DM *rdm)
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
-  PetscCall(PetscMalloc3(nc, &cperm, pEnd - pStart, &perm, pEnd - pStart, &ghost));
+  PetscCall(PetscMalloc2(nc, &cperm, pEnd - pStart, &perm));
+  PetscCall(PetscCalloc1(nc, &touches));
   if (type == FEG_REORDER_NONE)
     for (PetscInt i = 0; i < nc; i++) cperm[i] = i;
   else PetscCall((*FEGCellOrderings[type])(dm, nc, cperm));
   /* ghost points (leaves of the point SF): the cells that touch one (found from the leaves' stars, so the cost goes
      with the halo, not the mesh) go last, in their order */
-  for (PetscInt p = pStart; p < pEnd; p++) ghost[p - pStart] = PETSC_FALSE;
   PetscCall(DMGetPointSF(dm, &sf));
   PetscCall(PetscSFGetGraph(sf, NULL, &nleaves, &ilocal, NULL));
   if (size > 1 && nleaves > 0) {
@@ -199,12 +199,12 @@ PetscErrorCode FEGMeshReorder(DM dm, FEGReorderType type, DM *rdm)
 
       PetscCall(DMPlexGetTransitiveClosure(dm, ilocal ? ilocal[l] : l, PETSC_FALSE, &nst, &st));
       for (PetscInt k = 0; k < nst; k++)
-        if (st[2 * k] >= cStart && st[2 * k] < cEnd) ghost[st[2 * k] - pStart] = PETSC_TRUE;
+        if (st[2 * k] >= cStart && st[2 * k] < cEnd) touches[st[2 * k] - cStart] = PETSC_TRUE;
       PetscCall(DMPlexRestoreTransitiveClosure(dm, ilocal ? ilocal[l] : l, PETSC_FALSE, &nst, &st));
     }
     PetscCall(PetscMalloc1(nc, &tmp));
     for (PetscInt i = 0; i < nc; i++) {
-      if (ghost[cStart + cperm[i] - pStart]) tmp[nc - 1 - nb++] = cperm[i];
+      if (touches[cperm[i]]) tmp[nc - 1 - nb++] = cperm[i];
       else cperm[ni++] = cperm[i];
     }
     for (PetscInt k = 0; k < nb; k++) cperm[ni + k] = tmp[nc - 1 - k];
@@ -229,7 +229,8 @@ PetscErrorCode FEGMeshReorder(DM dm, FEGReorderType type, DM *rdm)
     if (nf) PetscCall(DMCopyDisc(cdm, cdmNew));
   }
   PetscCall(DMPlexDistributeSetDefault(*rdm, PETSC_FALSE));
-  PetscCall(PetscFree3(cperm, perm, ghost));
+  PetscCall(PetscFree2(cperm, perm));
+  PetscCall(PetscFree(touches));
   {
     PetscLogDouble t1;
 
