@@ -691,19 +691,14 @@ END_TEST
 /* The overlapped apply (-feg_halo_overlap, the default wherever there are ghosts or constraints) equals the host
    operator and DMGlobalToLocal() around one kernel, for lma and matfree (refop on tetrahedra, sumfact on hexahedra),
    atomic and gather, MatMult, MatMultTranspose and MatMultAdd, on a box whose cells that touch a ghost point come
-   last (FEGMeshReorder() none); the view shows how many elements ran while messages moved */
+   last (FEGCreateBoxMesh() distributes it so); the view shows how many elements ran while messages moved */
 static PetscErrorCode overlap_build(DMPolytopeType ct, PetscBool gpu, DM *dm, FEGForm *form)
 {
-  PetscInt faces[3] = {4, 4, 4};
-  DM       dm0, auxdm;
-  Vec      aux;
+  DM  auxdm;
+  Vec aux;
 
   PetscFunctionBegin;
-  PetscCall(FEGCreateBoxMesh(PETSC_COMM_WORLD, ct, faces, NULL, NULL, 0.2, &dm0));
-  PetscCall(FEGMeshReorder(dm0, FEG_REORDER_NONE, dm));
-  PetscCall(DMDestroy(&dm0));
-  PetscCall(FEGSetUpDiscretization(*dm, 2, PETSC_TRUE, "u"));
-  PetscCall(fegtest_wall(*dm, fegtest_bcfunc));
+  PetscCall(fegtest_setup(PETSC_COMM_WORLD, ct, 2, PETSC_TRUE, PETSC_TRUE, 4, dm));
   if (gpu) PetscCall(DMSetVecType(*dm, VECCUDA));
   PetscCall(fegtest_make_form(*dm, FORM_CONSTANT, &auxdm, &aux, form));
   PetscFunctionReturn(PETSC_SUCCESS);
