@@ -123,6 +123,7 @@ typedef struct {
   PetscReal         *geo;             /* geo[(e*nG+g)*(dim*dim+1)+k]: invJ (row-major d xi_r / d x_c), then det J; FEGDiscSetUpGeometry() */
   PetscReal         *xq;              /* xq[(e*Nq+q)*dim+d] quadrature points in real space; FEGDiscSetUpGeometry() */
   PetscInt          *lidx;            /* lidx[e*Nb+b] local dof of basis function b of cell e (constrained dofs included) */
+  PetscInt           nclasses;        /* orientation classes of the cells: PETSc's closure was read once per class */
   PetscInt          *gidx;            /* the same as global dofs, -1 where constrained; FEGDiscGetGlobalIndices() */
   PetscInt           nlocal, nglobal; /* local Vec size, owned global size */
   PetscLogDouble     bytes;
@@ -136,6 +137,7 @@ typedef struct {
   PetscErrorCode (*rhsdevdestroy)(void **);
 } FEGDisc;
 
+PETSC_EXTERN PetscErrorCode FEGPlexGetClosureIndicesBulk(DM, PetscSection, PetscInt, PetscInt, PetscInt, PetscInt[], PetscInt *);
 PETSC_EXTERN PetscErrorCode FEGDiscCreate(DM, FEGDisc *);
 PETSC_EXTERN PetscErrorCode FEGDiscDestroy(FEGDisc *);
 PETSC_EXTERN PetscErrorCode FEGDiscSetUpGeometry(FEGDisc *);

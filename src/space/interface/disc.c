@@ -53,16 +53,49 @@ static PetscErrorCode FEGDiscCoordinates_Private(FEGDisc *disc)
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc1((size_t)disc->Ne * Nv * dim, &disc->X));
-  for (PetscInt e = 0; e < disc->Ne; e++) {
-    const PetscScalar *array;
-    PetscScalar       *x = NULL;
-    PetscBool          isDG;
-    PetscInt           n;
+  {
+    DM                 cdm;
+    PetscSection       csec;
+    Vec                cellc, coords;
+    const PetscScalar *ca;
+    PetscInt          *cidx = NULL, ncheck = PetscMin(disc->Ne, 64);
+    PetscBool          bulk = PETSC_FALSE;
 
-    PetscCall(DMPlexGetCellCoordinates(disc->dm, disc->cStart + e, &isDG, &n, &array, &x));
-    PetscCheck(n == Nv * dim, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cell %" PetscInt_FMT " has %" PetscInt_FMT " coordinate values, expected %" PetscInt_FMT " (%" PetscInt_FMT " nodes of the coordinate element)", disc->cStart + e, n, Nv * dim, Nv);
-    for (PetscInt k = 0; k < n; k++) disc->X[(size_t)e * Nv * dim + k] = PetscRealPart(x[k]);
-    PetscCall(DMPlexRestoreCellCoordinates(disc->dm, disc->cStart + e, &isDG, &n, &array, &x));
+    /* in bulk from the coordinate section's closure indices, checked on the first cells against PETSc's own
+       DMPlexGetCellCoordinates(); cellwise (periodic) coordinates are read cell by cell */
+    PetscCall(DMGetCellCoordinatesLocal(disc->dm, &cellc));
+    PetscCall(DMGetCoordinatesLocal(disc->dm, &coords));
+    if (!cellc && coords && disc->Ne > 0) {
+      PetscCall(DMGetCoordinateDM(disc->dm, &cdm));
+      PetscCall(DMGetLocalSection(cdm, &csec));
+      PetscCall(PetscMalloc1((size_t)disc->Ne * Nv * dim, &cidx));
+      PetscCall(FEGPlexGetClosureIndicesBulk(cdm, csec, disc->cStart, disc->cEnd, Nv * dim, cidx, NULL));
+      PetscCall(VecGetArrayRead(coords, &ca));
+      for (size_t k = 0; k < (size_t)disc->Ne * Nv * dim; k++) disc->X[k] = PetscRealPart(ca[cidx[k]]);
+      PetscCall(VecRestoreArrayRead(coords, &ca));
+      PetscCall(PetscFree(cidx));
+      bulk = PETSC_TRUE;
+    } else ncheck = disc->Ne;
+    for (PetscInt e = 0; e < ncheck; e++) {
+      const PetscScalar *array;
+      PetscScalar       *x = NULL;
+      PetscBool          isDG;
+      PetscInt           n;
+
+      PetscCall(DMPlexGetCellCoordinates(disc->dm, disc->cStart + e, &isDG, &n, &array, &x));
+      PetscCheck(n == Nv * dim, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cell %" PetscInt_FMT " has %" PetscInt_FMT " coordinate values, expected %" PetscInt_FMT " (%" PetscInt_FMT " nodes of the coordinate element)", disc->cStart + e, n, Nv * dim, Nv);
+      for (PetscInt k = 0; k < n; k++) {
+        PetscReal *X = &disc->X[(size_t)e * Nv * dim + k];
+
+        /* a coordinate layout the bulk read does not reproduce: every cell through PETSc */
+        if (bulk && *X != PetscRealPart(x[k])) {
+          bulk   = PETSC_FALSE;
+          ncheck = disc->Ne;
+        }
+        *X = PetscRealPart(x[k]);
+      }
+      PetscCall(DMPlexRestoreCellCoordinates(disc->dm, disc->cStart + e, &isDG, &n, &array, &x));
+    }
   }
   disc->affine = disc->cell->simplex;
   if (disc->affine && Nv != disc->cell->nverts) {
@@ -182,7 +215,7 @@ PetscErrorCode FEGDiscGetGlobalIndices(FEGDisc *disc, const PetscInt **gidx)
 /* Reads everything an operator needs from the DM's PetscFE field, section and coordinates */
 PetscErrorCode FEGDiscCreate(DM dm, FEGDisc *disc)
 {
-  PetscInt        Nf, Nc, cdim, n;
+  PetscInt        Nf, Nc, cdim;
   PetscObject     obj;
   PetscClassId    id;
   PetscBool       isplex;
@@ -261,15 +294,7 @@ PetscErrorCode FEGDiscCreate(DM dm, FEGDisc *disc)
   PetscCall(PetscSectionGetConstrainedStorageSize(gsec, &disc->nglobal));
   PetscCall(FEGPhaseBegin(FEG_SetupDofMap, (PetscObject)dm, &t0));
   PetscCall(PetscMalloc1(disc->Ne * disc->Nb, &disc->lidx));
-  for (PetscInt e = 0; e < disc->Ne; e++) {
-    PetscInt *idx = NULL;
-
-    PetscCall(DMPlexGetClosureIndices(dm, lsec, lsec, disc->cStart + e, PETSC_TRUE, &n, &idx, NULL, NULL));
-    PetscCheck(n == disc->Nb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cell %" PetscInt_FMT " has %" PetscInt_FMT " closure dofs but the element has %" PetscInt_FMT, disc->cStart + e, n, disc->Nb);
-    /* constrained dofs come back as -(offset+1); the local vector keeps them, DMLocalToGlobal drops them */
-    for (PetscInt i = 0; i < n; i++) disc->lidx[e * disc->Nb + i] = idx[i] >= 0 ? idx[i] : -(idx[i] + 1);
-    PetscCall(DMPlexRestoreClosureIndices(dm, lsec, lsec, disc->cStart + e, PETSC_TRUE, &n, &idx, NULL, NULL));
-  }
+  PetscCall(FEGPlexGetClosureIndicesBulk(dm, lsec, disc->cStart, disc->cEnd, disc->Nb, disc->lidx, &disc->nclasses));
   PetscCall(FEGPhaseEnd(FEG_SetupDofMap, (PetscObject)dm, t0, &disc->tdofmap));
   /* held, so that a pointer compared later cannot be a new object at a freed one's address */
   disc->lsec = lsec;

@@ -1,0 +1,92 @@
+/* fegtest: nsize 1 2
+   What setup reads from the DM in bulk, against PETSc's own per-cell answers: the element-to-dof map (one
+   DMPlexGetClosureIndices() per orientation class, array lookups for the rest) equals DMPlexGetClosureIndices() and the
+   cell coordinates equal DMPlexGetCellCoordinates() on every cell, for every cell type, orders 1 to 4, continuous and
+   discontinuous, with constraints, distributed, and on unstructured and curved Gmsh meshes */
+#include "fegtest.h"
+#include <fegpu/private/fegimpl.h>
+
+/* every cell of the DM's discretization against PETSc's closure; returns the number of orientation classes */
+static PetscErrorCode compare_with_petsc(DM dm, PetscInt *nclasses)
+{
+  FEGDisc       *disc;
+  PetscContainer c;
+  PetscSection   lsec;
+  PetscInt       bad = 0, badx = 0;
+
+  PetscFunctionBegin;
+  PetscCall(FEGDMGetDisc(dm, &disc, &c));
+  PetscCall(DMGetLocalSection(dm, &lsec));
+  for (PetscInt e = 0; e < disc->Ne; e++) {
+    PetscInt          *idx = NULL, n, nx;
+    const PetscScalar *array;
+    PetscScalar       *x = NULL;
+    PetscBool          isDG;
+
+    PetscCall(DMPlexGetClosureIndices(dm, lsec, lsec, disc->cStart + e, PETSC_TRUE, &n, &idx, NULL, NULL));
+    PetscCheck(n == disc->Nb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "closure size %" PetscInt_FMT, n);
+    for (PetscInt i = 0; i < n; i++)
+      if (disc->lidx[e * n + i] != (idx[i] >= 0 ? idx[i] : -(idx[i] + 1))) bad++;
+    PetscCall(DMPlexRestoreClosureIndices(dm, lsec, lsec, disc->cStart + e, PETSC_TRUE, &n, &idx, NULL, NULL));
+    PetscCall(DMPlexGetCellCoordinates(dm, disc->cStart + e, &isDG, &nx, &array, &x));
+    PetscCheck(nx == disc->Nv * disc->dim, PETSC_COMM_SELF, PETSC_ERR_PLIB, "coordinate closure size %" PetscInt_FMT, nx);
+    for (PetscInt k = 0; k < nx; k++)
+      if (disc->X[(size_t)e * nx + k] != PetscRealPart(x[k])) badx++;
+    PetscCall(DMPlexRestoreCellCoordinates(dm, disc->cStart + e, &isDG, &nx, &array, &x));
+  }
+  PetscCheck(!bad && !badx, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%" PetscInt_FMT " dof indices and %" PetscInt_FMT " coordinates differ from PETSc's closures", bad, badx);
+  *nclasses = disc->nclasses;
+  PetscCall(PetscContainerDestroy(&c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+START_TEST(test_box)
+{
+  const DMPolytopeType ct    = fegtest_cells[_i / 5];
+  const PetscInt       order = _i % 5 < 4 ? _i % 5 + 1 : 3;
+  /* continuous prisms of order 2 and more are refused (README, limitations): discontinuous ones instead */
+  const PetscBool cont = (PetscBool)(_i % 5 < 4 && (ct != DM_POLYTOPE_TRI_PRISM || order == 1));
+  DM              dm;
+  PetscInt        ncl;
+
+  TCHK(fegtest_setup(PETSC_COMM_WORLD, ct, order, cont, PETSC_TRUE, 3, &dm));
+  TCHK(compare_with_petsc(dm, &ncl));
+  ck_assert_msg(ncl >= 1, "%s order %d: no orientation class", DMPolytopeTypes[ct], (int)order);
+  TCHK(DMDestroy(&dm));
+}
+END_TEST
+
+/* an unstructured triangle mesh, curved tetrahedra and hexahedra (coordinates on edges and faces too) */
+START_TEST(test_gmsh)
+{
+  const char    *names[3] = {"square_944.msh", "shell_tet2.msh", "annulus_hex2.msh"};
+  const PetscInt order    = 1 + _i % 3;
+  char           path[PETSC_MAX_PATH_LEN];
+  DM             dm;
+  PetscInt       ncl;
+
+  TCHK(PetscSNPrintf(path, sizeof(path), "../share/meshes/%s", names[_i / 3]));
+  TCHK(PetscOptionsSetValue(NULL, "-dofmap_feg_mesh_file", path));
+  TCHK(FEGCreateMeshFromOptions(PETSC_COMM_WORLD, "dofmap_", &dm));
+  TCHK(PetscOptionsClearValue(NULL, "-dofmap_feg_mesh_file"));
+  TCHK(FEGSetUpDiscretization(dm, order, PETSC_TRUE, "u"));
+  TCHK(fegtest_wall(dm, fegtest_bcfunc));
+  TCHK(compare_with_petsc(dm, &ncl));
+  TCHK(DMDestroy(&dm));
+}
+END_TEST
+
+static void add_tests(Suite *s)
+{
+  TCase *tc = tcase_create("dofmap");
+
+  tcase_set_timeout(tc, 300);
+  tcase_add_loop_test(tc, test_box, 0, 5 * 5);
+  tcase_add_loop_test(tc, test_gmsh, 0, 3 * 3);
+  suite_add_tcase(s, tc);
+}
+
+int main(int argc, char **argv)
+{
+  return fegtest_main(argc, argv, "dofmap", add_tests);
+}
