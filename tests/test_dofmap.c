@@ -2,9 +2,61 @@
    What setup reads from the DM in bulk, against PETSc's own per-cell answers: the element-to-dof map (one
    DMPlexGetClosureIndices() per orientation class, array lookups for the rest) equals DMPlexGetClosureIndices() and the
    cell coordinates equal DMPlexGetCellCoordinates() on every cell, for every cell type, orders 1 to 4, continuous and
-   discontinuous, with constraints, distributed, and on unstructured and curved Gmsh meshes */
+   discontinuous, with constraints, distributed, and on unstructured and curved Gmsh meshes; and the essential boundary
+   values fegpu evaluates at the nodes equal DMPlexInsertBoundaryValues(), with one condition or two overlapping */
 #include "fegtest.h"
 #include <fegpu/private/fegimpl.h>
+
+/* A second essential condition on the x = 0 side, added after the wall so that on its points it overrides it */
+static PetscErrorCode add_side_boundary(DM dm)
+{
+  DMLabel  label;
+  PetscInt fStart, fEnd, id = 7;
+
+  PetscFunctionBegin;
+  PetscCall(DMCreateLabel(dm, "side"));
+  PetscCall(DMGetLabel(dm, "side", &label));
+  PetscCall(DMPlexGetHeightStratum(dm, 1, &fStart, &fEnd));
+  for (PetscInt f = fStart; f < fEnd; f++) {
+    PetscReal x[3], n[3], area;
+    PetscInt  ns;
+
+    PetscCall(DMPlexGetSupportSize(dm, f, &ns));
+    if (ns != 1) continue;
+    PetscCall(DMPlexComputeCellGeometryFVM(dm, f, &area, x, n));
+    if (PetscAbsReal(x[0]) < 1e-10) PetscCall(DMLabelSetValue(label, f, id));
+  }
+  PetscCall(DMPlexLabelComplete(dm, label));
+  PetscCall(DMAddBoundary(dm, DM_BC_ESSENTIAL, "side", label, 1, &id, 0, 0, NULL, (void (*)(void))fegtest_exact, NULL, NULL, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The essential boundary values fegpu computes at the nodes against DMPlexInsertBoundaryValues() */
+static PetscErrorCode compare_boundary_values(DM dm)
+{
+  FEGDisc       *disc;
+  PetscContainer c;
+  Vec            g, gp;
+  PetscReal      diff, norm;
+  PetscBool      nz;
+
+  PetscFunctionBegin;
+  PetscCall(FEGDMGetDisc(dm, &disc, &c));
+  PetscCall(DMGetLocalVector(dm, &g));
+  PetscCall(DMGetLocalVector(dm, &gp));
+  PetscCall(FEGDiscBoundaryValues(disc, g, &nz, NULL, NULL));
+  PetscCall(VecZeroEntries(gp));
+  PetscCall(DMPlexInsertBoundaryValues(dm, PETSC_TRUE, gp, 0.0, NULL, NULL, NULL));
+  PetscCall(VecNorm(gp, NORM_INFINITY, &norm));
+  PetscCall(VecAXPY(g, -1.0, gp));
+  PetscCall(VecNorm(g, NORM_INFINITY, &diff));
+  PetscCheck(norm > 0 && nz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "no boundary value was set (PETSc's largest %g)", (double)norm);
+  PetscCheck(diff <= 1e-13 * norm, PETSC_COMM_SELF, PETSC_ERR_PLIB, "boundary values differ from PETSc's by %g (largest %g)", (double)diff, (double)norm);
+  PetscCall(DMRestoreLocalVector(dm, &g));
+  PetscCall(DMRestoreLocalVector(dm, &gp));
+  PetscCall(PetscContainerDestroy(&c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 /* every cell of the DM's discretization against PETSc's closure; returns the number of orientation classes */
 static PetscErrorCode compare_with_petsc(DM dm, PetscInt *nclasses)
@@ -50,7 +102,9 @@ START_TEST(test_box)
   PetscInt        ncl;
 
   TCHK(fegtest_setup(PETSC_COMM_WORLD, ct, order, cont, PETSC_TRUE, 3, &dm));
+  if (_i % 2) TCHK(add_side_boundary(dm));
   TCHK(compare_with_petsc(dm, &ncl));
+  if (cont) TCHK(compare_boundary_values(dm));
   ck_assert_msg(ncl >= 1, "%s order %d: no orientation class", DMPolytopeTypes[ct], (int)order);
   TCHK(DMDestroy(&dm));
 }
@@ -70,8 +124,9 @@ START_TEST(test_gmsh)
   TCHK(FEGCreateMeshFromOptions(PETSC_COMM_WORLD, "dofmap_", &dm));
   TCHK(PetscOptionsClearValue(NULL, "-dofmap_feg_mesh_file"));
   TCHK(FEGSetUpDiscretization(dm, order, PETSC_TRUE, "u"));
-  TCHK(fegtest_wall(dm, fegtest_bcfunc));
+  TCHK(fegtest_wall(dm, fegtest_exact));
   TCHK(compare_with_petsc(dm, &ncl));
+  TCHK(compare_boundary_values(dm));
   TCHK(DMDestroy(&dm));
 }
 END_TEST

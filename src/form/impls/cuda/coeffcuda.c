@@ -75,18 +75,11 @@ PetscErrorCode FEGDevCoeffPrepare(FEGDisc *disc, FEGForm form, FEGDevCoeffCache 
     PetscCall(FEGDevMallocCopy((void **)&cc->TA, T->T[0], sizeof(double) * Nq * NbA * form->Nw, NULL));
     PetscCall(PetscTabulationDestroy(&T));
     PetscCall(DMGetLocalSection(form->auxdm, &asec));
-    PetscCall(PetscMalloc1(Ne * NbA, &ai));
-    for (PetscInt e = 0; e < Ne; e++) {
-      PetscInt n;
-
-      aidx = NULL;
-      PetscCall(DMPlexGetClosureIndices(form->auxdm, asec, asec, disc->cStart + e, PETSC_TRUE, &n, &aidx, NULL, NULL));
-      PetscCheck(n == NbA, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Auxiliary closure of %" PetscInt_FMT " dofs, element has %" PetscInt_FMT, n, NbA);
-      for (PetscInt b = 0; b < n; b++) ai[e * NbA + b] = (int)(aidx[b] >= 0 ? aidx[b] : -(aidx[b] + 1));
-      PetscCall(DMPlexRestoreClosureIndices(form->auxdm, asec, asec, disc->cStart + e, PETSC_TRUE, &n, &aidx, NULL, NULL));
-    }
+    PetscCall(PetscMalloc2((size_t)Ne * NbA, &aidx, (size_t)Ne * NbA, &ai));
+    PetscCall(FEGPlexGetClosureIndicesBulk(form->auxdm, asec, disc->cStart, disc->cEnd, NbA, aidx, NULL));
+    for (size_t k = 0; k < (size_t)Ne * NbA; k++) ai[k] = (int)aidx[k];
     PetscCall(FEGDevMallocCopy((void **)&cc->aidx, ai, sizeof(int) * Ne * NbA, NULL));
-    PetscCall(PetscFree(ai));
+    PetscCall(PetscFree2(aidx, ai));
     cc->auxdm = form->auxdm;
     cc->Nw    = (int)form->Nw;
     cc->NbA   = (int)NbA;
