@@ -2,6 +2,7 @@
    Spaces, quadrature and meshes: the prism counts of Table 1 of Kruzel et al., exactness of the quadrature for
    products of shape functions, and box meshes that fill the box with positively oriented cells */
 #include "fegtest.h"
+#include <fegpu/private/fegimpl.h>
 
 START_TEST(test_prism_table1)
 {
@@ -106,6 +107,147 @@ START_TEST(test_box_volume)
 }
 END_TEST
 
+/* A mesh's cell-vertex list and vertex coordinates (through DMPlexUninterpolate()) */
+static PetscErrorCode cell_list(DM dm, DMPolytopeType *ct, PetscInt *nc, PetscInt *nvx, PetscInt *nper, PetscInt **cells, PetscReal **coords)
+{
+  DM                 udm;
+  PetscInt           cStart, cEnd, vStart, vEnd, dim;
+  Vec                X;
+  const PetscScalar *x;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetDimension(dm, &dim));
+  PetscCall(DMPlexUninterpolate(dm, &udm));
+  PetscCall(DMPlexGetHeightStratum(udm, 0, &cStart, &cEnd));
+  PetscCall(DMPlexGetDepthStratum(udm, 0, &vStart, &vEnd));
+  PetscCall(DMPlexGetCellType(dm, cStart, ct));
+  PetscCall(DMPlexGetConeSize(udm, cStart, nper));
+  *nc  = cEnd - cStart;
+  *nvx = vEnd - vStart;
+  PetscCall(PetscMalloc2(*nc * *nper, cells, *nvx * dim, coords));
+  for (PetscInt c = cStart; c < cEnd; c++) {
+    const PetscInt *cone;
+
+    PetscCall(DMPlexGetCone(udm, c, &cone));
+    for (PetscInt k = 0; k < *nper; k++) (*cells)[(c - cStart) * *nper + k] = cone[k] - vStart;
+  }
+  PetscCall(DMGetCoordinatesLocal(dm, &X));
+  PetscCall(VecGetArrayRead(X, &x));
+  for (PetscInt k = 0; k < *nvx * dim; k++) (*coords)[k] = PetscRealPart(x[k]);
+  PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCall(DMDestroy(&udm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Two meshes identical point for point: chart, cones, orientations, cell types, vertex coordinates */
+static PetscErrorCode same_plex(DM a, DM b)
+{
+  PetscInt  pStart, pEnd, qStart, qEnd, na, nb;
+  Vec       xa, xb;
+  PetscReal diff;
+
+  PetscFunctionBegin;
+  PetscCall(DMPlexGetChart(a, &pStart, &pEnd));
+  PetscCall(DMPlexGetChart(b, &qStart, &qEnd));
+  PetscCheck(pStart == qStart && pEnd == qEnd, PETSC_COMM_SELF, PETSC_ERR_PLIB, "charts [%d, %d) and [%d, %d)", (int)pStart, (int)pEnd, (int)qStart, (int)qEnd);
+  for (PetscInt p = pStart; p < pEnd; p++) {
+    const PetscInt *ca, *cb, *oa, *ob;
+    DMPolytopeType  ta, tb;
+
+    PetscCall(DMPlexGetConeSize(a, p, &na));
+    PetscCall(DMPlexGetConeSize(b, p, &nb));
+    PetscCall(DMPlexGetCellType(a, p, &ta));
+    PetscCall(DMPlexGetCellType(b, p, &tb));
+    PetscCheck(na == nb && ta == tb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "point %d: cone sizes %d and %d, types %s and %s", (int)p, (int)na, (int)nb, DMPolytopeTypes[ta], DMPolytopeTypes[tb]);
+    PetscCall(DMPlexGetCone(a, p, &ca));
+    PetscCall(DMPlexGetCone(b, p, &cb));
+    PetscCall(DMPlexGetConeOrientation(a, p, &oa));
+    PetscCall(DMPlexGetConeOrientation(b, p, &ob));
+    for (PetscInt k = 0; k < na; k++)
+      PetscCheck(ca[k] == cb[k] && oa[k] == ob[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "point %d cone entry %d: %d (orientation %d) and %d (orientation %d)", (int)p, (int)k, (int)ca[k], (int)oa[k], (int)cb[k], (int)ob[k]);
+  }
+  PetscCall(DMGetCoordinatesLocal(a, &xa));
+  PetscCall(DMGetCoordinatesLocal(b, &xb));
+  PetscCall(VecGetSize(xa, &na));
+  PetscCall(VecGetSize(xb, &nb));
+  PetscCheck(na == nb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%d and %d coordinates", (int)na, (int)nb);
+  PetscCall(VecAXPY(xb, -1.0, xa));
+  PetscCall(VecNorm(xb, NORM_INFINITY, &diff));
+  PetscCall(VecAXPY(xb, 1.0, xa));
+  PetscCheck(diff == 0.0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "coordinates differ by %g", (double)diff);
+  PetscCall(DMPlexCheckFaces(a, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* fegpu's direct interpolation of a cell list equals PETSc's DMPlexCreateFromCellListPetsc() with DMPlexInterpolate():
+   the box meshes of every type (cells shuffled, so faces and edges appear in another order) and unstructured Gmsh meshes */
+START_TEST(test_cell_list_interpolation)
+{
+  const char        *files[2] = {"square_944.msh", "shell_tet2.msh"};
+  DM                 dm, mine, petsc;
+  DMPolytopeType     ct;
+  PetscInt           nc = 0, nvx = 0, nper = 0, *cells, dim;
+  PetscReal         *coords;
+  const FEGCellInfo *info;
+
+  if (_i < 5) {
+    const PetscInt faces[3] = {4, 3, 3};
+
+    TCHK(FEGCreateBoxMesh(PETSC_COMM_SELF, fegtest_cells[_i], faces, NULL, NULL, 0.3, &dm));
+  } else {
+    char path[PETSC_MAX_PATH_LEN];
+
+    TCHK(PetscSNPrintf(path, sizeof(path), "../share/meshes/%s", files[_i - 5]));
+    TCHK(DMPlexCreateGmshFromFile(PETSC_COMM_SELF, path, PETSC_TRUE, &dm));
+  }
+  TCHK(DMGetDimension(dm, &dim));
+  TCHK(cell_list(dm, &ct, &nc, &nvx, &nper, &cells, &coords));
+  if (_i < 5) {
+    PetscRandom r;
+
+    /* a deterministic shuffle of the cells */
+    TCHK(PetscRandomCreate(PETSC_COMM_SELF, &r));
+    for (PetscInt c = nc - 1; c > 0; c--) {
+      PetscReal u;
+      PetscInt  j;
+
+      TCHK(PetscRandomGetValueReal(r, &u));
+      j = (PetscInt)(u * (c + 1)) % (c + 1);
+      for (PetscInt k = 0; k < nper; k++) {
+        const PetscInt t = cells[c * nper + k];
+
+        cells[c * nper + k] = cells[j * nper + k];
+        cells[j * nper + k] = t;
+      }
+    }
+    TCHK(PetscRandomDestroy(&r));
+  }
+  TCHK(FEGCellInfoGet(PETSC_COMM_SELF, ct, &info));
+  TCHK(FEGPlexCreateFromCellList(PETSC_COMM_SELF, info, nc, nvx, cells, coords, &mine));
+  if (info->listedAs != ct) {
+    DM udm;
+
+    /* PETSc's reader takes 6-vertex cells for tensor prisms: set the type before interpolating */
+    TCHK(DMPlexCreateFromCellListPetsc(PETSC_COMM_SELF, dim, nc, nvx, nper, PETSC_FALSE, cells, dim, coords, &udm));
+    for (PetscInt c = 0; c < nc; c++) {
+      DMLabel ctl;
+
+      TCHK(DMPlexGetCellTypeLabel(udm, &ctl));
+      TCHK(DMLabelClearValue(ctl, c, info->listedAs));
+      TCHK(DMPlexSetCellType(udm, c, ct));
+    }
+    TCHK(DMPlexInterpolate(udm, &petsc));
+    TCHK(DMPlexCopyCoordinates(udm, petsc));
+    TCHK(DMDestroy(&udm));
+  } else TCHK(DMPlexCreateFromCellListPetsc(PETSC_COMM_SELF, dim, nc, nvx, nper, PETSC_TRUE, cells, dim, coords, &petsc));
+  TCHK(same_plex(mine, petsc));
+  TCHK(PetscFree2(cells, coords));
+  TCHK(DMDestroy(&mine));
+  TCHK(DMDestroy(&petsc));
+  TCHK(DMDestroy(&dm));
+}
+END_TEST
+
 static void add_tests(Suite *s)
 {
   TCase *tc;
@@ -114,6 +256,7 @@ static void add_tests(Suite *s)
   tcase_add_loop_test(tc, test_prism_table1, 0, 7);
   tcase_add_loop_test(tc, test_quadrature_exact, 0, 5 * 4);
   tcase_add_loop_test(tc, test_box_volume, 0, 5);
+  tcase_add_loop_test(tc, test_cell_list_interpolation, 0, 7);
   suite_add_tcase(s, tc);
 }
 

@@ -34,6 +34,13 @@ static inline PetscErrorCode FEGPhaseEnd(PetscLogEvent ev, PetscObject o, PetscL
 
 /* ---------------------------------------------------------------------------------------------------- cell types */
 /* Everything fegpu needs to know about a cell type; every "which cell?" question reads this table (cell.c) */
+/* A cell's faces as PETSc's interpolation makes them (DMPlexGetRawFaces_Internal()): local vertex numbers, in order */
+typedef struct {
+  PetscInt nfaces;
+  PetscInt size[6]; /* 2: segment, 3: triangle, 4: quadrilateral */
+  PetscInt vert[24];
+} FEGCellFaces;
+
 typedef struct {
   DMPolytopeType ct;
   const char    *name;                                                 /* value of -feg_cell_type */
@@ -48,6 +55,7 @@ typedef struct {
   PetscInt boxCells;                                                   /* cells of the box mesh in each square or cube */
   void (*boxSplit)(const PetscInt corner[8], PetscInt cells[]);        /* those cells' vertices; corner[i + 2j + 4k] */
   DMPolytopeType listedAs;                                             /* what PETSc's cell-list reader takes a cell of nverts vertices for */
+  FEGCellFaces   faces;
 } FEGCellInfo;
 
 PETSC_INTERN const FEGCellInfo FEGCellInfos[];
@@ -60,6 +68,7 @@ PETSC_INTERN void              FEGBoxSplitTetrahedron(const PetscInt[], PetscInt
 PETSC_INTERN void              FEGBoxSplitHexahedron(const PetscInt[], PetscInt[]);
 PETSC_INTERN void              FEGBoxSplitPrism(const PetscInt[], PetscInt[]);
 PETSC_INTERN PetscErrorCode    FEGMeshReadFile_Private(MPI_Comm, const char[], DM *);
+PETSC_EXTERN PetscErrorCode    FEGPlexCreateFromCellList(MPI_Comm, const FEGCellInfo *, PetscInt, PetscInt, const PetscInt[], const PetscReal[], DM *);
 PETSC_INTERN PetscErrorCode    FEGMeshDistribute_Private(DM *, const char[], PetscBool);
 PETSC_INTERN PetscErrorCode    PetscPartitionerCreate_FEGMetis(PetscPartitioner);
 /* cell orderings of FEGMeshReorder(): perm[i] = the cell (counted from the first) that goes to position i */
