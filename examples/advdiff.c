@@ -34,7 +34,6 @@ static PetscErrorCode CreateVelocity(DM dm, DM *veldm, Vec *vel, PetscReal *umax
   PetscScalar    *va;
   PetscInt        cStart, cEnd;
   PetscQuadrature q;
-  PetscErrorCode (*funcs[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *) = {psi};
 
   PetscFunctionBegin;
   PetscCall(DMGetField(dm, 0, NULL, (PetscObject *)&fe));
@@ -42,7 +41,8 @@ static PetscErrorCode CreateVelocity(DM dm, DM *veldm, Vec *vel, PetscReal *umax
   PetscCall(DMSetField(pdm, 0, NULL, (PetscObject)fe));
   PetscCall(DMCreateDS(pdm));
   PetscCall(DMCreateGlobalVector(pdm, &p));
-  PetscCall(DMProjectFunction(pdm, 0.0, funcs, NULL, INSERT_ALL_VALUES, p));
+  /* at the nodes through fegpu's dof map: DMProjectFunction() took 3 s on 545k triangles */
+  PetscCall(FEGDMProjectFunction(pdm, 0.0, psi, NULL, p));
   PetscCall(DMGetLocalVector(pdm, &pl));
   PetscCall(DMGlobalToLocal(pdm, p, INSERT_VALUES, pl));
   PetscCall(PetscFECreateLagrangeByCell(PetscObjectComm((PetscObject)dm), 2, 2, DM_POLYTOPE_TRIANGLE, 0, PETSC_DETERMINE, &pfe));
@@ -168,7 +168,6 @@ int main(int argc, char **argv)
   PetscScalar    Cm[16] = {1.0}, Cl[16] = {1.0}, Cr[16] = {1.0}, Ca[16] = {0}, dot;
   FEGOpType      strategy;
   VecType        vt;
-  PetscErrorCode (*ifuncs[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *) = {initial};
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "advdiff options", NULL);
@@ -209,7 +208,7 @@ int main(int argc, char **argv)
   PetscCall(VecDuplicate(T, &ones));
   PetscCall(VecDuplicate(T, &mones));
   for (PetscInt s = 0; s < 4; s++) PetscCall(VecDuplicate(T, &k[s]));
-  PetscCall(DMProjectFunction(dm, 0.0, ifuncs, NULL, INSERT_ALL_VALUES, T));
+  PetscCall(FEGDMProjectFunction(dm, 0.0, initial, NULL, T));
   PetscCall(VecSet(ones, 1.0));
   PetscCall(MatMult(M, ones, mones)); /* total tracer = 1^T M T */
   PetscCall(VecDot(mones, T, &dot));

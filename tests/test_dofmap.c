@@ -3,7 +3,8 @@
    DMPlexGetClosureIndices() per orientation class, array lookups for the rest) equals DMPlexGetClosureIndices() and the
    cell coordinates equal DMPlexGetCellCoordinates() on every cell, for every cell type, orders 1 to 4, continuous and
    discontinuous, with constraints, distributed, and on unstructured and curved Gmsh meshes; and the essential boundary
-   values fegpu evaluates at the nodes equal DMPlexInsertBoundaryValues(), with one condition or two overlapping */
+   values fegpu evaluates at the nodes equal DMPlexInsertBoundaryValues(), with one condition or two overlapping, and
+   FEGDMProjectFunction() equals DMProjectFunction() */
 #include "fegtest.h"
 #include <fegpu/private/fegimpl.h>
 
@@ -58,6 +59,30 @@ static PetscErrorCode compare_boundary_values(DM dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* FEGDMProjectFunction() against DMProjectFunction() */
+static PetscErrorCode compare_projection(DM dm)
+{
+  PetscErrorCode (*funcs[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *) = {fegtest_exact};
+  Vec       u, up;
+  PetscReal diff, norm;
+  PetscInt  n;
+
+  PetscFunctionBegin;
+  PetscCall(DMCreateGlobalVector(dm, &u));
+  PetscCall(VecDuplicate(u, &up));
+  PetscCall(FEGDMProjectFunction(dm, 0.0, fegtest_exact, NULL, u));
+  PetscCall(DMProjectFunction(dm, 0.0, funcs, NULL, INSERT_ALL_VALUES, up));
+  PetscCall(VecNorm(up, NORM_INFINITY, &norm));
+  PetscCall(VecAXPY(u, -1.0, up));
+  PetscCall(VecNorm(u, NORM_INFINITY, &diff));
+  PetscCall(VecGetSize(u, &n));
+  /* (every dof of a one-layer P1 shell is on its boundary: nothing is left to compare) */
+  PetscCheck((norm > 0 || n == 0) && diff <= 1e-13 * norm, PETSC_COMM_SELF, PETSC_ERR_PLIB, "projection differs from PETSc's by %g (largest %g)", (double)diff, (double)norm);
+  PetscCall(VecDestroy(&u));
+  PetscCall(VecDestroy(&up));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* every cell of the DM's discretization against PETSc's closure; returns the number of orientation classes */
 static PetscErrorCode compare_with_petsc(DM dm, PetscInt *nclasses)
 {
@@ -105,6 +130,7 @@ START_TEST(test_box)
   if (_i % 2) TCHK(add_side_boundary(dm));
   TCHK(compare_with_petsc(dm, &ncl));
   if (cont) TCHK(compare_boundary_values(dm));
+  TCHK(compare_projection(dm));
   ck_assert_msg(ncl >= 1, "%s order %d: no orientation class", DMPolytopeTypes[ct], (int)order);
   TCHK(DMDestroy(&dm));
 }
@@ -127,6 +153,7 @@ START_TEST(test_gmsh)
   TCHK(fegtest_wall(dm, fegtest_exact));
   TCHK(compare_with_petsc(dm, &ncl));
   TCHK(compare_boundary_values(dm));
+  TCHK(compare_projection(dm));
   TCHK(DMDestroy(&dm));
 }
 END_TEST

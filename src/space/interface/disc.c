@@ -423,34 +423,16 @@ PetscErrorCode FEGDMGetDisc(DM dm, FEGDisc **disc, PetscContainer *container)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Essential boundary values when each is a point evaluation (Lagrange elements): every constrained dof in the closure of
-   a labelled point gets g(x) at its node x, the reference node of its basis function in a cell that has it, mapped by
-   the coordinate basis. That is what DMPlexInsertBoundaryValues() computes for these elements, boundary after boundary,
-   without its per-point projection (7 s at 8M unknowns). *done is false, and nothing is written, for any other kind
-   of condition or element (field-valued conditions, moments), which PETSc then handles. */
-static PetscErrorCode FEGDiscBoundaryValuesNodal(FEGDisc *disc, PetscDS ds, PetscInt nbd, Vec gl, PetscBool *done)
+/* The coordinate basis at the element's nodes, Bn[i*Nv+v], when every dual basis functional is a point evaluation
+   (Lagrange); *Bn = NULL otherwise (moments, or other elements) */
+static PetscErrorCode FEGDiscNodeBasis(FEGDisc *disc, PetscReal **Bn)
 {
-  typedef PetscErrorCode (*BCFn)(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *);
   const PetscInt dim = disc->dim, Nb = disc->Nb;
   PetscDualSpace Q;
-  PetscSection   lsec;
-  PetscInt       pStart, pEnd, nv, *ndofs, **dofs, *stack = NULL, maxstack = 0, nn = 0, *list;
-  PetscReal     *nodes, *Bn, *xn;
-  PetscBT        mark, need, have;
-  PetscScalar   *g;
+  PetscReal     *nodes;
 
   PetscFunctionBegin;
-  *done = PETSC_FALSE;
-  for (PetscInt bd = 0; bd < nbd; bd++) {
-    DMBoundaryConditionType type;
-    PetscInt                field;
-    void (*fn)(void) = NULL;
-    DMLabel label    = NULL;
-
-    PetscCall(PetscDSGetBoundary(ds, bd, NULL, &type, NULL, &label, NULL, NULL, &field, NULL, NULL, &fn, NULL, NULL));
-    if (type == DM_BC_NATURAL || type == DM_BC_NATURAL_RIEMANN) continue;
-    if (type != DM_BC_ESSENTIAL || field != 0 || !label || !fn) PetscFunctionReturn(PETSC_SUCCESS);
-  }
+  *Bn = NULL;
   PetscCall(PetscFEGetDualSpace(disc->fe, &Q));
   PetscCall(PetscMalloc1(Nb * dim, &nodes));
   for (PetscInt i = 0; i < Nb; i++) {
@@ -466,8 +448,52 @@ static PetscErrorCode FEGDiscBoundaryValuesNodal(FEGDisc *disc, PetscDS ds, Pets
     }
     for (PetscInt d = 0; d < dim; d++) nodes[i * dim + d] = pts[d];
   }
-  PetscCall(FEGDiscCoordinateTabulate(disc, Nb, nodes, &Bn, NULL));
-  nv = disc->Nv;
+  PetscCall(FEGDiscCoordinateTabulate(disc, Nb, nodes, Bn, NULL));
+  PetscCall(PetscFree(nodes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the physical position of node i of cell e */
+static inline void FEGDiscNodeAt(const FEGDisc *disc, const PetscReal Bn[], PetscInt e, PetscInt i, PetscReal x[])
+{
+  const PetscInt   dim = disc->dim, nv = disc->Nv;
+  const PetscReal *X = disc->X + (size_t)e * nv * dim;
+
+  for (PetscInt d = 0; d < dim; d++) {
+    x[d] = 0.0;
+    for (PetscInt v = 0; v < nv; v++) x[d] += Bn[i * nv + v] * X[v * dim + d];
+  }
+}
+
+/* Essential boundary values when each is a point evaluation (Lagrange elements): every constrained dof in the closure of
+   a labelled point gets g(x) at its node x, the reference node of its basis function in a cell that has it, mapped by
+   the coordinate basis. That is what DMPlexInsertBoundaryValues() computes for these elements, boundary after boundary,
+   without its per-point projection (7 s at 8M unknowns). *done is false, and nothing is written, for any other kind
+   of condition or element (field-valued conditions, moments), which PETSc then handles. */
+static PetscErrorCode FEGDiscBoundaryValuesNodal(FEGDisc *disc, PetscDS ds, PetscInt nbd, Vec gl, PetscBool *done)
+{
+  typedef PetscErrorCode (*BCFn)(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *);
+  const PetscInt dim = disc->dim, Nb = disc->Nb;
+  PetscSection   lsec;
+  PetscInt       pStart, pEnd, *ndofs, **dofs, *stack = NULL, maxstack = 0, nn = 0, *list;
+  PetscReal     *Bn, *xn;
+  PetscBT        mark, need, have;
+  PetscScalar   *g;
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  for (PetscInt bd = 0; bd < nbd; bd++) {
+    DMBoundaryConditionType type;
+    PetscInt                field;
+    void (*fn)(void) = NULL;
+    DMLabel label    = NULL;
+
+    PetscCall(PetscDSGetBoundary(ds, bd, NULL, &type, NULL, &label, NULL, NULL, &field, NULL, NULL, &fn, NULL, NULL));
+    if (type == DM_BC_NATURAL || type == DM_BC_NATURAL_RIEMANN) continue;
+    if (type != DM_BC_ESSENTIAL || field != 0 || !label || !fn) PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(FEGDiscNodeBasis(disc, &Bn));
+  if (!Bn) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(DMGetLocalSection(disc->dm, &lsec));
   PetscCall(DMPlexGetChart(disc->dm, &pStart, &pEnd));
   /* bit arrays and lists: sized by the boundary, not by the mesh */
@@ -552,19 +578,13 @@ static PetscErrorCode FEGDiscBoundaryValuesNodal(FEGDisc *disc, PetscDS ds, Pets
   for (PetscInt k = 0; k < nn; k++) PetscCall(PetscBTSet(need, list[k]));
   for (PetscInt e = 0; e < disc->Ne; e++)
     for (PetscInt i = 0; i < Nb; i++) {
-      const PetscInt   l = disc->lidx[e * Nb + i];
-      const PetscReal *X = disc->X + (size_t)e * nv * dim;
-      PetscInt         pos;
+      const PetscInt l = disc->lidx[e * Nb + i];
+      PetscInt       pos;
 
       if (!PetscBTLookup(need, l)) continue;
       PetscCall(PetscFindInt(l, nn, list, &pos));
       if (PetscBTLookupSet(have, pos)) continue;
-      for (PetscInt d = 0; d < dim; d++) {
-        PetscReal x = 0.0;
-
-        for (PetscInt v = 0; v < nv; v++) x += Bn[i * nv + v] * X[v * dim + d];
-        xn[pos * dim + d] = x;
-      }
+      FEGDiscNodeAt(disc, Bn, e, i, xn + pos * dim);
     }
   PetscCall(VecGetArray(gl, &g));
   for (PetscInt bd = 0; bd < nbd; bd++) {
@@ -590,7 +610,6 @@ static PetscErrorCode FEGDiscBoundaryValuesNodal(FEGDisc *disc, PetscDS ds, Pets
   PetscCall(PetscBTDestroy(&need));
   PetscCall(PetscBTDestroy(&have));
   PetscCall(PetscFree(Bn));
-  PetscCall(PetscFree(nodes));
   *done = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -645,5 +664,70 @@ PetscErrorCode FEGDiscBoundaryValues(FEGDisc *disc, Vec gl, PetscBool *nonzero, 
     PetscCall(VecRestoreArrayRead(gl, &gh));
   }
   PetscCall(PetscLogEventEnd(FEG_RHSBoundary, disc->dm, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  FEGDMProjectFunction - interpolates a function into a DM's fegpu field: for Lagrange elements its value at every
+  node, through the element-to-dof map and coordinates the DM's operators share (the same result as
+  DMProjectFunction(), which evaluates the dual basis cell by cell and costs microseconds per cell); other elements go
+  to DMProjectFunction()
+
+  Collective
+
+  Input Parameters:
++ dm   - the DMPlex with its field (FEGSetUpDiscretization())
+. time - the time passed to fn
+. fn   - fn(dim, time, x, Nc, u, ctx) sets u[0] at the point x
+- ctx  - its context
+
+  Output Parameter:
+. u - a global vector of the DM (host or device)
+
+  Level: intermediate
+
+.seealso: `FEGSetUpDiscretization()`, `FEGComputeRHS()`
+@*/
+PetscErrorCode FEGDMProjectFunction(DM dm, PetscReal time, PetscErrorCode (*fn)(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *), void *ctx, Vec u)
+{
+  FEGDisc       *disc;
+  PetscContainer c;
+  PetscReal     *Bn;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscValidHeaderSpecific(u, VEC_CLASSID, 5);
+  PetscCheck(fn, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_NULL, "FEGDMProjectFunction() needs a function");
+  PetscCall(FEGDMGetDisc(dm, &disc, &c));
+  PetscCall(FEGDiscNodeBasis(disc, &Bn));
+  if (Bn) {
+    Vec          ul;
+    PetscScalar *a;
+    PetscBT      done;
+
+    PetscCall(DMGetLocalVector(dm, &ul));
+    PetscCall(VecGetArrayWrite(ul, &a));
+    PetscCall(PetscBTCreate(disc->nlocal, &done));
+    for (PetscInt e = 0; e < disc->Ne; e++)
+      for (PetscInt i = 0; i < disc->Nb; i++) {
+        const PetscInt l = disc->lidx[e * disc->Nb + i];
+        PetscReal      x[3];
+
+        if (PetscBTLookupSet(done, l)) continue;
+        FEGDiscNodeAt(disc, Bn, e, i, x);
+        PetscCall((*fn)(disc->dim, time, x, 1, &a[l], ctx));
+      }
+    PetscCall(PetscBTDestroy(&done));
+    PetscCall(VecRestoreArrayWrite(ul, &a));
+    PetscCall(DMLocalToGlobal(dm, ul, INSERT_VALUES, u));
+    PetscCall(DMRestoreLocalVector(dm, &ul));
+    PetscCall(PetscFree(Bn));
+  } else {
+    PetscErrorCode (*funcs[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *) = {fn};
+    void *ctxs[1]                                                                                       = {ctx};
+
+    PetscCall(DMProjectFunction(dm, time, funcs, ctxs, INSERT_ALL_VALUES, u));
+  }
+  PetscCall(PetscContainerDestroy(&c));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
