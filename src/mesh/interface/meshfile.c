@@ -120,13 +120,20 @@ static PetscErrorCode FEGGmshRepairHighOrder(DM dm, const char file[])
   PetscCall(PetscDualSpaceGetAllData(Q, &allp, NULL));
   PetscCall(PetscQuadratureGetData(allp, NULL, NULL, &np, &pts, NULL));
   PetscCall(DMGetLocalSection(cdm, &cs));
-  if (cEnd > cStart) {
-    PetscInt dof;
+  {
+    PetscInt  dof;
+    PetscBool closure = PETSC_FALSE;
 
     /* a continuous coordinate space (quadrilaterals, hexahedra) goes through the closure, which orders it right; the
-       discontinuous one PETSc uses for simplices keeps every node on the cell, in the order the reader wrote */
-    PetscCall(PetscSectionGetDof(cs, cStart, &dof));
-    if (dof != np * cdim) PetscFunctionReturn(PETSC_SUCCESS);
+       discontinuous one PETSc uses for simplices keeps every node on the cell, in the order the reader wrote. Decided
+       together: what follows is collective, and processes without cells cannot tell (np 2 on a curved hexahedral
+       file hung here) */
+    if (cEnd > cStart) {
+      PetscCall(PetscSectionGetDof(cs, cStart, &dof));
+      closure = (PetscBool)(dof != np * cdim);
+    }
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &closure, 1, MPIU_BOOL, MPI_LOR, comm));
+    if (closure) PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscMalloc2(FEG_MAX_PERMS * np, &nodeperm, np * cdim, &node)); /* node i of permutation s: nodeperm[s * np + i] */
 
