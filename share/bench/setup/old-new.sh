@@ -10,6 +10,8 @@ tail -1 $OUT/build.log; tail -1 .old-build.log
 t0=$(date +%s)
 [ -n "$NOCHECK" ] || make check-gpu > $OUT/check-gpu.log 2>&1; echo "check-gpu rc $? in $(( $(date +%s) - t0 )) s"; grep -v "^ok" $OUT/check-gpu.log | tail -5
 lv="-log_view -log_view_gpu_time"
+# the same without -log_view (whole-process times, no GPU timer synchronisation)
+pairq() { label=$1; to=$2; shift 2; for tree in old new; do d=examples; [ $tree = old ] && d=.old/examples; echo "== $tree: $*" >> $OUT/$label.log; t0=$(date +%s%N); (cd $d && timeout $to "$@") >> $OUT/$label.log 2>&1; echo "== $tree rc $? process wall $(( ($(date +%s%N) - t0) / 1000000 )) ms" >> $OUT/$label.log; done; }
 pair() { label=$1; to=$2; shift 2; for tree in old new; do d=examples; [ $tree = old ] && d=.old/examples; echo "== $tree: $*" >> $OUT/$label.log; t0=$(date +%s%N); (cd $d && timeout $to "$@" $lv) >> $OUT/$label.log 2>&1; echo "== $tree rc $? process wall $(( ($(date +%s%N) - t0) / 1000000 )) ms" >> $OUT/$label.log; done; }
 one() { label=$1; to=$2; shift 2; echo "== new: $*" >> $OUT/$label.log; t0=$(date +%s%N); (cd examples && timeout $to "$@") >> $OUT/$label.log 2>&1; echo "== new rc $? process wall $(( ($(date +%s%N) - t0) / 1000000 )) ms" >> $OUT/$label.log; }
 mesh=../share/meshes/square_2128.msh
@@ -28,6 +30,8 @@ for cfg in "$@"; do
         one advdiff2 120 ./advdiff -advdiff_steps 200 -feg_mesh_file $mesh -dm_refine 4 -feg_strategy lma -dm_vec_type cuda -mass_ksp_cg_single_reduction $v -diff_ksp_cg_single_reduction $v
         one advdiff2 120 mpiexec -n 16 ./advdiff -advdiff_steps 200 -feg_mesh_file $mesh -dm_refine 4 -feg_strategy addto -mass_ksp_cg_single_reduction $v -diff_ksp_cg_single_reduction $v
       done ;;
+    advdiff3) pairq advdiff3 120 ./advdiff -advdiff_steps 200 -feg_mesh_file $mesh -dm_refine 4 -feg_strategy lma -dm_vec_type cuda
+      one advdiff3 120 mpiexec -n 16 ./advdiff -advdiff_steps 200 -feg_mesh_file $mesh -dm_refine 4 -feg_strategy addto ;;
     cdr) pair cdr_integration 200 ./cdr_integration -feg_faces 20 -cdr_orders 1,2,3,4,5,6,7 -dm_vec_type cuda ;;
     bp3o*) o=${cfg#bp3o}; pair bench_matfree-bp3-o$o 100 ./bench_matfree -dm_vec_type cuda -mode bp3 -orders $o -dofs 8000000 -its 50 -reps 1 -strategies matfree ;;
   esac
