@@ -33,7 +33,6 @@ static inline PetscErrorCode FEGPhaseEnd(PetscLogEvent ev, PetscObject o, PetscL
 }
 
 /* ---------------------------------------------------------------------------------------------------- cell types */
-/* Everything fegpu needs to know about a cell type; every "which cell?" question reads this table (cell.c) */
 /* A cell's faces as PETSc's interpolation makes them (DMPlexGetRawFaces_Internal()): local vertex numbers, in order */
 typedef struct {
   PetscInt nfaces;
@@ -41,6 +40,7 @@ typedef struct {
   PetscInt vert[24];
 } FEGCellFaces;
 
+/* Everything fegpu needs to know about a cell type; every "which cell?" question reads this table (cell.c) */
 typedef struct {
   DMPolytopeType ct;
   const char    *name;                                                 /* value of -feg_cell_type */
@@ -55,7 +55,7 @@ typedef struct {
   PetscInt boxCells;                                                   /* cells of the box mesh in each square or cube */
   void (*boxSplit)(const PetscInt corner[8], PetscInt cells[]);        /* those cells' vertices; corner[i + 2j + 4k] */
   DMPolytopeType listedAs;                                             /* what PETSc's cell-list reader takes a cell of nverts vertices for */
-  FEGCellFaces   faces;
+  FEGCellFaces   faces;                                                /* FEGPlexCreateFromCellList() interpolates with these */
 } FEGCellInfo;
 
 PETSC_INTERN const FEGCellInfo FEGCellInfos[];

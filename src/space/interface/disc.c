@@ -453,32 +453,52 @@ static PetscErrorCode FEGDiscNodeBasis(FEGDisc *disc, PetscReal **Bn)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the physical position of node i of cell e */
-static inline void FEGDiscNodeAt(const FEGDisc *disc, const PetscReal Bn[], PetscInt e, PetscInt i, PetscReal x[])
-{
-  const PetscInt   dim = disc->dim, nv = disc->Nv;
-  const PetscReal *X = disc->X + (size_t)e * nv * dim;
+typedef PetscErrorCode (*FEGNodeFn)(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *);
 
-  for (PetscInt d = 0; d < dim; d++) {
-    x[d] = 0.0;
-    for (PetscInt v = 0; v < nv; v++) x[d] += Bn[i * nv + v] * X[v * dim + d];
-  }
+/* a[l] = fn[k](x_l) at the node x_l of every local dof l (from the first cell that has it), k the last function whose
+   selection sel[k] holds l; with sel NULL, fn[0] at every dof */
+static PetscErrorCode FEGDiscEvaluateAtNodes(FEGDisc *disc, const PetscReal Bn[], PetscReal time, PetscInt nfn, const FEGNodeFn fn[], void *const ctx[], const PetscBT sel[], PetscScalar a[])
+{
+  const PetscInt dim = disc->dim, nv = disc->Nv;
+  PetscBT        done;
+
+  PetscFunctionBegin;
+  PetscCall(PetscBTCreate(disc->nlocal, &done));
+  for (PetscInt e = 0; e < disc->Ne; e++)
+    for (PetscInt i = 0; i < disc->Nb; i++) {
+      const PetscInt   l = disc->lidx[e * disc->Nb + i];
+      const PetscReal *X = disc->X + (size_t)e * nv * dim;
+      PetscReal        x[3];
+      PetscInt         k = sel ? -1 : 0;
+
+      for (PetscInt j = nfn - 1; sel && j >= 0 && k < 0; j--)
+        if (sel[j] && PetscBTLookup(sel[j], l)) k = j;
+      if (k < 0 || PetscBTLookupSet(done, l)) continue;
+      for (PetscInt d = 0; d < dim; d++) {
+        x[d] = 0.0;
+        for (PetscInt v = 0; v < nv; v++) x[d] += Bn[i * nv + v] * X[v * dim + d];
+      }
+      PetscCall((*fn[k])(dim, time, x, 1, &a[l], ctx[k]));
+    }
+  PetscCall(PetscBTDestroy(&done));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Essential boundary values when each is a point evaluation (Lagrange elements): every constrained dof in the closure of
    a labelled point gets g(x) at its node x, the reference node of its basis function in a cell that has it, mapped by
-   the coordinate basis. That is what DMPlexInsertBoundaryValues() computes for these elements, boundary after boundary,
-   without its per-point projection (7 s at 8M unknowns). *done is false, and nothing is written, for any other kind
-   of condition or element (field-valued conditions, moments), which PETSc then handles. */
+   the coordinate basis; where boundaries overlap the last one wins. That is what DMPlexInsertBoundaryValues() computes
+   for these elements, boundary after boundary, without its per-point projection (7 s at 8M unknowns). *done is false,
+   and nothing is written, for any other kind of condition or element (field-valued conditions, moments), which PETSc
+   then handles. */
 static PetscErrorCode FEGDiscBoundaryValuesNodal(FEGDisc *disc, PetscDS ds, PetscInt nbd, Vec gl, PetscBool *done)
 {
-  typedef PetscErrorCode (*BCFn)(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *);
-  const PetscInt dim = disc->dim, Nb = disc->Nb;
-  PetscSection   lsec;
-  PetscInt       pStart, pEnd, *ndofs, **dofs, *stack = NULL, maxstack = 0, nn = 0, *list;
-  PetscReal     *Bn, *xn;
-  PetscBT        mark, need, have;
-  PetscScalar   *g;
+  PetscSection lsec;
+  PetscInt     pStart, pEnd, *stack = NULL, maxstack = 0;
+  PetscReal   *Bn;
+  PetscBT      mark, *sel;
+  FEGNodeFn   *fns;
+  void       **ctxs;
+  PetscScalar *g;
 
   PetscFunctionBegin;
   *done = PETSC_FALSE;
@@ -496,19 +516,21 @@ static PetscErrorCode FEGDiscBoundaryValuesNodal(FEGDisc *disc, PetscDS ds, Pets
   if (!Bn) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(DMGetLocalSection(disc->dm, &lsec));
   PetscCall(DMPlexGetChart(disc->dm, &pStart, &pEnd));
-  /* bit arrays and lists: sized by the boundary, not by the mesh */
+  /* bit arrays: a stack sized by the boundary, not the mesh */
   PetscCall(PetscBTCreate(pEnd - pStart, &mark));
-  PetscCall(PetscBTCreate(disc->nlocal, &need));
-  PetscCall(PetscCalloc2(nbd, &ndofs, nbd, &dofs));
-  /* the constrained dofs of each boundary: its labelled points and their closures */
+  PetscCall(PetscCalloc3(nbd, &sel, nbd, &fns, nbd, &ctxs));
+  /* the constrained dofs of each essential boundary: its labelled points and their closures */
   for (PetscInt bd = 0; bd < nbd; bd++) {
     DMBoundaryConditionType type;
     DMLabel                 label;
-    PetscInt                nval, ns = 0, nd = 0;
+    PetscInt                nval, ns = 0;
     const PetscInt         *vals;
+    void (*fn)(void) = NULL;
 
-    PetscCall(PetscDSGetBoundary(ds, bd, NULL, &type, NULL, &label, &nval, &vals, NULL, NULL, NULL, NULL, NULL, NULL));
+    PetscCall(PetscDSGetBoundary(ds, bd, NULL, &type, NULL, &label, &nval, &vals, NULL, NULL, NULL, &fn, NULL, &ctxs[bd]));
     if (type != DM_BC_ESSENTIAL) continue;
+    fns[bd] = (FEGNodeFn)fn;
+    PetscCall(PetscBTCreate(disc->nlocal, &sel[bd]));
     for (PetscInt j = 0; j < nval; j++) {
       IS              is;
       PetscInt        n;
@@ -546,13 +568,6 @@ static PetscErrorCode FEGDiscBoundaryValuesNodal(FEGDisc *disc, PetscDS ds, Pets
       }
     }
     for (PetscInt k = 0; k < ns; k++) {
-      PetscInt cdof;
-
-      PetscCall(PetscSectionGetConstraintDof(lsec, stack[k], &cdof));
-      nd += cdof;
-    }
-    PetscCall(PetscMalloc1(nd, &dofs[bd]));
-    for (PetscInt k = 0; k < ns; k++) {
       const PetscInt *cind;
       PetscInt        cdof, off;
 
@@ -561,54 +576,16 @@ static PetscErrorCode FEGDiscBoundaryValuesNodal(FEGDisc *disc, PetscDS ds, Pets
       if (!cdof) continue;
       PetscCall(PetscSectionGetOffset(lsec, stack[k], &off));
       PetscCall(PetscSectionGetConstraintIndices(lsec, stack[k], &cind));
-      for (PetscInt c = 0; c < cdof; c++) {
-        dofs[bd][ndofs[bd]++] = off + cind[c];
-        if (!PetscBTLookupSet(need, off + cind[c])) nn++;
-      }
+      for (PetscInt c = 0; c < cdof; c++) PetscCall(PetscBTSet(sel[bd], off + cind[c]));
     }
   }
-  /* the node of every dof needed, from the first cell that has it; list holds the needed dofs in order */
-  PetscCall(PetscMalloc2(nn, &list, nn * dim, &xn));
-  PetscCall(PetscBTCreate(nn, &have));
-  nn = 0;
-  for (PetscInt bd = 0; bd < nbd; bd++)
-    for (PetscInt k = 0; k < ndofs[bd]; k++)
-      if (PetscBTLookupClear(need, dofs[bd][k])) list[nn++] = dofs[bd][k];
-  PetscCall(PetscSortInt(nn, list));
-  for (PetscInt k = 0; k < nn; k++) PetscCall(PetscBTSet(need, list[k]));
-  for (PetscInt e = 0; e < disc->Ne; e++)
-    for (PetscInt i = 0; i < Nb; i++) {
-      const PetscInt l = disc->lidx[e * Nb + i];
-      PetscInt       pos;
-
-      if (!PetscBTLookup(need, l)) continue;
-      PetscCall(PetscFindInt(l, nn, list, &pos));
-      if (PetscBTLookupSet(have, pos)) continue;
-      FEGDiscNodeAt(disc, Bn, e, i, xn + pos * dim);
-    }
   PetscCall(VecGetArray(gl, &g));
-  for (PetscInt bd = 0; bd < nbd; bd++) {
-    DMBoundaryConditionType type;
-    void (*fn)(void) = NULL;
-    void *ctx        = NULL;
-
-    PetscCall(PetscDSGetBoundary(ds, bd, NULL, &type, NULL, NULL, NULL, NULL, NULL, NULL, NULL, &fn, NULL, &ctx));
-    if (type != DM_BC_ESSENTIAL) continue;
-    for (PetscInt k = 0; k < ndofs[bd]; k++) {
-      PetscInt pos;
-
-      PetscCall(PetscFindInt(dofs[bd][k], nn, list, &pos));
-      PetscCall((*(BCFn)fn)(dim, 0.0, xn + pos * dim, 1, &g[dofs[bd][k]], ctx));
-    }
-    PetscCall(PetscFree(dofs[bd]));
-  }
+  PetscCall(FEGDiscEvaluateAtNodes(disc, Bn, 0.0, nbd, fns, ctxs, sel, g));
   PetscCall(VecRestoreArray(gl, &g));
-  PetscCall(PetscFree2(ndofs, dofs));
-  PetscCall(PetscFree2(list, xn));
+  for (PetscInt bd = 0; bd < nbd; bd++) PetscCall(PetscBTDestroy(&sel[bd]));
+  PetscCall(PetscFree3(sel, fns, ctxs));
   PetscCall(PetscFree(stack));
   PetscCall(PetscBTDestroy(&mark));
-  PetscCall(PetscBTDestroy(&need));
-  PetscCall(PetscBTDestroy(&have));
   PetscCall(PetscFree(Bn));
   *done = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -703,28 +680,17 @@ PetscErrorCode FEGDMProjectFunction(DM dm, PetscReal time, PetscErrorCode (*fn)(
   if (Bn) {
     Vec          ul;
     PetscScalar *a;
-    PetscBT      done;
 
     PetscCall(DMGetLocalVector(dm, &ul));
     PetscCall(VecGetArrayWrite(ul, &a));
-    PetscCall(PetscBTCreate(disc->nlocal, &done));
-    for (PetscInt e = 0; e < disc->Ne; e++)
-      for (PetscInt i = 0; i < disc->Nb; i++) {
-        const PetscInt l = disc->lidx[e * disc->Nb + i];
-        PetscReal      x[3];
-
-        if (PetscBTLookupSet(done, l)) continue;
-        FEGDiscNodeAt(disc, Bn, e, i, x);
-        PetscCall((*fn)(disc->dim, time, x, 1, &a[l], ctx));
-      }
-    PetscCall(PetscBTDestroy(&done));
+    PetscCall(FEGDiscEvaluateAtNodes(disc, Bn, time, 1, &fn, &ctx, NULL, a));
     PetscCall(VecRestoreArrayWrite(ul, &a));
     PetscCall(DMLocalToGlobal(dm, ul, INSERT_VALUES, u));
     PetscCall(DMRestoreLocalVector(dm, &ul));
     PetscCall(PetscFree(Bn));
   } else {
-    PetscErrorCode (*funcs[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *) = {fn};
-    void *ctxs[1]                                                                                       = {ctx};
+    FEGNodeFn funcs[1] = {fn};
+    void     *ctxs[1]  = {ctx};
 
     PetscCall(DMProjectFunction(dm, time, funcs, ctxs, INSERT_ALL_VALUES, u));
   }
