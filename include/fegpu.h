@@ -53,9 +53,17 @@ PETSC_EXTERN PetscErrorCode FEGFormCreateCDR(MPI_Comm, PetscInt, const PetscScal
 
 /* Spaces and meshes */
 PETSC_EXTERN PetscErrorCode FEGCreateFE(MPI_Comm, PetscInt, DMPolytopeType, PetscInt, PetscBool, PetscFE *);
-PETSC_EXTERN PetscErrorCode FEGCreateQuadrature(PetscInt, DMPolytopeType, PetscInt, PetscQuadrature *);
-PETSC_EXTERN PetscErrorCode FEGCreateBoxMesh(MPI_Comm, DMPolytopeType, const PetscInt[], const PetscReal[], const PetscReal[], PetscReal, DM *);
-PETSC_EXTERN PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm, const char[], DM *);
+/* Node families of the Lagrange elements (-feg_fe_nodes) */
+typedef enum {
+  FEG_NODES_EQUISPACED,    /* PETSc's default nodes, fegpu's quadrature */
+  FEG_NODES_GLL,           /* Gauss-Lobatto-Legendre nodes (quadrilaterals, hexahedra), fegpu's quadrature */
+  FEG_NODES_GLL_COLLOCATED /* GLL nodes and the GLL rule on those nodes: spectral elements, the BP5 discretization */
+} FEGNodeType;
+PETSC_EXTERN const char *const FEGNodeTypes[];
+PETSC_EXTERN PetscErrorCode    FEGCreateFEWithNodes(MPI_Comm, PetscInt, DMPolytopeType, PetscInt, PetscBool, FEGNodeType, PetscFE *);
+PETSC_EXTERN PetscErrorCode    FEGCreateQuadrature(PetscInt, DMPolytopeType, PetscInt, PetscQuadrature *);
+PETSC_EXTERN PetscErrorCode    FEGCreateBoxMesh(MPI_Comm, DMPolytopeType, const PetscInt[], const PetscReal[], const PetscReal[], PetscReal, DM *);
+PETSC_EXTERN PetscErrorCode    FEGCreateMeshFromOptions(MPI_Comm, const char[], DM *);
 /* Cell ordering inside each process, for locality of the gathers and scatters (-feg_reorder) */
 typedef enum {
   FEG_REORDER_NONE,  /* the mesh's own order (a Gmsh file's, or the box builder's) */

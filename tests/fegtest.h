@@ -3,6 +3,7 @@
 #pragma once
 
 #include <check.h>
+#include <unistd.h>
 #include <fegpu.h>
 #include <petscds.h>
 #include <petscsnes.h>
@@ -25,6 +26,34 @@ static inline PetscErrorCode fegtest_operator(DM dm, FEGForm form, FEGOpType typ
   PetscCall(FEGOpSetFromOptions(op));
   PetscCall(FEGOpCreateMat(op, A));
   PetscCall(FEGOpDestroy(&op));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* What MatView() of an operator prints (ASCII), on every process: through a file, since fegpu's views are ASCII only */
+static inline PetscErrorCode fegtest_view_text(Mat A, char *text, size_t len)
+{
+  PetscViewer v;
+  int         pid = (int)getpid();
+  char        name[64];
+  FILE       *fp;
+  size_t      n    = 0;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)A);
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Bcast(&pid, 1, MPI_INT, 0, comm));
+  PetscCall(PetscSNPrintf(name, sizeof(name), "fegtest-view-%d.txt", pid));
+  PetscCall(PetscViewerASCIIOpen(comm, name, &v));
+  PetscCall(MatView(A, v));
+  PetscCall(PetscViewerDestroy(&v));
+  PetscCall(PetscMemzero(text, len));
+  PetscCall(PetscFOpen(PETSC_COMM_SELF, name, "r", &fp));
+  if (fp) n = fread(text, 1, len - 1, fp);
+  text[n] = 0;
+  PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
+  PetscCallMPI(MPI_Barrier(comm));
+  if (rank == 0) (void)remove(name);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -344,12 +373,13 @@ typedef enum {
   FORM_SYMMETRIC, /* symmetric C with value-gradient terms */
   FORM_MASSSTIFF, /* mass plus anisotropic diffusion */
   FORM_POISSON,   /* anisotropic diffusion only */
+  FORM_MASS,      /* the mass term only */
   NFORMS,
   FORM_LINEAR /* C0 plus a linear map of a P1 field (not in the loops above) */
 } test_form;
 static inline const char *fegtest_form_name(int kind)
 {
-  static const char *const names[] = {"pointwise", "constant", "cellwise", "symmetric", "mass+stiffness", "poisson", "-", "linear"};
+  static const char *const names[] = {"pointwise", "constant", "cellwise", "symmetric", "mass+stiffness", "poisson", "mass", "-", "linear"};
   return names[kind];
 }
 
@@ -397,9 +427,11 @@ static inline PetscErrorCode fegtest_make_form(DM dm, test_form kind, DM *auxdm,
     PetscCall(fegtest_form(PetscObjectComm((PetscObject)dm), *auxdm, *aux, PETSC_FALSE, form));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  for (PetscInt i = 1; i < 4; i++) C[i * 4 + i] = 1.0 + 0.25 * i;
-  C[1 * 4 + 2] = C[2 * 4 + 1] = 0.3;
-  C[2 * 4 + 3] = C[3 * 4 + 2] = -0.2;
+  if (kind != FORM_MASS) {
+    for (PetscInt i = 1; i < 4; i++) C[i * 4 + i] = 1.0 + 0.25 * i;
+    C[1 * 4 + 2] = C[2 * 4 + 1] = 0.3;
+    C[2 * 4 + 3] = C[3 * 4 + 2] = -0.2;
+  }
   if (kind != FORM_POISSON) C[0] = 2.5;
   if (kind == FORM_SYMMETRIC) {
     C[0 * 4 + 1] = C[1 * 4 + 0] = 0.4;

@@ -22,6 +22,8 @@ START_TEST(test_bad_order)
   EXPECT_ERROR(FEGCreateFE(PETSC_COMM_SELF, 2, DM_POLYTOPE_TRIANGLE, 0, PETSC_TRUE, &fe), PETSC_ERR_ARG_OUTOFRANGE, "order 0 is not supported: fegpu supports orders 1 to 8");
   EXPECT_ERROR(FEGCreateFE(PETSC_COMM_SELF, 3, DM_POLYTOPE_HEXAHEDRON, 9, PETSC_FALSE, &fe), PETSC_ERR_ARG_OUTOFRANGE, "order 9 is not supported: fegpu supports orders 1 to 8");
   EXPECT_ERROR(FEGCreateFE(PETSC_COMM_SELF, 2, DM_POLYTOPE_TETRAHEDRON, 1, PETSC_TRUE, &fe), PETSC_ERR_ARG_WRONG, "needs dimension 3");
+  EXPECT_ERROR(FEGCreateFEWithNodes(PETSC_COMM_SELF, 3, DM_POLYTOPE_TETRAHEDRON, 2, PETSC_TRUE, FEG_NODES_GLL, &fe), PETSC_ERR_SUP, "Node type gll needs quadrilaterals or hexahedra, not tetrahedra; use equispaced");
+  EXPECT_ERROR(FEGCreateFEWithNodes(PETSC_COMM_SELF, 2, DM_POLYTOPE_QUADRILATERAL, 2, PETSC_TRUE, (FEGNodeType)7, &fe), PETSC_ERR_ARG_OUTOFRANGE, "Node type 7 is not one of FEG_NODES_EQUISPACED, FEG_NODES_GLL, FEG_NODES_GLL_COLLOCATED");
 }
 END_TEST
 

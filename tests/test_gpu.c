@@ -190,6 +190,31 @@ START_TEST(test_gpu_kernels)
 }
 END_TEST
 
+/* when set, compare_matfree's space has this many more Gauss points per direction than nodes (tensor cells: the BP1
+   and BP3 discretization, Q = P + 1) */
+static PetscInt gauss_extra = 0;
+
+static PetscErrorCode setup_matfree_dm(DMPolytopeType ct, PetscInt order, PetscBool cont, DM *dm)
+{
+  PetscFunctionBegin;
+  PetscCall(fegtest_setup(PETSC_COMM_SELF, ct, order, cont, cont, 2, dm));
+  if (gauss_extra) {
+    PetscFE         fe;
+    PetscQuadrature q;
+    PetscInt        dim;
+
+    PetscCall(DMGetDimension(*dm, &dim));
+    PetscCall(FEGCreateFE(PETSC_COMM_SELF, dim, ct, order, cont, &fe));
+    PetscCall(PetscDTGaussTensorQuadrature(dim, 1, order + 1 + gauss_extra, -1.0, 1.0, &q));
+    PetscCall(PetscFESetQuadrature(fe, q));
+    PetscCall(PetscQuadratureDestroy(&q));
+    PetscCall(DMSetField(*dm, 0, NULL, (PetscObject)fe));
+    PetscCall(DMCreateDS(*dm));
+    PetscCall(PetscFEDestroy(&fe));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* GPU matfree kernel mfk (scatter by atomics or gather) against the host's own kernel, for one form */
 static PetscErrorCode compare_matfree(DMPolytopeType ct, PetscInt order, PetscBool cont, test_form kind, const char *mfk, const char *scatter, PetscReal *err)
 {
@@ -203,7 +228,7 @@ static PetscErrorCode compare_matfree(DMPolytopeType ct, PetscInt order, PetscBo
   PetscFunctionBegin;
   *err = 0.0;
   for (int g = 0; g < 2; g++) {
-    PetscCall(fegtest_setup(PETSC_COMM_SELF, ct, order, cont, cont, 2, &dm[g]));
+    PetscCall(setup_matfree_dm(ct, order, cont, &dm[g]));
     if (g) PetscCall(DMSetVecType(dm[g], VECCUDA));
     PetscCall(fegtest_make_form(dm[g], kind, &aux[g], &ax[g], &f[g]));
     /* the host has no gemm: it checks gemm against refop */
@@ -270,6 +295,32 @@ START_TEST(test_gpu_matfree)
       ck_assert_msg(err < 1e-12, "%s P%d%s matfree %s (%s scatter, %s form): GPU differs from host by %g", DMPolytopeTypes[ct], (int)order, cont ? "" : " (DG)", kernels[kk], scatter, fegtest_form_name(f), (double)err);
     }
   }
+}
+END_TEST
+
+/* sumfact's other spaces on the GPU against the host: GLL nodes with the Gauss rule, GLL nodes collocated with the GLL
+   rule (the kernels skip the interpolation), and Q = P + 1 Gauss points (BP1, BP3); every form, the mass-only one too */
+START_TEST(test_gpu_matfree_spaces)
+{
+  const DMPolytopeType ct      = _i / 24 ? DM_POLYTOPE_HEXAHEDRON : DM_POLYTOPE_QUADRILATERAL;
+  const PetscInt       variant = (_i / 8) % 3, k = _i % 8, order = ct == DM_POLYTOPE_QUADRILATERAL ? 1 + k : 1 + k % 6;
+  const PetscBool      cont     = (PetscBool)(k % 2 == 0);
+  const char          *names[3] = {"gll", "gll_collocated", "Q = P + 1"};
+  PetscMPIInt          size;
+
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size > 1) return;
+  if (variant < 2) TCHK(PetscOptionsSetValue(NULL, "-feg_fe_nodes", names[variant]));
+  gauss_extra = variant == 2 ? 1 : 0;
+  for (int f = FORM_POINTWISE; f < NFORMS; f++) {
+    const char *scatter = f % 2 ? "gather" : "atomic";
+    PetscReal   err;
+
+    TCHK(compare_matfree(ct, order, cont, (test_form)f, "sumfact", scatter, &err));
+    ck_assert_msg(err < 1e-12, "%s P%d%s sumfact %s (%s scatter, %s form): GPU differs from host by %g", DMPolytopeTypes[ct], (int)order, cont ? "" : " (DG)", names[variant], scatter, fegtest_form_name(f), (double)err);
+  }
+  gauss_extra = 0;
+  TCHK(PetscOptionsClearValue(NULL, "-feg_fe_nodes"));
 }
 END_TEST
 
@@ -798,6 +849,7 @@ static void add_tests(Suite *s)
   tc = tcase_create("matfree");
   tcase_set_timeout(tc, 900);
   tcase_add_loop_test(tc, test_gpu_matfree, 0, 4 * 8);
+  tcase_add_loop_test(tc, test_gpu_matfree_spaces, 0, 2 * 3 * 8);
   suite_add_tcase(s, tc);
   tc = tcase_create("solve");
   tcase_set_timeout(tc, 900);

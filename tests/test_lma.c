@@ -127,6 +127,53 @@ START_TEST(test_matfree_kernels)
 }
 END_TEST
 
+/* GLL nodes with the Gauss rule, and GLL nodes collocated with the GLL rule (B1 = I, skipped by the kernels):
+   sumfact equals the assembled operator for every form, and the collocated space is recognised as such */
+START_TEST(test_matfree_gll)
+{
+  const DMPolytopeType ct    = _i / 8 ? DM_POLYTOPE_HEXAHEDRON : DM_POLYTOPE_QUADRILATERAL;
+  const PetscInt       order = 1 + (_i % 8) / 2;
+  const PetscBool      cont = (PetscBool)(order % 2 == 1), colloc = (PetscBool)(_i % 2 == 1);
+  const char          *nodes = colloc ? "gll_collocated" : "gll";
+
+  TCHK(PetscOptionsSetValue(NULL, "-feg_fe_nodes", nodes));
+  for (int f = FORM_POINTWISE; f < NFORMS; f++) {
+    lma_result r;
+
+    TCHK(compare_shell(ct, order, cont, FEGOPMATFREE, (test_form)f, "sumfact", &r));
+    ck_assert_msg(r.mult < 1e-12 && r.multadd < 1e-12, "%s P%d %s %s: MatMult/MatMultAdd differ by %g/%g", DMPolytopeTypes[ct], (int)order, nodes, fegtest_form_name(f), (double)r.mult, (double)r.multadd);
+    ck_assert_msg(r.multt < 1e-12 && r.multtadd < 1e-12, "%s P%d %s %s: MatMultTranspose(Add) differ by %g/%g", DMPolytopeTypes[ct], (int)order, nodes, fegtest_form_name(f), (double)r.multt, (double)r.multtadd);
+    ck_assert_msg(r.diag < 1e-12, "%s P%d %s %s: MatGetDiagonal differs by %g", DMPolytopeTypes[ct], (int)order, nodes, fegtest_form_name(f), (double)r.diag);
+  }
+  {
+    DM          dm, auxdm;
+    Vec         aux, x, y;
+    FEGForm     form;
+    Mat         L;
+    char        text[4096] = "";
+    const char *found;
+
+    TCHK(fegtest_setup(PETSC_COMM_WORLD, ct, order, cont, PETSC_FALSE, 2, &dm));
+    TCHK(fegtest_make_form(dm, FORM_MASS, &auxdm, &aux, &form));
+    TCHK(PetscOptionsSetValue(NULL, "-feg_matfree_kernel", "sumfact"));
+    TCHK(fegtest_operator(dm, form, FEGOPMATFREE, &L));
+    TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_kernel"));
+    TCHK(MatCreateVecs(L, &x, &y));
+    TCHK(MatMult(L, x, y));
+    TCHK(fegtest_view_text(L, text, sizeof(text)));
+    found = strstr(text, "Gauss-Lobatto-Legendre points per direction, collocated");
+    ck_assert_msg(colloc ? found != NULL : found == NULL, "%s P%d %s: the view says %s", DMPolytopeTypes[ct], (int)order, nodes, text);
+    ck_assert_msg(strstr(text, "mass Chat entries") != NULL, "the mass form is not stored as mass only: %s", text);
+    TCHK(VecDestroy(&x));
+    TCHK(VecDestroy(&y));
+    TCHK(MatDestroy(&L));
+    TCHK(FEGFormDestroy(&form));
+    TCHK(DMDestroy(&dm));
+  }
+  TCHK(PetscOptionsClearValue(NULL, "-feg_fe_nodes"));
+}
+END_TEST
+
 /* Kernels that cannot apply are refused with an error, not replaced */
 START_TEST(test_matfree_refused)
 {
@@ -160,6 +207,7 @@ static void add_tests(Suite *s)
   tcase_add_loop_test(tc, test_lma_equals_assembled, 0, 5 * 4);
   tcase_add_loop_test(tc, test_matfree_equals_assembled, 0, 5 * 8);
   tcase_add_loop_test(tc, test_matfree_kernels, 0, 4 * 8);
+  tcase_add_loop_test(tc, test_matfree_gll, 0, 2 * 8);
   tcase_add_loop_test(tc, test_matfree_refused, 0, 2);
   suite_add_tcase(s, tc);
 }

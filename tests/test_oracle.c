@@ -69,6 +69,20 @@ START_TEST(test_orders_1_to_4)
 }
 END_TEST
 
+/* GLL nodes (with fegpu's Gauss rule, and collocated with the GLL rule): matrix and right-hand side, boundary values at
+   the GLL nodes included, equal PETSc's assembly with the same element */
+START_TEST(test_gll_nodes)
+{
+  const DMPolytopeType ct    = _i / 4 ? DM_POLYTOPE_HEXAHEDRON : DM_POLYTOPE_QUADRILATERAL;
+  const PetscInt       order = 2 + _i % 2;
+  const char          *nodes = (_i / 2) % 2 ? "gll_collocated" : "gll";
+
+  TCHK(PetscOptionsSetValue(NULL, "-feg_fe_nodes", nodes));
+  check_case(ct, order, PETSC_TRUE, PETSC_TRUE, _i / 4 ? 2 : 3);
+  TCHK(PetscOptionsClearValue(NULL, "-feg_fe_nodes"));
+}
+END_TEST
+
 START_TEST(test_high_order)
 {
   /* one high-order case per cell type */
@@ -388,6 +402,7 @@ static void add_tests(Suite *s)
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, test_orders_1_to_4, 0, 5 * 8);
   tcase_add_loop_test(tc, test_high_order, 0, 5);
+  tcase_add_loop_test(tc, test_gll_nodes, 0, 8);
   tcase_add_test(tc, test_no_aux_constant);
   tcase_add_test(tc, test_oracle_can_fail);
   tcase_add_loop_test(tc, test_per_cell_coefficients, 0, 5);

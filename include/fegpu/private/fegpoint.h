@@ -185,12 +185,13 @@ FEG_INLINE void FEGCoeffLinearAt(int Nw, int NbA, const double *TA, const double
 
 /* --------------------------------------------------------------------------------- matrix-free: stored Chat pairs */
 /* Pair sets, from the form's structure: symmetric stiffness only, symmetric mass plus stiffness, any symmetric form,
-   or every (trial r, test s) pair */
+   every (trial r, test s) pair, or the mass term alone */
 typedef enum {
   FEG_MF_GG_SYM,
   FEG_MF_VVGG_SYM,
   FEG_MF_SYM,
-  FEG_MF_FULL
+  FEG_MF_FULL,
+  FEG_MF_VV
 } FEGMFKind;
 
 #define FEG_MF_MAXPAIRS 16
@@ -205,6 +206,8 @@ FEG_INLINE int FEGMFKeep(int kind, int r, int s)
     return (r == 0 && s == 0) || (r >= 1 && s >= r);
   case FEG_MF_SYM:
     return s >= r;
+  case FEG_MF_VV:
+    return r == 0 && s == 0;
   default:
     return 1;
   }
@@ -225,12 +228,13 @@ FEG_INLINE int FEGMFPairs(int dim, int kind, int pr[], int ps[])
   return n;
 }
 
-/* the smallest kind holding every nonzero of Chat: vv, vg, gv say which blocks of C (value-value, value trial and
-   gradient test, gradient trial and value test) can be nonzero */
-FEG_INLINE int FEGMFKindOf(int sym, int vv, int vg, int gv)
+/* the smallest kind holding every nonzero of Chat: vv, vg, gv, gg say which blocks of C (value-value, value trial and
+   gradient test, gradient trial and value test, gradient-gradient) can be nonzero */
+FEG_INLINE int FEGMFKindOf(int sym, int vv, int vg, int gv, int gg)
 {
   if (!sym) return FEG_MF_FULL;
   if (vg || gv) return FEG_MF_SYM;
+  if (!gg) return FEG_MF_VV;
   return vv ? FEG_MF_VVGG_SYM : FEG_MF_GG_SYM;
 }
 

@@ -39,9 +39,11 @@ PetscErrorCode FEGCreateQuadrature(PetscInt dim, DMPolytopeType ct, PetscInt ord
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+const char *const FEGNodeTypes[] = {"equispaced", "gll", "gll_collocated", "FEGNodeType", "FEG_NODES_", NULL};
+
 /*@
   FEGCreateFE - creates a scalar Lagrange PetscFE of the given order on a cell type, continuous or discontinuous, with
-  fegpu's quadrature (FEGCreateQuadrature())
+  PETSc's default nodes and fegpu's quadrature (FEGCreateQuadrature())
 
   Collective
 
@@ -56,41 +58,96 @@ PetscErrorCode FEGCreateQuadrature(PetscInt dim, DMPolytopeType ct, PetscInt ord
 . fe - the element
 
   Level: beginner
+
+.seealso: FEGCreateFEWithNodes()
 @*/
 PetscErrorCode FEGCreateFE(MPI_Comm comm, PetscInt dim, DMPolytopeType ct, PetscInt order, PetscBool continuous, PetscFE *fe)
+{
+  PetscFunctionBegin;
+  FEGAssertPointer(fe, 6);
+  PetscCall(FEGCreateFEWithNodes(comm, dim, ct, order, continuous, FEG_NODES_EQUISPACED, fe));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGCreateFEWithNodes - creates a scalar Lagrange PetscFE as FEGCreateFE() does, on a chosen node family
+
+  Collective
+
+  Input Parameters:
++ comm       - communicator
+. dim        - dimension
+. ct         - cell type
+. order      - polynomial order, 1 to 8
+. continuous - PETSC_FALSE for discontinuous Lagrange (all dofs interior to the cell)
+- nodes      - FEG_NODES_EQUISPACED (PETSc's default), FEG_NODES_GLL (Gauss-Lobatto-Legendre nodes, fegpu's quadrature)
+               or FEG_NODES_GLL_COLLOCATED (GLL nodes and the order+1 point GLL rule per direction on them: the mass
+               matrix is diagonal and matfree sum factorisation needs no interpolation, as in the CEED benchmark BP5)
+
+  Output Parameter:
+. fe - the element
+
+  Level: intermediate
+
+  Note:
+  GLL nodes exist for quadrilaterals and hexahedra. The collocated rule is exact for polynomials of degree 2 order - 1
+  per direction, so it integrates the mass term inexactly (the spectral element method's choice).
+
+.seealso: FEGCreateFE(), FEGSetUpDiscretization()
+@*/
+PetscErrorCode FEGCreateFEWithNodes(MPI_Comm comm, PetscInt dim, DMPolytopeType ct, PetscInt order, PetscBool continuous, FEGNodeType nodes, PetscFE *fe)
 {
   PetscQuadrature    q;
   const FEGCellInfo *cell;
 
   PetscFunctionBegin;
-  FEGAssertPointer(fe, 6);
+  FEGAssertPointer(fe, 7);
   PetscCall(FEGCheckCellAndOrder(comm, dim, ct, order, &cell));
+  PetscCheck(nodes >= FEG_NODES_EQUISPACED && nodes <= FEG_NODES_GLL_COLLOCATED, comm, PETSC_ERR_ARG_OUTOFRANGE, "Node type %d is not one of FEG_NODES_EQUISPACED, FEG_NODES_GLL, FEG_NODES_GLL_COLLOCATED", (int)nodes);
+  PetscCheck(nodes == FEG_NODES_EQUISPACED || cell->tensor, comm, PETSC_ERR_SUP, "Node type %s needs quadrilaterals or hexahedra, not %s; use equispaced", FEGNodeTypes[nodes], cell->plural);
   PetscCheck(!continuous || order <= cell->maxCont, comm, PETSC_ERR_SUP, "Continuous Lagrange %s of order %" PetscInt_FMT " are not available: %s; use discontinuous Lagrange or order %" PetscInt_FMT, cell->plural, order, cell->whyCont, cell->maxCont);
   PetscCall(PetscFECreateLagrangeByCell(comm, dim, 1, ct, order, PETSC_DETERMINE, fe));
-  if (!continuous) {
-    PetscFE         dg;
+  if (!continuous || nodes != FEG_NODES_EQUISPACED) {
+    PetscFE         fe2;
     PetscSpace      P;
-    PetscDualSpace  Q, Qdg;
+    PetscDualSpace  Q, Q2;
     PetscQuadrature fq;
 
+    /* the same space with the dual space changed: its continuity, or its nodes (GLL: the Gauss-Jacobi family with
+       end points and exponent 0) */
     PetscCall(PetscFEGetBasisSpace(*fe, &P));
     PetscCall(PetscFEGetDualSpace(*fe, &Q));
-    PetscCall(PetscDualSpaceDuplicate(Q, &Qdg));
-    PetscCall(PetscDualSpaceLagrangeSetContinuity(Qdg, PETSC_FALSE));
-    PetscCall(PetscDualSpaceSetUp(Qdg));
-    PetscCall(PetscFECreate(comm, &dg));
-    PetscCall(PetscFESetType(dg, PETSCFEBASIC));
-    PetscCall(PetscFESetNumComponents(dg, 1));
-    PetscCall(PetscFESetBasisSpace(dg, P));
-    PetscCall(PetscFESetDualSpace(dg, Qdg));
-    PetscCall(PetscFESetUp(dg));
+    PetscCall(PetscDualSpaceDuplicate(Q, &Q2));
+    PetscCall(PetscDualSpaceLagrangeSetContinuity(Q2, continuous));
+    if (nodes != FEG_NODES_EQUISPACED) PetscCall(PetscDualSpaceLagrangeSetNodeType(Q2, PETSCDTNODES_GAUSSJACOBI, PETSC_TRUE, 0.0));
+    PetscCall(PetscDualSpaceSetUp(Q2));
+    PetscCall(PetscFECreate(comm, &fe2));
+    PetscCall(PetscFESetType(fe2, PETSCFEBASIC));
+    PetscCall(PetscFESetNumComponents(fe2, 1));
+    PetscCall(PetscFESetBasisSpace(fe2, P));
+    PetscCall(PetscFESetDualSpace(fe2, Q2));
+    PetscCall(PetscFESetUp(fe2));
     PetscCall(PetscFEGetFaceQuadrature(*fe, &fq));
-    PetscCall(PetscFESetFaceQuadrature(dg, fq));
-    PetscCall(PetscDualSpaceDestroy(&Qdg));
+    PetscCall(PetscFESetFaceQuadrature(fe2, fq));
+    PetscCall(PetscDualSpaceDestroy(&Q2));
     PetscCall(PetscFEDestroy(fe));
-    *fe = dg;
+    *fe = fe2;
   }
-  PetscCall(FEGCreateQuadrature(dim, ct, order, &q));
+  if (nodes == FEG_NODES_GLL_COLLOCATED) {
+    PetscQuadrature q1, q2;
+    PetscReal      *x, *w;
+
+    PetscCall(PetscMalloc1(order + 1, &x));
+    PetscCall(PetscMalloc1(order + 1, &w));
+    PetscCall(PetscDTGaussLobattoLegendreQuadrature(order + 1, PETSCGAUSSLOBATTOLEGENDRE_VIA_LINEAR_ALGEBRA, x, w));
+    PetscCall(PetscQuadratureCreate(PETSC_COMM_SELF, &q1));
+    PetscCall(PetscQuadratureSetData(q1, 1, 1, order + 1, x, w)); /* takes x and w */
+    PetscCall(PetscDTTensorQuadratureCreate(q1, q1, &q2));
+    if (dim == 3) PetscCall(PetscDTTensorQuadratureCreate(q2, q1, &q));
+    else PetscCall(PetscObjectReference((PetscObject)(q = q2)));
+    PetscCall(PetscQuadratureDestroy(&q1));
+    PetscCall(PetscQuadratureDestroy(&q2));
+  } else PetscCall(FEGCreateQuadrature(dim, ct, order, &q));
   PetscCall(PetscFESetQuadrature(*fe, q));
   PetscCall(PetscQuadratureDestroy(&q));
   PetscCall(PetscObjectSetName((PetscObject)*fe, continuous ? "P" : "DP"));
@@ -98,7 +155,8 @@ PetscErrorCode FEGCreateFE(MPI_Comm comm, PetscInt dim, DMPolytopeType ct, Petsc
 }
 
 /*@
-  FEGSetUpDiscretization - gives a DMPlex one scalar Lagrange field of the given order (FEGCreateFE()) and creates its PetscDS
+  FEGSetUpDiscretization - gives a DMPlex one scalar Lagrange field of the given order (FEGCreateFEWithNodes()) and
+  creates its PetscDS
 
   Collective
 
@@ -108,7 +166,12 @@ PetscErrorCode FEGCreateFE(MPI_Comm comm, PetscInt dim, DMPolytopeType ct, Petsc
 . continuous - PETSC_FALSE for discontinuous Lagrange
 - name       - the field's name, or NULL
 
+  Options Database Key:
+. -feg_fe_nodes <equispaced,gll,gll_collocated> - the node family (under the DM's options prefix)
+
   Level: beginner
+
+.seealso: FEGCreateFEWithNodes()
 @*/
 PetscErrorCode FEGSetUpDiscretization(DM dm, PetscInt order, PetscBool continuous, const char name[])
 {
@@ -116,16 +179,20 @@ PetscErrorCode FEGSetUpDiscretization(DM dm, PetscInt order, PetscBool continuou
   PetscInt       dim, cStart, cEnd;
   DMPolytopeType ct = DM_POLYTOPE_UNKNOWN, ctg;
   PetscBool      ondevice;
+  FEGNodeType    nodes = FEG_NODES_EQUISPACED;
+  const char    *prefix;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscCall(PetscObjectGetOptionsPrefix((PetscObject)dm, &prefix));
+  PetscCall(PetscOptionsGetEnum(((PetscObject)dm)->options, prefix, "-feg_fe_nodes", FEGNodeTypes, (PetscEnum *)&nodes, NULL));
   PetscCall(FEGDMIsOnDevice(dm, &ondevice)); /* CUDA vectors asked of a build without CUDA: a clear error, early */
   PetscCall(DMGetDimension(dm, &dim));
   PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
   if (cEnd > cStart) PetscCall(DMPlexGetCellType(dm, cStart, &ct));
   /* ranks without cells still need the cell type */
   PetscCall(MPIU_Allreduce(&ct, &ctg, 1, MPI_INT, MPI_MIN, PetscObjectComm((PetscObject)dm)));
-  PetscCall(FEGCreateFE(PetscObjectComm((PetscObject)dm), dim, ctg, order, continuous, &fe));
+  PetscCall(FEGCreateFEWithNodes(PetscObjectComm((PetscObject)dm), dim, ctg, order, continuous, nodes, &fe));
   if (name) PetscCall(PetscObjectSetName((PetscObject)fe, name));
   PetscCall(DMSetField(dm, 0, NULL, (PetscObject)fe));
   PetscCall(DMCreateDS(dm));

@@ -5,7 +5,7 @@
      M^rs_ab = sum_q w_q R_r(b) R_s(a) and per-element factors G = detJ T^T C T, only the pairs the form needs, and
      for symmetric forms M^rs + M^sr merged (Swirydowicz et al.'s stiffness-action kernel, 004). On the GPU also as
      batched GEMMs over all elements (Modave et al., 003).
-   - sumfact (quadrilaterals, hexahedra with tensor Gauss quadrature): values and gradients at the quadrature points
+   - sumfact (quadrilaterals, hexahedra with tensor Gauss or GLL quadrature): values and gradients at the quadrature points
      by 1D contractions, the stored pairs of Chat per quadrature point, and the transposed contractions back.
    The point-level arithmetic is fegpoint.h's, shared with the GPU kernels (matfreecuda.c), which are tested against
    these host versions. */
@@ -187,17 +187,35 @@ static PetscErrorCode FEGElemDiag_SumFact(FEGOp op, PetscInt e, PetscScalar de[]
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* value and derivative at x of the 1D Lagrange function of node a of nodes[0..P-1] */
+static void FEGLagrange1D(PetscInt P, const PetscReal nodes[], PetscInt a, PetscReal x, PetscReal *v, PetscReal *dv)
+{
+  *v  = 1.0;
+  *dv = 0.0;
+  for (PetscInt b = 0; b < P; b++) {
+    if (b == a) continue;
+    *v *= (x - nodes[b]) / (nodes[a] - nodes[b]);
+  }
+  for (PetscInt c = 0; c < P; c++) {
+    PetscReal t = 1.0 / (nodes[a] - nodes[c]);
+
+    if (c == a) continue;
+    for (PetscInt b = 0; b < P; b++)
+      if (b != a && b != c) t *= (x - nodes[b]) / (nodes[a] - nodes[b]);
+    *dv += t;
+  }
+}
+
 /* The tensor structure of a quadrilateral or hexahedral space, or *ok = PETSC_FALSE with the reason: the quadrature
-   must be the tensor Gauss rule and the basis the tensor product of the 1D Lagrange basis on the same nodes (checked
-   to 1e-12 against the element's own tabulation) */
+   must be a tensor Gauss or Gauss-Lobatto-Legendre rule and the basis the tensor product of the 1D Lagrange basis on
+   the element's own 1D nodes (any node family; checked to 1e-12 against the element's tabulation). When the rule's
+   points are the nodes (GLL nodes and rule, Q = P) the space is collocated: B1 is the identity and the kernels skip it */
 static PetscErrorCode FEGMatFreeTensorSetUp(FEGDisc *d, FEGOp_MatFree *mf, PetscBool *ok, const char **why)
 {
-  const PetscInt  dim = d->dim;
-  PetscInt        P = d->order + 1, Q = 1, Nn = 1;
-  PetscReal      *gx, *gw, *nodes;
-  PetscFE         fe1;
-  PetscDualSpace  dsp;
-  PetscTabulation T1;
+  const PetscInt dim = d->dim;
+  PetscInt       P = d->order + 1, Q = 1, Nn = 1, nn = 0;
+  PetscReal     *gx, *gw, *nodes;
+  PetscDualSpace dsp;
 
   PetscFunctionBegin;
   *ok  = PETSC_FALSE;
@@ -215,60 +233,76 @@ static PetscErrorCode FEGMatFreeTensorSetUp(FEGDisc *d, FEGOp_MatFree *mf, Petsc
   PetscCheck(Nn == d->Nb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Tensor element of order %" PetscInt_FMT " has %" PetscInt_FMT " dofs, expected %" PetscInt_FMT, d->order, d->Nb, Nn);
   PetscCall(PetscMalloc3(Q, &gx, Q, &gw, P, &nodes));
   PetscCall(PetscMalloc2(d->Nb, &mf->lex, d->Nq, &mf->qlex));
-  PetscCall(PetscDTGaussQuadrature(Q, -1.0, 1.0, gx, gw));
-  /* each quadrature point is (gx[i], gx[j], gx[k]) with weight gw[i] gw[j] gw[k] */
-  *ok = PETSC_TRUE;
-  for (PetscInt l = 0; l < d->Nq && *ok; l++) mf->qlex[l] = -1;
-  for (PetscInt q = 0; q < d->Nq && *ok; q++) {
-    PetscInt  l = 0, stride = 1;
-    PetscReal w = 1.0;
+  /* each quadrature point is (gx[i], gx[j], gx[k]) with weight gw[i] gw[j] gw[k], for the Gauss or the GLL rule */
+  for (PetscInt rule = 0; rule < 2 && !*ok; rule++) {
+    if (rule == 0) PetscCall(PetscDTGaussQuadrature(Q, -1.0, 1.0, gx, gw));
+    else if (Q >= 2) PetscCall(PetscDTGaussLobattoLegendreQuadrature(Q, PETSCGAUSSLOBATTOLEGENDRE_VIA_LINEAR_ALGEBRA, gx, gw));
+    else break;
+    mf->gll = (PetscBool)(rule == 1);
+    *ok     = PETSC_TRUE;
+    for (PetscInt l = 0; l < d->Nq; l++) mf->qlex[l] = -1;
+    for (PetscInt q = 0; q < d->Nq && *ok; q++) {
+      PetscInt  l = 0, stride = 1;
+      PetscReal w = 1.0;
 
-    for (PetscInt c = 0; c < dim && *ok; c++) {
-      PetscInt i = 0;
+      for (PetscInt c = 0; c < dim && *ok; c++) {
+        PetscInt i = 0;
 
-      while (i < Q && PetscAbsReal(d->qpoints[q * dim + c] - gx[i]) > 1e-12) i++;
-      if (i == Q) *ok = PETSC_FALSE;
-      else {
-        l += i * stride;
-        w *= gw[i];
-        stride *= Q;
+        while (i < Q && PetscAbsReal(d->qpoints[q * dim + c] - gx[i]) > 1e-12) i++;
+        if (i == Q) *ok = PETSC_FALSE;
+        else {
+          l += i * stride;
+          w *= gw[i];
+          stride *= Q;
+        }
       }
+      if (*ok && (PetscAbsReal(w - d->qweights[q]) > 1e-12 || mf->qlex[l] >= 0)) *ok = PETSC_FALSE;
+      if (*ok) mf->qlex[l] = q;
     }
-    if (*ok && (PetscAbsReal(w - d->qweights[q]) > 1e-12 || mf->qlex[l] >= 0)) *ok = PETSC_FALSE;
-    if (*ok) mf->qlex[l] = q;
   }
   if (!*ok) {
-    *why = "the quadrature is not the tensor Gauss rule";
+    *why = "the quadrature is not a tensor Gauss or Gauss-Lobatto-Legendre rule";
     PetscCall(PetscFree3(gx, gw, nodes));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  /* the 1D element on the same node family, and its nodes */
-  PetscCall(PetscFECreateLagrangeByCell(PETSC_COMM_SELF, 1, 1, DM_POLYTOPE_SEGMENT, d->order, PETSC_DETERMINE, &fe1));
-  PetscCall(PetscFEGetDualSpace(fe1, &dsp));
-  for (PetscInt a = 0; a < P; a++) {
+  /* the element's 1D nodes: the distinct first coordinates of its point functionals, sorted */
+  PetscCall(PetscFEGetDualSpace(d->fe, &dsp));
+  for (PetscInt b = 0; b < d->Nb && *ok; b++) {
     PetscQuadrature  f;
     const PetscReal *fx;
-    PetscInt         np;
+    PetscInt         np, i = 0;
 
-    PetscCall(PetscDualSpaceGetFunctional(dsp, a, &f));
+    PetscCall(PetscDualSpaceGetFunctional(dsp, b, &f));
     PetscCall(PetscQuadratureGetData(f, NULL, NULL, &np, &fx, NULL));
-    PetscCheck(np == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "1D Lagrange functional %" PetscInt_FMT " is not a point evaluation", a);
-    nodes[a] = fx[0];
-  }
-  PetscCall(PetscMalloc4(Q * P, &mf->B1, Q * P, &mf->D1, Q * P, &mf->Bt, Q * P, &mf->Dt));
-  PetscCall(PetscFECreateTabulation(fe1, 1, Q, gx, 1, &T1));
-  for (PetscInt i = 0; i < Q; i++)
-    for (PetscInt a = 0; a < P; a++) {
-      mf->B1[i * P + a] = mf->Bt[a * Q + i] = T1->T[0][i * P + a];
-      mf->D1[i * P + a] = mf->Dt[a * Q + i] = T1->T[1][i * P + a];
+    if (np != 1) *ok = PETSC_FALSE;
+    while (*ok && i < nn && PetscAbsReal(fx[0] - nodes[i]) > 1e-12) i++;
+    if (*ok && i == nn) {
+      if (nn == P) *ok = PETSC_FALSE;
+      else nodes[nn++] = fx[0];
     }
-  PetscCall(PetscTabulationDestroy(&T1));
-  PetscCall(PetscFEDestroy(&fe1));
+  }
+  if (*ok && nn != P) *ok = PETSC_FALSE;
+  if (*ok) PetscCall(PetscSortReal(P, nodes));
+  PetscCall(PetscMalloc4(Q * P, &mf->B1, Q * P, &mf->D1, Q * P, &mf->Bt, Q * P, &mf->Dt));
+  mf->colloc = (PetscBool)(*ok && Q == P);
+  for (PetscInt i = 0; i < Q && *ok; i++) {
+    if (mf->colloc && PetscAbsReal(gx[i] - nodes[i]) > 1e-12) mf->colloc = PETSC_FALSE;
+    for (PetscInt a = 0; a < P; a++) {
+      PetscReal v, dv;
+
+      FEGLagrange1D(P, nodes, a, gx[i], &v, &dv);
+      mf->B1[i * P + a] = mf->Bt[a * Q + i] = v;
+      mf->D1[i * P + a] = mf->Dt[a * Q + i] = dv;
+    }
+  }
+  /* collocated: the interpolation is exactly the identity, which the kernels skip */
+  if (mf->colloc)
+    for (PetscInt i = 0; i < Q; i++)
+      for (PetscInt a = 0; a < P; a++) mf->B1[i * P + a] = mf->Bt[a * Q + i] = (PetscReal)(i == a);
   /* the element's basis functions are the Lagrange functions of its nodes (point functionals): basis function lex[l]
      belongs to lexicographic node l. Read from the dual space, not by tabulating the element at its nodes, which at
      order 8 costs PETSc a (Nb x Nb x Nb) dgemm */
   for (PetscInt l = 0; l < Nn; l++) mf->lex[l] = -1;
-  PetscCall(PetscFEGetDualSpace(d->fe, &dsp));
   for (PetscInt b = 0; b < d->Nb && *ok; b++) {
     PetscQuadrature  f;
     const PetscReal *fx;
@@ -299,7 +333,10 @@ static PetscErrorCode FEGMatFreeTensorSetUp(FEGDisc *d, FEGOp_MatFree *mf, Petsc
         if (PetscAbsReal(v - FEGRef(d, q, r, b)) > 1e-12 * (1.0 + PetscAbsReal(v))) *ok = PETSC_FALSE;
       }
     }
-  if (!*ok) *why = "the basis is not the tensor product of the 1D Lagrange basis";
+  if (!*ok) {
+    *why       = "the basis is not the tensor product of a 1D Lagrange basis";
+    mf->colloc = PETSC_FALSE;
+  }
   mf->P = P;
   mf->Q = Q;
   PetscCall(PetscMalloc1(10 * (dim == 2 ? PetscMax(P, Q) * PetscMax(P, Q) : PetscMax(P, Q) * PetscMax(P, Q) * PetscMax(P, Q)), &mf->work));
@@ -354,7 +391,7 @@ PetscErrorCode FEGMatFreeSelect(FEGOp op, const FEGMatFreeCaps *caps)
   PetscCheck((k != FEG_MF_REFOP && k != FEG_MF_GEMM) || cellconst, comm, PETSC_ERR_SUP, "-feg_matfree_kernel %s needs a coefficient constant on each cell (no pointwise function, auxiliary fields piecewise constant); use qp or auto", FEGMatFreeKernels[k]);
   PetscCheck(k != FEG_MF_GEMM || caps->gemm, comm, PETSC_ERR_SUP, "-feg_matfree_kernel gemm is a GPU kernel (cuBLAS): it needs CUDA vectors (-dm_vec_type cuda); on the host use refop or auto");
   mf->kernel = k;
-  mf->kind   = FEGMFKindOf(sym, vv, vg, gv);
+  mf->kind   = FEGMFKindOf(sym, vv, vg, gv, gg);
   mf->npairs = FEGMFPairs((int)d->dim, mf->kind, pr, ps);
   for (PetscInt m = 0; m < mf->npairs; m++) {
     mf->pr[m] = pr[m];
@@ -397,7 +434,7 @@ static PetscErrorCode FEGOpSetFromOptions_MatFree(FEGOp op, PetscOptionItems *Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the host runs every kernel but gemm, sum factorisation up to 10 nodes per direction and any tensor Gauss rule */
+/* the host runs every kernel but gemm, sum factorisation up to 10 nodes per direction and any tensor Gauss or GLL rule */
 static const FEGMatFreeCaps FEGMatFreeHostCaps = {PETSC_FALSE, 0, 1, 10, PETSC_FALSE, NULL};
 
 /* What the kernel needs from the coefficients and the geometry: Chat at every quadrature point (qp), per-element
@@ -479,7 +516,7 @@ PetscErrorCode FEGOpView_MatFree(FEGOp op, PetscViewer viewer)
 {
   FEGDisc             *d       = op->disc;
   const FEGOp_MatFree *mf      = (FEGOp_MatFree *)op->data;
-  const char          *kinds[] = {"symmetric gradient-gradient", "symmetric mass and gradient-gradient", "symmetric", "all"};
+  const char          *kinds[] = {"symmetric gradient-gradient", "symmetric mass and gradient-gradient", "symmetric", "all", "mass"};
   PetscLogDouble       per     = 0, sum;
   PetscInt             ndof;
 
@@ -497,7 +534,7 @@ PetscErrorCode FEGOpView_MatFree(FEGOp op, PetscViewer viewer)
     break;
   default:
     per = (PetscLogDouble)d->Nq * mf->npairs;
-    PetscCall(PetscViewerASCIIPrintf(viewer, "matfree kernel: sumfact (%" PetscInt_FMT " nodes and %" PetscInt_FMT " Gauss points per direction, %" PetscInt_FMT " %s Chat entries per quadrature point)\n", mf->P, mf->Q, mf->npairs, kinds[mf->kind]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "matfree kernel: sumfact (%" PetscInt_FMT " nodes and %" PetscInt_FMT " %s points per direction%s, %" PetscInt_FMT " %s Chat entries per quadrature point)\n", mf->P, mf->Q, mf->gll ? "Gauss-Lobatto-Legendre" : "Gauss", mf->colloc ? ", collocated" : "", mf->npairs, kinds[mf->kind]));
   }
   per = (per * sizeof(PetscScalar) + (PetscLogDouble)d->Nb * sizeof(int)) * d->Ne;
   PetscCall(MPIU_Allreduce(&per, &sum, 1, MPI_DOUBLE, MPI_SUM, PetscObjectComm((PetscObject)op)));

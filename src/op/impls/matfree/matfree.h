@@ -41,8 +41,10 @@ typedef struct {
   PetscReal   *Op;     /* npairs reference operators, Op[(m*Nb+b)*Nb+a] (a test, b trial) */
   PetscScalar *G;      /* host: per-element factors G[e*npairs+m] = (detJ T^T C T)_(pr,ps) */
   /* sumfact */
-  PetscInt     P, Q;       /* 1D nodes and 1D Gauss points */
-  PetscReal   *B1, *D1;    /* Q x P 1D basis values and derivatives at the Gauss points */
+  PetscInt     P, Q;       /* 1D nodes and 1D quadrature points */
+  PetscBool    gll;        /* the rule is Gauss-Lobatto-Legendre (else Gauss) */
+  PetscBool    colloc;     /* the rule's points are the nodes: B1 is the identity */
+  PetscReal   *B1, *D1;    /* Q x P 1D basis values and derivatives at the quadrature points */
   PetscReal   *Bt, *Dt;    /* their P x Q transposes */
   PetscInt    *lex, *qlex; /* basis function / quadrature point at each lexicographic index */
   PetscScalar *work;       /* host element workspace, 10 max(P,Q)^dim */

@@ -135,6 +135,7 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
     sf->Q      = (int)mf->Q;
     sf->npairs = (int)np;
     sf->kind   = mf->kind;
+    sf->colloc = mf->colloc ? 1 : 0;
     sf->unique = dev->base.unique ? 1 : 0;
     sf->B1     = dev->sfB1;
     sf->D1     = dev->sfD1;
@@ -142,7 +143,7 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
     sf->idx    = dev->sfIdx;
     sf->lex    = dev->sfLex;
     /* enough elements per block for 256 busy threads, within 96 KB of shared memory */
-    per          = FEGDevSumFactShared(sf->dim, sf->P, sf->Q);
+    per          = FEGDevSumFactShared(sf->dim, sf->P, sf->Q, sf->kind, sf->colloc);
     sf->neb      = (int)PetscMax(1, PetscMin(256 / Nq + 1, (PetscInt)(((size_t)96 << 10) / per)));
     sf->nthreads = Nq * sf->neb >= 256 ? 256 : 128;
   }
@@ -234,9 +235,13 @@ static PetscLogDouble FEGMFDevFlops_RefOp(FEGOp op)
 static PetscLogDouble FEGMFDevFlops_SumFact(FEGOp op)
 {
   const FEGOp_MatFree *mf = (FEGOp_MatFree *)op->data;
-  const PetscLogDouble P = mf->P, Q = mf->Q;
-  /* forward and back: 2 + 3 + 4 (3D) or 2 + 3 contractions of each kind, 2 flops per multiply-add */
-  const PetscLogDouble c = op->disc->dim == 3 ? 2 * P * P * P * Q + 3 * P * P * Q * Q + 4 * P * Q * Q * Q : 2 * P * P * Q + 3 * P * Q * Q;
+  const PetscLogDouble P = mf->P, Q = mf->Q, mass = mf->kind == FEG_MF_VV ? 1 : 0;
+  /* forward and back: 2 + 3 + 4 (3D) or 2 + 3 contractions of each kind (mass: 1 + 1 + 1 or 1 + 1; collocated: dim
+     derivative contractions and no interpolation), 2 flops per multiply-add */
+  PetscLogDouble c = op->disc->dim == 3 ? 2 * P * P * P * Q + 3 * P * P * Q * Q + 4 * P * Q * Q * Q : 2 * P * P * Q + 3 * P * Q * Q;
+
+  if (mass) c = mf->colloc ? 0 : (op->disc->dim == 3 ? P * P * P * Q + P * P * Q * Q + P * Q * Q * Q : P * P * Q + P * Q * Q);
+  else if (mf->colloc) c = op->disc->dim == 3 ? 3 * P * P * P * P : 2 * P * P * P;
 
   return op->disc->Ne * (2.0 * 2.0 * c + 2.0 * op->disc->Nq * mf->npairs * (mf->kind == FEG_MF_FULL ? 1 : 2));
 }
@@ -349,7 +354,8 @@ static PetscErrorCode FEGOpView_MatFree_CUDA(FEGOp op, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree gemm: cuBLAS DGEMM (%d x %d) x (%d x chunk) with leading dimension %d, %d elements per chunk\n", dev->ro.nops * dev->ro.Nb, dev->ro.Nb, dev->ro.Nb, dev->mfLda, dev->mfEc));
     break;
   case FEG_MF_SUMFACT:
-    PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree sumfact: %d elements per block, %d threads, %d bytes of shared memory per element\n", dev->sf.neb, dev->sf.nthreads, (int)FEGDevSumFactShared(dev->sf.dim, dev->sf.P, dev->sf.Q)));
+    PetscCall(
+      PetscViewerASCIIPrintf(viewer, "GPU matfree sumfact: %d elements per block, %d threads, %d bytes of shared memory per element\n", dev->sf.neb, dev->sf.nthreads, (int)FEGDevSumFactShared(dev->sf.dim, dev->sf.P, dev->sf.Q, dev->sf.kind, dev->sf.colloc)));
     break;
   default:
     PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree qp: element-interleaved quadrature-point tensors, scatter by %s%s\n", dev->base.tlist ? "transpose gather" : "atomics", dev->base.direct ? ", no global-to-local copies (one process, no constraints)" : ""));

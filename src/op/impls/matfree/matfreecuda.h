@@ -21,12 +21,12 @@ typedef struct {
 
 /* sumfact: 1D tables, lexicographic dofs, the stored pairs at the lexicographic Gauss points */
 typedef struct {
-  int           dim, Ne, P, Q, npairs, kind, neb, nthreads, unique;
-  int           e0, e1;  /* the elements one launch applies (set by FEGDevSumFactApply) */
-  const double *B1, *D1; /* Q x P */
-  const double *Cl;      /* Cl[(e*npairs+m)*Q^dim+l] */
-  const int    *idx;     /* idx[l*Ne+e], l lexicographic */
-  const int    *lex;     /* basis function of lexicographic node l */
+  int           dim, Ne, P, Q, npairs, kind, colloc, neb, nthreads, unique; /* colloc: B1 = I */
+  int           e0, e1;                                                     /* the elements one launch applies (set by FEGDevSumFactApply) */
+  const double *B1, *D1;                                                    /* Q x P */
+  const double *Cl;                                                         /* Cl[(e*npairs+m)*Q^dim+l] */
+  const int    *idx;                                                        /* idx[l*Ne+e], l lexicographic */
+  const int    *lex;                                                        /* basis function of lexicographic node l */
 } FEGDevSumFact;
 
 PETSC_INTERN PetscErrorCode FEGDevQPApply(const FEGDevDisc *, int, int, const double *, const double *, double *, int, int, int, const int *, const int *, double *);
@@ -34,7 +34,7 @@ PETSC_INTERN PetscErrorCode FEGDevChatPairs(const FEGDevDisc *, const FEGDevCoef
 PETSC_INTERN PetscErrorCode FEGDevRefOpApply(const FEGDevRefOp *, int, int, const double *, double *, int, int, int, int, const int *, const int *, double *);
 PETSC_INTERN PetscErrorCode FEGDevGemmApply(const FEGDevRefOp *, int, int, const double *, int, double *, int, const double *, double *, int, int, int, const int *, const int *, double *);
 PETSC_INTERN PetscErrorCode FEGDevSumFactApply(const FEGDevSumFact *, int, int, const double *, double *, int, int, int, const int *, const int *, double *);
-PETSC_INTERN size_t         FEGDevSumFactShared(int, int, int);
+PETSC_INTERN size_t         FEGDevSumFactShared(int, int, int, int, int);
 
 #if defined(__cplusplus)
 }

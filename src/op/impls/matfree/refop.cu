@@ -158,6 +158,9 @@ PetscErrorCode FEGDevRefOpApply(const FEGDevRefOp *ro, int e0, int e1, const dou
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (e1 > e0) switch (r->nops) {
+    case 1:
+      PetscCall(FEGRefOpLaunchNR<1>(r, x, y, yb, transpose, overwrite));
+      break;
     case 3:
       PetscCall(FEGRefOpLaunchNR<3>(r, x, y, yb, transpose, overwrite));
       break;
@@ -239,6 +242,7 @@ PetscErrorCode FEGDevGemmApply(const FEGDevRefOp *r, int e0, int e1, const doubl
     FEGGemmCombine_Kernel<NO><<<(unsigned)((w + nt - 1) / nt), nt>>>(*r, c0, n, ldz, Z, y, yb, transpose, overwrite); \
     break;
     switch (r->nops) {
+      FEG_COMBINE(1)
       FEG_COMBINE(3)
       FEG_COMBINE(4)
       FEG_COMBINE(6)
