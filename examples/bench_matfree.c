@@ -2,8 +2,10 @@ static const char help[] = "fegpu bench_matfree: the matrix-free kernels against
                            "  -mode action: affine tetrahedra, stiffness plus mass action (Swirydowicz et al.'s kernel) for each order of\n"
                            "     -orders 1,...,8 on about -elements E cells (discontinuous, as in that study; -continuous for CG), kernels\n"
                            "     -kernels refop,gemm; -sweep tries every Ne x Nb. Prints N, GFLOP/s, GB/s and %% of the measured roofline.\n"
-                           "  -mode bp3: hexahedra, Poisson with Q = P+1 Gauss points, CG with Jacobi for -its iterations on at least\n"
-                           "     -dofs unknowns (on each process with -dofs_per_process), strategies -strategies matfree,lma,addto; prints DOFs x iterations per second and memory.\n"
+                           "  -mode bp1|bp3|bp5: the CEED benchmark problems on hexahedra with GLL nodes (bp1 mass and bp3 Poisson with Q = P+1\n"
+                           "     Gauss points, bp5 Poisson with Q = P GLL points), CG for -its iterations with the settings of libCEED's bps on\n"
+                           "     about -dofs unknowns (on each process with -dofs_per_process), strategies -strategies matfree,lma,addto; prints\n"
+                           "     DOFs x iterations per second and memory, and with -csv F one line per order in the peer's columns.\n"
                            "Use -dm_vec_type cuda for the GPU. Times are medians of -reps runs, synchronised with the device.\n";
 
 #include "benchutil.h"
@@ -146,55 +148,78 @@ static PetscErrorCode Zero(PetscInt dim, PetscReal t, const PetscReal x[], Petsc
   return PETSC_SUCCESS;
 }
 
-/* BP3: -div grad u = 1 on hexahedra of order N with N+2 Gauss points per direction, u = 0 on the boundary,
-   CG + Jacobi for a fixed number of iterations; DOFs x iterations per second */
-/* perrank: mindofs per process, the box stretched along z by the number of processes (weak scaling) */
-static PetscErrorCode BenchBP3(PetscInt norders, const PetscInt orders[], PetscInt mindofs, PetscBool perrank, char *strategies[], PetscInt ns, PetscInt its, PetscInt reps)
+/* The CEED benchmark problems on a box of hexahedra of order N with GLL nodes (as libCEED's bps, the peer), CG for a fixed
+   number of iterations with the peer's settings (natural norm, no convergence test; Jacobi for BP1, no preconditioner
+   for BP3 and BP5), DOFs x iterations per second:
+     bp1: mass, u = 1 right-hand side, N+2 Gauss points per direction, no boundary condition
+     bp3: -div grad u = 1, N+2 Gauss points, u = 0 on the boundary
+     bp5: as bp3 with N+1 GLL points per direction, collocated with the nodes
+   Cells per direction as the peer's script: round((dofs^(1/3) - 1) / N); perrank: that on each process, the box
+   stretched along z by the number of processes (weak scaling). csv: one line per order and strategy, the peer's
+   columns first */
+static PetscErrorCode BenchBP(const char *problem, PetscInt norders, const PetscInt orders[], PetscInt mindofs, PetscBool perrank, char *strategies[], PetscInt ns, PetscInt its, PetscInt reps, PetscReal perturb, FEGNodeType nodes, const char *pctype, const char *csv)
 {
-  const PetscScalar C[16] = {0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0}, D[4] = {1.0, 0, 0, 0};
+  const PetscBool   mass = (PetscBool)!strcmp(problem, "bp1"), colloc = (PetscBool)!strcmp(problem, "bp5");
+  const PetscScalar Cs[16] = {0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0}, Cm[16] = {1.0}, D[4] = {1.0, 0, 0, 0};
+  const char       *pc = pctype[0] ? pctype : (mass ? PCJACOBI : PCNONE);
   FEGForm           form;
-  PetscMPIInt       size;
+  PetscMPIInt       size, rank;
+  FILE             *fp = NULL;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCall(FEGFormCreate(PETSC_COMM_WORLD, &form));
-  PetscCall(FEGFormSetConstant(form, C, D));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bp3: hexahedra (perturbed), Poisson, Q = P+1 Gauss points, CG + Jacobi, %" PetscInt_FMT " iterations\n", its));
+  PetscCall(FEGFormSetConstant(form, mass ? Cm : Cs, D));
+  if (colloc) nodes = FEG_NODES_GLL_COLLOCATED;
+  if (csv[0] && rank == 0) {
+    PetscBool exists;
+
+    PetscCall(PetscTestFile(csv, 'r', &exists));
+    PetscCall(PetscFOpen(PETSC_COMM_SELF, csv, "a", &fp));
+    if (!exists) PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "peer,problem,degree,cells,global_nodes,its,cg_seconds,mdofs_per_s,backend,mesh_seconds,setup_seconds,processes\n"));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: hexahedra%s, %s, %s nodes, %s, CG + %s, %" PetscInt_FMT " iterations\n", problem, perturb > 0 ? " (perturbed)" : "", mass ? "mass" : "Poisson", FEGNodeTypes[nodes], colloc ? "N+1 GLL points per direction" : "N+2 Gauss points per direction", pc, its));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2s %-8s %10s %10s %8s %12s %12s %14s %10s\n", "N", "strategy", "cells/proc", "dofs", "mesh s", "setup s", "solve s", "DOFs*its/s", "B/dof"));
   for (PetscInt io = 0; io < norders; io++) {
-    const PetscInt  N        = orders[io];
-    const PetscInt  n        = (PetscInt)PetscCeilReal(PetscPowReal((PetscReal)mindofs, 1.0 / 3.0) / N);
-    PetscInt        faces[3] = {n, n, perrank ? n * size : n};
-    DM              dm;
-    PetscFE         fe;
-    PetscQuadrature q;
-    DMLabel         label;
-    PetscInt        id = 1;
-    PetscLogDouble  tm0, tmesh;
+    const PetscInt N        = orders[io];
+    const PetscInt n        = PetscMax(1, (PetscInt)PetscFloorReal((PetscPowReal((PetscReal)mindofs, 1.0 / 3.0) - 1.0) / N + 0.5));
+    PetscInt       faces[3] = {n, n, perrank ? n * size : n};
+    DM             dm;
+    PetscFE        fe;
+    DMLabel        label;
+    PetscInt       id = 1;
+    PetscLogDouble tm0, tmesh;
 
     /* the mesh, its distribution and the discretization: what the process spends before fegpu starts */
     PetscCall(PetscTime(&tm0));
-    PetscCall(FEGCreateBoxMesh(PETSC_COMM_WORLD, DM_POLYTOPE_HEXAHEDRON, faces, NULL, NULL, 0.1, &dm));
+    PetscCall(FEGCreateBoxMesh(PETSC_COMM_WORLD, DM_POLYTOPE_HEXAHEDRON, faces, NULL, NULL, perturb, &dm));
     if (ondevice) PetscCall(DMSetVecType(dm, VECCUDA));
-    PetscCall(FEGCreateFE(PETSC_COMM_WORLD, 3, DM_POLYTOPE_HEXAHEDRON, N, PETSC_TRUE, &fe));
-    PetscCall(PetscDTGaussTensorQuadrature(3, 1, N + 2, -1.0, 1.0, &q));
-    PetscCall(PetscFESetQuadrature(fe, q));
-    PetscCall(PetscQuadratureDestroy(&q));
+    PetscCall(FEGCreateFEWithNodes(PETSC_COMM_WORLD, 3, DM_POLYTOPE_HEXAHEDRON, N, PETSC_TRUE, nodes, &fe));
+    if (!colloc) {
+      PetscQuadrature q;
+
+      PetscCall(PetscDTGaussTensorQuadrature(3, 1, N + 2, -1.0, 1.0, &q));
+      PetscCall(PetscFESetQuadrature(fe, q));
+      PetscCall(PetscQuadratureDestroy(&q));
+    }
     PetscCall(DMSetField(dm, 0, NULL, (PetscObject)fe));
     PetscCall(DMCreateDS(dm));
     PetscCall(PetscFEDestroy(&fe));
-    PetscCall(DMGetLabel(dm, "marker", &label));
-    PetscCall(DMAddBoundary(dm, DM_BC_ESSENTIAL, "wall", label, 1, &id, 0, 0, NULL, (void (*)(void))Zero, NULL, NULL, NULL));
+    if (!mass) {
+      PetscCall(DMGetLabel(dm, "marker", &label));
+      PetscCall(DMAddBoundary(dm, DM_BC_ESSENTIAL, "wall", label, 1, &id, 0, 0, NULL, (void (*)(void))Zero, NULL, NULL, NULL));
+    }
     PetscCall(DMSetUp(dm));
     PetscCall(Sync());
     PetscCall(PetscTime(&tmesh));
     tmesh -= tm0;
-    PetscCall(HaloTime(dm, reps, "of the BP3 vectors"));
+    PetscCall(HaloTime(dm, reps, "of the BP vectors"));
     for (PetscInt is = 0; is < ns; is++) {
       Mat            A;
       Vec            b, u;
       KSP            ksp;
-      PC             pc;
+      PC             kpc;
       PetscInt       ndof, kits, cs, ce;
       PetscLogDouble t0, t1, tset, ts[16], tsolve;
       double         m0 = DeviceUsed(), m1;
@@ -216,11 +241,13 @@ static PetscErrorCode BenchBP3(PetscInt norders, const PetscInt orders[], PetscI
       PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
       PetscCall(KSPSetOperators(ksp, A, A));
       PetscCall(KSPSetType(ksp, KSPCG));
-      PetscCall(KSPGetPC(ksp, &pc));
-      PetscCall(PCSetType(pc, PCJACOBI));
-      PetscCall(KSPSetTolerances(ksp, 1e-30, 1e-30, PETSC_DEFAULT, its));
+      PetscCall(KSPGetPC(ksp, &kpc));
+      PetscCall(PCSetType(kpc, pc));
+      PetscCall(KSPSetNormType(ksp, KSP_NORM_NATURAL));
+      PetscCall(KSPSetTolerances(ksp, 1e-20, PETSC_DEFAULT, PETSC_DEFAULT, its));
+      /* exactly its iterations (BP1's smooth solution can otherwise converge early on small meshes); the natural norm is
+         computed all the same, as in the peer */
       PetscCall(KSPSetConvergenceTest(ksp, KSPConvergedSkip, NULL, NULL));
-      PetscCall(KSPSetNormType(ksp, KSP_NORM_NONE));
       PetscCall(KSPSetUp(ksp));
       PetscCall(KSPSolve(ksp, b, u)); /* warm up */
       for (PetscInt r = 0; r < PetscMin(reps, 16); r++) {
@@ -237,6 +264,8 @@ static PetscErrorCode BenchBP3(PetscInt norders, const PetscInt orders[], PetscI
       PetscCall(VecGetSize(u, &ndof));
       PetscCall(DMPlexGetHeightStratum(dm, 0, &cs, &ce));
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2d %-8s %10d %10d %8.2f %12.3f %12.4f %14.3e %10.1f\n", (int)N, strategies[is], (int)(ce - cs), (int)ndof, tmesh, tset, tsolve, (double)ndof * kits / tsolve, (m1 - m0) / ndof));
+      if (fp)
+        PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "fegpu,%s,%d,%d,%d,%d,%g,%g,%s%s,%g,%g,%d\n", problem, (int)N, (int)n, (int)ndof, (int)kits, tsolve, 1e-6 * ndof * kits / tsolve, strategies[is], ondevice ? "/cuda" : "/host", tmesh, tset, (int)size));
       PetscCall(KSPDestroy(&ksp));
       PetscCall(VecDestroy(&u));
       PetscCall(VecDestroy(&b));
@@ -244,6 +273,7 @@ static PetscErrorCode BenchBP3(PetscInt norders, const PetscInt orders[], PetscI
     }
     PetscCall(DMDestroy(&dm));
   }
+  if (fp) PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
   PetscCall(PetscOptionsClearValue(NULL, "-feg_strategy"));
   PetscCall(FEGFormDestroy(&form));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -251,25 +281,30 @@ static PetscErrorCode BenchBP3(PetscInt norders, const PetscInt orders[], PetscI
 
 int main(int argc, char **argv)
 {
-  PetscInt  orders[8] = {1, 2, 3, 4, 5, 6, 7, 8}, norders = 8, target = 320000, mindofs = 1000000, its = 50, reps = 10, nk = 4, ns = 4;
-  char      mode[16] = "action", *kernels[4] = {NULL}, *strategies[4] = {NULL};
-  PetscBool cont = PETSC_FALSE, sweep = PETSC_FALSE, view = PETSC_FALSE, perrank = PETSC_FALSE;
-  char      vt[64] = "";
-  PetscReal triad = 0, fma = 0, atom = 0;
+  PetscInt    orders[8] = {1, 2, 3, 4, 5, 6, 7, 8}, norders = 8, target = 320000, mindofs = 1000000, its = 50, reps = 10, nk = 4, ns = 4;
+  char        mode[16] = "action", *kernels[4] = {NULL}, *strategies[4] = {NULL}, pctype[32] = "", csv[PETSC_MAX_PATH_LEN] = "";
+  PetscBool   cont = PETSC_FALSE, sweep = PETSC_FALSE, view = PETSC_FALSE, perrank = PETSC_FALSE;
+  char        vt[64] = "";
+  PetscReal   triad = 0, fma = 0, atom = 0, perturb = 0.0;
+  FEGNodeType nodes = FEG_NODES_GLL;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bench_matfree options", NULL);
-  PetscCall(PetscOptionsString("-mode", "action or bp3", NULL, mode, mode, sizeof(mode), NULL));
+  PetscCall(PetscOptionsString("-mode", "action, bp1, bp3 or bp5", NULL, mode, mode, sizeof(mode), NULL));
   PetscCall(PetscOptionsIntArray("-orders", "Polynomial orders", NULL, orders, &norders, NULL));
   PetscCall(PetscOptionsInt("-elements", "action: about this many tetrahedra", NULL, target, &target, NULL));
   PetscCall(PetscOptionsBool("-continuous", "action: continuous Lagrange", NULL, cont, &cont, NULL));
   PetscCall(PetscOptionsStringArray("-kernels", "action: refop, gemm, qp", NULL, kernels, &nk, NULL));
   PetscCall(PetscOptionsBool("-sweep", "action: time every refop Ne x Nb", NULL, sweep, &sweep, NULL));
   PetscCall(PetscOptionsBool("-view", "action: view each operator", NULL, view, &view, NULL));
-  PetscCall(PetscOptionsInt("-dofs", "bp3: at least this many unknowns", NULL, mindofs, &mindofs, NULL));
-  PetscCall(PetscOptionsBool("-dofs_per_process", "bp3: -dofs on each process, the box stretched along z (weak scaling)", NULL, perrank, &perrank, NULL));
-  PetscCall(PetscOptionsInt("-its", "bp3: CG iterations", NULL, its, &its, NULL));
-  PetscCall(PetscOptionsStringArray("-strategies", "bp3: matfree, lma, addto", NULL, strategies, &ns, NULL));
+  PetscCall(PetscOptionsInt("-dofs", "bp: about this many unknowns", NULL, mindofs, &mindofs, NULL));
+  PetscCall(PetscOptionsBool("-dofs_per_process", "bp: -dofs on each process, the box stretched along z (weak scaling)", NULL, perrank, &perrank, NULL));
+  PetscCall(PetscOptionsInt("-its", "bp: CG iterations", NULL, its, &its, NULL));
+  PetscCall(PetscOptionsStringArray("-strategies", "bp: matfree, lma, addto", NULL, strategies, &ns, NULL));
+  PetscCall(PetscOptionsReal("-perturb", "bp: vertex perturbation of the box (0: the peer's uniform box)", NULL, perturb, &perturb, NULL));
+  PetscCall(PetscOptionsEnum("-nodes", "bp1, bp3: node family (bp5 is always gll_collocated)", NULL, FEGNodeTypes, (PetscEnum)nodes, (PetscEnum *)&nodes, NULL));
+  PetscCall(PetscOptionsString("-bp_pc_type", "bp: preconditioner (default as the peer: jacobi for bp1, none for bp3, bp5)", NULL, pctype, pctype, sizeof(pctype), NULL));
+  PetscCall(PetscOptionsString("-csv", "bp: append one CSV line per order and strategy to this file", NULL, csv, csv, sizeof(csv), NULL));
   PetscCall(PetscOptionsInt("-reps", "Repetitions (median)", NULL, reps, &reps, NULL));
   PetscOptionsEnd();
   reps = PetscMax(1, PetscMin(reps, 64));
@@ -300,8 +335,11 @@ int main(int argc, char **argv)
     fma   = 1.0;
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "host run: no roofline (the %% columns are not meaningful)\n"));
   }
-  if (!strcmp(mode, "bp3")) PetscCall(BenchBP3(norders, orders, mindofs, perrank, strategies, ns, its, reps));
-  else PetscCall(BenchAction(norders, orders, target, cont, kernels, nk, sweep, view, reps, triad, fma));
+  if (!strcmp(mode, "bp1") || !strcmp(mode, "bp3") || !strcmp(mode, "bp5")) PetscCall(BenchBP(mode, norders, orders, mindofs, perrank, strategies, ns, its, reps, perturb, nodes, pctype, csv));
+  else {
+    PetscCheck(!strcmp(mode, "action"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-mode %s is not one of action, bp1, bp3, bp5", mode);
+    PetscCall(BenchAction(norders, orders, target, cont, kernels, nk, sweep, view, reps, triad, fma));
+  }
   for (PetscInt i = 0; i < 4; i++) {
     PetscCall(PetscFree(kernels[i]));
     PetscCall(PetscFree(strategies[i]));
