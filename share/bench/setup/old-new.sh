@@ -1,6 +1,8 @@
 #!/bin/bash
 # GPU run: build this tree (with the tests) and the old one (.old, the commit before this work) side by side, run
 # make check-gpu, then each setup case old then new in the same run, with -log_view for the phase events
+# (runs 1-9 used the BP3 mode of their time: equispaced nodes, a perturbed box, Jacobi; from 856d4c4 -mode bp3 is the
+# CEED/libCEED setup, so an old build before that commit and a new one no longer run the same problem with these lines)
 source .gpu/env.sh
 nvidia-smi --query-gpu=name,memory.total --format=csv > $OUT/gpu.txt 2>&1
 ( ./configure --with-check-dir=.gpu/check > $OUT/build.log 2>&1 && make -j12 >> $OUT/build.log 2>&1; echo "new build rc $?" >> $OUT/build.log ) &
