@@ -214,7 +214,7 @@ static PetscErrorCode FEGMatFreeTensorSetUp(FEGDisc *d, FEGOp_MatFree *mf, Petsc
 {
   const PetscInt dim = d->dim;
   PetscInt       P = d->order + 1, Q = 1, Nn = 1, nn = 0;
-  PetscReal     *gx, *gw, *nodes;
+  PetscReal     *gx, *gw, *nodes, *pts;
   PetscDualSpace dsp;
 
   PetscFunctionBegin;
@@ -265,7 +265,9 @@ static PetscErrorCode FEGMatFreeTensorSetUp(FEGDisc *d, FEGOp_MatFree *mf, Petsc
     PetscCall(PetscFree3(gx, gw, nodes));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  /* the element's 1D nodes: the distinct first coordinates of its point functionals, sorted */
+  /* the element's nodes (its functionals must be point evaluations), and its 1D nodes: the distinct first
+     coordinates of those, sorted */
+  PetscCall(PetscMalloc1(d->Nb * dim, &pts));
   PetscCall(PetscFEGetDualSpace(d->fe, &dsp));
   for (PetscInt b = 0; b < d->Nb && *ok; b++) {
     PetscQuadrature  f;
@@ -274,9 +276,13 @@ static PetscErrorCode FEGMatFreeTensorSetUp(FEGDisc *d, FEGOp_MatFree *mf, Petsc
 
     PetscCall(PetscDualSpaceGetFunctional(dsp, b, &f));
     PetscCall(PetscQuadratureGetData(f, NULL, NULL, &np, &fx, NULL));
-    if (np != 1) *ok = PETSC_FALSE;
-    while (*ok && i < nn && PetscAbsReal(fx[0] - nodes[i]) > 1e-12) i++;
-    if (*ok && i == nn) {
+    if (np != 1) {
+      *ok = PETSC_FALSE;
+      break;
+    }
+    for (PetscInt c = 0; c < dim; c++) pts[b * dim + c] = fx[c];
+    while (i < nn && PetscAbsReal(fx[0] - nodes[i]) > 1e-12) i++;
+    if (i == nn) {
       if (nn == P) *ok = PETSC_FALSE;
       else nodes[nn++] = fx[0];
     }
@@ -304,17 +310,12 @@ static PetscErrorCode FEGMatFreeTensorSetUp(FEGDisc *d, FEGOp_MatFree *mf, Petsc
      order 8 costs PETSc a (Nb x Nb x Nb) dgemm */
   for (PetscInt l = 0; l < Nn; l++) mf->lex[l] = -1;
   for (PetscInt b = 0; b < d->Nb && *ok; b++) {
-    PetscQuadrature  f;
-    const PetscReal *fx;
-    PetscInt         np, l = 0, stride = 1;
+    PetscInt l = 0, stride = 1;
 
-    PetscCall(PetscDualSpaceGetFunctional(dsp, b, &f));
-    PetscCall(PetscQuadratureGetData(f, NULL, NULL, &np, &fx, NULL));
-    if (np != 1) *ok = PETSC_FALSE;
     for (PetscInt c = 0; c < dim && *ok; c++, stride *= P) {
       PetscInt i = 0;
 
-      while (i < P && PetscAbsReal(fx[c] - nodes[i]) > 1e-12) i++;
+      while (i < P && PetscAbsReal(pts[b * dim + c] - nodes[i]) > 1e-12) i++;
       if (i == P) *ok = PETSC_FALSE;
       else l += i * stride;
     }
@@ -341,6 +342,7 @@ static PetscErrorCode FEGMatFreeTensorSetUp(FEGDisc *d, FEGOp_MatFree *mf, Petsc
   mf->P = P;
   mf->Q = Q;
   PetscCall(PetscMalloc1(10 * (dim == 2 ? PetscMax(P, Q) * PetscMax(P, Q) : PetscMax(P, Q) * PetscMax(P, Q) * PetscMax(P, Q)), &mf->work));
+  PetscCall(PetscFree(pts));
   PetscCall(PetscFree3(gx, gw, nodes));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

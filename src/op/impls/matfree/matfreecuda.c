@@ -143,7 +143,7 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
     sf->idx    = dev->sfIdx;
     sf->lex    = dev->sfLex;
     /* enough elements per block for 256 busy threads, within 96 KB of shared memory */
-    per          = FEGDevSumFactShared(sf->dim, sf->P, sf->Q, sf->kind, sf->colloc);
+    per          = FEGDevSumFactShared(sf);
     sf->neb      = (int)PetscMax(1, PetscMin(256 / Nq + 1, (PetscInt)(((size_t)96 << 10) / per)));
     sf->nthreads = Nq * sf->neb >= 256 ? 256 : 128;
   }
@@ -354,8 +354,7 @@ static PetscErrorCode FEGOpView_MatFree_CUDA(FEGOp op, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree gemm: cuBLAS DGEMM (%d x %d) x (%d x chunk) with leading dimension %d, %d elements per chunk\n", dev->ro.nops * dev->ro.Nb, dev->ro.Nb, dev->ro.Nb, dev->mfLda, dev->mfEc));
     break;
   case FEG_MF_SUMFACT:
-    PetscCall(
-      PetscViewerASCIIPrintf(viewer, "GPU matfree sumfact: %d elements per block, %d threads, %d bytes of shared memory per element\n", dev->sf.neb, dev->sf.nthreads, (int)FEGDevSumFactShared(dev->sf.dim, dev->sf.P, dev->sf.Q, dev->sf.kind, dev->sf.colloc)));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree sumfact: %d elements per block, %d threads, %d bytes of shared memory per element\n", dev->sf.neb, dev->sf.nthreads, (int)FEGDevSumFactShared(&dev->sf)));
     break;
   default:
     PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree qp: element-interleaved quadrature-point tensors, scatter by %s%s\n", dev->base.tlist ? "transpose gather" : "atomics", dev->base.direct ? ", no global-to-local copies (one process, no constraints)" : ""));

@@ -34,17 +34,22 @@ enum {
   FEG_SF_COLLOC = 2
 };
 
-template <int MODE>
-static __host__ __device__ constexpr int FEGSumFactSlots()
+/* the mode of a pair set and rule, and the shared-memory slots (of max(P,Q)^dim doubles) its kernel uses per element */
+static __host__ __device__ constexpr int FEGSumFactMode(int kind, int colloc)
 {
-  return MODE == 0 ? 7 : (MODE == FEG_SF_MASS ? 3 : (MODE == FEG_SF_COLLOC ? 4 : 1));
+  return (kind == FEG_MF_VV ? FEG_SF_MASS : 0) | (colloc ? FEG_SF_COLLOC : 0);
+}
+
+static __host__ __device__ constexpr int FEGSumFactSlots(int mode)
+{
+  return mode == 0 ? 7 : (mode == FEG_SF_MASS ? 3 : (mode == FEG_SF_COLLOC ? 4 : 1));
 }
 
 template <int DIM, int P, int Q, int MODE>
 static __global__ void FEGSumFact_Kernel(const FEGDevSumFact sf, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose)
 {
   constexpr int            MX = P > Q ? P : Q, N = DIM == 3 ? MX * MX * MX : MX * MX, NP = DIM == 3 ? P * P * P : P * P, NQ = DIM == 3 ? Q * Q * Q : Q * Q;
-  constexpr int            NS   = FEGSumFactSlots<MODE>();
+  constexpr int            NS   = FEGSumFactSlots(MODE);
   constexpr bool           MASS = (MODE & FEG_SF_MASS) != 0, COLLOC = (MODE & FEG_SF_COLLOC) != 0;
   extern __shared__ double sm[];
   double                  *Bs = sm, *Ds = Bs + P * Q, *Bt = Ds + P * Q, *Dt = Bt + P * Q, *buf = Dt + P * Q;
@@ -219,7 +224,7 @@ template <int DIM, int P, int Q, int MODE>
 static PetscErrorCode FEGSumFactLaunchMode(const FEGDevSumFact *sf, const double *x, double *y, double *ybuf, int transpose)
 {
   constexpr int MX = P > Q ? P : Q, N = DIM == 3 ? MX * MX * MX : MX * MX;
-  const size_t  shm = (4 * P * Q + (size_t)FEGSumFactSlots<MODE>() * N * sf->neb) * sizeof(double);
+  const size_t  shm = (4 * P * Q + (size_t)FEGSumFactSlots(MODE) * N * sf->neb) * sizeof(double);
 
   PetscFunctionBegin;
   if (shm > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(FEGSumFact_Kernel<DIM, P, Q, MODE>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
@@ -232,7 +237,7 @@ static PetscErrorCode FEGSumFactLaunchMode(const FEGDevSumFact *sf, const double
 template <int DIM, int P, int Q>
 static PetscErrorCode FEGSumFactLaunch(const FEGDevSumFact *sf, const double *x, double *y, double *ybuf, int transpose)
 {
-  const int mode = (sf->kind == FEG_MF_VV ? FEG_SF_MASS : 0) | (sf->colloc ? FEG_SF_COLLOC : 0);
+  const int mode = FEGSumFactMode(sf->kind, sf->colloc);
 
   PetscFunctionBegin;
   if (mode == FEG_SF_MASS) PetscCall(FEGSumFactLaunchMode<DIM, P, Q, FEG_SF_MASS>(sf, x, y, ybuf, transpose));
@@ -289,12 +294,11 @@ static PetscErrorCode FEGSumFactLaunchP(const FEGDevSumFact *sf, const double *x
 }
 
 /* shared memory per element of the sumfact kernel, so the caller can choose elements per block */
-size_t FEGDevSumFactShared(int dim, int P, int Q, int kind, int colloc)
+size_t FEGDevSumFactShared(const FEGDevSumFact *sf)
 {
-  const int MX = P > Q ? P : Q, mass = kind == FEG_MF_VV;
-  const int ns = mass && colloc ? FEGSumFactSlots<FEG_SF_MASS | FEG_SF_COLLOC>() : (mass ? FEGSumFactSlots<FEG_SF_MASS>() : (colloc ? FEGSumFactSlots<FEG_SF_COLLOC>() : FEGSumFactSlots<0>()));
+  const int MX = sf->P > sf->Q ? sf->P : sf->Q;
 
-  return (size_t)ns * (dim == 3 ? MX * MX * MX : MX * MX) * sizeof(double);
+  return (size_t)FEGSumFactSlots(FEGSumFactMode(sf->kind, sf->colloc)) * (sf->dim == 3 ? MX * MX * MX : MX * MX) * sizeof(double);
 }
 
 /* elements e0..e1-1 (the diagonal: all); with tlist the gather when nlocal > 0 (after the last range) */
