@@ -192,12 +192,20 @@ END_TEST
 
 /* when set, compare_matfree's space has this many more Gauss points per direction than nodes (tensor cells: the BP1
    and BP3 discretization, Q = P + 1) */
-static PetscInt gauss_extra = 0;
+static PetscInt  gauss_extra  = 0;
+static PetscReal mesh_perturb = 0.2; /* 0: an affine box */
 
 static PetscErrorCode setup_matfree_dm(DMPolytopeType ct, PetscInt order, PetscBool cont, DM *dm)
 {
   PetscFunctionBegin;
-  PetscCall(fegtest_setup(PETSC_COMM_SELF, ct, order, cont, cont, 2, dm));
+  if (mesh_perturb == 0.2) PetscCall(fegtest_setup(PETSC_COMM_SELF, ct, order, cont, cont, 2, dm));
+  else {
+    PetscInt faces[3] = {2, 2, 2};
+
+    PetscCall(FEGCreateBoxMesh(PETSC_COMM_SELF, ct, faces, NULL, NULL, mesh_perturb, dm));
+    PetscCall(FEGSetUpDiscretization(*dm, order, cont, "u"));
+    if (cont) PetscCall(fegtest_wall(*dm, fegtest_bcfunc));
+  }
   if (gauss_extra) {
     PetscFE         fe;
     PetscQuadrature q;
@@ -216,7 +224,7 @@ static PetscErrorCode setup_matfree_dm(DMPolytopeType ct, PetscInt order, PetscB
 }
 
 /* GPU matfree kernel mfk (scatter by atomics or gather) against the host's own kernel, for one form */
-static PetscErrorCode compare_matfree(DMPolytopeType ct, PetscInt order, PetscBool cont, test_form kind, const char *mfk, const char *scatter, PetscReal *err)
+static PetscErrorCode compare_matfree_view(DMPolytopeType ct, PetscInt order, PetscBool cont, test_form kind, const char *mfk, const char *scatter, PetscReal *err, char *view, size_t len)
 {
   DM          dm[2], aux[2];
   Vec         ax[2], x[2], y[2], z[2];
@@ -257,6 +265,7 @@ static PetscErrorCode compare_matfree(DMPolytopeType ct, PetscInt order, PetscBo
     PetscCall(fegtest_vecdiff(y[1], y[0], &r));
     *err = PetscMax(*err, r);
   }
+  if (view) PetscCall(fegtest_view_text(A[1], view, len));
   for (int g = 0; g < 2; g++) {
     PetscCall(VecDestroy(&x[g]));
     PetscCall(VecDestroy(&y[g]));
@@ -268,6 +277,11 @@ static PetscErrorCode compare_matfree(DMPolytopeType ct, PetscInt order, PetscBo
     PetscCall(DMDestroy(&dm[g]));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode compare_matfree(DMPolytopeType ct, PetscInt order, PetscBool cont, test_form kind, const char *mfk, const char *scatter, PetscReal *err)
+{
+  return compare_matfree_view(ct, order, cont, kind, mfk, scatter, err, NULL, 0);
 }
 
 /* every matfree kernel on the GPU equals the host: refop and gemm on triangles and tetrahedra, sumfact on
@@ -300,6 +314,38 @@ END_TEST
 
 /* sumfact's other spaces on the GPU against the host: GLL nodes with the Gauss rule, GLL nodes collocated with the GLL
    rule (the kernels skip the interpolation), and Q = P + 1 Gauss points (BP1, BP3); every form, the mass-only one too */
+/* sumfact on affine hexahedra (an unperturbed box): the GPU keeps pairs that are the weights times one value per cell
+   once per cell. It must equal the host's per-point kernel for every form on Gauss (Q = P, P + 1), GLL and collocated
+   spaces, and say which storage it took: per element exactly when C is constant in each cell (not for the pointwise
+   form), per point again on a perturbed mesh */
+START_TEST(test_gpu_matfree_affine)
+{
+  const PetscInt  variant = _i / 4, order = 1 + _i % 4;
+  const PetscBool cont     = (PetscBool)(_i % 2 == 0);
+  const char     *names[4] = {"gauss", "gll", "gll_collocated", "Q = P + 1"};
+  char            view[4096];
+  PetscMPIInt     size;
+
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size > 1) return;
+  if (variant == 1 || variant == 2) TCHK(PetscOptionsSetValue(NULL, "-feg_fe_nodes", names[variant]));
+  gauss_extra = variant == 3 ? 1 : 0;
+  for (int f = FORM_POINTWISE; f < NFORMS + 1; f++) {
+    const PetscBool perturbed = (PetscBool)(f == NFORMS), per = (PetscBool)(f != FORM_POINTWISE && !perturbed);
+    const test_form form = perturbed ? FORM_POISSON : (test_form)f;
+    PetscReal       err;
+
+    mesh_perturb = perturbed ? 0.2 : 0.0;
+    TCHK(compare_matfree_view(DM_POLYTOPE_HEXAHEDRON, order, cont, form, "sumfact", f % 2 ? "gather" : "atomic", &err, view, sizeof(view)));
+    ck_assert_msg(err < 1e-12, "affine hexahedra P%d%s %s (%s form%s): GPU differs from host by %g", (int)order, cont ? "" : " (DG)", names[variant], fegtest_form_name(form), perturbed ? ", perturbed" : "", (double)err);
+    ck_assert_msg((strstr(view, "pairs stored per element") != NULL) == per, "P%d %s (%s form%s): expected the pairs per %s, the view says\n%s", (int)order, names[variant], fegtest_form_name(form), perturbed ? ", perturbed" : "", per ? "element" : "point", view);
+  }
+  mesh_perturb = 0.2;
+  gauss_extra  = 0;
+  TCHK(PetscOptionsClearValue(NULL, "-feg_fe_nodes"));
+}
+END_TEST
+
 START_TEST(test_gpu_matfree_spaces)
 {
   const DMPolytopeType ct      = _i / 24 ? DM_POLYTOPE_HEXAHEDRON : DM_POLYTOPE_QUADRILATERAL;
@@ -742,7 +788,8 @@ END_TEST
 /* The overlapped apply (-feg_halo_overlap, the default wherever there are ghosts or constraints) equals the host
    operator and DMGlobalToLocal() around one kernel, for lma and matfree (refop on tetrahedra, sumfact on hexahedra),
    atomic and gather, MatMult, MatMultTranspose and MatMultAdd, on a box whose cells that touch a ghost point come
-   last (FEGCreateBoxMesh() distributes it so); the view shows how many elements ran while messages moved */
+   last (FEGCreateBoxMesh() distributes it so); the view shows how many elements ran while messages moved, except for
+   sumfact with atomic adds on one process, whose kernel indexes the global vector (no copies, no halo) */
 static PetscErrorCode overlap_build(DMPolytopeType ct, PetscBool gpu, DM *dm, FEGForm *form)
 {
   DM  auxdm;
@@ -806,6 +853,7 @@ START_TEST(test_gpu_overlap)
   Mat                  Ah, Ag, An;
   PetscReal            e1, e2;
   PetscBool            split;
+  PetscMPIInt          size;
 
   TCHK(overlap_build(ct, PETSC_FALSE, &dmh, &fh));
   TCHK(overlap_build(ct, PETSC_TRUE, &dmg, &fg));
@@ -819,10 +867,19 @@ START_TEST(test_gpu_overlap)
   TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_lma_scatter"));
   TCHK(apply_diff(Ag, dmg, Ah, dmh, PETSC_FALSE, &e1));
   TCHK(apply_diff(An, dmg, Ah, dmh, PETSC_FALSE, &e2));
-  TCHK(overlap_split(Ag, (PetscBool)(_i % 2), &split));
   ck_assert_msg(e1 < 1e-12, "%s %s %s overlapped apply: differs from the host by %g", DMPolytopeTypes[ct], s, sc, (double)e1);
   ck_assert_msg(e2 < 1e-12, "%s %s %s with -feg_halo_overlap false: differs from the host by %g", DMPolytopeTypes[ct], s, sc, (double)e2);
-  ck_assert_msg(split, "%s %s %s: the view does not show the interior elements split around the messages", DMPolytopeTypes[ct], s, sc);
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size == 1 && ct == DM_POLYTOPE_HEXAHEDRON && !strcmp(s, FEGOPMATFREE) && _i % 2 == 0) {
+    char view[4096];
+
+    /* sumfact with atomic adds on one process: no halo, and no copies either, its kernel indexing the global vector */
+    TCHK(fegtest_view_text(Ag, view, sizeof(view)));
+    ck_assert_msg(strstr(view, "one kernel on the global vectors through global indices") != NULL, "hexahedron matfree atomic on one process: expected the global-index apply, the view says\n%s", view);
+  } else {
+    TCHK(overlap_split(Ag, (PetscBool)(_i % 2), &split));
+    ck_assert_msg(split, "%s %s %s: the view does not show the interior elements split around the messages", DMPolytopeTypes[ct], s, sc);
+  }
   TCHK(MatDestroy(&Ah));
   TCHK(MatDestroy(&Ag));
   TCHK(MatDestroy(&An));
@@ -850,6 +907,7 @@ static void add_tests(Suite *s)
   tcase_set_timeout(tc, 900);
   tcase_add_loop_test(tc, test_gpu_matfree, 0, 4 * 8);
   tcase_add_loop_test(tc, test_gpu_matfree_spaces, 0, 2 * 3 * 8);
+  tcase_add_loop_test(tc, test_gpu_matfree_affine, 0, 4 * 4);
   suite_add_tcase(s, tc);
   tc = tcase_create("solve");
   tcase_set_timeout(tc, 900);

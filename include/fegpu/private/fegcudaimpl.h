@@ -54,6 +54,10 @@ typedef struct {
   int      *lown, *gown; /* their local index and their index in the process's part of the global vector (device) */
   PetscInt  nint;        /* elements 0..nint-1 touch no ghost dof (FEGMeshReorder() puts the others last) */
   PetscInt  nfirst;      /* of them, the ones applied while ghost values arrive; the rest run while sums leave */
+  /* one process with constraints: a type whose kernel reads and adds through global indices, skipping the constrained
+     dofs (-1), applies on the global vectors with no copies around the kernel */
+  PetscInt *l2g;    /* global index of each local dof, -1 for a constrained one (host; from the overlap setup) */
+  PetscBool gindex; /* the type's kernel indexes the global vector through l2g */
 } FEGDevOp;
 
 PETSC_INTERN PetscErrorCode FEGDevOpSetUp(FEGOp, PetscBool, const FEGTuning *, FEGScatter, FEGDevOp *);
@@ -66,7 +70,7 @@ PETSC_INTERN size_t         FEGDevOpBytes(const FEGDevOp *);
    whether the kernel can overwrite */
 typedef PetscErrorCode (*FEGDevApplyFn)(FEGOp, const double *, double *, PetscBool, PetscBool, int, int, PetscBool);
 PETSC_INTERN PetscErrorCode FEGDevOpApply(FEGOp, FEGDevOp *, FEGDevApplyFn, PetscLogDouble, PetscBool, Vec, Vec, PetscBool, PetscBool);
-/* the diagonal: kernel(op, y) adds the element diagonals into the local array y */
+/* the diagonal: kernel(op, y) adds the element diagonals into the local array y (with gindex the global one) */
 typedef PetscErrorCode (*FEGDevDiagFn)(FEGOp, double *);
 PETSC_INTERN PetscErrorCode FEGDevOpDiagonal(FEGOp, FEGDevOp *, FEGDevDiagFn, Vec);
 PETSC_INTERN PetscErrorCode FEGDevOpView(FEGOp, FEGDevOp *, PetscViewer);

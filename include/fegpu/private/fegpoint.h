@@ -349,16 +349,28 @@ FEG_INLINE double FEGContractEntry(const double *in, const double *M, int NA, in
 }
 
 /* diagonal entry of lexicographic node l: the stored pairs c[m*stride + lq] at each lexicographic Gauss point lq
-   times the products of the 1D basis values B1 and derivatives D1 (Q x P) */
-FEG_INLINE double FEGSumFactDiagEntry(int dim, int kind, int P, int Q, const double *B1, const double *D1, const double *c, size_t stride, int l)
+   times the products of the 1D basis values B1 and derivatives D1 (Q x P). With the 1D weights W1 the pairs are one
+   per element, c[m], the value at point lq being its weight times c[m] (affine cells, C constant in each) */
+FEG_INLINE double FEGSumFactDiagEntry(int dim, int kind, int P, int Q, const double *B1, const double *D1, const double *W1, const double *c, size_t stride, int l)
 {
   const int a[3] = {l % P, (l / P) % P, l / (P * P)}, NQ = dim == 3 ? Q * Q * Q : Q * Q;
-  double    s = 0.0;
+  int       pr[FEG_MF_MAXPAIRS], ps[FEG_MF_MAXPAIRS];
+  const int np = W1 ? FEGMFPairs(dim, kind, pr, ps) : 0;
+  double    s  = 0.0;
 
   for (int lq = 0; lq < NQ; lq++) {
-    const int i[3] = {lq % Q, (lq / Q) % Q, lq / (Q * Q)};
-    double    R[4], v[4] = {0, 0, 0, 0};
+    const int     i[3] = {lq % Q, (lq / Q) % Q, lq / (Q * Q)};
+    double        R[4], v[4] = {0, 0, 0, 0}, cw[FEG_MF_MAXPAIRS];
+    const double *cp = c + lq;
+    size_t        st = stride;
 
+    if (W1) {
+      const double w = W1[i[0]] * W1[i[1]] * (dim == 3 ? W1[i[2]] : 1.0);
+
+      for (int m = 0; m < np; m++) cw[m] = w * c[m];
+      cp = cw;
+      st = 1;
+    }
     R[0] = 1.0;
     FEG_UNROLL
     for (int k = 0; k < 3; k++) {
@@ -375,7 +387,7 @@ FEG_INLINE double FEGSumFactDiagEntry(int dim, int kind, int P, int Q, const dou
         R[r] *= (k == r - 1 ? D1 : B1)[i[k] * P + a[k]];
       }
     }
-    FEGMFPointApply(dim, kind, c + lq, stride, R, v, 0);
+    FEGMFPointApply(dim, kind, cp, st, R, v, 0);
     FEG_UNROLL
     for (int r = 0; r < 4; r++) {
       if (r > dim) break;

@@ -183,7 +183,7 @@ static PetscErrorCode FEGElemDiag_SumFact(FEGOp op, PetscInt e, PetscScalar de[]
   const PetscInt       Nq = op->disc->Nq;
 
   PetscFunctionBeginHot;
-  for (PetscInt l = 0; l < op->disc->Nb; l++) de[mf->lex[l]] = FEGSumFactDiagEntry((int)op->disc->dim, mf->kind, (int)mf->P, (int)mf->Q, mf->B1, mf->D1, &mf->Cl[(size_t)e * mf->npairs * Nq], Nq, (int)l);
+  for (PetscInt l = 0; l < op->disc->Nb; l++) de[mf->lex[l]] = FEGSumFactDiagEntry((int)op->disc->dim, mf->kind, (int)mf->P, (int)mf->Q, mf->B1, mf->D1, NULL, &mf->Cl[(size_t)e * mf->npairs * Nq], Nq, (int)l);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -289,7 +289,7 @@ static PetscErrorCode FEGMatFreeTensorSetUp(FEGDisc *d, FEGOp_MatFree *mf, Petsc
   }
   if (*ok && nn != P) *ok = PETSC_FALSE;
   if (*ok) PetscCall(PetscSortReal(P, nodes));
-  PetscCall(PetscMalloc4(Q * P, &mf->B1, Q * P, &mf->D1, Q * P, &mf->Bt, Q * P, &mf->Dt));
+  PetscCall(PetscMalloc6(Q * P, &mf->B1, Q * P, &mf->D1, Q * P, &mf->Bt, Q * P, &mf->Dt, Q * Q, &mf->Gq, Q, &mf->W1));
   mf->colloc = (PetscBool)(*ok && Q == P);
   for (PetscInt i = 0; i < Q && *ok; i++) {
     if (mf->colloc && PetscAbsReal(gx[i] - nodes[i]) > 1e-12) mf->colloc = PETSC_FALSE;
@@ -299,6 +299,17 @@ static PetscErrorCode FEGMatFreeTensorSetUp(FEGDisc *d, FEGOp_MatFree *mf, Petsc
       FEGLagrange1D(P, nodes, a, gx[i], &v, &dv);
       mf->B1[i * P + a] = mf->Bt[a * Q + i] = v;
       mf->D1[i * P + a] = mf->Dt[a * Q + i] = dv;
+    }
+  }
+  /* the derivatives at the points of the Lagrange functions of the points: for Q >= P they give the gradient from the
+     values at the points exactly (the GPU's hexahedral kernel interpolates once and differentiates there) */
+  for (PetscInt i = 0; i < Q; i++) {
+    mf->W1[i] = gw[i];
+    for (PetscInt j = 0; j < Q; j++) {
+      PetscReal v, dv;
+
+      FEGLagrange1D(Q, gx, j, gx[i], &v, &dv);
+      mf->Gq[i * Q + j] = dv;
     }
   }
   /* collocated: the interpolation is exactly the identity, which the kernels skip */
@@ -425,7 +436,7 @@ static PetscErrorCode FEGOpSetFromOptions_MatFree(FEGOp op, PetscOptionItems *Pe
   PetscCall(PetscOptionsEnum("-feg_matfree_kernel", "matfree: quadrature-point tensors, reference operators (affine simplices), their batched-GEMM form (GPU), or sum factorisation (quadrilaterals, hexahedra)", "FEGOpSetFromOptions", FEGMatFreeKernels,
                              (PetscEnum)mf->request, (PetscEnum *)&mf->request, NULL));
   PetscCall(PetscOptionsInt("-feg_matfree_ne", "GPU refop: elements per thread (1, 2, 4, 8; 0: tuned per order)", "FEGOpSetFromOptions", mf->ne, &mf->ne, NULL));
-  PetscCall(PetscOptionsInt("-feg_matfree_nb", "GPU refop: element groups per thread block (0: tuned per order)", "FEGOpSetFromOptions", mf->nb, &mf->nb, NULL));
+  PetscCall(PetscOptionsInt("-feg_matfree_nb", "GPU refop: element groups per thread block; GPU sumfact: elements per thread block (0: tuned per order)", "FEGOpSetFromOptions", mf->nb, &mf->nb, NULL));
   PetscCall(PetscOptionsInt("-feg_matfree_nr", "GPU refop: rows per thread, 1 or 2 (0: tuned per order)", "FEGOpSetFromOptions", mf->nr, &mf->nr, NULL));
   PetscCall(PetscOptionsInt("-feg_matfree_gemm_mb", "GPU gemm: work space (MB) per chunk of elements; small enough for the L2 cache keeps the GEMM output there", "FEGOpSetFromOptions", mf->gemmMB, &mf->gemmMB, NULL));
   PetscCall(FEGScatterSetFromOptions(PetscOptionsObject, &mf->scatter));
@@ -553,7 +564,7 @@ PetscErrorCode FEGOpDestroy_MatFree(FEGOp op)
   PetscFunctionBegin;
   PetscCall(PetscFree(mf->Op));
   PetscCall(PetscFree(mf->G));
-  PetscCall(PetscFree4(mf->B1, mf->D1, mf->Bt, mf->Dt));
+  PetscCall(PetscFree6(mf->B1, mf->D1, mf->Bt, mf->Dt, mf->Gq, mf->W1));
   PetscCall(PetscFree2(mf->lex, mf->qlex));
   PetscCall(PetscFree(mf->work));
   PetscCall(PetscFree(mf->Cl));

@@ -46,6 +46,8 @@ typedef struct {
   PetscBool    colloc;     /* the rule's points are the nodes: B1 is the identity */
   PetscReal   *B1, *D1;    /* Q x P 1D basis values and derivatives at the quadrature points */
   PetscReal   *Bt, *Dt;    /* their P x Q transposes */
+  PetscReal   *Gq;         /* Q x Q derivatives at the quadrature points of the Lagrange functions of those points */
+  PetscReal   *W1;         /* the Q 1D weights */
   PetscInt    *lex, *qlex; /* basis function / quadrature point at each lexicographic index */
   PetscScalar *work;       /* host element workspace, 10 max(P,Q)^dim */
   PetscScalar *Cl;         /* host: Cl[(e*npairs+m)*Nq+l] at lexicographic quadrature point l */

@@ -13,7 +13,7 @@ typedef struct {
   double       *mfOp, *mfG, *mfA, *mfWork;
   int           mfLda, mfEc;
   FEGDevSumFact sf; /* sumfact */
-  double       *sfB1, *sfD1, *sfCl;
+  double       *sfB1, *sfD1, *sfGq, *sfW1, *sfCl, *sfKc;
   int          *sfIdx, *sfLex, *sfQlex;
 } FEGOp_MatFree_CUDA;
 
@@ -32,11 +32,15 @@ static PetscErrorCode FEGMatFreeDevFree(FEGOp_MatFree_CUDA *dev)
   FEGDevFree(dev->mfWork);
   FEGDevFree(dev->sfB1);
   FEGDevFree(dev->sfD1);
+  FEGDevFree(dev->sfGq);
+  FEGDevFree(dev->sfW1);
+  FEGDevFree(dev->sfKc);
   FEGDevFree(dev->sfCl);
   FEGDevFree(dev->sfIdx);
   FEGDevFree(dev->sfLex);
   FEGDevFree(dev->sfQlex);
-  dev->mfKernel = -1;
+  dev->mfKernel    = -1;
+  dev->base.gindex = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -110,24 +114,35 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
     PetscCall(PetscFree(Op));
   } else if (mf->kernel == FEG_MF_SUMFACT) {
     FEGDevSumFact *sf = &dev->sf;
-    double        *B1, *D1;
+    double        *B1, *D1, *Gq;
     int           *lex, *qlex;
-    size_t         per;
 
-    PetscCall(PetscMalloc4(mf->P * mf->Q, &B1, mf->P * mf->Q, &D1, Nb, &lex, Nq, &qlex));
+    PetscCall(PetscMalloc5(mf->P * mf->Q, &B1, mf->P * mf->Q, &D1, mf->Q * mf->Q, &Gq, Nb, &lex, Nq, &qlex));
     for (PetscInt k = 0; k < mf->P * mf->Q; k++) {
       B1[k] = mf->B1[k];
       D1[k] = mf->D1[k];
     }
+    for (PetscInt k = 0; k < mf->Q * mf->Q; k++) Gq[k] = mf->Gq[k];
     for (PetscInt l = 0; l < Nb; l++) lex[l] = (int)mf->lex[l];
     for (PetscInt l = 0; l < Nq; l++) qlex[l] = (int)mf->qlex[l];
     PetscCall(FEGDevMallocCopy((void **)&dev->sfB1, B1, sizeof(double) * mf->P * mf->Q, NULL));
     PetscCall(FEGDevMallocCopy((void **)&dev->sfD1, D1, sizeof(double) * mf->P * mf->Q, NULL));
-    PetscCall(FEGDevInterleaveIndices(disc, disc->lidx, mf->lex, &dev->sfIdx, NULL)); /* in lexicographic node order */
+    PetscCall(FEGDevMallocCopy((void **)&dev->sfGq, Gq, sizeof(double) * mf->Q * mf->Q, NULL));
+    for (PetscInt k = 0; k < mf->Q; k++) Gq[k] = mf->W1[k]; /* Gq's host buffer, copied above, carries the weights */
+    PetscCall(FEGDevMallocCopy((void **)&dev->sfW1, Gq, sizeof(double) * mf->Q, NULL));
+    /* in lexicographic node order; on one process with atomic adds, global indices (-1: constrained): no copies */
+    if (dev->base.l2g && !dev->base.tlist) {
+      PetscInt *gidx;
+
+      PetscCall(PetscMalloc1(Ne * Nb, &gidx));
+      for (PetscInt k = 0; k < Ne * Nb; k++) gidx[k] = dev->base.l2g[disc->lidx[k]];
+      PetscCall(FEGDevInterleaveIndices(disc, gidx, mf->lex, &dev->sfIdx, NULL));
+      PetscCall(PetscFree(gidx));
+      dev->base.gindex = PETSC_TRUE;
+    } else PetscCall(FEGDevInterleaveIndices(disc, disc->lidx, mf->lex, &dev->sfIdx, NULL));
     PetscCall(FEGDevMallocCopy((void **)&dev->sfLex, lex, sizeof(int) * Nb, NULL));
     PetscCall(FEGDevMallocCopy((void **)&dev->sfQlex, qlex, sizeof(int) * Nq, NULL));
-    PetscCall(FEGDevMallocCopy((void **)&dev->sfCl, NULL, sizeof(double) * Ne * np * Nq, NULL));
-    PetscCall(PetscFree4(B1, D1, lex, qlex));
+    PetscCall(PetscFree5(B1, D1, Gq, lex, qlex));
     PetscCall(PetscMemzero(sf, sizeof(*sf)));
     sf->dim    = (int)disc->dim;
     sf->Ne     = (int)Ne;
@@ -139,13 +154,11 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
     sf->unique = dev->base.unique ? 1 : 0;
     sf->B1     = dev->sfB1;
     sf->D1     = dev->sfD1;
-    sf->Cl     = dev->sfCl;
+    sf->Gq     = dev->sfGq;
+    sf->W1     = dev->sfW1;
     sf->idx    = dev->sfIdx;
     sf->lex    = dev->sfLex;
-    /* enough elements per block for 256 busy threads, within 96 KB of shared memory */
-    per          = FEGDevSumFactShared(sf);
-    sf->neb      = (int)PetscMax(1, PetscMin(256 / Nq + 1, (PetscInt)(((size_t)96 << 10) / per)));
-    sf->nthreads = Nq * sf->neb >= 256 ? 256 : 128;
+    PetscCall(FEGDevSumFactConfigure(sf, (int)mf->nb));
   }
   if (mf->kernel == FEG_MF_QP) PetscCall(FEGDevMallocCopy((void **)&dev->Cq, NULL, sizeof(double) * Ne * Nq * (disc->dim + 1) * (disc->dim + 1), NULL));
   dev->mfKernel = (int)mf->kernel;
@@ -235,14 +248,17 @@ static PetscLogDouble FEGMFDevFlops_RefOp(FEGOp op)
 static PetscLogDouble FEGMFDevFlops_SumFact(FEGOp op)
 {
   const FEGOp_MatFree *mf = (FEGOp_MatFree *)op->data;
-  const PetscLogDouble P = mf->P, Q = mf->Q, mass = mf->kind == FEG_MF_VV ? 1 : 0;
-  /* forward and back: 2 + 3 + 4 (3D) or 2 + 3 contractions of each kind (mass: 1 + 1 + 1 or 1 + 1; collocated: dim
-     derivative contractions and no interpolation), 2 flops per multiply-add */
-  PetscLogDouble c = op->disc->dim == 3 ? 2 * P * P * P * Q + 3 * P * P * Q * Q + 4 * P * Q * Q * Q : 2 * P * P * Q + 3 * P * Q * Q;
+  const PetscLogDouble P = mf->P, Q = mf->Q;
+  const PetscBool      mass = (PetscBool)(mf->kind == FEG_MF_VV);
+  PetscLogDouble       c;
 
-  if (mass) c = mf->colloc ? 0 : (op->disc->dim == 3 ? P * P * P * Q + P * P * Q * Q + P * Q * Q * Q : P * P * Q + P * Q * Q);
-  else if (mf->colloc) c = op->disc->dim == 3 ? 3 * P * P * P * P : 2 * P * P * P;
-
+  /* multiply-adds of one way, counted twice below (forward and back) at 2 flops each. Hexahedra: interpolation to the
+     points (P^3 Q + P^2 Q^2 + P Q^3, none when collocated) and 3 derivative contractions there (3 Q^4, none for mass).
+     Quadrilaterals: 2 + 3 contractions of each kind (mass 1 + 1, collocated 2 derivative contractions) */
+  if (op->disc->dim == 3) c = (mf->colloc ? 0 : P * P * P * Q + P * P * Q * Q + P * Q * Q * Q) + (mass ? 0 : 3 * Q * Q * Q * Q);
+  else if (mass) c = mf->colloc ? 0 : P * P * Q + P * Q * Q;
+  else if (mf->colloc) c = 2 * P * P * P;
+  else c = 2 * P * P * Q + 3 * P * Q * Q;
   return op->disc->Ne * (2.0 * 2.0 * c + 2.0 * op->disc->Nq * mf->npairs * (mf->kind == FEG_MF_FULL ? 1 : 2));
 }
 
@@ -298,8 +314,23 @@ static PetscErrorCode FEGOpAssemble_MatFree_CUDA(FEGOp op, Mat A)
   PetscCall(FEGDevCoeffPrepare(op->disc, op->form, &dev->base.cc, &c));
   PetscCall(PetscLogGpuTimeBegin());
   if (mf->kernel == FEG_MF_QP) PetscCall(FEGDevChat(&dev->base.d, &c, dev->Cq));
-  else if (mf->kernel == FEG_MF_SUMFACT) PetscCall(FEGDevChatPairs(&dev->base.d, &c, 1, (int)mf->npairs, pr, ps, dev->sfQlex, dev->sfCl));
-  else PetscCall(FEGDevChatPairs(&dev->base.d, &c, 0, (int)mf->npairs, pr, ps, NULL, dev->mfG));
+  else if (mf->kernel == FEG_MF_SUMFACT) {
+    FEGDevSumFact *sf  = &dev->sf;
+    PetscBool      per = PETSC_FALSE;
+
+    /* the pairs at every point; on hexahedra one value per element when that is all they hold (affine cells, C
+       constant in each): Q^3 times fewer bytes for the kernel to read */
+    if (!dev->sfCl) PetscCall(FEGDevMallocCopy((void **)&dev->sfCl, NULL, sizeof(double) * sf->Ne * sf->npairs * op->disc->Nq, NULL));
+    PetscCall(FEGDevChatPairs(&dev->base.d, &c, 1, (int)mf->npairs, pr, ps, dev->sfQlex, dev->sfCl));
+    if (sf->dim == 3) {
+      if (!dev->sfKc) PetscCall(FEGDevMallocCopy((void **)&dev->sfKc, NULL, sizeof(double) * sf->Ne * sf->npairs, NULL));
+      PetscCall(FEGDevSumFactPerElement(sf->Ne, sf->npairs, sf->Q, sf->dim, sf->W1, dev->sfCl, dev->sfKc, &per));
+    }
+    if (per) FEGDevFree(dev->sfCl);
+    else FEGDevFree(dev->sfKc);
+    sf->Cl = dev->sfCl;
+    sf->Kc = dev->sfKc;
+  } else PetscCall(FEGDevChatPairs(&dev->base.d, &c, 0, (int)mf->npairs, pr, ps, NULL, dev->mfG));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(FEGDevDiscFreeGeometry(&dev->base.d));
   PetscCall(FEGDevCoeffRelease(op->form, &dev->base.cc));
@@ -344,7 +375,9 @@ static PetscErrorCode FEGOpView_MatFree_CUDA(FEGOp op, PetscViewer viewer)
   if (dev->Cq) bytes += (PetscLogDouble)d->Ne * d->Nq * (d->dim + 1) * (d->dim + 1) * sizeof(double);
   if (dev->mfG) bytes += (PetscLogDouble)d->Ne * dev->ro.nops * sizeof(double) + (PetscLogDouble)dev->ro.nops * d->Nb * dev->ro.ldo * sizeof(double);
   if (dev->mfWork) bytes += (PetscLogDouble)dev->mfEc * (dev->mfLda + d->Nb) * sizeof(double);
-  if (dev->sfCl) bytes += (PetscLogDouble)d->Ne * d->Nq * dev->sf.npairs * sizeof(double) + (PetscLogDouble)d->Ne * d->Nb * sizeof(int);
+  if (dev->sfIdx) bytes += (PetscLogDouble)d->Ne * d->Nb * sizeof(int);
+  if (dev->sfCl) bytes += (PetscLogDouble)d->Ne * d->Nq * dev->sf.npairs * sizeof(double);
+  if (dev->sfKc) bytes += (PetscLogDouble)d->Ne * dev->sf.npairs * sizeof(double);
   switch (dev->mfKernel) {
   case FEG_MF_REFOP:
     PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree refop: %d elements per thread (Ne), %d element groups per block (Nb), %d row(s) per thread, %d threads per block, geometric factors fetched just in time, scatter by %s\n", dev->ro.ne, dev->ro.nb,
@@ -354,7 +387,7 @@ static PetscErrorCode FEGOpView_MatFree_CUDA(FEGOp op, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree gemm: cuBLAS DGEMM (%d x %d) x (%d x chunk) with leading dimension %d, %d elements per chunk\n", dev->ro.nops * dev->ro.Nb, dev->ro.Nb, dev->ro.Nb, dev->mfLda, dev->mfEc));
     break;
   case FEG_MF_SUMFACT:
-    PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree sumfact: %d elements per block, %d threads, %d bytes of shared memory per element\n", dev->sf.neb, dev->sf.nthreads, (int)FEGDevSumFactShared(&dev->sf)));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree sumfact: %d elements per block, %d threads, %d bytes of shared memory per block; pairs stored %s\n", dev->sf.neb, dev->sf.nthreads, dev->sf.shmem, dev->sf.Kc ? "per element (affine cells, C constant in each)" : "per quadrature point"));
     break;
   default:
     PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree qp: element-interleaved quadrature-point tensors, scatter by %s%s\n", dev->base.tlist ? "transpose gather" : "atomics", dev->base.direct ? ", no global-to-local copies (one process, no constraints)" : ""));

@@ -21,12 +21,16 @@ typedef struct {
 
 /* sumfact: 1D tables, lexicographic dofs, the stored pairs at the lexicographic Gauss points */
 typedef struct {
-  int           dim, Ne, P, Q, npairs, kind, colloc, neb, nthreads, unique; /* colloc: B1 = I */
-  int           e0, e1;                                                     /* the elements one launch applies (set by FEGDevSumFactApply) */
-  const double *B1, *D1;                                                    /* Q x P */
-  const double *Cl;                                                         /* Cl[(e*npairs+m)*Q^dim+l] */
-  const int    *idx;                                                        /* idx[l*Ne+e], l lexicographic */
-  const int    *lex;                                                        /* basis function of lexicographic node l */
+  int           dim, Ne, P, Q, npairs, kind, colloc, unique; /* colloc: B1 = I */
+  int           neb, nthreads, shmem;                        /* elements, threads and bytes of shared memory per block */
+  int           e0, e1;                                      /* the elements one launch applies (set by FEGDevSumFactApply) */
+  const double *B1, *D1;                                     /* Q x P */
+  const double *Gq;                                          /* Q x Q: derivatives at the points of their Lagrange functions */
+  const double *W1;                                          /* the Q 1D weights */
+  const double *Cl;                                          /* Cl[(e*npairs+m)*Q^dim+l], or NULL with Kc */
+  const double *Kc;                                          /* Kc[e*npairs+m]: pairs per element (affine hexahedra, C constant in each), the value at point l its weight times Kc */
+  const int    *idx;                                         /* idx[l*Ne+e], l lexicographic */
+  const int    *lex;                                         /* basis function of lexicographic node l */
 } FEGDevSumFact;
 
 PETSC_INTERN PetscErrorCode FEGDevQPApply(const FEGDevDisc *, int, int, const double *, const double *, double *, int, int, int, const int *, const int *, double *);
@@ -34,7 +38,8 @@ PETSC_INTERN PetscErrorCode FEGDevChatPairs(const FEGDevDisc *, const FEGDevCoef
 PETSC_INTERN PetscErrorCode FEGDevRefOpApply(const FEGDevRefOp *, int, int, const double *, double *, int, int, int, int, const int *, const int *, double *);
 PETSC_INTERN PetscErrorCode FEGDevGemmApply(const FEGDevRefOp *, int, int, const double *, int, double *, int, const double *, double *, int, int, int, const int *, const int *, double *);
 PETSC_INTERN PetscErrorCode FEGDevSumFactApply(const FEGDevSumFact *, int, int, const double *, double *, int, int, int, const int *, const int *, double *);
-PETSC_INTERN size_t         FEGDevSumFactShared(const FEGDevSumFact *);
+PETSC_INTERN PetscErrorCode FEGDevSumFactConfigure(FEGDevSumFact *, int);
+PETSC_INTERN PetscErrorCode FEGDevSumFactPerElement(int, int, int, int, const double *, const double *, double *, PetscBool *);
 
 #if defined(__cplusplus)
 }

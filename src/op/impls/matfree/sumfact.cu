@@ -4,10 +4,10 @@
 #include "matfreecuda.h"
 
 /* ------------------------------------------------------------------------------------------------------------------
-   sumfact: NEB elements per block, all threads sweeping the outputs of one 1D contraction at a time in shared memory:
-   values and reference gradients at the Q^dim quadrature points by dim stages of contractions (B or D along x, then y,
-   then z), the stored Chat pairs at each point, and the transposed stages back. Per element the buffers are
-   A = [U | T0 | T1 | -] (also V0..V3 at the points) and B = [T2 | T3 | T4], each slot N = max(P,Q)^dim doubles. */
+   sumfact on quadrilaterals: NEB elements per block, all threads sweeping the outputs of one 1D contraction at a time
+   in shared memory: values and reference gradients at the Q^2 quadrature points by two stages of contractions (B or D
+   along x, then y), the stored Chat pairs at each point, and the transposed stages back. Per element the buffers are
+   [U | T0 | T1 | V3 | T2 | T3 | T4] (also V0..V2 at the points), the slots a mode uses, each max(P,Q)^2 doubles. */
 template <int DIM, int KIND>
 static __device__ __forceinline__ void FEGPointApply(const double *c, int stride, const double u[4], double v[4], bool transpose)
 {
@@ -34,7 +34,8 @@ enum {
   FEG_SF_COLLOC = 2
 };
 
-/* the mode of a pair set and rule, and the shared-memory slots (of max(P,Q)^dim doubles) its kernel uses per element */
+/* the mode of a pair set and rule, and the shared-memory slots (of max(P,Q)^2 doubles) the quadrilateral kernel uses
+   per element */
 static __host__ __device__ constexpr int FEGSumFactMode(int kind, int colloc)
 {
   return (kind == FEG_MF_VV ? FEG_SF_MASS : 0) | (colloc ? FEG_SF_COLLOC : 0);
@@ -42,13 +43,32 @@ static __host__ __device__ constexpr int FEGSumFactMode(int kind, int colloc)
 
 static __host__ __device__ constexpr int FEGSumFactSlots(int mode)
 {
-  return mode == 0 ? 7 : (mode == FEG_SF_MASS ? 3 : (mode == FEG_SF_COLLOC ? 4 : 1));
+  return mode == 0 ? 5 : (mode == FEG_SF_MASS ? 2 : (mode == FEG_SF_COLLOC ? 3 : 1));
 }
 
-template <int DIM, int P, int Q, int MODE>
-static __global__ void FEGSumFact_Kernel(const FEGDevSumFact sf, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose)
+/* stored pairs at one point, the kind resolved at compile time */
+template <int DIM>
+static __device__ __forceinline__ void FEGPointApplyKind(int kind, const double *c, int stride, const double u[4], double v[4], bool transpose)
 {
-  constexpr int            MX = P > Q ? P : Q, N = DIM == 3 ? MX * MX * MX : MX * MX, NP = DIM == 3 ? P * P * P : P * P, NQ = DIM == 3 ? Q * Q * Q : Q * Q;
+  switch (kind) {
+  case FEG_MF_GG_SYM:
+    FEGPointApply<DIM, FEG_MF_GG_SYM>(c, stride, u, v, transpose);
+    break;
+  case FEG_MF_VVGG_SYM:
+    FEGPointApply<DIM, FEG_MF_VVGG_SYM>(c, stride, u, v, transpose);
+    break;
+  case FEG_MF_SYM:
+    FEGPointApply<DIM, FEG_MF_SYM>(c, stride, u, v, transpose);
+    break;
+  default:
+    FEGPointApply<DIM, FEG_MF_FULL>(c, stride, u, v, transpose);
+  }
+}
+
+template <int P, int Q, int MODE>
+static __global__ void FEGSumFact2_Kernel(const FEGDevSumFact sf, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose)
+{
+  constexpr int            MX = P > Q ? P : Q, N = MX * MX, NP = P * P, NQ = Q * Q;
   constexpr int            NS   = FEGSumFactSlots(MODE);
   constexpr bool           MASS = (MODE & FEG_SF_MASS) != 0, COLLOC = (MODE & FEG_SF_COLLOC) != 0;
   extern __shared__ double sm[];
@@ -64,55 +84,29 @@ static __global__ void FEGSumFact_Kernel(const FEGDevSumFact sf, const double *_
   }
   for (int t = threadIdx.x; t < neb * NP; t += blockDim.x) {
     const int el = t % neb, l = t / neb;
-    buf[(size_t)el * st + l] = el < nel ? x[sf.idx[(size_t)l * sf.Ne + E0 + el]] : 0.0;
+    const int g = el < nel ? sf.idx[(size_t)l * sf.Ne + E0 + el] : -1;
+
+    buf[(size_t)el * st + l] = g >= 0 ? x[g] : 0.0; /* -1: a constrained dof (global indices) */
   }
   __syncthreads();
-  /* slots: general U=V0 | T0=V1 | T1=V2 | V3 | T2 | T3 | T4; mass U=V0 | T0 | T2; collocated U=V0 | V1 | V2 | V3 */
-  double *U = buf, *T0 = buf + N, *T1 = buf + 2 * N, *T2 = buf + (MASS ? 2 : 4) * N, *T3 = buf + 5 * N, *T4 = buf + 6 * N;
-  double *V[4] = {buf, buf + N, buf + 2 * N, buf + 3 * N};
+  /* slots: general U=V0 | T0=V1 | T1=V2 | T2 | T3; mass U=V0 | T0; collocated U=V0 | V1 | V2 */
+  double *U = buf, *T0 = buf + N, *T2 = buf + (MASS ? 1 : 3) * N, *T3 = buf + 4 * N;
+  double *V[3] = {buf, buf + N, buf + 2 * N};
   if (COLLOC && !MASS) {
     /* V0 = U in place; each gradient component one contraction along its direction */
-    if (DIM == 2) {
-      FEGContractDev<P, Q>(U, V[1], Ds, P, 1, st, neb, false);
-      FEGContractDev<P, Q>(U, V[2], Ds, 1, P, st, neb, false);
-    } else {
-      FEGContractDev<P, Q>(U, V[1], Ds, P * P, 1, st, neb, false);
-      FEGContractDev<P, Q>(U, V[2], Ds, P, P, st, neb, false);
-      FEGContractDev<P, Q>(U, V[3], Ds, 1, P * P, st, neb, false);
-    }
+    FEGContractDev<P, Q>(U, V[1], Ds, P, 1, st, neb, false);
+    FEGContractDev<P, Q>(U, V[2], Ds, 1, P, st, neb, false);
   } else if (MASS && !COLLOC) {
-    if (DIM == 2) {
-      FEGContractDev<P, Q>(U, T0, Bs, P, 1, st, neb, false);
-      __syncthreads();
-      FEGContractDev<P, Q>(T0, V[0], Bs, 1, Q, st, neb, false);
-    } else {
-      FEGContractDev<P, Q>(U, T0, Bs, P * P, 1, st, neb, false);
-      __syncthreads();
-      FEGContractDev<P, Q>(T0, T2, Bs, P, Q, st, neb, false);
-      __syncthreads();
-      FEGContractDev<P, Q>(T2, V[0], Bs, 1, Q * Q, st, neb, false);
-    }
+    FEGContractDev<P, Q>(U, T0, Bs, P, 1, st, neb, false);
+    __syncthreads();
+    FEGContractDev<P, Q>(T0, V[0], Bs, 1, Q, st, neb, false);
   } else if (!MASS && !COLLOC) {
-    if (DIM == 2) {
-      FEGContractDev<P, Q>(U, T2, Bs, P, 1, st, neb, false);
-      FEGContractDev<P, Q>(U, T3, Ds, P, 1, st, neb, false);
-      __syncthreads();
-      FEGContractDev<P, Q>(T2, V[0], Bs, 1, Q, st, neb, false);
-      FEGContractDev<P, Q>(T2, V[2], Ds, 1, Q, st, neb, false);
-      FEGContractDev<P, Q>(T3, V[1], Bs, 1, Q, st, neb, false);
-    } else {
-      FEGContractDev<P, Q>(U, T0, Bs, P * P, 1, st, neb, false);
-      FEGContractDev<P, Q>(U, T1, Ds, P * P, 1, st, neb, false);
-      __syncthreads();
-      FEGContractDev<P, Q>(T0, T2, Bs, P, Q, st, neb, false);
-      FEGContractDev<P, Q>(T0, T3, Ds, P, Q, st, neb, false);
-      FEGContractDev<P, Q>(T1, T4, Bs, P, Q, st, neb, false);
-      __syncthreads();
-      FEGContractDev<P, Q>(T2, V[0], Bs, 1, Q * Q, st, neb, false);
-      FEGContractDev<P, Q>(T2, V[3], Ds, 1, Q * Q, st, neb, false);
-      FEGContractDev<P, Q>(T3, V[2], Bs, 1, Q * Q, st, neb, false);
-      FEGContractDev<P, Q>(T4, V[1], Bs, 1, Q * Q, st, neb, false);
-    }
+    FEGContractDev<P, Q>(U, T2, Bs, P, 1, st, neb, false);
+    FEGContractDev<P, Q>(U, T3, Ds, P, 1, st, neb, false);
+    __syncthreads();
+    FEGContractDev<P, Q>(T2, V[0], Bs, 1, Q, st, neb, false);
+    FEGContractDev<P, Q>(T2, V[2], Ds, 1, Q, st, neb, false);
+    FEGContractDev<P, Q>(T3, V[1], Bs, 1, Q, st, neb, false);
   }
   __syncthreads();
   for (int t = threadIdx.x; t < nel * NQ; t += blockDim.x) {
@@ -123,85 +117,282 @@ static __global__ void FEGSumFact_Kernel(const FEGDevSumFact sf, const double *_
     if (MASS) V[0][(size_t)el * st + l] *= c[0];
     else {
 #pragma unroll
-      for (int r = 0; r <= DIM; r++) u[r] = V[r][(size_t)el * st + l];
-      switch (sf.kind) {
-      case FEG_MF_GG_SYM:
-        FEGPointApply<DIM, FEG_MF_GG_SYM>(c, NQ, u, v, transpose);
-        break;
-      case FEG_MF_VVGG_SYM:
-        FEGPointApply<DIM, FEG_MF_VVGG_SYM>(c, NQ, u, v, transpose);
-        break;
-      case FEG_MF_SYM:
-        FEGPointApply<DIM, FEG_MF_SYM>(c, NQ, u, v, transpose);
-        break;
-      default:
-        FEGPointApply<DIM, FEG_MF_FULL>(c, NQ, u, v, transpose);
-      }
+      for (int r = 0; r <= 2; r++) u[r] = V[r][(size_t)el * st + l];
+      FEGPointApplyKind<2>(sf.kind, c, NQ, u, v, transpose);
 #pragma unroll
-      for (int r = 0; r <= DIM; r++) V[r][(size_t)el * st + l] = v[r];
+      for (int r = 0; r <= 2; r++) V[r][(size_t)el * st + l] = v[r];
     }
   }
   __syncthreads();
   if (COLLOC && !MASS) {
     /* U = V0 already; add the transposed derivative contractions one direction at a time */
-    if (DIM == 2) {
-      FEGContractDev<Q, P>(V[1], U, Dt, P, 1, st, neb, true);
-      __syncthreads();
-      FEGContractDev<Q, P>(V[2], U, Dt, 1, P, st, neb, true);
-    } else {
-      FEGContractDev<Q, P>(V[1], U, Dt, P * P, 1, st, neb, true);
-      __syncthreads();
-      FEGContractDev<Q, P>(V[2], U, Dt, P, P, st, neb, true);
-      __syncthreads();
-      FEGContractDev<Q, P>(V[3], U, Dt, 1, P * P, st, neb, true);
-    }
+    FEGContractDev<Q, P>(V[1], U, Dt, P, 1, st, neb, true);
+    __syncthreads();
+    FEGContractDev<Q, P>(V[2], U, Dt, 1, P, st, neb, true);
   } else if (MASS && !COLLOC) {
-    if (DIM == 2) {
-      FEGContractDev<Q, P>(V[0], T0, Bt, 1, Q, st, neb, false);
-      __syncthreads();
-      FEGContractDev<Q, P>(T0, U, Bt, P, 1, st, neb, false);
-    } else {
-      FEGContractDev<Q, P>(V[0], T2, Bt, 1, Q * Q, st, neb, false);
-      __syncthreads();
-      FEGContractDev<Q, P>(T2, T0, Bt, P, Q, st, neb, false);
-      __syncthreads();
-      FEGContractDev<Q, P>(T0, U, Bt, P * P, 1, st, neb, false);
-    }
+    FEGContractDev<Q, P>(V[0], T0, Bt, 1, Q, st, neb, false);
+    __syncthreads();
+    FEGContractDev<Q, P>(T0, U, Bt, P, 1, st, neb, false);
   } else if (!MASS && !COLLOC) {
-    if (DIM == 2) {
-      FEGContractDev<Q, P>(V[0], T2, Bt, 1, Q, st, neb, false);
-      FEGContractDev<Q, P>(V[1], T3, Bt, 1, Q, st, neb, false);
-      __syncthreads();
-      FEGContractDev<Q, P>(V[2], T2, Dt, 1, Q, st, neb, true);
-      __syncthreads();
-      FEGContractDev<Q, P>(T2, U, Bt, P, 1, st, neb, false);
-      __syncthreads();
-      FEGContractDev<Q, P>(T3, U, Dt, P, 1, st, neb, true);
-    } else {
-      FEGContractDev<Q, P>(V[0], T2, Bt, 1, Q * Q, st, neb, false);
-      FEGContractDev<Q, P>(V[2], T3, Bt, 1, Q * Q, st, neb, false);
-      FEGContractDev<Q, P>(V[1], T4, Bt, 1, Q * Q, st, neb, false);
-      __syncthreads();
-      FEGContractDev<Q, P>(V[3], T2, Dt, 1, Q * Q, st, neb, true);
-      __syncthreads();
-      FEGContractDev<Q, P>(T2, T0, Bt, P, Q, st, neb, false);
-      FEGContractDev<Q, P>(T4, T1, Bt, P, Q, st, neb, false);
-      __syncthreads();
-      FEGContractDev<Q, P>(T3, T0, Dt, P, Q, st, neb, true);
-      __syncthreads();
-      FEGContractDev<Q, P>(T0, U, Bt, P * P, 1, st, neb, false);
-      __syncthreads();
-      FEGContractDev<Q, P>(T1, U, Dt, P * P, 1, st, neb, true);
-    }
+    FEGContractDev<Q, P>(V[0], T2, Bt, 1, Q, st, neb, false);
+    FEGContractDev<Q, P>(V[1], T3, Bt, 1, Q, st, neb, false);
+    __syncthreads();
+    FEGContractDev<Q, P>(V[2], T2, Dt, 1, Q, st, neb, true);
+    __syncthreads();
+    FEGContractDev<Q, P>(T2, U, Bt, P, 1, st, neb, false);
+    __syncthreads();
+    FEGContractDev<Q, P>(T3, U, Dt, P, 1, st, neb, true);
   }
   __syncthreads();
   for (int t = threadIdx.x; t < nel * NP; t += blockDim.x) {
     const int    el = t % nel, l = t / nel, e = E0 + el;
     const double v = U[(size_t)el * st + l];
 
+    const int g = sf.idx[(size_t)l * sf.Ne + e];
+
     if (ybuf) ybuf[(size_t)sf.lex[l] * sf.Ne + e] = v;
-    else if (sf.unique) y[sf.idx[(size_t)l * sf.Ne + e]] += v;
-    else atomicAdd(&y[sf.idx[(size_t)l * sf.Ne + e]], v);
+    else if (g < 0) continue;
+    else if (sf.unique) y[g] += v;
+    else atomicAdd(&y[g], v);
+  }
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+   sumfact on hexahedra: a T x T thread column per element (T = max(P, Q)), each thread holding its column's values
+   along z in registers. x and y contractions go through the element's T^3 shared buffer, each thread with its row of
+   the 1D table in registers; z contractions are register-only. Gradients at the points come from the values at the
+   points through Gq, the derivatives of the Lagrange functions of the Q points (exact for Q >= P, libCEED's collocated
+   gradient): a general space costs 3 interpolations and 3 point-derivative contractions each way. */
+
+/* r[k] = sum_a M(tx, a) s[(k*T+ty)*T+a], k < NK, for the threads tx < NO, ty < NY; M(i, a) = M[i*NA+a] or, transposed,
+   M[a*NO+i]. Every thread first stores its column r[0..NK) */
+template <int T, int NA, int NO, int NK, int NY, bool TR>
+static __device__ __forceinline__ void FEGSlabX(double r[], double *s, const double *M)
+{
+  const int tx = threadIdx.x, ty = threadIdx.y;
+
+#pragma unroll
+  for (int k = 0; k < NK; k++) s[(k * T + ty) * T + tx] = r[k];
+  __syncthreads();
+  if (tx < NO && ty < NY) {
+    double m[NA];
+
+#pragma unroll
+    for (int a = 0; a < NA; a++) m[a] = TR ? M[a * NO + tx] : M[tx * NA + a];
+#pragma unroll
+    for (int k = 0; k < NK; k++) {
+      double acc = 0.0;
+
+#pragma unroll
+      for (int a = 0; a < NA; a++) acc += m[a] * s[(k * T + ty) * T + a];
+      r[k] = acc;
+    }
+  }
+  __syncthreads();
+}
+
+/* the same along y: r[k] = sum_b M(ty, b) s[(k*T+b)*T+tx] for the threads tx < NX, ty < NO */
+template <int T, int NA, int NO, int NK, int NX, bool TR>
+static __device__ __forceinline__ void FEGSlabY(double r[], double *s, const double *M)
+{
+  const int tx = threadIdx.x, ty = threadIdx.y;
+
+#pragma unroll
+  for (int k = 0; k < NK; k++) s[(k * T + ty) * T + tx] = r[k];
+  __syncthreads();
+  if (tx < NX && ty < NO) {
+    double m[NA];
+
+#pragma unroll
+    for (int b = 0; b < NA; b++) m[b] = TR ? M[b * NO + ty] : M[ty * NA + b];
+#pragma unroll
+    for (int k = 0; k < NK; k++) {
+      double acc = 0.0;
+
+#pragma unroll
+      for (int b = 0; b < NA; b++) acc += m[b] * s[(k * T + b) * T + tx];
+      r[k] = acc;
+    }
+  }
+  __syncthreads();
+}
+
+/* along z, in registers: out[k] (+)= sum_c M(k, c) in[c], M(k, c) = M[k*NA+c] or, transposed, M[c*NO+k] (every thread
+   reads the same entry: a shared-memory broadcast) */
+template <int NA, int NO, bool TR, bool ADD>
+static __device__ __forceinline__ void FEGSlabZ(const double in[], double out[], const double *M)
+{
+#pragma unroll
+  for (int k = 0; k < NO; k++) {
+    double acc = ADD ? out[k] : 0.0;
+
+#pragma unroll
+    for (int c = 0; c < NA; c++) acc += (TR ? M[c * NO + k] : M[k * NA + c]) * in[c];
+    out[k] = acc;
+  }
+}
+
+/* the stored pairs at the Q points of a thread's column (lexicographic l = (k*Q+ty)*Q+tx): c at the column's first
+   point (stride Q^3 between pairs) or, with K (the element's pairs), the point's weight (sW) times K */
+template <int Q, int KIND>
+static __device__ __forceinline__ void FEGSumFact3Points(double v[4][Q], const double *c, const double *K, int np, const double *sW, bool transpose)
+{
+  double Km[FEG_MF_MAXPAIRS], wxy = 0.0;
+
+  if (K) {
+    wxy = sW[threadIdx.x] * sW[threadIdx.y];
+#pragma unroll
+    for (int m = 0; m < FEG_MF_MAXPAIRS; m++) Km[m] = m < np ? K[m] : 0.0;
+  }
+#pragma unroll
+  for (int k = 0; k < Q; k++) {
+    double u[4], w[4] = {0, 0, 0, 0}, cw[FEG_MF_MAXPAIRS];
+
+#pragma unroll
+    for (int r = 0; r < 4; r++) u[r] = v[r][k];
+    if (K) {
+      const double wk = wxy * sW[k];
+
+#pragma unroll
+      for (int m = 0; m < FEG_MF_MAXPAIRS; m++) cw[m] = wk * Km[m];
+      FEGMFPointApply(3, KIND, cw, 1, u, w, transpose);
+    } else FEGMFPointApply(3, KIND, c + k * Q * Q, Q * Q * Q, u, w, transpose);
+#pragma unroll
+    for (int r = 0; r < 4; r++) v[r][k] = w[r];
+  }
+}
+
+template <int P, int Q, int MODE>
+static __global__ void FEGSumFact3_Kernel(const FEGDevSumFact sf, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose)
+{
+  constexpr int            T = P > Q ? P : Q, T3 = T * T * T, NQ = Q * Q * Q;
+  constexpr bool           MASS = (MODE & FEG_SF_MASS) != 0, COLLOC = (MODE & FEG_SF_COLLOC) != 0;
+  constexpr int            ST = ((MASS ? 1 : 2) * T3) | 1; /* element stride odd: fewer bank conflicts */
+  extern __shared__ double sm[];
+  double                  *sB = sm, *sG = sB + Q * P, *sW = sG + Q * Q, *s0 = sW + Q + threadIdx.z * ST, *s1 = s0 + T3;
+  const int                tx = threadIdx.x, ty = threadIdx.y, e = sf.e0 + blockIdx.x * blockDim.z + threadIdx.z;
+  const bool               live = e < sf.e1;
+  double                   r[T], v[4][Q]; /* v[1..3]: not used (no registers) for mass */
+
+  for (int t = tx + T * (ty + T * threadIdx.z); t < Q * (P + Q + 1); t += T * T * blockDim.z) sm[t] = t < Q * P ? sf.B1[t] : (t < Q * (P + Q) ? sf.Gq[t - Q * P] : sf.W1[t - Q * (P + Q)]);
+#pragma unroll
+  for (int k = 0; k < T; k++) r[k] = 0.0;
+  if (live && tx < P && ty < P) {
+#pragma unroll
+    for (int k = 0; k < P; k++) {
+      const int g = sf.idx[(size_t)((k * P + ty) * P + tx) * sf.Ne + e];
+
+      r[k] = g >= 0 ? x[g] : 0.0; /* -1: a constrained dof (global indices) */
+    }
+  }
+  __syncthreads();
+  /* values at the points: (P,P,P) -> (Q,P,P) -> (Q,Q,P) -> (Q,Q,Q) */
+  if (COLLOC) {
+#pragma unroll
+    for (int k = 0; k < Q; k++) v[0][k] = r[k];
+  } else {
+    FEGSlabX<T, P, Q, P, P, false>(r, s0, sB);
+    FEGSlabY<T, P, Q, P, Q, false>(r, s0, sB);
+    FEGSlabZ<P, Q, false, false>(r, v[0], sB);
+  }
+  if (!MASS) {
+    /* reference gradient at the points: z in registers, x and y from one store of the values */
+    FEGSlabZ<Q, Q, false, false>(v[0], v[3], sG);
+#pragma unroll
+    for (int k = 0; k < Q; k++) s0[(k * T + ty) * T + tx] = v[0][k];
+    __syncthreads();
+    if (tx < Q && ty < Q) {
+      double gx[Q], gy[Q];
+
+#pragma unroll
+      for (int a = 0; a < Q; a++) {
+        gx[a] = sG[tx * Q + a];
+        gy[a] = sG[ty * Q + a];
+      }
+#pragma unroll
+      for (int k = 0; k < Q; k++) {
+        double dx = 0.0, dy = 0.0;
+
+#pragma unroll
+        for (int a = 0; a < Q; a++) {
+          dx += gx[a] * s0[(k * T + ty) * T + a];
+          dy += gy[a] * s0[(k * T + a) * T + tx];
+        }
+        v[1][k] = dx;
+        v[2][k] = dy;
+      }
+    }
+    __syncthreads();
+  }
+  if (live && tx < Q && ty < Q) {
+    const double *c = sf.Kc ? NULL : sf.Cl + (size_t)e * sf.npairs * NQ + ty * Q + tx, *K = sf.Kc ? sf.Kc + (size_t)e * sf.npairs : NULL;
+
+    if (MASS) {
+      const double wxy = K ? K[0] * sW[tx] * sW[ty] : 0.0;
+
+#pragma unroll
+      for (int k = 0; k < Q; k++) v[0][k] *= K ? wxy * sW[k] : c[k * Q * Q];
+    } else switch (sf.kind) {
+      case FEG_MF_GG_SYM:
+        FEGSumFact3Points<Q, FEG_MF_GG_SYM>(v, c, K, sf.npairs, sW, transpose);
+        break;
+      case FEG_MF_VVGG_SYM:
+        FEGSumFact3Points<Q, FEG_MF_VVGG_SYM>(v, c, K, sf.npairs, sW, transpose);
+        break;
+      case FEG_MF_SYM:
+        FEGSumFact3Points<Q, FEG_MF_SYM>(v, c, K, sf.npairs, sW, transpose);
+        break;
+      default:
+        FEGSumFact3Points<Q, FEG_MF_FULL>(v, c, K, sf.npairs, sW, transpose);
+      }
+  }
+  if (!MASS) {
+    /* the transposed gradient: x and y from one store of both components, then z in registers */
+#pragma unroll
+    for (int k = 0; k < Q; k++) {
+      s0[(k * T + ty) * T + tx] = v[1][k];
+      s1[(k * T + ty) * T + tx] = v[2][k];
+    }
+    __syncthreads();
+    if (tx < Q && ty < Q) {
+      double gx[Q], gy[Q];
+
+#pragma unroll
+      for (int i = 0; i < Q; i++) {
+        gx[i] = sG[i * Q + tx];
+        gy[i] = sG[i * Q + ty];
+      }
+#pragma unroll
+      for (int k = 0; k < Q; k++) {
+        double acc = v[0][k];
+
+#pragma unroll
+        for (int i = 0; i < Q; i++) acc += gx[i] * s0[(k * T + ty) * T + i] + gy[i] * s1[(k * T + i) * T + tx];
+        v[0][k] = acc;
+      }
+    }
+    __syncthreads();
+    FEGSlabZ<Q, Q, true, true>(v[3], v[0], sG);
+  }
+  /* back to the nodes: (Q,Q,Q) -> (Q,Q,P) -> (Q,P,P) -> (P,P,P) */
+  if (COLLOC) {
+#pragma unroll
+    for (int k = 0; k < Q; k++) r[k] = v[0][k];
+  } else {
+    FEGSlabZ<Q, P, true, false>(v[0], r, sB);
+    FEGSlabY<T, Q, P, P, Q, true>(r, s0, sB);
+    FEGSlabX<T, Q, P, P, P, true>(r, s0, sB);
+  }
+  if (live && tx < P && ty < P) {
+#pragma unroll
+    for (int k = 0; k < P; k++) {
+      const int l = (k * P + ty) * P + tx, g = sf.idx[(size_t)l * sf.Ne + e];
+
+      if (ybuf) ybuf[(size_t)sf.lex[l] * sf.Ne + e] = r[k];
+      else if (g < 0) continue;
+      else if (sf.unique) y[g] += r[k];
+      else atomicAdd(&y[g], r[k]);
+    }
   }
 }
 
@@ -214,21 +405,31 @@ static __global__ void FEGSumFactDiag_Kernel(const FEGDevSumFact sf, double *__r
   if (t >= (size_t)sf.Ne * NP) return;
   const int e = (int)(t % sf.Ne), l = (int)(t / sf.Ne);
 
-  const double v = FEGSumFactDiagEntry(DIM, KIND, sf.P, sf.Q, sf.B1, sf.D1, sf.Cl + (size_t)e * sf.npairs * NQ, NQ, l);
+  const double v = sf.Kc ? FEGSumFactDiagEntry(DIM, KIND, sf.P, sf.Q, sf.B1, sf.D1, sf.W1, sf.Kc + (size_t)e * sf.npairs, 1, l) : FEGSumFactDiagEntry(DIM, KIND, sf.P, sf.Q, sf.B1, sf.D1, NULL, sf.Cl + (size_t)e * sf.npairs * NQ, NQ, l);
 
   if (ybuf) ybuf[(size_t)sf.lex[l] * sf.Ne + e] = v; /* the entry order of the transpose map, as in the action */
-  else atomicAdd(&y[sf.idx[(size_t)l * sf.Ne + e]], v);
+  else if (sf.idx[(size_t)l * sf.Ne + e] >= 0) atomicAdd(&y[sf.idx[(size_t)l * sf.Ne + e]], v);
 }
 
 template <int DIM, int P, int Q, int MODE>
 static PetscErrorCode FEGSumFactLaunchMode(const FEGDevSumFact *sf, const double *x, double *y, double *ybuf, int transpose)
 {
-  constexpr int MX = P > Q ? P : Q, N = DIM == 3 ? MX * MX * MX : MX * MX;
-  const size_t  shm = (4 * P * Q + (size_t)FEGSumFactSlots(MODE) * N * sf->neb) * sizeof(double);
+  constexpr int  T     = P > Q ? P : Q;
+  const unsigned nblk  = (unsigned)((sf->e1 - sf->e0 + sf->neb - 1) / sf->neb);
+  auto           kern  = DIM == 3 ? FEGSumFact3_Kernel<P, Q, MODE> : FEGSumFact2_Kernel<P, Q, MODE>;
+  const dim3     block = DIM == 3 ? dim3(T, T, sf->neb) : dim3(sf->nthreads);
 
   PetscFunctionBegin;
-  if (shm > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(FEGSumFact_Kernel<DIM, P, Q, MODE>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
-  FEGSumFact_Kernel<DIM, P, Q, MODE><<<(sf->e1 - sf->e0 + sf->neb - 1) / sf->neb, sf->nthreads, shm>>>(*sf, x, y, ybuf, transpose);
+  if (DIM == 3) {
+    cudaFuncAttributes attr;
+
+    /* the registers of a block, not only its threads, bound the elements per block */
+    PetscCallCUDA(cudaFuncGetAttributes(&attr, kern));
+    PetscCheck(sf->nthreads <= attr.maxThreadsPerBlock, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_nb %d: the sumfact kernel for %d nodes and %d points per direction runs at most %d threads (%d elements) per block, with %d registers per thread", sf->neb, P, Q,
+               attr.maxThreadsPerBlock, attr.maxThreadsPerBlock / (T * T), attr.numRegs);
+  }
+  if (sf->shmem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, sf->shmem));
+  kern<<<nblk, block, sf->shmem>>>(*sf, x, y, ybuf, transpose);
   FEGCheckLaunch("FEGSumFact_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -293,12 +494,83 @@ static PetscErrorCode FEGSumFactLaunchP(const FEGDevSumFact *sf, const double *x
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* shared memory per element of the sumfact kernel, so the caller can choose elements per block */
-size_t FEGDevSumFactShared(const FEGDevSumFact *sf)
+/* elements, threads and shared memory per block: hexahedra a T x T column per element, T = max(P, Q), and enough
+   elements for about 256 threads (128 from T = 7 on); quadrilaterals enough elements for 256 busy threads within 96 KB. neb > 0 asks for
+   that many elements per block */
+PetscErrorCode FEGDevSumFactConfigure(FEGDevSumFact *sf, int neb)
 {
-  const int MX = sf->P > sf->Q ? sf->P : sf->Q;
+  const int    T = sf->P > sf->Q ? sf->P : sf->Q, mode = FEGSumFactMode(sf->kind, sf->colloc), NQ = sf->dim == 3 ? sf->Q * sf->Q * sf->Q : sf->Q * sf->Q;
+  const size_t tables = (sf->dim == 3 ? (size_t)sf->Q * (sf->P + sf->Q + 1) : 4 * (size_t)sf->P * sf->Q) * sizeof(double);
+  const size_t per    = (sf->dim == 3 ? (size_t)(((mode & FEG_SF_MASS) ? 1 : 2) * T * T * T | 1) : (size_t)FEGSumFactSlots(mode) * T * T) * sizeof(double);
+  const size_t limit  = (size_t)200 << 10;
 
-  return (size_t)FEGSumFactSlots(FEGSumFactMode(sf->kind, sf->colloc)) * (sf->dim == 3 ? MX * MX * MX : MX * MX) * sizeof(double);
+  PetscFunctionBegin;
+  if (!neb) {
+    if (sf->dim == 3) neb = (T <= 6 ? 256 : 128) / (T * T); /* measured on the H100: 128 threads from T = 7 on */
+    else neb = 256 / NQ + 1;
+    neb = PetscMax(1, PetscMin(neb, (int)((((size_t)96 << 10) - tables) / per)));
+  }
+  PetscCheck(sf->dim == 2 || T * T * neb <= 1024, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_nb %d: sumfact on hexahedra with %d points per direction runs %d threads per element, at most 1024 per block", neb, T, T * T);
+  PetscCheck(tables + neb * per <= limit, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_nb %d: sumfact needs %zu bytes of shared memory per element, more than %zu per block", neb, per, limit);
+  sf->neb      = neb;
+  sf->nthreads = sf->dim == 3 ? T * T * neb : (NQ * neb >= 256 ? 256 : 128);
+  sf->shmem    = (int)(tables + neb * per);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* whether every stored pair is its point's weight times one value per element, to 1e-12 of the largest pair there:
+   thread per (element, point); the first point gives the value */
+static __global__ void FEGSumFactPerElement_Kernel(int Ne, int np, int Q, int dim, const double *__restrict__ W1, const double *__restrict__ Cl, int *__restrict__ bad)
+{
+  const int    NQ = dim == 3 ? Q * Q * Q : Q * Q;
+  const size_t t  = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= (size_t)Ne * NQ) return;
+  const int     e = (int)(t / NQ), l = (int)(t % NQ);
+  const double  w = W1[l % Q] * W1[(l / Q) % Q] * (dim == 3 ? W1[l / (Q * Q)] : 1.0), w0 = W1[0] * W1[0] * (dim == 3 ? W1[0] : 1.0);
+  const double *c   = Cl + (size_t)e * np * NQ;
+  double        big = 0.0, diff = 0.0;
+
+  for (int m = 0; m < np; m++) {
+    const double want = w * c[(size_t)m * NQ] / w0;
+
+    big  = fmax(big, fabs(want));
+    diff = fmax(diff, fabs(c[(size_t)m * NQ + l] - want));
+  }
+  if (diff > 1e-12 * big) *bad = 1;
+}
+
+static __global__ void FEGSumFactPerElementStore_Kernel(int Ne, int np, int NQ, double w0, const double *__restrict__ Cl, double *__restrict__ Kc)
+{
+  const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= (size_t)Ne * np) return;
+  Kc[t] = Cl[t * NQ] / w0;
+}
+
+/* Kc[e*np+m] from the per-point pairs Cl when they are the weights (W1: the Q 1D weights, on the device) times one
+   value per element: *per; else *per = PETSC_FALSE and Kc is not touched */
+PetscErrorCode FEGDevSumFactPerElement(int Ne, int np, int Q, int dim, const double *W1, const double *Cl, double *Kc, PetscBool *per)
+{
+  const int    NQ = dim == 3 ? Q * Q * Q : Q * Q;
+  const size_t n  = (size_t)Ne * NQ;
+  int         *bad, hbad = 0;
+  double       w1, w0;
+
+  PetscFunctionBegin;
+  *per = PETSC_FALSE;
+  if (!Ne) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallCUDA(cudaMalloc((void **)&bad, sizeof(int)));
+  PetscCallCUDA(cudaMemset(bad, 0, sizeof(int)));
+  FEGSumFactPerElement_Kernel<<<(unsigned)((n + 255) / 256), 256>>>(Ne, np, Q, dim, W1, Cl, bad);
+  FEGCheckLaunch("FEGSumFactPerElement_Kernel");
+  PetscCallCUDA(cudaMemcpy(&hbad, bad, sizeof(int), cudaMemcpyDeviceToHost));
+  PetscCallCUDA(cudaFree(bad));
+  if (hbad) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallCUDA(cudaMemcpy(&w1, W1, sizeof(double), cudaMemcpyDeviceToHost));
+  w0 = w1 * w1 * (dim == 3 ? w1 : 1.0);
+  FEGSumFactPerElementStore_Kernel<<<(unsigned)(((size_t)Ne * np + 255) / 256), 256>>>(Ne, np, NQ, w0, Cl, Kc);
+  FEGCheckLaunch("FEGSumFactPerElementStore_Kernel");
+  *per = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* elements e0..e1-1 (the diagonal: all); with tlist the gather when nlocal > 0 (after the last range) */

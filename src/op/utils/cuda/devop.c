@@ -58,6 +58,11 @@ static PetscErrorCode FEGDevOpHaloSetUp(FEGOp op, FEGDevOp *dev)
       PetscCall(PetscSFSetGraph(dev->halo, nroots, nrem, rloc, PETSC_COPY_VALUES, rrem, PETSC_COPY_VALUES));
       PetscCall(PetscSFSetUp(dev->halo));
     }
+    if (size == 1) {
+      PetscCall(PetscMalloc1(disc->nlocal, &dev->l2g));
+      for (PetscInt l = 0; l < disc->nlocal; l++) dev->l2g[l] = -1;
+      for (int i = 0; i < dev->nown; i++) dev->l2g[lown[i]] = gown[i];
+    }
     PetscCall(FEGDevMallocCopy((void **)&dev->lown, lown, sizeof(int) * PetscMax(dev->nown, 1), NULL));
     PetscCall(FEGDevMallocCopy((void **)&dev->gown, gown, sizeof(int) * PetscMax(dev->nown, 1), NULL));
     for (dev->nint = 0; dev->nint < disc->Ne; dev->nint++) {
@@ -142,6 +147,7 @@ PetscErrorCode FEGDevOpDestroy(FEGDevOp *dev)
   FEGDevFree(dev->ybuf);
   FEGDevFree(dev->lown);
   FEGDevFree(dev->gown);
+  PetscCall(PetscFree(dev->l2g));
   PetscCall(PetscSFDestroy(&dev->halo));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -203,12 +209,12 @@ PetscErrorCode FEGDevOpApply(FEGOp op, FEGDevOp *dev, FEGDevApplyFn kernel, Pets
   Vec             xl, yl;
 
   PetscFunctionBegin;
-  if (dev->overlap) {
+  if (dev->overlap && !dev->gindex) {
     PetscCall(FEGDevOpApplyOverlap(op, dev, kernel, x, y, transpose, add));
     PetscCall(PetscLogGpuFlops(flops));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (dev->direct) {
+  if (dev->direct || dev->gindex) {
     PetscCall(VecCUDAGetArrayRead(x, &xa));
     if (add) PetscCall(VecCUDAGetArray(y, &ya));
     else {
@@ -227,7 +233,7 @@ PetscErrorCode FEGDevOpApply(FEGOp op, FEGDevOp *dev, FEGDevApplyFn kernel, Pets
   PetscCall((*kernel)(op, xa, ya, transpose, overwrite, 0, dev->d.Ne, PETSC_TRUE));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops(flops));
-  if (dev->direct) {
+  if (dev->direct || dev->gindex) {
     PetscCall(VecCUDARestoreArrayRead(x, &xa));
     if (add) PetscCall(VecCUDARestoreArray(y, &ya));
     else PetscCall(VecCUDARestoreArrayWrite(y, &ya));
@@ -246,6 +252,13 @@ PetscErrorCode FEGDevOpDiagonal(FEGOp op, FEGDevOp *dev, FEGDevDiagFn kernel, Ve
   Vec          yl;
 
   PetscFunctionBegin;
+  if (dev->gindex) {
+    PetscCall(VecCUDAGetArrayWrite(diag, &ya));
+    PetscCall(FEGDevZero(ya, op->disc->nglobal));
+    PetscCall((*kernel)(op, ya));
+    PetscCall(VecCUDARestoreArrayWrite(diag, &ya));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(FEGOpGetLocalVectors(op, NULL, &yl));
   PetscCall(VecCUDAGetArrayWrite(yl, &ya));
   PetscCall(FEGDevZero(ya, op->disc->nlocal));
@@ -267,7 +280,8 @@ PetscErrorCode FEGDevOpView(FEGOp op, FEGDevOp *dev, PetscViewer viewer)
   if (t->used == 3) PetscCall(PetscViewerASCIIPrintf(viewer, " (%s, %d elements per GEMM chunk)", dev->d.P ? "K = Chat P, P the products of reference derivatives" : "K = R^T U", t->nparts));
   if (t->used == 2) PetscCall(PetscViewerASCIIPrintf(viewer, " (block size %d, NENTPT %d, NR_PARTS %d, quadrature chunk %d, Jacobian data in shared memory: %s)", t->blockSize, t->nentpt, t->nparts, t->qchunk, t->jacShared ? "yes" : "no"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
-  if (dev->overlap) {
+  if (dev->gindex) PetscCall(PetscViewerASCIIPrintf(viewer, "apply: one kernel on the global vectors through global indices, constrained dofs skipped\n"));
+  else if (dev->overlap) {
     PetscMPIInt rank;
 
     /* per process: the interior prefix is what can overlap the messages */
