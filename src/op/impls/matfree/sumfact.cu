@@ -164,53 +164,29 @@ static __global__ void FEGSumFact2_Kernel(const FEGDevSumFact sf, const double *
    points through Gq, the derivatives of the Lagrange functions of the Q points (exact for Q >= P, libCEED's collocated
    gradient): a general space costs 3 interpolations and 3 point-derivative contractions each way. */
 
-/* r[k] = sum_a M(tx, a) s[(k*T+ty)*T+a], k < NK, for the threads tx < NO, ty < NY; M(i, a) = M[i*NA+a] or, transposed,
-   M[a*NO+i]. Every thread first stores its column r[0..NK) */
-template <int T, int NA, int NO, int NK, int NY, bool TR>
-static __device__ __forceinline__ void FEGSlabX(double r[], double *s, const double *M)
+/* along x (D = 0) or y (D = 1) through the shared buffer s[(k*T+y)*T+x]: r[k] = sum_a M(o, a) s(k, a, n), k < NK, for
+   the threads whose output index o (tx along x, ty along y) is below NO and other index n below NN; M(o, a) = M[o*NA+a]
+   or, transposed, M[a*NO+o]. Every thread first stores its column r[0..NK) */
+template <int D, int T, int NA, int NO, int NK, int NN, bool TR>
+static __device__ __forceinline__ void FEGSlab(double r[], double *s, const double *M)
 {
-  const int tx = threadIdx.x, ty = threadIdx.y;
+  constexpr int sa = D ? T : 1, sn = D ? 1 : T;
+  const int     tx = threadIdx.x, ty = threadIdx.y, o = D ? ty : tx, n = D ? tx : ty;
 
 #pragma unroll
   for (int k = 0; k < NK; k++) s[(k * T + ty) * T + tx] = r[k];
   __syncthreads();
-  if (tx < NO && ty < NY) {
+  if (o < NO && n < NN) {
     double m[NA];
 
 #pragma unroll
-    for (int a = 0; a < NA; a++) m[a] = TR ? M[a * NO + tx] : M[tx * NA + a];
+    for (int a = 0; a < NA; a++) m[a] = TR ? M[a * NO + o] : M[o * NA + a];
 #pragma unroll
     for (int k = 0; k < NK; k++) {
       double acc = 0.0;
 
 #pragma unroll
-      for (int a = 0; a < NA; a++) acc += m[a] * s[(k * T + ty) * T + a];
-      r[k] = acc;
-    }
-  }
-  __syncthreads();
-}
-
-/* the same along y: r[k] = sum_b M(ty, b) s[(k*T+b)*T+tx] for the threads tx < NX, ty < NO */
-template <int T, int NA, int NO, int NK, int NX, bool TR>
-static __device__ __forceinline__ void FEGSlabY(double r[], double *s, const double *M)
-{
-  const int tx = threadIdx.x, ty = threadIdx.y;
-
-#pragma unroll
-  for (int k = 0; k < NK; k++) s[(k * T + ty) * T + tx] = r[k];
-  __syncthreads();
-  if (tx < NX && ty < NO) {
-    double m[NA];
-
-#pragma unroll
-    for (int b = 0; b < NA; b++) m[b] = TR ? M[b * NO + ty] : M[ty * NA + b];
-#pragma unroll
-    for (int k = 0; k < NK; k++) {
-      double acc = 0.0;
-
-#pragma unroll
-      for (int b = 0; b < NA; b++) acc += m[b] * s[(k * T + b) * T + tx];
+      for (int a = 0; a < NA; a++) acc += m[a] * s[k * T * T + a * sa + n * sn];
       r[k] = acc;
     }
   }
@@ -291,8 +267,8 @@ static __global__ void FEGSumFact3_Kernel(const FEGDevSumFact sf, const double *
 #pragma unroll
     for (int k = 0; k < Q; k++) v[0][k] = r[k];
   } else {
-    FEGSlabX<T, P, Q, P, P, false>(r, s0, sB);
-    FEGSlabY<T, P, Q, P, Q, false>(r, s0, sB);
+    FEGSlab<0, T, P, Q, P, P, false>(r, s0, sB);
+    FEGSlab<1, T, P, Q, P, Q, false>(r, s0, sB);
     FEGSlabZ<P, Q, false, false>(r, v[0], sB);
   }
   if (!MASS) {
@@ -380,8 +356,8 @@ static __global__ void FEGSumFact3_Kernel(const FEGDevSumFact sf, const double *
     for (int k = 0; k < Q; k++) r[k] = v[0][k];
   } else {
     FEGSlabZ<Q, P, true, false>(v[0], r, sB);
-    FEGSlabY<T, Q, P, P, Q, true>(r, s0, sB);
-    FEGSlabX<T, Q, P, P, P, true>(r, s0, sB);
+    FEGSlab<1, T, Q, P, P, Q, true>(r, s0, sB);
+    FEGSlab<0, T, Q, P, P, P, true>(r, s0, sB);
   }
   if (live && tx < P && ty < P) {
 #pragma unroll
