@@ -114,22 +114,22 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
     PetscCall(PetscFree(Op));
   } else if (mf->kernel == FEG_MF_SUMFACT) {
     FEGDevSumFact *sf = &dev->sf;
-    double        *B1, *D1, *Gq;
+    double        *B1, *D1, *Gq, *W1;
     int           *lex, *qlex;
 
-    PetscCall(PetscMalloc5(mf->P * mf->Q, &B1, mf->P * mf->Q, &D1, mf->Q * mf->Q, &Gq, Nb, &lex, Nq, &qlex));
+    PetscCall(PetscMalloc6(mf->P * mf->Q, &B1, mf->P * mf->Q, &D1, mf->Q * mf->Q, &Gq, mf->Q, &W1, Nb, &lex, Nq, &qlex));
     for (PetscInt k = 0; k < mf->P * mf->Q; k++) {
       B1[k] = mf->B1[k];
       D1[k] = mf->D1[k];
     }
     for (PetscInt k = 0; k < mf->Q * mf->Q; k++) Gq[k] = mf->Gq[k];
+    for (PetscInt k = 0; k < mf->Q; k++) W1[k] = mf->W1[k];
     for (PetscInt l = 0; l < Nb; l++) lex[l] = (int)mf->lex[l];
     for (PetscInt l = 0; l < Nq; l++) qlex[l] = (int)mf->qlex[l];
     PetscCall(FEGDevMallocCopy((void **)&dev->sfB1, B1, sizeof(double) * mf->P * mf->Q, NULL));
     PetscCall(FEGDevMallocCopy((void **)&dev->sfD1, D1, sizeof(double) * mf->P * mf->Q, NULL));
     PetscCall(FEGDevMallocCopy((void **)&dev->sfGq, Gq, sizeof(double) * mf->Q * mf->Q, NULL));
-    for (PetscInt k = 0; k < mf->Q; k++) Gq[k] = mf->W1[k]; /* Gq's host buffer, copied above, carries the weights */
-    PetscCall(FEGDevMallocCopy((void **)&dev->sfW1, Gq, sizeof(double) * mf->Q, NULL));
+    PetscCall(FEGDevMallocCopy((void **)&dev->sfW1, W1, sizeof(double) * mf->Q, NULL));
     /* in lexicographic node order; on one process with atomic adds, global indices (-1: constrained): no copies */
     if (dev->base.l2g && !dev->base.tlist) {
       PetscInt *gidx;
@@ -142,7 +142,7 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
     } else PetscCall(FEGDevInterleaveIndices(disc, disc->lidx, mf->lex, &dev->sfIdx, NULL));
     PetscCall(FEGDevMallocCopy((void **)&dev->sfLex, lex, sizeof(int) * Nb, NULL));
     PetscCall(FEGDevMallocCopy((void **)&dev->sfQlex, qlex, sizeof(int) * Nq, NULL));
-    PetscCall(PetscFree5(B1, D1, Gq, lex, qlex));
+    PetscCall(PetscFree6(B1, D1, Gq, W1, lex, qlex));
     PetscCall(PetscMemzero(sf, sizeof(*sf)));
     sf->dim    = (int)disc->dim;
     sf->Ne     = (int)Ne;

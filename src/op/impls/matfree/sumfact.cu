@@ -6,8 +6,8 @@
 /* ------------------------------------------------------------------------------------------------------------------
    sumfact on quadrilaterals: NEB elements per block, all threads sweeping the outputs of one 1D contraction at a time
    in shared memory: values and reference gradients at the Q^2 quadrature points by two stages of contractions (B or D
-   along x, then y), the stored Chat pairs at each point, and the transposed stages back. Per element the buffers are
-   [U | T0 | T1 | V3 | T2 | T3 | T4] (also V0..V2 at the points), the slots a mode uses, each max(P,Q)^2 doubles. */
+   along x, then y), the stored Chat pairs at each point, and the transposed stages back. Per element the slots a mode
+   uses (FEGSumFactSlots()), each max(P,Q)^2 doubles. */
 template <int DIM, int KIND>
 static __device__ __forceinline__ void FEGPointApply(const double *c, int stride, const double u[4], double v[4], bool transpose)
 {
@@ -147,8 +147,7 @@ static __global__ void FEGSumFact2_Kernel(const FEGDevSumFact sf, const double *
   for (int t = threadIdx.x; t < nel * NP; t += blockDim.x) {
     const int    el = t % nel, l = t / nel, e = E0 + el;
     const double v = U[(size_t)el * st + l];
-
-    const int g = sf.idx[(size_t)l * sf.Ne + e];
+    const int    g = sf.idx[(size_t)l * sf.Ne + e];
 
     if (ybuf) ybuf[(size_t)sf.lex[l] * sf.Ne + e] = v;
     else if (g < 0) continue;
@@ -379,12 +378,12 @@ static __global__ void FEGSumFactDiag_Kernel(const FEGDevSumFact sf, double *__r
   const int    NP = DIM == 3 ? sf.P * sf.P * sf.P : sf.P * sf.P, NQ = DIM == 3 ? sf.Q * sf.Q * sf.Q : sf.Q * sf.Q;
   const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (size_t)sf.Ne * NP) return;
-  const int e = (int)(t % sf.Ne), l = (int)(t / sf.Ne);
+  const int e = (int)(t % sf.Ne), l = (int)(t / sf.Ne), g = sf.idx[(size_t)l * sf.Ne + e];
 
   const double v = sf.Kc ? FEGSumFactDiagEntry(DIM, KIND, sf.P, sf.Q, sf.B1, sf.D1, sf.W1, sf.Kc + (size_t)e * sf.npairs, 1, l) : FEGSumFactDiagEntry(DIM, KIND, sf.P, sf.Q, sf.B1, sf.D1, NULL, sf.Cl + (size_t)e * sf.npairs * NQ, NQ, l);
 
   if (ybuf) ybuf[(size_t)sf.lex[l] * sf.Ne + e] = v; /* the entry order of the transpose map, as in the action */
-  else if (sf.idx[(size_t)l * sf.Ne + e] >= 0) atomicAdd(&y[sf.idx[(size_t)l * sf.Ne + e]], v);
+  else if (g >= 0) atomicAdd(&y[g], v);
 }
 
 template <int DIM, int P, int Q, int MODE>
@@ -515,11 +514,11 @@ static __global__ void FEGSumFactPerElement_Kernel(int Ne, int np, int Q, int di
   if (diff > 1e-12 * big) *bad = 1;
 }
 
-static __global__ void FEGSumFactPerElementStore_Kernel(int Ne, int np, int NQ, double w0, const double *__restrict__ Cl, double *__restrict__ Kc)
+static __global__ void FEGSumFactPerElementStore_Kernel(int Ne, int np, int Q, int dim, const double *__restrict__ W1, const double *__restrict__ Cl, double *__restrict__ Kc)
 {
   const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (size_t)Ne * np) return;
-  Kc[t] = Cl[t * NQ] / w0;
+  Kc[t] = Cl[t * (dim == 3 ? Q * Q * Q : Q * Q)] / (W1[0] * W1[0] * (dim == 3 ? W1[0] : 1.0));
 }
 
 /* Kc[e*np+m] from the per-point pairs Cl when they are the weights (W1: the Q 1D weights, on the device) times one
@@ -529,21 +528,17 @@ PetscErrorCode FEGDevSumFactPerElement(int Ne, int np, int Q, int dim, const dou
   const int    NQ = dim == 3 ? Q * Q * Q : Q * Q;
   const size_t n  = (size_t)Ne * NQ;
   int         *bad, hbad = 0;
-  double       w1, w0;
 
   PetscFunctionBegin;
   *per = PETSC_FALSE;
   if (!Ne) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCallCUDA(cudaMalloc((void **)&bad, sizeof(int)));
-  PetscCallCUDA(cudaMemset(bad, 0, sizeof(int)));
+  PetscCall(FEGDevMallocCopy((void **)&bad, &hbad, sizeof(int), NULL));
   FEGSumFactPerElement_Kernel<<<(unsigned)((n + 255) / 256), 256>>>(Ne, np, Q, dim, W1, Cl, bad);
   FEGCheckLaunch("FEGSumFactPerElement_Kernel");
   PetscCallCUDA(cudaMemcpy(&hbad, bad, sizeof(int), cudaMemcpyDeviceToHost));
   PetscCallCUDA(cudaFree(bad));
   if (hbad) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCallCUDA(cudaMemcpy(&w1, W1, sizeof(double), cudaMemcpyDeviceToHost));
-  w0 = w1 * w1 * (dim == 3 ? w1 : 1.0);
-  FEGSumFactPerElementStore_Kernel<<<(unsigned)(((size_t)Ne * np + 255) / 256), 256>>>(Ne, np, NQ, w0, Cl, Kc);
+  FEGSumFactPerElementStore_Kernel<<<(unsigned)(((size_t)Ne * np + 255) / 256), 256>>>(Ne, np, Q, dim, W1, Cl, Kc);
   FEGCheckLaunch("FEGSumFactPerElementStore_Kernel");
   *per = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
