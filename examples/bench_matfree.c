@@ -1,12 +1,13 @@
 static const char help[] = "fegpu bench_matfree: the matrix-free kernels against the roofline, and a BP3-style CG solve.\n"
                            "  -mode action: affine tetrahedra, stiffness plus mass action (Swirydowicz et al.'s kernel) for each order of\n"
                            "     -orders 1,...,8 on about -elements E cells (discontinuous, as in that study; -continuous for CG), kernels\n"
-                           "     -kernels refop,gemm; -sweep tries every Ne x Nb. Prints N, GFLOP/s, GB/s and %% of the measured roofline.\n"
+                           "     -kernels refop,gemm,mma; -sweep tries every refop Ne x Nb and mma tile shape. Prints N, GFLOP/s, GB/s and %% of the measured roofline.\n"
                            "  -mode bp1|bp3|bp5: the CEED benchmark problems on hexahedra with GLL nodes (bp1 mass and bp3 Poisson with Q = P+1\n"
                            "     Gauss points, bp5 Poisson with Q = P GLL points), CG for -its iterations with the settings of libCEED's bps on\n"
                            "     about -dofs unknowns (on each process with -dofs_per_process), strategies -strategies matfree,lma,addto; prints\n"
                            "     DOFs x iterations per second and memory, and with -csv F one line per order in the peer's columns.\n"
-                           "Use -dm_vec_type cuda for the GPU. Times are medians of -reps runs, synchronised with the device.\n";
+                           "Use -dm_vec_type cuda for the GPU. Action times are medians of -reps batches of -reps back-to-back MatMults\n"
+                           "(ms; ms sync: single MatMults, each synchronised), bp times medians of -reps synchronised solves.\n";
 
 #include "benchutil.h"
 #include <petscksp.h>
@@ -14,37 +15,48 @@ static const char help[] = "fegpu bench_matfree: the matrix-free kernels against
   #include <cuda_runtime_api.h>
 #endif
 
-/* median time of reps MatMults */
-static PetscErrorCode TimeMult(Mat A, Vec x, Vec y, PetscInt reps, PetscLogDouble *t)
+/* time of one MatMult: the median of reps back-to-back batches of reps MatMults, synchronised once per batch (the
+   kernel's throughput, as in a solver loop: the launches overlap the previous kernel), and the median of reps single
+   synchronised MatMults (launch latency included) */
+static PetscErrorCode TimeMult(Mat A, Vec x, Vec y, PetscInt reps, PetscLogDouble *t, PetscLogDouble *tsync)
 {
-  PetscLogDouble ts[64];
+  PetscLogDouble ts[64], tb[64];
 
   PetscFunctionBegin;
   PetscCall(MatMult(A, x, y)); /* warm up */
   PetscCall(Sync());
   for (PetscInt r = 0; r < reps; r++) {
-    PetscLogDouble t0, t1;
+    PetscLogDouble t0, t1, t2;
 
     PetscCall(PetscTime(&t0));
     PetscCall(MatMult(A, x, y));
     PetscCall(Sync());
     PetscCall(PetscTime(&t1));
+    for (PetscInt b = 0; b < reps; b++) PetscCall(MatMult(A, x, y));
+    PetscCall(Sync());
+    PetscCall(PetscTime(&t2));
     ts[r] = t1 - t0;
+    tb[r] = (t2 - t1) / reps;
   }
-  *t = Median(ts, reps);
+  *t     = Median(tb, reps);
+  *tsync = Median(ts, reps);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode SetKernel(const char *k, PetscInt ne, PetscInt nb)
+/* the kernel, and in a sweep its shape (otherwise the shape options of the command line stay) */
+static PetscErrorCode SetKernel(const char *k, PetscBool sweep, PetscInt ne, PetscInt nb, PetscInt nr)
 {
   char buf[16];
 
   PetscFunctionBegin;
   PetscCall(PetscOptionsSetValue(NULL, "-feg_matfree_kernel", k));
+  if (!sweep) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscSNPrintf(buf, sizeof(buf), "%d", (int)ne));
   PetscCall(PetscOptionsSetValue(NULL, "-feg_matfree_ne", buf));
   PetscCall(PetscSNPrintf(buf, sizeof(buf), "%d", (int)nb));
   PetscCall(PetscOptionsSetValue(NULL, "-feg_matfree_nb", buf));
+  PetscCall(PetscSNPrintf(buf, sizeof(buf), "%d", (int)nr));
+  PetscCall(PetscOptionsSetValue(NULL, "-feg_matfree_nr", buf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -62,7 +74,7 @@ static PetscErrorCode BenchAction(PetscInt norders, const PetscInt orders[], Pet
   PetscCall(PetscOptionsSetValue(NULL, "-feg_strategy", FEGOPMATFREE));
   faces[0] = faces[1] = faces[2] = (PetscInt)PetscCeilReal(PetscPowReal(target / 6.0, 1.0 / 3.0));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "action: %" PetscInt_FMT " tetrahedra (Kuhn, %" PetscInt_FMT "^3 cubes, perturbed), %s, stiffness + mass (7 operators)\n", 6 * faces[0] * faces[0] * faces[0], faces[0], cont ? "continuous" : "discontinuous"));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2s %4s %-6s %3s %3s %10s %10s %9s %8s %10s %9s\n", "N", "Np", "kernel", "Ne", "Nb", "ms", "GFLOP/s", "GB/s", "AI", "roof GF/s", "% roof"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2s %4s %-6s %3s %3s %10s %10s %9s %8s %10s %9s %10s\n", "N", "Np", "kernel", "Ne", "Nb", "ms", "GFLOP/s", "GB/s", "AI", "roof GF/s", "% roof", "ms sync"));
   for (PetscInt io = 0; io < norders; io++) {
     const PetscInt N = orders[io];
     DM             dm;
@@ -73,22 +85,26 @@ static PetscErrorCode BenchAction(PetscInt norders, const PetscInt orders[], Pet
     if (ondevice) PetscCall(DMSetVecType(dm, VECCUDA));
     PetscCall(FEGSetUpDiscretization(dm, N, cont, "u"));
     for (PetscInt ik = 0; ik < nk; ik++) {
-      const PetscInt nes[4] = {1, 2, 4, 8}, nbs[7] = {1, 2, 4, 8, 16, 32, 64};
-      const PetscInt nne = sweep && !strcmp(kernels[ik], "refop") ? 4 : 1, nnb = sweep && !strcmp(kernels[ik], "refop") ? 7 : 1;
-      PetscLogDouble best = 0;
+      /* refop: elements per thread x groups per block; mma: element tiles x row tiles per warp (-feg_matfree_ne, _nr) */
+      const PetscBool refop = (PetscBool)!strcmp(kernels[ik], "refop"), mma = (PetscBool)!strcmp(kernels[ik], "mma");
+      const PetscInt  nes[4] = {1, 2, 4, 8}, nbs[7] = {1, 2, 4, 8, 16, 32, 64}, nts[3] = {2, 4, 8}, mts[3] = {1, 2, 4};
+      const PetscInt  nne = sweep && refop ? 4 : (sweep && mma ? 3 : 1), nnb = sweep && refop ? 7 : (sweep && mma ? 3 : 1);
+      PetscLogDouble  best = 0;
 
       for (PetscInt a = 0; a < nne; a++)
         for (PetscInt b = 0; b < nnb; b++) {
           PetscInt       Nb, Ne, cs, ce;
-          PetscLogDouble t = 0;
+          PetscLogDouble t = 0, tsync = 0;
           PetscFE        fe;
           double         flops, bytes, ai, roof;
           const PetscInt nops = 7;
 
           PetscCall(DMGetField(dm, 0, NULL, (PetscObject *)&fe));
           PetscCall(PetscFEGetDimension(fe, &Nb));
-          if (sweep && nbs[b] * Nb > 1024) continue;
-          PetscCall(SetKernel(kernels[ik], sweep ? nes[a] : 0, sweep ? nbs[b] : 0));
+          if (sweep && refop && nbs[b] * Nb > 1024) continue;
+          if (sweep && mma && (mts[b] * nts[a] > 16 || mts[b] > (Nb + 7) / 8)) continue; /* not compiled, or empty row tiles */
+          if (mma) PetscCall(SetKernel(kernels[ik], sweep, nts[a], 0, mts[b]));
+          else PetscCall(SetKernel(kernels[ik], (PetscBool)(sweep && refop), nes[a], nbs[b], 0));
           PetscCall(FEGCreateOperator(dm, form, &A));
           PetscCall(MatCreateVecs(A, &x, &y));
           PetscCall(VecSet(x, 1.0));
@@ -98,16 +114,16 @@ static PetscErrorCode BenchAction(PetscInt norders, const PetscInt orders[], Pet
             PetscErrorCode ierr;
 
             PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-            ierr = TimeMult(A, x, y, reps, &t);
+            ierr = TimeMult(A, x, y, reps, &t, &tsync);
             PetscCall(PetscPopErrorHandler());
             if (ierr) {
-              PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2d %4d %-6s %3d %3d   (does not fit)\n", (int)N, (int)Nb, kernels[ik], (int)nes[a], (int)nbs[b]));
+              PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2d %4d %-6s %3d %3d   (does not fit)\n", (int)N, (int)Nb, kernels[ik], (int)(mma ? nts[a] : nes[a]), (int)(mma ? mts[b] : nbs[b])));
               PetscCall(VecDestroy(&x));
               PetscCall(VecDestroy(&y));
               PetscCall(MatDestroy(&A));
               continue;
             }
-          } else PetscCall(TimeMult(A, x, y, reps, &t));
+          } else PetscCall(TimeMult(A, x, y, reps, &t, &tsync));
           PetscCall(DMPlexGetHeightStratum(dm, 0, &cs, &ce));
           Ne    = ce - cs;
           flops = 2.0 * Ne * nops * Nb * (Nb + 1.0);
@@ -116,9 +132,9 @@ static PetscErrorCode BenchAction(PetscInt norders, const PetscInt orders[], Pet
           roof  = PetscMin(fma, triad * ai);
           if (!best || t < best) best = t;
           if (nne > 1)
-            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2d %4d %-6s %3d %3d %10.4f %10.1f %9.1f %8.2f %10.0f %8.1f%%\n", (int)N, (int)Nb, kernels[ik], (int)nes[a], (int)nbs[b], 1e3 * t, 1e-9 * flops / t, 1e-9 * bytes / t, ai, roof, 100.0 * (1e-9 * flops / t) / roof));
+            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2d %4d %-6s %3d %3d %10.4f %10.1f %9.1f %8.2f %10.0f %8.1f%% %10.4f\n", (int)N, (int)Nb, kernels[ik], (int)(mma ? nts[a] : nes[a]), (int)(mma ? mts[b] : nbs[b]), 1e3 * t, 1e-9 * flops / t, 1e-9 * bytes / t, ai, roof, 100.0 * (1e-9 * flops / t) / roof, 1e3 * tsync));
           else
-            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2d %4d %-6s %3s %3s %10.4f %10.1f %9.1f %8.2f %10.0f %8.1f%%\n", (int)N, (int)Nb, kernels[ik], "-", "-", 1e3 * t, 1e-9 * flops / t, 1e-9 * bytes / t, ai, roof, 100.0 * (1e-9 * flops / t) / roof));
+            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2d %4d %-6s %3s %3s %10.4f %10.1f %9.1f %8.2f %10.0f %8.1f%% %10.4f\n", (int)N, (int)Nb, kernels[ik], "-", "-", 1e3 * t, 1e-9 * flops / t, 1e-9 * bytes / t, ai, roof, 100.0 * (1e-9 * flops / t) / roof, 1e3 * tsync));
           if (nne == 1 && view) {
             PetscViewer v;
 
@@ -131,12 +147,18 @@ static PetscErrorCode BenchAction(PetscInt norders, const PetscInt orders[], Pet
           PetscCall(VecDestroy(&y));
           PetscCall(MatDestroy(&A));
         }
+      if (sweep) {
+        PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_ne"));
+        PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_nb"));
+        PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_nr"));
+      }
     }
     PetscCall(DMDestroy(&dm));
   }
   PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_kernel"));
   PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_ne"));
   PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_nb"));
+  PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_nr"));
   PetscCall(PetscOptionsClearValue(NULL, "-feg_strategy"));
   PetscCall(FEGFormDestroy(&form));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -294,8 +316,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsIntArray("-orders", "Polynomial orders", NULL, orders, &norders, NULL));
   PetscCall(PetscOptionsInt("-elements", "action: about this many tetrahedra", NULL, target, &target, NULL));
   PetscCall(PetscOptionsBool("-continuous", "action: continuous Lagrange", NULL, cont, &cont, NULL));
-  PetscCall(PetscOptionsStringArray("-kernels", "action: refop, gemm, qp", NULL, kernels, &nk, NULL));
-  PetscCall(PetscOptionsBool("-sweep", "action: time every refop Ne x Nb", NULL, sweep, &sweep, NULL));
+  PetscCall(PetscOptionsStringArray("-kernels", "action: refop, gemm, mma, qp, auto", NULL, kernels, &nk, NULL));
+  PetscCall(PetscOptionsBool("-sweep", "action: time every refop Ne x Nb and mma tile shape", NULL, sweep, &sweep, NULL));
   PetscCall(PetscOptionsBool("-view", "action: view each operator", NULL, view, &view, NULL));
   PetscCall(PetscOptionsInt("-dofs", "bp: about this many unknowns", NULL, mindofs, &mindofs, NULL));
   PetscCall(PetscOptionsBool("-dofs_per_process", "bp: -dofs on each process, the box stretched along z (weak scaling)", NULL, perrank, &perrank, NULL));
@@ -311,7 +333,8 @@ int main(int argc, char **argv)
   if (!kernels[0]) {
     PetscCall(PetscStrallocpy("refop", &kernels[0]));
     PetscCall(PetscStrallocpy("gemm", &kernels[1]));
-    nk = 2;
+    PetscCall(PetscStrallocpy("mma", &kernels[2]));
+    nk = 3;
   }
   if (!strategies[0]) {
     PetscCall(PetscStrallocpy("matfree", &strategies[0]));
@@ -326,7 +349,7 @@ int main(int argc, char **argv)
     PetscCall(PetscStrstr(vt, "cuda", &found));
     ondevice = found ? PETSC_TRUE : PETSC_FALSE;
   }
-  if (!ondevice && nk == 2 && !strcmp(kernels[1], "gemm")) nk = 1; /* gemm is a GPU kernel */
+  if (!ondevice && nk == 3 && !strcmp(kernels[1], "gemm")) nk = 1; /* gemm and mma are GPU kernels */
   if (ondevice) {
     PetscCall(FEGDeviceRoofline(&triad, &fma, &atom));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "roofline of this GPU (measured now): triad %.0f GB/s, FP64 FMA %.0f GFLOP/s\n", (double)triad, (double)fma));

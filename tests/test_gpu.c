@@ -239,8 +239,8 @@ static PetscErrorCode compare_matfree_view(DMPolytopeType ct, PetscInt order, Pe
     PetscCall(setup_matfree_dm(ct, order, cont, &dm[g]));
     if (g) PetscCall(DMSetVecType(dm[g], VECCUDA));
     PetscCall(fegtest_make_form(dm[g], kind, &aux[g], &ax[g], &f[g]));
-    /* the host has no gemm: it checks gemm against refop */
-    PetscCall(PetscOptionsSetValue(NULL, "-feg_matfree_kernel", g || strcmp(mfk, "gemm") ? mfk : "refop"));
+    /* the host has no gemm or mma: it checks them against refop */
+    PetscCall(PetscOptionsSetValue(NULL, "-feg_matfree_kernel", g || (strcmp(mfk, "gemm") && strcmp(mfk, "mma")) ? mfk : "refop"));
     PetscCall(PetscOptionsSetValue(NULL, "-feg_lma_scatter", scatter));
     PetscCall(fegtest_operator(dm[g], f[g], FEGOPMATFREE, &A[g]));
     PetscCall(DMCreateGlobalVector(dm[g], &x[g]));
@@ -284,7 +284,7 @@ static PetscErrorCode compare_matfree(DMPolytopeType ct, PetscInt order, PetscBo
   return compare_matfree_view(ct, order, cont, kind, mfk, scatter, err, NULL, 0);
 }
 
-/* every matfree kernel on the GPU equals the host: refop and gemm on triangles and tetrahedra, sumfact on
+/* every matfree kernel on the GPU equals the host: refop, gemm and mma on triangles and tetrahedra, sumfact on
    quadrilaterals and hexahedra, qp everywhere; orders 1..8 (2D) and 1..6 (3D), CG (with constraints) and DG (plain
    stores), atomic and gather scatter, every stored-pair set and a pointwise coefficient */
 START_TEST(test_gpu_matfree)
@@ -294,13 +294,13 @@ START_TEST(test_gpu_matfree)
   const PetscInt       dim = fegtest_dim(ct), k = _i % 8;
   const PetscInt       order = dim == 2 ? 1 + k : 1 + k % 6;
   const PetscBool      cont = (PetscBool)(k % 2 == 0), simplex = (PetscBool)(ct == DM_POLYTOPE_TRIANGLE || ct == DM_POLYTOPE_TETRAHEDRON);
-  const char          *kernels[3] = {simplex ? "refop" : "sumfact", simplex ? "gemm" : "qp", "qp"};
+  const char          *kernels[4] = {simplex ? "refop" : "sumfact", simplex ? "gemm" : "qp", "mma", "qp"};
   PetscMPIInt          size;
 
   MPI_Comm_size(PETSC_COMM_WORLD, &size);
   if (size > 1) return;
   for (int f = simplex ? FORM_CONSTANT : FORM_POINTWISE; f < NFORMS; f++) {
-    for (int kk = 0; kk < (simplex ? 3 : 2); kk++) {
+    for (int kk = 0; kk < (simplex ? 4 : 2); kk++) {
       const char *scatter = (f + kk) % 2 ? "gather" : "atomic";
       PetscReal   err;
 
@@ -309,6 +309,52 @@ START_TEST(test_gpu_matfree)
       ck_assert_msg(err < 1e-12, "%s P%d%s matfree %s (%s scatter, %s form): GPU differs from host by %g", DMPolytopeTypes[ct], (int)order, cont ? "" : " (DG)", kernels[kk], scatter, fegtest_form_name(f), (double)err);
     }
   }
+}
+END_TEST
+
+/* mma's tile shapes (8-row tiles x 8-element tiles per warp, warps across the elements) on tetrahedra of orders 1-8,
+   down to row tiles left empty and blocks that overhang the last element, against the host's refop: a symmetric and
+   a non-symmetric form (the transpose takes the other factors), CG with atomics or the gather and DG with plain stores.
+   At orders 1 and 2 also refop's block kernel, which the per-thread one replaces by default there */
+START_TEST(test_gpu_matfree_mma)
+{
+  const PetscInt  order = 1 + _i / 3, shape = _i % 3;
+  const PetscBool cont  = (PetscBool)(_i % 2 == 0);
+  const char     *ne[3] = {"2", "8", "4"}, *nr[3] = {"1", "2", "4"}, *nb[3] = {"3", "1", "2"};
+  const test_form forms[2]   = {FORM_MASSSTIFF, FORM_CELLWISE};
+  char            view[4096] = "";
+  PetscMPIInt     size;
+
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size > 1) return;
+  /* 2 x 8 tiles only with 1 row tile: 16 accumulator tiles at most */
+  TCHK(PetscOptionsSetValue(NULL, "-feg_matfree_ne", ne[shape]));
+  TCHK(PetscOptionsSetValue(NULL, "-feg_matfree_nr", nr[shape]));
+  TCHK(PetscOptionsSetValue(NULL, "-feg_matfree_nb", nb[shape]));
+  for (int f = 0; f < 2; f++) {
+    PetscReal err;
+
+    TCHK(compare_matfree_view(DM_POLYTOPE_TETRAHEDRON, order, cont, forms[f], "mma", f ? "gather" : "atomic", &err, view, sizeof(view)));
+    ck_assert_msg(err < 1e-12, "tetrahedra P%d%s mma %s x %s tiles, %s warp columns (%s form): GPU differs from host by %g", (int)order, cont ? "" : " (DG)", nr[shape], ne[shape], nb[shape], fegtest_form_name(forms[f]), (double)err);
+    ck_assert_msg(strstr(view, "GPU matfree mma") != NULL, "P%d: the view does not name the mma kernel:\n%s", (int)order, view);
+  }
+  TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_ne"));
+  TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_nb"));
+  /* refop takes one thread per element up to 10 dofs unless a block shape is asked for: the block kernel there too */
+  if (order <= 2) {
+    PetscReal err;
+
+    TCHK(PetscOptionsSetValue(NULL, "-feg_matfree_nr", "1"));
+    TCHK(compare_matfree_view(DM_POLYTOPE_TETRAHEDRON, order, cont, FORM_CELLWISE, "refop", "atomic", &err, view, sizeof(view)));
+    ck_assert_msg(err < 1e-12, "tetrahedra P%d%s refop block kernel: GPU differs from host by %g", (int)order, cont ? "" : " (DG)", (double)err);
+    ck_assert_msg(strstr(view, "elements per thread") != NULL, "P%d: -feg_matfree_nr 1 did not give the block refop kernel:\n%s", (int)order, view);
+    TCHK(compare_matfree_view(DM_POLYTOPE_TRIANGLE, order, cont, FORM_CELLWISE, "refop", "gather", &err, NULL, 0));
+    ck_assert_msg(err < 1e-12, "triangles P%d%s refop block kernel: GPU differs from host by %g", (int)order, cont ? "" : " (DG)", (double)err);
+    TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_nr"));
+    TCHK(compare_matfree_view(DM_POLYTOPE_TETRAHEDRON, order, cont, FORM_CELLWISE, "refop", "atomic", &err, view, sizeof(view)));
+    ck_assert_msg(strstr(view, "one thread per element") != NULL, "P%d: refop on %d-dof elements is not the per-thread kernel:\n%s", (int)order, order == 1 ? 4 : 10, view);
+  }
+  TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_nr"));
 }
 END_TEST
 
@@ -908,6 +954,7 @@ static void add_tests(Suite *s)
   tcase_add_loop_test(tc, test_gpu_matfree, 0, 4 * 8);
   tcase_add_loop_test(tc, test_gpu_matfree_spaces, 0, 2 * 3 * 8);
   tcase_add_loop_test(tc, test_gpu_matfree_affine, 0, 4 * 4);
+  tcase_add_loop_test(tc, test_gpu_matfree_mma, 0, 8 * 3);
   suite_add_tcase(s, tc);
   tc = tcase_create("solve");
   tcase_set_timeout(tc, 900);

@@ -222,15 +222,16 @@ START_TEST(test_matfree_refused)
   FEGForm        form;
   Mat            L;
   PetscErrorCode ierr;
+  const char    *why[3] = {"refop on a pointwise coefficient", "refop on hexahedra", "mma (a GPU kernel) on host vectors"};
 
-  TCHK(fegtest_setup(PETSC_COMM_WORLD, _i ? DM_POLYTOPE_HEXAHEDRON : DM_POLYTOPE_TRIANGLE, 2, PETSC_TRUE, PETSC_FALSE, 2, &dm));
+  TCHK(fegtest_setup(PETSC_COMM_WORLD, _i == 1 ? DM_POLYTOPE_HEXAHEDRON : DM_POLYTOPE_TRIANGLE, 2, PETSC_TRUE, PETSC_FALSE, 2, &dm));
   TCHK(fegtest_make_form(dm, _i ? FORM_CONSTANT : FORM_POINTWISE, &auxdm, &aux, &form));
-  TCHK(PetscOptionsSetValue(NULL, "-feg_matfree_kernel", "refop"));
+  TCHK(PetscOptionsSetValue(NULL, "-feg_matfree_kernel", _i == 2 ? "mma" : "refop"));
   TCHK(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   ierr = fegtest_operator(dm, form, FEGOPMATFREE, &L);
   TCHK(PetscPopErrorHandler());
   TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_kernel"));
-  ck_assert_msg(ierr == PETSC_ERR_SUP, "refop on %s accepted (error %d)", _i ? "hexahedra" : "a pointwise coefficient", (int)ierr);
+  ck_assert_msg(ierr == PETSC_ERR_SUP, "%s accepted (error %d)", why[_i], (int)ierr);
   TCHK(VecDestroy(&aux));
   TCHK(DMDestroy(&auxdm));
   TCHK(FEGFormDestroy(&form));
@@ -249,7 +250,7 @@ static void add_tests(Suite *s)
   tcase_add_loop_test(tc, test_matfree_kernels, 0, 4 * 8);
   tcase_add_loop_test(tc, test_matfree_gll, 0, 2 * 8 + 4);
   tcase_add_test(tc, test_matfree_gll_order8);
-  tcase_add_loop_test(tc, test_matfree_refused, 0, 2);
+  tcase_add_loop_test(tc, test_matfree_refused, 0, 3);
   suite_add_tcase(s, tc);
 }
 

@@ -4,14 +4,14 @@
    - refop (affine simplices, C constant per cell): A_e = sum_(r,s) G_rs M^rs with the reference operators
      M^rs_ab = sum_q w_q R_r(b) R_s(a) and per-element factors G = detJ T^T C T, only the pairs the form needs, and
      for symmetric forms M^rs + M^sr merged (Swirydowicz et al.'s stiffness-action kernel, 004). On the GPU also as
-     batched GEMMs over all elements (Modave et al., 003).
+     batched GEMMs over all elements (Modave et al., 003) and as one fused kernel on the FP64 tensor cores (mma).
    - sumfact (quadrilaterals, hexahedra with tensor Gauss or GLL quadrature): values and gradients at the quadrature points
      by 1D contractions, the stored pairs of Chat per quadrature point, and the transposed contractions back.
    The point-level arithmetic is fegpoint.h's, shared with the GPU kernels (matfreecuda.c), which are tested against
    these host versions. */
 #include "matfree.h"
 
-const char *const FEGMatFreeKernels[] = {"auto", "qp", "refop", "gemm", "sumfact", "FEGMatFreeKernel", "FEG_MF_", NULL};
+const char *const FEGMatFreeKernels[] = {"auto", "qp", "refop", "gemm", "mma", "sumfact", "FEGMatFreeKernel", "FEG_MF_", NULL};
 
 /* R(q, r, b): reference value (r = 0) or gradient component r-1 of basis function b at quadrature point q */
 static inline PetscReal FEGRef(const FEGDisc *d, PetscInt q, PetscInt r, PetscInt b)
@@ -359,7 +359,7 @@ static PetscErrorCode FEGMatFreeTensorSetUp(FEGDisc *d, FEGOp_MatFree *mf, Petsc
 }
 
 /* ------------------------------------------------------------------------------------------------------ choosing */
-/* the host element kernels of each kernel choice; gemm has none (the kernel choice refuses it on the host) */
+/* the host element kernels of each kernel choice; gemm and mma have none (the kernel choice refuses them on the host) */
 static const struct {
   FEGElemApplyFn apply;
   FEGElemDiagFn  diag;
@@ -367,6 +367,7 @@ static const struct {
   [FEG_MF_QP] = {FEGElemApply_QP,      FEGElemDiag_QP     },
     [FEG_MF_REFOP] = {FEGElemApply_RefOp,   FEGElemDiag_RefOp  },
     [FEG_MF_GEMM] = {FEGElemApply_RefOp,   FEGElemDiag_RefOp  },
+    [FEG_MF_MMA] = {FEGElemApply_RefOp,   FEGElemDiag_RefOp  },
     [FEG_MF_SUMFACT] = {FEGElemApply_SumFact, FEGElemDiag_SumFact}
 };
 
@@ -380,6 +381,7 @@ PetscErrorCode FEGMatFreeSelect(FEGOp op, const FEGMatFreeCaps *caps)
   MPI_Comm         comm = PetscObjectComm((PetscObject)op);
   int              pr[16], ps[16];
   FEGMatFreeKernel k = mf->request;
+  PetscBool        isref;
 
   PetscFunctionBegin;
   PetscCall(FEGFormIsSymmetric(op->form, &sym));
@@ -395,15 +397,18 @@ PetscErrorCode FEGMatFreeSelect(FEGOp op, const FEGMatFreeCaps *caps)
     mf->structureFound = PETSC_TRUE;
   }
   if (k == FEG_MF_AUTO) {
-    if (d->affine && cellconst) k = caps->gemm && caps->gemmFromNb && d->dim == 3 && d->Nb >= caps->gemmFromNb ? FEG_MF_GEMM : FEG_MF_REFOP;
-    else if (mf->tensor) k = FEG_MF_SUMFACT;
+    if (d->affine && cellconst) {
+      k = FEG_MF_REFOP;
+      if (caps->gemm && d->dim == 3 && caps->mmaFromNb && d->Nb >= caps->mmaFromNb) k = FEG_MF_MMA;
+      if (caps->gemm && d->dim == 3 && caps->gemmFromNb && d->Nb >= caps->gemmFromNb) k = FEG_MF_GEMM;
+    } else if (mf->tensor) k = FEG_MF_SUMFACT;
     else k = FEG_MF_QP;
   }
   PetscCheck(k != FEG_MF_SUMFACT || mf->tensor, comm, PETSC_ERR_SUP, "-feg_matfree_kernel sumfact cannot be used on %s cells of order %" PetscInt_FMT " with %" PetscInt_FMT " quadrature points: %s; use qp or auto", DMPolytopeTypes[d->ct], d->order, d->Nq, mf->tensorWhy);
-  PetscCheck((k != FEG_MF_REFOP && k != FEG_MF_GEMM) || d->affine, comm, PETSC_ERR_SUP, "-feg_matfree_kernel %s needs affine simplices (triangles, tetrahedra with straight edges), not %s cells%s; use qp, sumfact or auto", FEGMatFreeKernels[k], DMPolytopeTypes[d->ct],
-             d->cell->simplex ? " with curved edges" : "");
-  PetscCheck((k != FEG_MF_REFOP && k != FEG_MF_GEMM) || cellconst, comm, PETSC_ERR_SUP, "-feg_matfree_kernel %s needs a coefficient constant on each cell (no pointwise function, auxiliary fields piecewise constant); use qp or auto", FEGMatFreeKernels[k]);
-  PetscCheck(k != FEG_MF_GEMM || caps->gemm, comm, PETSC_ERR_SUP, "-feg_matfree_kernel gemm is a GPU kernel (cuBLAS): it needs CUDA vectors (-dm_vec_type cuda); on the host use refop or auto");
+  isref = (PetscBool)(k == FEG_MF_REFOP || k == FEG_MF_GEMM || k == FEG_MF_MMA);
+  PetscCheck(!isref || d->affine, comm, PETSC_ERR_SUP, "-feg_matfree_kernel %s needs affine simplices (triangles, tetrahedra with straight edges), not %s cells%s; use qp, sumfact or auto", FEGMatFreeKernels[k], DMPolytopeTypes[d->ct], d->cell->simplex ? " with curved edges" : "");
+  PetscCheck(!isref || cellconst, comm, PETSC_ERR_SUP, "-feg_matfree_kernel %s needs a coefficient constant on each cell (no pointwise function, auxiliary fields piecewise constant); use qp or auto", FEGMatFreeKernels[k]);
+  PetscCheck((k != FEG_MF_GEMM && k != FEG_MF_MMA) || caps->gemm, comm, PETSC_ERR_SUP, "-feg_matfree_kernel %s is a GPU kernel (%s): it needs CUDA vectors (-dm_vec_type cuda); on the host use refop or auto", FEGMatFreeKernels[k], k == FEG_MF_GEMM ? "cuBLAS" : "FP64 tensor cores");
   mf->kernel = k;
   mf->kind   = FEGMFKindOf(sym, vv, vg, gv, gg);
   mf->npairs = FEGMFPairs((int)d->dim, mf->kind, pr, ps);
@@ -417,7 +422,7 @@ PetscErrorCode FEGMatFreeSelect(FEGOp op, const FEGMatFreeCaps *caps)
       for (PetscInt n = 0; n < mf->npairs; n++)
         if (pr[n] == ps[m] && ps[n] == pr[m]) mf->tperm[m] = n;
   }
-  if ((k == FEG_MF_REFOP || k == FEG_MF_GEMM) && mf->opKind != mf->kind) {
+  if (isref && mf->opKind != mf->kind) {
     PetscCall(FEGMatFreeBuildRefOps(d, mf));
     mf->opKind = mf->kind;
   }
@@ -435,21 +440,22 @@ static PetscErrorCode FEGOpSetFromOptions_MatFree(FEGOp op, PetscOptionItems *Pe
   PetscOptionsHeadBegin(PetscOptionsObject, "fegpu matfree operator");
   PetscCall(PetscOptionsEnum("-feg_matfree_kernel", "matfree: quadrature-point tensors, reference operators (affine simplices), their batched-GEMM form (GPU), or sum factorisation (quadrilaterals, hexahedra)", "FEGOpSetFromOptions", FEGMatFreeKernels,
                              (PetscEnum)mf->request, (PetscEnum *)&mf->request, NULL));
-  PetscCall(PetscOptionsInt("-feg_matfree_ne", "GPU refop: elements per thread (1, 2, 4, 8; 0: tuned per order)", "FEGOpSetFromOptions", mf->ne, &mf->ne, NULL));
-  PetscCall(PetscOptionsInt("-feg_matfree_nb", "GPU refop: element groups per thread block; GPU sumfact: elements per thread block (0: tuned per order)", "FEGOpSetFromOptions", mf->nb, &mf->nb, NULL));
-  PetscCall(PetscOptionsInt("-feg_matfree_nr", "GPU refop: rows per thread, 1 or 2 (0: tuned per order)", "FEGOpSetFromOptions", mf->nr, &mf->nr, NULL));
+  PetscCall(PetscOptionsInt("-feg_matfree_ne", "GPU refop: elements per thread (1, 2, 4, 8); GPU mma: 8-element tiles per warp (2, 4, 8) (0: tuned per order)", "FEGOpSetFromOptions", mf->ne, &mf->ne, NULL));
+  PetscCall(PetscOptionsInt("-feg_matfree_nb", "GPU refop: element groups per thread block; GPU mma: warps across the elements of a block; GPU sumfact: elements per thread block (0: tuned per order)", "FEGOpSetFromOptions", mf->nb, &mf->nb, NULL));
+  PetscCall(PetscOptionsInt("-feg_matfree_nr", "GPU refop: rows per thread, 1 or 2; GPU mma: 8-row tiles per warp, 1, 2 or 4 (0: tuned per order)", "FEGOpSetFromOptions", mf->nr, &mf->nr, NULL));
   PetscCall(PetscOptionsInt("-feg_matfree_gemm_mb", "GPU gemm: work space (MB) per chunk of elements; small enough for the L2 cache keeps the GEMM output there", "FEGOpSetFromOptions", mf->gemmMB, &mf->gemmMB, NULL));
   PetscCall(FEGScatterSetFromOptions(PetscOptionsObject, &mf->scatter));
   PetscOptionsHeadEnd();
-  PetscCheck(mf->nr >= 0 && mf->nr <= 2, comm, PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_nr %" PetscInt_FMT " is not supported: allowed are 0 (tuned), 1, 2", mf->nr);
+  PetscCheck(mf->nr == 0 || mf->nr == 1 || mf->nr == 2 || mf->nr == 4, comm, PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_nr %" PetscInt_FMT " is not supported: allowed are 0 (tuned), 1, 2 (refop and mma), 4 (mma)", mf->nr);
   PetscCheck(mf->gemmMB >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_gemm_mb %" PetscInt_FMT " must be at least 1", mf->gemmMB);
   PetscCheck(mf->ne >= 0 && mf->ne <= 8 && (mf->ne & (mf->ne - 1)) == 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_ne %" PetscInt_FMT " is not supported: allowed are 0 (tuned), 1, 2, 4, 8", mf->ne);
   PetscCheck(mf->nb >= 0 && mf->nb <= 256, comm, PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_nb %" PetscInt_FMT " must be 0 (tuned) or 1 to 256 (threads per block = dofs per element x nb, at most 1024)", mf->nb);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the host runs every kernel but gemm, sum factorisation up to 10 nodes per direction and any tensor Gauss or GLL rule */
-static const FEGMatFreeCaps FEGMatFreeHostCaps = {PETSC_FALSE, 0, 1, 10, PETSC_FALSE, NULL};
+/* the host runs every kernel but gemm and mma, sum factorisation up to 10 nodes per direction and any tensor Gauss or GLL
+   rule */
+static const FEGMatFreeCaps FEGMatFreeHostCaps = {PETSC_FALSE, 0, 0, 1, 10, PETSC_FALSE, NULL};
 
 /* What the kernel needs from the coefficients and the geometry: Chat at every quadrature point (qp), per-element
    factors (refop), the stored pairs at the lexicographic quadrature points (sumfact) */
@@ -543,8 +549,9 @@ PetscErrorCode FEGOpView_MatFree(FEGOp op, PetscViewer viewer)
     break;
   case FEG_MF_REFOP:
   case FEG_MF_GEMM:
+  case FEG_MF_MMA:
     per = (PetscLogDouble)mf->npairs;
-    PetscCall(PetscViewerASCIIPrintf(viewer, "matfree kernel: %s (%" PetscInt_FMT " reference operators of %" PetscInt_FMT "x%" PetscInt_FMT ", %s pairs, %" PetscInt_FMT " factors per element)\n", mf->kernel == FEG_MF_GEMM ? "gemm (cuBLAS DGEMM of the stacked reference operators, then the element-wise combination)" : "refop", mf->npairs, d->Nb, d->Nb, kinds[mf->kind], mf->npairs));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "matfree kernel: %s (%" PetscInt_FMT " reference operators of %" PetscInt_FMT "x%" PetscInt_FMT ", %s pairs, %" PetscInt_FMT " factors per element)\n", mf->kernel == FEG_MF_GEMM ? "gemm (cuBLAS DGEMM of the stacked reference operators, then the element-wise combination)" : (mf->kernel == FEG_MF_MMA ? "mma (refop fused on the FP64 tensor cores)" : "refop"), mf->npairs, d->Nb, d->Nb, kinds[mf->kind], mf->npairs));
     break;
   default:
     per = (PetscLogDouble)d->Nq * mf->npairs;

@@ -4,20 +4,23 @@
 #include <fegpu/private/fegopimpl.h>
 
 /* kernels: quadrature-point tensors for any cell (qp), reference operators with per-element factors on affine
-   simplices (refop, and its batched-GEMM form on the GPU), sum factorisation on quadrilaterals and hexahedra */
+   simplices (refop; on the GPU also as batched GEMMs and fused on the FP64 tensor cores), sum factorisation on
+   quadrilaterals and hexahedra */
 typedef enum {
   FEG_MF_AUTO,
   FEG_MF_QP,
   FEG_MF_REFOP,
   FEG_MF_GEMM,
+  FEG_MF_MMA,
   FEG_MF_SUMFACT
 } FEGMatFreeKernel;
 PETSC_INTERN const char *const FEGMatFreeKernels[];
 
 /* What the implementation in use (host or GPU) can run; the kernel choice reads it instead of asking where it runs */
 typedef struct {
-  PetscBool   gemm;           /* the batched-GEMM form exists */
+  PetscBool   gemm;           /* the batched-GEMM and tensor-core forms of refop exist */
   PetscInt    gemmFromNb;     /* auto takes gemm on tetrahedra from this many dofs per element (0: never) */
+  PetscInt    mmaFromNb;      /* auto takes mma on tetrahedra from this many dofs per element, below gemmFromNb (0: never) */
   PetscInt    sfPmin, sfPmax; /* sum factorisation: 1D nodes compiled */
   PetscBool   sfQP1;          /* and only P or P+1 Gauss points per direction */
   const char *sfWhy;          /* what it can run, for the message when a space falls outside */
@@ -26,7 +29,8 @@ typedef struct {
 typedef struct {
   /* options */
   FEGMatFreeKernel request;    /* -feg_matfree_kernel */
-  PetscInt         ne, nb, nr; /* GPU refop: elements per thread, element groups per block, rows per thread (0: tuned) */
+  PetscInt         ne, nb, nr; /* GPU refop: elements per thread, element groups per block, rows per thread; mma: element
+                                  tiles per warp, warp columns per block, row tiles per warp (0: tuned) */
   PetscInt         gemmMB;     /* GPU gemm: MB of work space per element chunk */
   FEGScatter       scatter;    /* -feg_lma_scatter (GPU) */
   /* the kernel for the current form */

@@ -9,8 +9,8 @@ typedef struct {
   FEGDevOp      base;
   int           mfKernel, mfKind; /* what the buffers below were built for (-1: none) */
   double       *Cq;               /* qp: Cq[(q*Nd*Nd+r*Nd+s)*Ne+e] */
-  FEGDevRefOp   ro;               /* refop, gemm */
-  double       *mfOp, *mfG, *mfA, *mfWork;
+  FEGDevRefOp   ro;               /* refop, gemm, mma */
+  double       *mfOp, *mfG, *mfA, *mfWork, *mfAf;
   int           mfLda, mfEc;
   FEGDevSumFact sf; /* sumfact */
   double       *sfB1, *sfD1, *sfGq, *sfW1, *sfCl, *sfKc;
@@ -30,6 +30,7 @@ static PetscErrorCode FEGMatFreeDevFree(FEGOp_MatFree_CUDA *dev)
   FEGDevFree(dev->mfG);
   FEGDevFree(dev->mfA);
   FEGDevFree(dev->mfWork);
+  FEGDevFree(dev->mfAf);
   FEGDevFree(dev->sfB1);
   FEGDevFree(dev->sfD1);
   FEGDevFree(dev->sfGq);
@@ -59,6 +60,21 @@ static void FEGRefOpTuning(PetscInt dim, PetscInt Nb, int *ne, int *nb, int *nr)
   while (*nb > 1 && Nb * *nb > 1024) *nb /= 2;
 }
 
+/* mma tiles: 8-row tiles per warp (mt), 8-element tiles per warp (nt), warps across the elements (wc) and the rows (wr)
+   of a block; at least 4 warps a block, every row tile taken. From the sweep of tetrahedra of orders 1-8 on the H100
+   (share/bench/simplex): 2 element tiles (4 for P1), one row tile a warp except 4 for 9 to 16 row tiles (P6, P7) */
+static void FEGRefOpMmaTuning(const FEGOp_MatFree *mf, FEGDevRefOp *r)
+{
+  const int RT = r->Mp / 8;
+
+  r->mt = mf->nr ? (int)mf->nr : (RT > 8 && RT <= 16 ? 4 : 1);
+  r->nt = mf->ne ? (int)mf->ne : (RT == 1 ? 4 : 2);
+  r->wr = PetscMin(8, (RT + r->mt - 1) / r->mt);
+  r->wc = mf->nb ? (int)mf->nb : PetscMax(1, 4 / r->wr);
+  /* within the 227 KB of shared memory an H100 block may have */
+  while (!mf->nb && r->wc > 1 && FEGDevRefOpMmaShared(r) > 227 * 1024) r->wc /= 2;
+}
+
 /* Device data of the matfree kernel in use, rebuilt when the kernel or the stored pairs change */
 static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev)
 {
@@ -69,7 +85,7 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
   PetscFunctionBegin;
   if (dev->mfKernel == (int)mf->kernel && dev->mfKind == mf->kind) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(FEGMatFreeDevFree(dev));
-  if (mf->kernel == FEG_MF_REFOP || mf->kernel == FEG_MF_GEMM) {
+  if (mf->kernel == FEG_MF_REFOP || mf->kernel == FEG_MF_GEMM || mf->kernel == FEG_MF_MMA) {
     FEGDevRefOp *r = &dev->ro;
     double      *Op;
 
@@ -96,6 +112,31 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
     if (mf->ne) r->ne = (int)mf->ne;
     if (mf->nb) r->nb = (int)mf->nb;
     if (mf->nr) r->nr = (int)mf->nr;
+    /* the smallest elements: one thread each, unless a block shape was asked for */
+    r->thread = mf->kernel == FEG_MF_REFOP && !mf->ne && !mf->nb && !mf->nr && FEGDevRefOpThreadCompiled((int)Nb);
+    r->Oph    = mf->Op;
+    PetscCheck(mf->kernel != FEG_MF_REFOP || r->nr <= 2, PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_nr %d: refop takes 1 or 2 rows per thread (4 is for mma)", r->nr);
+    if (mf->kernel == FEG_MF_MMA) {
+      /* Af[((m*RT+rt)*KT+kt)*32+lane] = Op_m[8 rt + lane/4][4 kt + lane%4]: each A fragment one coalesced load */
+      const int RT = (int)(Nb + 7) / 8, KT = (int)(Nb + 3) / 4;
+      double   *Af;
+
+      r->Mp = 8 * RT;
+      r->Kp = 4 * KT;
+      PetscCall(PetscCalloc1((size_t)np * RT * KT * 32, &Af));
+      for (PetscInt m = 0; m < np; m++)
+        for (int rt = 0; rt < RT; rt++)
+          for (int kt = 0; kt < KT; kt++)
+            for (int l = 0; l < 32; l++) {
+              const PetscInt a = 8 * rt + l / 4, b = 4 * kt + l % 4;
+
+              if (a < Nb && b < Nb) Af[((m * RT + rt) * KT + kt) * 32 + l] = mf->Op[(m * Nb + b) * Nb + a];
+            }
+      PetscCall(FEGDevMallocCopy((void **)&dev->mfAf, Af, sizeof(double) * np * RT * KT * 32, NULL));
+      PetscCall(PetscFree(Af));
+      r->Af = dev->mfAf;
+      FEGRefOpMmaTuning(mf, r);
+    }
     if (mf->kernel == FEG_MF_GEMM) {
       /* stacked operators A[(m*Nb+a) + b*lda] = Op_m[a,b]; chunks of elements so Z stays within 256 MB */
       const PetscInt lda = (np * Nb + 3) / 4 * 4, ldx = (Nb + 3) / 4 * 4;
@@ -212,6 +253,15 @@ static PetscErrorCode FEGMFDevApply_Gemm(FEGOp op, const double *x, double *y, P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode FEGMFDevApply_Mma(FEGOp op, const double *x, double *y, PetscBool transpose, PetscBool overwrite, int e0, int e1, PetscBool last)
+{
+  FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
+
+  PetscFunctionBegin;
+  PetscCall(FEGDevRefOpMmaApply(&dev->ro, e0, e1, x, y, transpose, overwrite, last ? (int)op->disc->nlocal : 0, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode FEGMFDevApply_SumFact(FEGOp op, const double *x, double *y, PetscBool transpose, PetscBool overwrite, int e0, int e1, PetscBool last)
 {
   FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
@@ -272,13 +322,15 @@ static const struct {
   [FEG_MF_QP] = {FEGMFDevApply_QP,      FEGMFDevDiag_QP,      FEGMFDevFlops_QP,      PETSC_FALSE},
     [FEG_MF_REFOP] = {FEGMFDevApply_RefOp,   FEGMFDevDiag_RefOp,   FEGMFDevFlops_RefOp,   PETSC_TRUE },
     [FEG_MF_GEMM] = {FEGMFDevApply_Gemm,    FEGMFDevDiag_RefOp,   FEGMFDevFlops_RefOp,   PETSC_TRUE },
+    [FEG_MF_MMA] = {FEGMFDevApply_Mma,     FEGMFDevDiag_RefOp,   FEGMFDevFlops_RefOp,   PETSC_TRUE },
     [FEG_MF_SUMFACT] = {FEGMFDevApply_SumFact, FEGMFDevDiag_SumFact, FEGMFDevFlops_SumFact, PETSC_FALSE}
 };
 
 /* ----------------------------------------------------------------------------------------------------- the type */
-/* the GPU runs gemm (from tetrahedra of order 6, 84 dofs, where it overtakes refop on the H100) and sum factorisation
-   compiled for 2 to 9 nodes and P or P+1 Gauss points per direction */
-static const FEGMatFreeCaps FEGMatFreeDeviceCaps = {PETSC_TRUE, 84, 2, 9, PETSC_TRUE, "the GPU kernels are compiled for 2 to 9 nodes and P or P+1 Gauss points per direction"};
+/* the GPU runs gemm and mma (auto takes mma from tetrahedra of order 3, 20 dofs, where it overtakes refop on the H100;
+   it is ahead of gemm at every order) and sum factorisation compiled for 2 to 9 nodes and P or P+1 Gauss points per
+   direction */
+static const FEGMatFreeCaps FEGMatFreeDeviceCaps = {PETSC_TRUE, 0, 20, 2, 9, PETSC_TRUE, "the GPU kernels are compiled for 2 to 9 nodes and P or P+1 Gauss points per direction"};
 
 static PetscErrorCode FEGOpSetUp_MatFree_CUDA(FEGOp op)
 {
@@ -375,16 +427,25 @@ static PetscErrorCode FEGOpView_MatFree_CUDA(FEGOp op, PetscViewer viewer)
   if (dev->Cq) bytes += (PetscLogDouble)d->Ne * d->Nq * (d->dim + 1) * (d->dim + 1) * sizeof(double);
   if (dev->mfG) bytes += (PetscLogDouble)d->Ne * dev->ro.nops * sizeof(double) + (PetscLogDouble)dev->ro.nops * d->Nb * dev->ro.ldo * sizeof(double);
   if (dev->mfWork) bytes += (PetscLogDouble)dev->mfEc * (dev->mfLda + d->Nb) * sizeof(double);
+  if (dev->mfAf) bytes += (PetscLogDouble)dev->ro.nops * dev->ro.Mp * dev->ro.Kp * sizeof(double);
   if (dev->sfIdx) bytes += (PetscLogDouble)d->Ne * d->Nb * sizeof(int);
   if (dev->sfCl) bytes += (PetscLogDouble)d->Ne * d->Nq * dev->sf.npairs * sizeof(double);
   if (dev->sfKc) bytes += (PetscLogDouble)d->Ne * dev->sf.npairs * sizeof(double);
   switch (dev->mfKernel) {
   case FEG_MF_REFOP:
+    if (dev->ro.thread) {
+      PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree refop: one thread per element, the operators in the kernel's parameters (constant operands of the FMAs), scatter by %s\n", dev->base.unique ? "plain stores" : (dev->base.tlist ? "transpose gather" : "atomics")));
+      break;
+    }
     PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree refop: %d elements per thread (Ne), %d element groups per block (Nb), %d row(s) per thread, %d threads per block, geometric factors fetched just in time, scatter by %s\n", dev->ro.ne, dev->ro.nb,
                                      dev->ro.nr, dev->ro.nb * ((dev->ro.Nb + dev->ro.nr - 1) / dev->ro.nr), dev->base.unique ? (dev->base.contig ? "plain stores (contiguous element-owned dofs)" : "plain stores (element-owned dofs)") : (dev->base.tlist ? "transpose gather" : "atomics")));
     break;
   case FEG_MF_GEMM:
     PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree gemm: cuBLAS DGEMM (%d x %d) x (%d x chunk) with leading dimension %d, %d elements per chunk\n", dev->ro.nops * dev->ro.Nb, dev->ro.Nb, dev->ro.Nb, dev->mfLda, dev->mfEc));
+    break;
+  case FEG_MF_MMA:
+    PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree mma: mma.sync m8n8k4 FP64, operators padded to %d x %d, %d x %d tiles of 8 x 8 per warp, %d x %d warps per block (%d elements), %zu bytes of shared memory, scatter by %s\n", dev->ro.Mp,
+                                     dev->ro.Kp, dev->ro.mt, dev->ro.nt, dev->ro.wr, dev->ro.wc, 8 * dev->ro.nt * dev->ro.wc, FEGDevRefOpMmaShared(&dev->ro), dev->base.unique ? "plain stores" : (dev->base.tlist ? "transpose gather" : "atomics")));
     break;
   case FEG_MF_SUMFACT:
     PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree sumfact: %d elements per block, %d threads, %d bytes of shared memory per block; pairs stored %s\n", dev->sf.neb, dev->sf.nthreads, dev->sf.shmem, dev->sf.Kc ? "per element (affine cells, C constant in each)" : "per quadrature point"));

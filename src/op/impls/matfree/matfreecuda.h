@@ -17,6 +17,13 @@ typedef struct {
   const double *Op;                       /* Op[(m*Nb+k)*ldo+n] */
   const double *G;                        /* G[e*nops+m] */
   const int    *idx;                      /* idx[b*Ne+e] */
+  /* mma: operators padded to Mp x Kp (8 and 4), fragment-major Af[((m*Mp/8+rt)*Kp/4+kt)*32+lane]; per warp mt x nt
+     8 x 8 tiles, wr x wc warps per block */
+  int           Mp, Kp, mt, nt, wr, wc;
+  const double *Af;
+  /* refop with one thread per element (small Nb): the operators from the host copy into the kernel's parameters */
+  int           thread;
+  const double *Oph; /* host: Oph[(m*Nb+k)*Nb+n] = Op_m[n][k] */
 } FEGDevRefOp;
 
 /* sumfact: 1D tables, lexicographic dofs, the stored pairs at the lexicographic Gauss points */
@@ -36,6 +43,9 @@ typedef struct {
 PETSC_INTERN PetscErrorCode FEGDevQPApply(const FEGDevDisc *, int, int, const double *, const double *, double *, int, int, int, const int *, const int *, double *);
 PETSC_INTERN PetscErrorCode FEGDevChatPairs(const FEGDevDisc *, const FEGDevCoeff *, int, int, const int *, const int *, const int *, double *);
 PETSC_INTERN PetscErrorCode FEGDevRefOpApply(const FEGDevRefOp *, int, int, const double *, double *, int, int, int, int, const int *, const int *, double *);
+PETSC_INTERN PetscErrorCode FEGDevRefOpMmaApply(const FEGDevRefOp *, int, int, const double *, double *, int, int, int, const int *, const int *, double *);
+PETSC_INTERN size_t         FEGDevRefOpMmaShared(const FEGDevRefOp *);
+PETSC_INTERN int            FEGDevRefOpThreadCompiled(int);
 PETSC_INTERN PetscErrorCode FEGDevGemmApply(const FEGDevRefOp *, int, int, const double *, int, double *, int, const double *, double *, int, int, int, const int *, const int *, double *);
 PETSC_INTERN PetscErrorCode FEGDevSumFactApply(const FEGDevSumFact *, int, int, const double *, double *, int, int, int, const int *, const int *, double *);
 PETSC_INTERN PetscErrorCode FEGDevSumFactConfigure(FEGDevSumFact *, int);

@@ -88,6 +88,144 @@ static __global__ void FEGRefOp_Kernel(const FEGDevRefOp r, const double *__rest
   }
 }
 
+/* refop for the smallest elements (Nb <= 10: P1 and P2 tetrahedra, P1-P3 triangles): one thread per element with the
+   operators in the kernel's parameter space, so each operator entry is a constant operand of its FMA (no load), and
+   x, the factors and y in registers. The block's factors, and x and y of contiguous element-owned dofs, pass through
+   shared memory so that global memory is read and written in whole lines */
+template <int NB, int NOPS>
+struct FEGRefOpSmall {
+  double op[NOPS * NB * NB]; /* op[(m*NB+n)*NB+k] = Op_m[n][k] */
+};
+
+template <int NB, int NOPS>
+static __global__ void __launch_bounds__(128) FEGRefOpThread_Kernel(const FEGDevRefOp r, const FEGRefOpSmall<NB, NOPS> P, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose, int overwrite)
+{
+  extern __shared__ double sm[];
+  const int                b0 = r.e0 + blockIdx.x * blockDim.x, nel = min((int)blockDim.x, r.e1 - b0), e = b0 + threadIdx.x;
+  const bool               staged = r.contig && !ybuf && (overwrite || r.unique);
+  double                  *sx = sm, *sg = sm + blockDim.x * NB;
+  double                  *sy = sx; /* y of the staged case takes x's place */
+  double                   xe[NB], g[NOPS];
+
+  for (int t = threadIdx.x; t < nel * NOPS; t += blockDim.x) sg[t] = r.G[(size_t)b0 * NOPS + t];
+  if (r.contig)
+    for (int t = threadIdx.x; t < nel * NB; t += blockDim.x) sx[t] = x[(size_t)b0 * NB + t];
+  __syncthreads();
+  if (threadIdx.x < nel) {
+#pragma unroll
+    for (int k = 0; k < NB; k++) xe[k] = r.contig ? sx[threadIdx.x * NB + k] : x[r.idx[(size_t)k * r.Ne + e]];
+#pragma unroll
+    for (int m = 0; m < NOPS; m++) g[m] = sg[threadIdx.x * NOPS + (transpose ? r.tperm[m] : m)];
+  }
+  if (staged) __syncthreads(); /* every x read before y overwrites it */
+  if (threadIdx.x < nel)       /* row by row, so that only x and the factors live in registers */
+#pragma unroll
+    for (int n = 0; n < NB; n++) {
+      double v = 0.0;
+#pragma unroll
+      for (int m = 0; m < NOPS; m++) {
+        double t = 0.0;
+#pragma unroll
+        for (int k = 0; k < NB; k++) t = fma(P.op[(m * NB + n) * NB + k], xe[k], t);
+        v = fma(g[m], t, v);
+      }
+      if (staged) sy[threadIdx.x * NB + n] = v;
+      else if (ybuf) ybuf[(size_t)n * r.Ne + e] = v;
+      else {
+        const size_t id = r.contig ? (size_t)e * NB + n : (size_t)r.idx[(size_t)n * r.Ne + e];
+        if (overwrite) y[id] = v;
+        else if (r.unique) y[id] += v;
+        else atomicAdd(&y[id], v);
+      }
+    }
+  if (staged) {
+    __syncthreads();
+    for (int t = threadIdx.x; t < nel * NB; t += blockDim.x) {
+      if (overwrite) y[(size_t)b0 * NB + t] = sy[t];
+      else y[(size_t)b0 * NB + t] += sy[t];
+    }
+  }
+}
+
+template <int NB, int NOPS>
+static PetscErrorCode FEGRefOpThreadLaunch(const FEGDevRefOp *r, const double *x, double *y, double *ybuf, int transpose, int overwrite)
+{
+  FEGRefOpSmall<NB, NOPS> P;
+  const int               nt = 128;
+
+  PetscFunctionBegin;
+  for (int m = 0; m < NOPS; m++)
+    for (int n = 0; n < NB; n++)
+      for (int k = 0; k < NB; k++) P.op[(m * NB + n) * NB + k] = r->Oph[((size_t)m * NB + k) * NB + n];
+  FEGRefOpThread_Kernel<NB, NOPS><<<(r->e1 - r->e0 + nt - 1) / nt, nt, sizeof(double) * nt *(NB + NOPS)>>>(*r, P, x, y, ybuf, transpose, overwrite);
+  FEGCheckLaunch("FEGRefOpThread_Kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <int NB>
+static PetscErrorCode FEGRefOpThreadLaunchNB(const FEGDevRefOp *r, const double *x, double *y, double *ybuf, int transpose, int overwrite)
+{
+  PetscFunctionBegin;
+  switch (r->nops) {
+  case 1:
+    PetscCall(FEGRefOpThreadLaunch<NB, 1>(r, x, y, ybuf, transpose, overwrite));
+    break;
+  case 3:
+    PetscCall(FEGRefOpThreadLaunch<NB, 3>(r, x, y, ybuf, transpose, overwrite));
+    break;
+  case 4:
+    PetscCall(FEGRefOpThreadLaunch<NB, 4>(r, x, y, ybuf, transpose, overwrite));
+    break;
+  case 6:
+    PetscCall(FEGRefOpThreadLaunch<NB, 6>(r, x, y, ybuf, transpose, overwrite));
+    break;
+  case 7:
+    PetscCall(FEGRefOpThreadLaunch<NB, 7>(r, x, y, ybuf, transpose, overwrite));
+    break;
+  case 9:
+    PetscCall(FEGRefOpThreadLaunch<NB, 9>(r, x, y, ybuf, transpose, overwrite));
+    break;
+  case 10:
+    PetscCall(FEGRefOpThreadLaunch<NB, 10>(r, x, y, ybuf, transpose, overwrite));
+    break;
+  case 16:
+    PetscCall(FEGRefOpThreadLaunch<NB, 16>(r, x, y, ybuf, transpose, overwrite));
+    break;
+  default:
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "refop: no per-thread kernel for %d operators", r->nops);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* whether the per-thread refop is compiled for this many dofs per element (every operator set fits in the kernel's
+   parameters up to 10 dofs; at 20, P3 tetrahedra, it was 1.5x slower than mma on the H100) */
+int FEGDevRefOpThreadCompiled(int Nb)
+{
+  return Nb == 3 || Nb == 4 || Nb == 6 || Nb == 10;
+}
+
+static PetscErrorCode FEGRefOpThreadApply(const FEGDevRefOp *r, const double *x, double *y, double *ybuf, int transpose, int overwrite)
+{
+  PetscFunctionBegin;
+  switch (r->Nb) {
+  case 3:
+    PetscCall(FEGRefOpThreadLaunchNB<3>(r, x, y, ybuf, transpose, overwrite));
+    break;
+  case 4:
+    PetscCall(FEGRefOpThreadLaunchNB<4>(r, x, y, ybuf, transpose, overwrite));
+    break;
+  case 6:
+    PetscCall(FEGRefOpThreadLaunchNB<6>(r, x, y, ybuf, transpose, overwrite));
+    break;
+  case 10:
+    PetscCall(FEGRefOpThreadLaunchNB<10>(r, x, y, ybuf, transpose, overwrite));
+    break;
+  default:
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "refop: no per-thread kernel for %d dofs per element", r->Nb);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 template <int NOPS, int NR>
 static PetscErrorCode FEGRefOpLaunchNE(const FEGDevRefOp *r, const double *x, double *y, double *ybuf, int transpose, int overwrite)
 {
@@ -157,7 +295,8 @@ PetscErrorCode FEGDevRefOpApply(const FEGDevRefOp *ro, int e0, int e1, const dou
     if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (e1 > e0) switch (r->nops) {
+  if (e1 > e0 && r->thread) PetscCall(FEGRefOpThreadApply(r, x, y, yb, transpose, overwrite));
+  else if (e1 > e0) switch (r->nops) {
     case 1:
       PetscCall(FEGRefOpLaunchNR<1>(r, x, y, yb, transpose, overwrite));
       break;
@@ -185,6 +324,143 @@ PetscErrorCode FEGDevRefOpApply(const FEGDevRefOp *ro, int e0, int e1, const dou
     default:
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "refop: no kernel for %d operators", r->nops);
     }
+  if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+   mma: refop on the FP64 tensor cores, one fused kernel. A block takes EB = 8 NT WC elements; their x (Kp x EB) and
+   factors (nops x EB) are staged in shared memory once. Y (Mp x EB) = sum_m Op_m (X diag(G_m)) is one product with
+   K = nops Kp: the A fragments are the operators (fragment-major, one coalesced 256-byte load each, from L1), the B
+   fragments x times the element's factor, so the per-element combination costs one multiply per B fragment and no
+   Z array is written (the gemm form moves 7 Nb doubles per element through memory for it). A warp holds MT x NT
+   8 x 8 accumulator tiles; WR x WC warps per block split the rows and the elements. */
+#define FEG_DMMA884(c, a, b) asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};" : "+d"((c)[0]), "+d"((c)[1]) : "d"(a), "d"(b))
+
+template <int MT, int NT>
+static __global__ void FEGRefOpMma_Kernel(const FEGDevRefOp r, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose, int overwrite)
+{
+  extern __shared__ double sm[];
+  const int                lane = threadIdx.x & 31, w = threadIdx.x >> 5, wr = w % r.wr, wc = w / r.wr;
+  const int                Nb = r.Nb, Kp = r.Kp, RT = r.Mp / 8, KT = Kp / 4, nops = r.nops, EB = 8 * NT * r.wc, ld = EB + 4;
+  const int                E0 = r.e0 + blockIdx.x * EB, nel = min(EB, r.e1 - E0);
+  double                  *xs = sm, *gs = sm + (size_t)Kp * ld;
+
+  /* x in xs[k*ld+i] (ld = EB + 4: the B fragments' 4 rows fall in distinct banks), zero beyond Nb and nel */
+  if (r.contig)
+    for (int t = threadIdx.x; t < EB * Kp; t += blockDim.x) {
+      const int i = t / Kp, k = t % Kp;
+      xs[k * ld + i] = i < nel && k < Nb ? x[(size_t)(E0 + i) * Nb + k] : 0.0;
+    }
+  else
+    for (int t = threadIdx.x; t < EB * Kp; t += blockDim.x) {
+      const int i = t % EB, k = t / EB;
+      xs[k * ld + i] = i < nel && k < Nb ? x[r.idx[(size_t)k * r.Ne + E0 + i]] : 0.0;
+    }
+  for (int t = threadIdx.x; t < EB * nops; t += blockDim.x) {
+    const int i = t / nops, m = t % nops;
+    gs[m * EB + i] = i < nel ? r.G[(size_t)(E0 + i) * nops + (transpose ? r.tperm[m] : m)] : 0.0;
+  }
+  __syncthreads();
+
+  const int col = wc * NT * 8 + (lane >> 2); /* element of this lane's B fragment in tile 0 */
+  for (int rt0 = wr * MT; rt0 < RT; rt0 += r.wr * MT) {
+    double c[MT][NT][2];
+
+#pragma unroll
+    for (int i = 0; i < MT; i++)
+#pragma unroll
+      for (int j = 0; j < NT; j++) c[i][j][0] = c[i][j][1] = 0.0;
+    for (int m = 0; m < nops; m++) {
+      const double *A = r.Af + (size_t)m * RT * KT * 32 + lane, *xk = xs + (lane & 3) * ld + col;
+      double        g[NT];
+
+#pragma unroll
+      for (int j = 0; j < NT; j++) g[j] = gs[m * EB + col + 8 * j];
+#pragma unroll 2
+      for (int kt = 0; kt < KT; kt++) {
+        double a[MT], b[NT];
+
+#pragma unroll
+        for (int i = 0; i < MT; i++) a[i] = rt0 + i < RT ? __ldg(A + ((size_t)(rt0 + i) * KT + kt) * 32) : 0.0;
+#pragma unroll
+        for (int j = 0; j < NT; j++) b[j] = xk[kt * 4 * ld + 8 * j] * g[j];
+#pragma unroll
+        for (int i = 0; i < MT; i++)
+#pragma unroll
+          for (int j = 0; j < NT; j++) FEG_DMMA884(c[i][j], a[i], b[j]);
+      }
+    }
+    /* accumulator (row lane/4, columns 2 (lane%4) + h) of each tile */
+#pragma unroll
+    for (int i = 0; i < MT; i++) {
+      const int n = (rt0 + i) * 8 + (lane >> 2);
+      if (n >= Nb) continue;
+#pragma unroll
+      for (int j = 0; j < NT; j++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+          const int ie = wc * NT * 8 + j * 8 + 2 * (lane & 3) + h, e = E0 + ie;
+          if (ie >= nel) continue;
+          if (ybuf) ybuf[(size_t)n * r.Ne + e] = c[i][j][h];
+          else {
+            const size_t id = r.contig ? (size_t)e * Nb + n : (size_t)r.idx[(size_t)n * r.Ne + e];
+            if (overwrite) y[id] = c[i][j][h];
+            else if (r.unique) y[id] += c[i][j][h];
+            else atomicAdd(&y[id], c[i][j][h]);
+          }
+        }
+    }
+  }
+}
+
+/* shared memory of one mma block */
+size_t FEGDevRefOpMmaShared(const FEGDevRefOp *r)
+{
+  const int EB = 8 * r->nt * r->wc;
+  return sizeof(double) * ((size_t)r->Kp * (EB + 4) + (size_t)r->nops * EB);
+}
+
+template <int MT, int NT>
+static PetscErrorCode FEGRefOpMmaLaunch(const FEGDevRefOp *r, const double *x, double *y, double *ybuf, int transpose, int overwrite)
+{
+  const int    EB = 8 * NT * r->wc, nth = 32 * r->wr * r->wc, nblk = (r->e1 - r->e0 + EB - 1) / EB;
+  const size_t shm  = FEGDevRefOpMmaShared(r);
+  int          nact = 0;
+
+  PetscFunctionBegin;
+  if (shm > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(FEGRefOpMma_Kernel<MT, NT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+  PetscCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nact, FEGRefOpMma_Kernel<MT, NT>, nth, shm));
+  PetscCheck(nact > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "mma: %d x %d warps per block with %d x %d tiles each (%d threads, %zu bytes of shared memory) do not fit on this GPU; lower -feg_matfree_nb or -feg_matfree_ne", r->wr, r->wc, MT, NT, nth, shm);
+  FEGRefOpMma_Kernel<MT, NT><<<nblk, nth, shm>>>(*r, x, y, ybuf, transpose, overwrite);
+  FEGCheckLaunch("FEGRefOpMma_Kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y (+)= A x (A^T x) by the mma kernel over elements e0..e1-1; with tlist the gather follows when nlocal > 0 */
+PetscErrorCode FEGDevRefOpMmaApply(const FEGDevRefOp *ro, int e0, int e1, const double *x, double *y, int transpose, int overwrite, int nlocal, const int *toff, const int *tlist, double *ybuf)
+{
+  FEGDevRefOp rr = *ro, *r = &rr;
+  double     *yb = tlist && !r->unique ? ybuf : NULL;
+
+  PetscFunctionBegin;
+  rr.e0 = e0;
+  rr.e1 = e1;
+  if (e1 > e0) {
+#define FEG_MMA_CASE(MT, NT) \
+  if (r->mt == MT && r->nt == NT) PetscCall(FEGRefOpMmaLaunch<MT, NT>(r, x, y, yb, transpose, overwrite)); \
+  else
+    FEG_MMA_CASE(1, 2)
+    FEG_MMA_CASE(1, 4)
+    FEG_MMA_CASE(1, 8)
+    FEG_MMA_CASE(2, 2)
+    FEG_MMA_CASE(2, 4)
+    FEG_MMA_CASE(2, 8)
+    FEG_MMA_CASE(4, 2)
+    FEG_MMA_CASE(4, 4)
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "mma: %d row tiles x %d element tiles per warp is not compiled: use 1, 2 or 4 row tiles (-feg_matfree_nr) with 2, 4 or 8 element tiles (-feg_matfree_ne), at most 16 tiles", r->mt, r->nt);
+#undef FEG_MMA_CASE
+  }
   if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
