@@ -2,6 +2,9 @@
 #include <petscdevice_cuda.h>
 #include "matfreecuda.h"
 
+/* the operator counts the kernels are compiled for (FEGMFPairs: every pair set of 2D and 3D forms) */
+#define FEG_REFOP_NOPS(X) X(1) X(3) X(4) X(6) X(7) X(9) X(10) X(16)
+
 /* ------------------------------------------------------------------------------------------------------------------
    refop (Swirydowicz et al.'s stiffness-action kernel, 004): thread n of element group j computes row n of NE
    elements, y_n = sum_m G_m sum_k Op_m[n,k] x_k. The NOPS operator entries of column k are loaded once and used for
@@ -167,30 +170,12 @@ static PetscErrorCode FEGRefOpThreadLaunchNB(const FEGDevRefOp *r, const double 
 {
   PetscFunctionBegin;
   switch (r->nops) {
-  case 1:
-    PetscCall(FEGRefOpThreadLaunch<NB, 1>(r, x, y, ybuf, transpose, overwrite));
+#define FEG_THREAD_CASE(NO) \
+  case NO: \
+    PetscCall(FEGRefOpThreadLaunch<NB, NO>(r, x, y, ybuf, transpose, overwrite)); \
     break;
-  case 3:
-    PetscCall(FEGRefOpThreadLaunch<NB, 3>(r, x, y, ybuf, transpose, overwrite));
-    break;
-  case 4:
-    PetscCall(FEGRefOpThreadLaunch<NB, 4>(r, x, y, ybuf, transpose, overwrite));
-    break;
-  case 6:
-    PetscCall(FEGRefOpThreadLaunch<NB, 6>(r, x, y, ybuf, transpose, overwrite));
-    break;
-  case 7:
-    PetscCall(FEGRefOpThreadLaunch<NB, 7>(r, x, y, ybuf, transpose, overwrite));
-    break;
-  case 9:
-    PetscCall(FEGRefOpThreadLaunch<NB, 9>(r, x, y, ybuf, transpose, overwrite));
-    break;
-  case 10:
-    PetscCall(FEGRefOpThreadLaunch<NB, 10>(r, x, y, ybuf, transpose, overwrite));
-    break;
-  case 16:
-    PetscCall(FEGRefOpThreadLaunch<NB, 16>(r, x, y, ybuf, transpose, overwrite));
-    break;
+    FEG_REFOP_NOPS(FEG_THREAD_CASE)
+#undef FEG_THREAD_CASE
   default:
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "refop: no per-thread kernel for %d operators", r->nops);
   }
@@ -297,30 +282,12 @@ PetscErrorCode FEGDevRefOpApply(const FEGDevRefOp *ro, int e0, int e1, const dou
   }
   if (e1 > e0 && r->thread) PetscCall(FEGRefOpThreadApply(r, x, y, yb, transpose, overwrite));
   else if (e1 > e0) switch (r->nops) {
-    case 1:
-      PetscCall(FEGRefOpLaunchNR<1>(r, x, y, yb, transpose, overwrite));
-      break;
-    case 3:
-      PetscCall(FEGRefOpLaunchNR<3>(r, x, y, yb, transpose, overwrite));
-      break;
-    case 4:
-      PetscCall(FEGRefOpLaunchNR<4>(r, x, y, yb, transpose, overwrite));
-      break;
-    case 6:
-      PetscCall(FEGRefOpLaunchNR<6>(r, x, y, yb, transpose, overwrite));
-      break;
-    case 7:
-      PetscCall(FEGRefOpLaunchNR<7>(r, x, y, yb, transpose, overwrite));
-      break;
-    case 9:
-      PetscCall(FEGRefOpLaunchNR<9>(r, x, y, yb, transpose, overwrite));
-      break;
-    case 10:
-      PetscCall(FEGRefOpLaunchNR<10>(r, x, y, yb, transpose, overwrite));
-      break;
-    case 16:
-      PetscCall(FEGRefOpLaunchNR<16>(r, x, y, yb, transpose, overwrite));
-      break;
+#define FEG_BLOCK_CASE(NO) \
+  case NO: \
+    PetscCall(FEGRefOpLaunchNR<NO>(r, x, y, yb, transpose, overwrite)); \
+    break;
+      FEG_REFOP_NOPS(FEG_BLOCK_CASE)
+#undef FEG_BLOCK_CASE
     default:
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "refop: no kernel for %d operators", r->nops);
     }
@@ -518,14 +485,7 @@ PetscErrorCode FEGDevGemmApply(const FEGDevRefOp *r, int e0, int e1, const doubl
     FEGGemmCombine_Kernel<NO><<<(unsigned)((w + nt - 1) / nt), nt>>>(*r, c0, n, ldz, Z, y, yb, transpose, overwrite); \
     break;
     switch (r->nops) {
-      FEG_COMBINE(1)
-      FEG_COMBINE(3)
-      FEG_COMBINE(4)
-      FEG_COMBINE(6)
-      FEG_COMBINE(7)
-      FEG_COMBINE(9)
-      FEG_COMBINE(10)
-      FEG_COMBINE(16)
+      FEG_REFOP_NOPS(FEG_COMBINE)
     default:
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "gemm: no combination kernel for %d operators", r->nops);
     }
