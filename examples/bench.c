@@ -1,5 +1,5 @@
 static const char help[] = "fegpu bench: setup, assembly and MatMult times of fegpu's operators on a box mesh.\n"
-                           "Options: -feg_cell_type -feg_faces -order -continuous -bench_reps n -bench_strategies atomic,color,coo,lma,matfree\n"
+                           "Options: -feg_cell_type -feg_faces -order -continuous -bench_reps n -bench_strategies atomic,color,coo,lma,lma_single,matfree\n"
                            "         -dm_vec_type cuda -bench_csv file.csv (append rows) -bench_petsc_host (time PETSc's own FEM assembly)\n"
                            "Prints one line per strategy: times are medians of -bench_reps runs, synchronised with the device.\n";
 
@@ -139,8 +139,8 @@ int main(int argc, char **argv)
     Mat            A;
     Vec            x, y;
     PetscLogDouble t0, t1, ta[64], tm[64], tset;
-    PetscBool      lma, mf;
-    PetscReal      gbs = 0, gfl = 0, mm;
+    PetscBool      lma, mf, single;
+    PetscReal      gbs = 0, gfl = 0, mm, esize;
 
     PetscLogStage stage;
 
@@ -148,8 +148,12 @@ int main(int argc, char **argv)
     PetscCall(PetscLogStageRegister(strat[s], &stage));
     PetscCall(PetscLogStagePush(stage));
     PetscCall(PetscStrcmp(strat[s], "lma", &lma));
+    PetscCall(PetscStrcmp(strat[s], "lma_single", &single)); /* lma with its element matrices in FP32 */
     PetscCall(PetscStrcmp(strat[s], "matfree", &mf));
+    lma   = (PetscBool)(lma || single);
+    esize = single ? 4.0 : 8.0;
     PetscCall(PetscOptionsSetValue(NULL, "-feg_strategy", lma ? FEGOPLMA : (mf ? FEGOPMATFREE : FEGOPADDTO)));
+    if (single) PetscCall(PetscOptionsSetValue(NULL, "-feg_precision", "single"));
     lma = (PetscBool)(lma || mf); /* element-local shells: no assembled matrix to measure */
     if (!lma) PetscCall(PetscOptionsSetValue(NULL, "-feg_addto_mode", strat[s]));
     PetscCall(Sync());
@@ -160,6 +164,7 @@ int main(int argc, char **argv)
     tset = t1 - t0;
     if (!lma) PetscCall(PetscOptionsClearValue(NULL, "-feg_addto_mode"));
     PetscCall(PetscOptionsClearValue(NULL, "-feg_strategy"));
+    PetscCall(PetscOptionsClearValue(NULL, "-feg_precision"));
     for (PetscInt r = 0; r < reps; r++) {
       PetscCall(Sync());
       PetscCall(PetscTime(&t0));
@@ -193,7 +198,7 @@ int main(int argc, char **argv)
       gbs = (double)Ne * (Nq * (dim + 1.0) * (dim + 1) * 8.0 + Nb * 4.0 + 2.0 * Nb * 8.0) / mm / 1e9; /* tensors, indices, gathers, scatters */
       gfl = (double)Ne * Nq * (4.0 * Nb * (dim + 1) + 2.0 * (dim + 1) * (dim + 1)) / mm / 1e9;
     } else if (lma) {
-      gbs = (double)Ne * (Nb * Nb * 8.0 + Nb * 4.0 + 2.0 * Nb * 8.0) / mm / 1e9; /* element matrices, indices, gathers, scatters */
+      gbs = (double)Ne * (Nb * Nb * esize + Nb * 4.0 + 2.0 * Nb * 8.0) / mm / 1e9; /* element matrices, indices, gathers, scatters */
       gfl = 2.0 * Ne * Nb * Nb / mm / 1e9;
     } else {
       MatInfo info;
@@ -208,7 +213,7 @@ int main(int argc, char **argv)
       PetscReal      bpd;
 
       if (mf) bpd = gbs * mm * 1e9 / ndofs - 16.0 * Ne * Nb / ndofs; /* stored: tensors and indices */
-      else if (lma) bpd = (double)Ne * (Nb * Nb * 8.0 + Nb * 4.0) / ndofs;
+      else if (lma) bpd = (double)Ne * (Nb * Nb * esize + Nb * 4.0) / ndofs;
       else {
         PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info));
         bpd = (info.nz_used * 12.0 + ndofs * 4.0) / ndofs;

@@ -94,6 +94,14 @@ typedef enum {
 } FEGPmatType;
 PETSC_EXTERN const char *const FEGPmatTypes[];
 
+/* Precision of the element data an operator stores (lma's element matrices); vectors, integration and sums stay in
+   PetscScalar */
+typedef enum {
+  FEG_PRECISION_DOUBLE,
+  FEG_PRECISION_SINGLE
+} FEGPrecision;
+PETSC_EXTERN const char *const FEGPrecisions[];
+
 PETSC_EXTERN PetscFunctionList FEGOpList;
 PETSC_EXTERN PetscErrorCode    FEGOpRegister(const char[], PetscErrorCode (*)(FEGOp));
 PETSC_EXTERN PetscErrorCode    FEGOpRegisterDevice(const char[], PetscErrorCode (*)(FEGOp));
@@ -106,6 +114,8 @@ PETSC_EXTERN PetscErrorCode    FEGOpSetForm(FEGOp, FEGForm);
 PETSC_EXTERN PetscErrorCode    FEGOpGetForm(FEGOp, FEGForm *);
 PETSC_EXTERN PetscErrorCode    FEGOpSetPmatType(FEGOp, FEGPmatType);
 PETSC_EXTERN PetscErrorCode    FEGOpGetPmatType(FEGOp, FEGPmatType *);
+PETSC_EXTERN PetscErrorCode    FEGOpSetPrecision(FEGOp, FEGPrecision);
+PETSC_EXTERN PetscErrorCode    FEGOpGetPrecision(FEGOp, FEGPrecision *);
 PETSC_EXTERN PetscErrorCode    FEGOpSetOptionsPrefix(FEGOp, const char[]);
 PETSC_EXTERN PetscErrorCode    FEGOpSetFromOptions(FEGOp);
 PETSC_EXTERN PetscErrorCode    FEGOpSetUp(FEGOp);

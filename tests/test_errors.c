@@ -218,7 +218,18 @@ static PetscErrorCode op_misuse(int what)
     PetscCall(FEGOpCreateMat(op, &A));
     PetscCall(FEGOpCreateMat(op, &P));
     break;
-  default: /* a Mat fegpu did not make */
+  case 8:
+    PetscCall(FEGOpSetPrecision(op, (FEGPrecision)3));
+    break;
+  case 9: /* lma set up in single, then asked for double */
+    PetscCall(FEGOpSetDM(op, dm));
+    PetscCall(FEGOpSetForm(op, form));
+    PetscCall(FEGOpSetType(op, FEGOPLMA));
+    PetscCall(FEGOpSetPrecision(op, FEG_PRECISION_SINGLE));
+    PetscCall(FEGOpSetUp(op));
+    PetscCall(FEGOpSetPrecision(op, FEG_PRECISION_DOUBLE));
+    break;
+  case 7: /* a Mat fegpu did not make */
     PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, 2, 2, 1, NULL, &A));
     PetscCall(FEGOperatorAssemble(A, form));
   }
@@ -239,6 +250,8 @@ START_TEST(test_op_misuse)
   EXPECT_ERROR(op_misuse(5), PETSC_ERR_SUP, "-feg_pmat lma assembles the element matrices the operator keeps, and a matfree operator keeps none");
   EXPECT_ERROR(op_misuse(6), PETSC_ERR_ORDER, "An operator of type addto assembles into the one matrix it made");
   EXPECT_ERROR(op_misuse(7), PETSC_ERR_ARG_WRONG, "Mat was not created by FEGCreateOperator() or FEGOpCreateMat()");
+  EXPECT_ERROR(op_misuse(8), PETSC_ERR_ARG_OUTOFRANGE, "Unknown precision 3; allowed: double, single");
+  EXPECT_ERROR(op_misuse(9), PETSC_ERR_ORDER, "The operator is set up in single precision; it cannot change to double");
 }
 END_TEST
 
@@ -289,6 +302,16 @@ START_TEST(test_bad_mesh_options)
 END_TEST
 
 /* Mesh files: missing, empty, truncated, garbled, mixed cells, an inverted and a flat tetrahedron (tests/meshes) */
+/* types that store no element data refuse single, by name; an unknown precision is named */
+START_TEST(test_bad_precision)
+{
+  EXPECT_ERROR(mesh_with("-feg_cell_type tri -feg_strategy addto -feg_precision single", PETSC_TRUE), PETSC_ERR_SUP, "Operator type addto cannot store its data in single precision (-feg_precision single)");
+  EXPECT_ERROR(mesh_with("-feg_cell_type tri -feg_strategy matfree -feg_precision single", PETSC_TRUE), PETSC_ERR_SUP, "Operator type matfree cannot store its data in single precision (-feg_precision single)");
+  EXPECT_ERROR(mesh_with("-feg_cell_type tri -feg_strategy lma -feg_precision half", PETSC_TRUE), PETSC_ERR_USER, "Unknown option half for -feg_precision");
+  TCHK(mesh_with("-feg_cell_type tri -feg_strategy lma -feg_precision single", PETSC_TRUE));
+}
+END_TEST
+
 START_TEST(test_bad_mesh_files)
 {
   EXPECT_ERROR(mesh_with("-feg_mesh_file meshes/nonexistent.msh", PETSC_FALSE), PETSC_ERR_FILE_OPEN, "meshes/nonexistent.msh");
@@ -416,6 +439,7 @@ static void add_tests(Suite *s)
   tcase_add_test(tc, test_op_misuse);
   tcase_add_test(tc, test_bad_mesh_options);
   tcase_add_test(tc, test_bad_mesh_files);
+  tcase_add_test(tc, test_bad_precision);
   tcase_add_test(tc, test_nonfinite);
   tcase_add_test(tc, test_form_changed_between_assemblies);
   tcase_add_test(tc, test_wrong_order);

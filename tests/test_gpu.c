@@ -3,7 +3,8 @@
    orders 1..4, with linear-field and pointwise coefficients; a CG + Jacobi solve matches the host solve and copies
    nothing between host and device; on two processes the same comparisons on the distributed mesh (addto through the
    diagonal and off-diagonal blocks and a PetscSF), and distributed GPU operators match the serial host one; the
-   overlapped apply (interior elements while the halo moves) equals the host and the plain one. Needs a GPU
+   overlapped apply (interior elements while the halo moves) equals the host and the plain one; lma with single-precision
+   element matrices equals the host's single lma. Needs a GPU
    (make check-gpu).
    fegtest: nsize 1 2 */
 #include "fegtest.h"
@@ -646,6 +647,62 @@ START_TEST(test_gpu_pmat)
 }
 END_TEST
 
+/* -feg_precision single: GPU lma keeps float element matrices that equal the host's single ones (both integrate in
+   double and round once; products and sums in double): MatMult, transpose, MatMultAdd and the diagonal with atomics
+   and the gather, through every integration kernel's store (thread, block, GEMM), and the preconditioning matrix
+   assembled from them */
+START_TEST(test_gpu_lma_single)
+{
+  const char          *opts[3] = {"-gpu_feg_cuda_kernel thread", "-gpu_feg_cuda_kernel block", "-gpu_feg_cuda_kernel gemm"};
+  const DMPolytopeType ct      = fegtest_cells[_i / 3];
+  const PetscInt       order   = 1 + _i % 3;
+  const PetscBool      cont    = (PetscBool) !(ct == DM_POLYTOPE_TRI_PRISM && order > 1);
+  PetscMPIInt          size;
+
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size > 1 && order > 2) return;
+  TCHK(PetscOptionsSetValue(NULL, "-feg_precision", "single"));
+  TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_precision", "single"));
+  for (int k = -1; k < (order == 2 && size == 1 ? 3 : 0); k++) {
+    if (k == 0 && ct == DM_POLYTOPE_HEXAHEDRON) continue; /* Q2: 27 dofs, more than one thread keeps */
+    kernel_options = k < 0 ? NULL : opts[k];
+    for (int v = 3; v <= (k < 0 ? 4 : 3); v++) { /* lma atomic, lma gather */
+      PetscReal err;
+
+      TCHK(compare_variant(PETSC_COMM_WORLD, ct, order, cont, PETSC_TRUE, &variants[v], &err));
+      ck_assert_msg(err < 1e-12, "%s P%d single lma/%s %s: GPU differs from host by %g", DMPolytopeTypes[ct], (int)order, variants[v].mode, kernel_options ? kernel_options : "", (double)err);
+    }
+  }
+  kernel_options = NULL;
+  if (size == 1 && order == 2) {
+    DM        dm[2], aux[2];
+    Vec       ax[2];
+    FEGForm   f[2];
+    Mat       A[2], P[2], C;
+    PetscReal err;
+    char      text[4096] = "";
+
+    for (int g = 0; g < 2; g++) {
+      TCHK(build(PETSC_COMM_SELF, ct, order, cont, (PetscBool)g, PETSC_FALSE, &dm[g], &aux[g], &ax[g], &f[g]));
+      TCHK(fegtest_operator(dm[g], f[g], FEGOPLMA, &A[g]));
+      TCHK(FEGOperatorGetPmat(A[g], &P[g]));
+    }
+    TCHK(MatConvert(P[1], MATAIJ, MAT_INITIAL_MATRIX, &C));
+    TCHK(fegtest_matdiff(C, P[0], &err));
+    ck_assert_msg(err < 1e-12, "%s P2 single lma: the GPU preconditioning matrix differs from the host's by %g", DMPolytopeTypes[ct], (double)err);
+    TCHK(fegtest_view_text(A[1], text, sizeof(text)));
+    ck_assert_msg(strstr(text, "element-interleaved matrices in single precision") != NULL, "the view does not say single: %s", text);
+    TCHK(MatDestroy(&C));
+    for (int g = 0; g < 2; g++) {
+      TCHK(MatDestroy(&A[g]));
+      TCHK(destroy(&dm[g], &aux[g], &ax[g], &f[g]));
+    }
+  }
+  TCHK(PetscOptionsClearValue(NULL, "-feg_precision"));
+  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_precision"));
+}
+END_TEST
+
 /* a registered type without a GPU implementation is refused on CUDA vectors, with its name */
 static PetscErrorCode NoDeviceCreate(FEGOp op)
 {
@@ -964,6 +1021,10 @@ static void add_tests(Suite *s)
   tcase_set_timeout(tc, 900);
   tcase_add_test(tc, test_gpu_pmat);
   tcase_add_test(tc, test_gpu_type_without_device);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("single");
+  tcase_set_timeout(tc, 900);
+  tcase_add_loop_test(tc, test_gpu_lma_single, 0, 5 * 3);
   suite_add_tcase(s, tc);
   tc = tcase_create("deterministic");
   tcase_set_timeout(tc, 900);

@@ -1,11 +1,14 @@
 /* The LMA and matfree shells apply the same operator as the assembled matrix: MatMult, MatMultAdd, MatMultTranspose(Add) and
-   MatGetDiagonal, for a non-symmetric CDR form with a coefficient field and essential boundary conditions.
+   MatGetDiagonal, for a non-symmetric CDR form with a coefficient field and essential boundary conditions; lma with
+   single-precision element matrices within rounding of it.
    fegtest: nsize 1 2 */
 #include "fegtest.h"
 
 typedef struct {
-  PetscReal mult, multadd, multt, multtadd, diag;
+  PetscReal mult, multadd, multt, multtadd, diag, pmat;
 } lma_result;
+
+static const char *shell_precision = NULL; /* -feg_precision of the shell (the assembled reference stays double) */
 
 static PetscErrorCode compare_shell(DMPolytopeType ct, PetscInt order, PetscBool cont, FEGOpType shell, test_form kind, const char *mfkernel, lma_result *r)
 {
@@ -22,7 +25,9 @@ static PetscErrorCode compare_shell(DMPolytopeType ct, PetscInt order, PetscBool
   PetscCall(fegtest_make_form(dm, kind, &auxdm, &aux, &form));
   PetscCall(fegtest_operator(dm, form, FEGOPADDTO, &A));
   if (mfkernel) PetscCall(PetscOptionsSetValue(NULL, "-feg_matfree_kernel", mfkernel));
+  if (shell_precision) PetscCall(PetscOptionsSetValue(NULL, "-feg_precision", shell_precision));
   PetscCall(fegtest_operator(dm, form, shell, &L));
+  if (shell_precision) PetscCall(PetscOptionsClearValue(NULL, "-feg_precision"));
   if (mfkernel) PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_kernel"));
   PetscCall(FEGOperatorGetType(L, &s));
   PetscCall(PetscStrcmp(s, shell, &same));
@@ -55,6 +60,12 @@ static PetscErrorCode compare_shell(DMPolytopeType ct, PetscInt order, PetscBool
   PetscCall(MatGetDiagonal(L, d));
   PetscCall(MatGetDiagonal(A, da));
   PetscCall(fegtest_vecdiff(d, da, &r->diag));
+  if (shell_precision) { /* the preconditioning matrix assembled from the stored element matrices */
+    Mat P;
+
+    PetscCall(FEGOperatorGetPmat(L, &P));
+    PetscCall(fegtest_matdiff(P, A, &r->pmat));
+  }
 
   PetscCall(PetscRandomDestroy(&rnd));
   PetscCall(VecDestroy(&x));
@@ -85,6 +96,28 @@ START_TEST(test_lma_equals_assembled)
   ck_assert_msg(r.mult < 1e-12 && r.multadd < 1e-12, "%s P%d: MatMult/MatMultAdd differ by %g/%g", DMPolytopeTypes[ct], (int)order, (double)r.mult, (double)r.multadd);
   ck_assert_msg(r.multt < 1e-12 && r.multtadd < 1e-12, "%s P%d: MatMultTranspose(Add) differ by %g/%g", DMPolytopeTypes[ct], (int)order, (double)r.multt, (double)r.multtadd);
   ck_assert_msg(r.diag < 1e-12, "%s P%d: MatGetDiagonal differs by %g", DMPolytopeTypes[ct], (int)order, (double)r.diag);
+}
+END_TEST
+
+/* -feg_precision single: the element matrices rounded to float once; every product differs from the double assembled
+   operator by rounding (more than 1e-10, so double storage fails) and by no more than it (1e-5); the preconditioning
+   matrix too */
+START_TEST(test_lma_single)
+{
+  const DMPolytopeType ct    = fegtest_cells[_i / 3];
+  const PetscInt       order = 1 + _i % 3;
+  const PetscBool      cont  = (PetscBool) !(ct == DM_POLYTOPE_TRI_PRISM && order > 1);
+  lma_result           r;
+
+  shell_precision = "single";
+  TCHK(compare_shell(ct, order, cont, FEGOPLMA, FORM_POINTWISE, NULL, &r));
+  shell_precision = NULL;
+  {
+    const PetscReal   e[6]    = {r.mult, r.multadd, r.multt, r.multtadd, r.diag, r.pmat};
+    const char *const what[6] = {"MatMult", "MatMultAdd", "MatMultTranspose", "MatMultTransposeAdd", "MatGetDiagonal", "preconditioning matrix"};
+
+    for (int k = 0; k < 6; k++) ck_assert_msg(e[k] > 1e-10 && e[k] < 1e-5, "%s P%d single lma: %s differs from the double assembled operator by %g (rounding to float gives 1e-10..1e-5)", DMPolytopeTypes[ct], (int)order, what[k], (double)e[k]);
+  }
 }
 END_TEST
 
@@ -246,6 +279,7 @@ static void add_tests(Suite *s)
   tc = tcase_create("apply");
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, test_lma_equals_assembled, 0, 5 * 4);
+  tcase_add_loop_test(tc, test_lma_single, 0, 5 * 3);
   tcase_add_loop_test(tc, test_matfree_equals_assembled, 0, 5 * 8);
   tcase_add_loop_test(tc, test_matfree_kernels, 0, 4 * 8);
   tcase_add_loop_test(tc, test_matfree_gll, 0, 2 * 8 + 4);

@@ -47,6 +47,7 @@ typedef struct {
 /* Where element matrix entries go */
 typedef enum {
   FEG_DEV_OUT_LMA,        /* Kout[(a*Nb+b)*Ne+e] */
+  FEG_DEV_OUT_LMA_SINGLE, /* the same rounded to float, into valsf (-feg_precision single) */
   FEG_DEV_OUT_CSR_ATOMIC, /* atomicAdd(vals[pos[(a*Nb+b)*Ne+e]]) */
   FEG_DEV_OUT_CSR_PLAIN,  /* vals[pos] += (elements of one colour share no dof) */
   FEG_DEV_OUT_COO         /* coo[e*Nb*Nb+a*Nb+b], the order given to MatSetPreallocationCOO */
@@ -60,6 +61,7 @@ typedef struct {
      buffer vals3 of entries in rows other processes own (a block or the buffer may be empty, its pointer NULL) */
   double *vals2, *vals3;
   int     nA, nAB, split;
+  float  *valsf;
 } FEGDevOutput;
 
 /* Kernel choice and tuning (Krużel et al.: entries per thread, parts, Jacobian data in shared memory) */

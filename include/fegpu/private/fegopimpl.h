@@ -46,6 +46,8 @@ struct _p_FEGOp {
   const char      *stores;              /* what that memory is, for FEGOpView() */
   Vec              xl, yl;              /* local work vectors of element-local operators */
   PetscBool        overlap;             /* -feg_halo_overlap (GPU element-local types) */
+  FEGPrecision     precision;           /* -feg_precision */
+  PetscBool        single;              /* set by the type's create function: it can store its data in single */
   void            *data;
 };
 
@@ -67,6 +69,8 @@ PETSC_EXTERN PetscErrorCode FEGOpGetLocalVectors(FEGOp, Vec *, Vec *);
 
 /* Every element matrix of the op's form, Ke[(e*Nb+a)*Nb+b] (row a: test function), on the host */
 PETSC_EXTERN PetscErrorCode FEGOpElementMatrices(FEGOp, PetscScalar[]);
+/* the same, rounded to single precision element by element (-feg_precision single) */
+PETSC_EXTERN PetscErrorCode FEGOpElementMatricesSingle(FEGOp, float[]);
 
 /* AIJ matrices of the DM's element pattern: preallocated from the closures (MatSetValues/DMPlexMatSetClosure), or
    for MatSetValuesCOO() of every element entry, element by element (Ke[(e*Nb+a)*Nb+b]) or element-interleaved

@@ -3,7 +3,8 @@
 #include <fegpu/private/fegopimpl.h>
 
 PetscFunctionList FEGOpList = NULL, FEGOpDeviceList = NULL;
-const char *const FEGPmatTypes[] = {"auto", "none", "addto", "lma", "FEGPmatType", "FEG_PMAT_", NULL};
+const char *const FEGPmatTypes[]  = {"auto", "none", "addto", "lma", "FEGPmatType", "FEG_PMAT_", NULL};
+const char *const FEGPrecisions[] = {"double", "single", "FEGPrecision", "FEG_PRECISION_", NULL};
 
 /*@C
   FEGOpRegister - adds an operator type, selectable with FEGOpSetType() or -feg_strategy
@@ -143,6 +144,7 @@ PetscErrorCode FEGOpSetType(FEGOp op, FEGOpType type)
   op->data   = NULL;
   op->bytes  = 0;
   op->stores = NULL;
+  op->single = PETSC_FALSE;
   PetscCall(PetscObjectChangeTypeName((PetscObject)op, type));
   PetscCall((*create)(op));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -277,6 +279,50 @@ PetscErrorCode FEGOpGetPmatType(FEGOp op, FEGPmatType *type)
 }
 
 /*@
+  FEGOpSetPrecision - the precision of the element data the operator stores: with single, lma keeps its element
+  matrices in FP32 (half the memory and the bytes each MatMult reads), computed in double and rounded once; vectors,
+  products and sums stay double
+
+  Logically Collective
+
+  Options Database Key:
+. -feg_precision <double,single> - default double
+
+  Notes:
+  Rounding the element matrices perturbs the operator by about 6e-8 relative to its entries: a solve stalls near that
+  relative residual, so single suits tolerances well above it (discretisation errors, preconditioners).
+  Types that store no element data (addto keeps an assembled PetscScalar matrix) refuse single at FEGOpSetUp().
+
+  Level: intermediate
+
+.seealso: FEGOpGetPrecision(), FEGOpSetFromOptions()
+@*/
+PetscErrorCode FEGOpSetPrecision(FEGOp op, FEGPrecision precision)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  PetscCheck(precision == FEG_PRECISION_DOUBLE || precision == FEG_PRECISION_SINGLE, PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_OUTOFRANGE, "Unknown precision %d; allowed: double, single", (int)precision);
+  PetscCheck(!op->setupcalled || precision == op->precision, PetscObjectComm((PetscObject)op), PETSC_ERR_ORDER, "The operator is set up in %s precision; it cannot change to %s", FEGPrecisions[op->precision], FEGPrecisions[precision]);
+  op->precision = precision;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpGetPrecision - see FEGOpSetPrecision()
+
+  Not Collective
+
+  Level: intermediate
+@*/
+PetscErrorCode FEGOpGetPrecision(FEGOp op, FEGPrecision *precision)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  *precision = op->precision;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
   FEGOpSetOptionsPrefix - the prefix of the options the operator reads (-<prefix>feg_strategy, ...)
 
   Logically Collective
@@ -291,8 +337,8 @@ PetscErrorCode FEGOpSetOptionsPrefix(FEGOp op, const char prefix[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* readtype: whether -feg_strategy may change the type (not for an operator made for a fixed purpose, such as the
-   addto preconditioning matrix of a shell) */
+/* readtype: whether -feg_strategy may change the type and -feg_precision apply (not for an operator made for a fixed
+   purpose, such as the addto preconditioning matrix of a shell) */
 PetscErrorCode FEGOpSetFromOptions_Private(FEGOp op, PetscBool readtype)
 {
   char      type[256];
@@ -308,6 +354,13 @@ PetscErrorCode FEGOpSetFromOptions_Private(FEGOp op, PetscBool readtype)
   if (!((PetscObject)op)->type_name) PetscCall(FEGOpSetType(op, FEGOPADDTO));
   PetscCall(PetscOptionsEnum("-feg_pmat", "Preconditioning matrix for PCs that need values, for operators that are not assembled", "FEGOpSetPmatType", FEGPmatTypes, (PetscEnum)op->pmattype, (PetscEnum *)&op->pmattype, NULL));
   PetscCall(PetscOptionsBool("-feg_halo_overlap", "GPU lma and matfree: apply the elements that touch no ghost dof while ghost values and sums move between processes", "FEGOpSetFromOptions", op->overlap, &op->overlap, NULL));
+  if (readtype) { /* an operator made for a fixed purpose (an addto preconditioning matrix) stores no element data */
+    FEGPrecision p = op->precision;
+    PetscBool    flg;
+
+    PetscCall(PetscOptionsEnum("-feg_precision", "Precision of the element data the operator stores (lma's element matrices)", "FEGOpSetPrecision", FEGPrecisions, (PetscEnum)p, (PetscEnum *)&p, &flg));
+    if (flg) PetscCall(FEGOpSetPrecision(op, p));
+  }
   PetscTryTypeMethod(op, setfromoptions, PetscOptionsObject);
   PetscOptionsEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -322,6 +375,7 @@ PetscErrorCode FEGOpSetFromOptions_Private(FEGOp op, PetscBool readtype)
   Options Database Keys:
 + -feg_strategy <addto,lma,matfree> - the type (default addto)
 . -feg_pmat <auto,none,addto,lma> - see FEGOpSetPmatType()
+. -feg_precision <double,single> - see FEGOpSetPrecision()
 - -feg_halo_overlap <bool> - GPU lma and matfree with ghosts or constraints: fegpu moves the owned dofs itself, PetscSF
                              only the ghost dofs, and the elements that touch no ghost dof are applied while those move
                              (default true; false: DMGlobalToLocal() and DMLocalToGlobal() around one kernel)
@@ -381,6 +435,8 @@ PetscErrorCode FEGOpSetUp(FEGOp op)
     PetscCheck(use, PetscObjectComm((PetscObject)op), PETSC_ERR_SUP, "Operator type %s has no GPU implementation (FEGOpRegisterDevice()); use host vectors or another type", ((PetscObject)op)->type_name);
     PetscCall((*use)(op));
   } else PetscCall(FEGDiscSetUpGeometry(op->disc));
+  PetscCheck(op->precision == FEG_PRECISION_DOUBLE || op->single, PetscObjectComm((PetscObject)op), PETSC_ERR_SUP, "Operator type %s cannot store its data in %s precision (-feg_precision %s): only types that keep element data (lma) can; use double",
+             ((PetscObject)op)->type_name, FEGPrecisions[op->precision], FEGPrecisions[op->precision]);
   PetscCall(PetscLogEventBegin(FEG_Setup, op, 0, 0, 0));
   PetscTryTypeMethod(op, setup);
   PetscCall(PetscLogEventEnd(FEG_Setup, op, 0, 0, 0));
@@ -423,6 +479,7 @@ PetscErrorCode FEGOpView(FEGOp op, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "elements: %" PetscInt_FMT " (at most %" PetscInt_FMT " per process), unknowns: %" PetscInt_FMT "\n", nesum, nemax, ndof));
     PetscCall(PetscViewerASCIIPrintf(viewer, "host memory: %.4g MB (%.1f bytes per unknown) for indices, coordinates, geometry%s%s\n", bsum / 1048576.0, ndof ? bsum / ndof : 0.0, op->stores ? " and " : "", op->stores ? op->stores : ""));
     if (op->pmattype != FEG_PMAT_AUTO) PetscCall(PetscViewerASCIIPrintf(viewer, "preconditioning matrix: %s\n", FEGPmatTypes[op->pmattype]));
+    if (op->precision != FEG_PRECISION_DOUBLE) PetscCall(PetscViewerASCIIPrintf(viewer, "stored data in %s precision\n", FEGPrecisions[op->precision]));
     PetscCall(PetscViewerGetFormat(viewer, &format));
     if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) {
       PetscLogDouble t[4] = {d->tdofmap, d->tgeometry, op->tpattern, op->tdevice}, tmax[4];

@@ -56,22 +56,50 @@ PetscErrorCode FEGIntegrateElementVector(FEGDisc *disc, FEGCoeff *coeff, PetscIn
 
   Level: developer
 @*/
-PetscErrorCode FEGOpElementMatrices(FEGOp op, PetscScalar Ke[])
+/* into Ke, or with Kf rounded to single precision element by element (one element's matrix in double at a time) */
+static PetscErrorCode FEGOpElementMatrices_Private(FEGOp op, PetscScalar Ke[], float Kf[])
 {
   FEGDisc     *d = op->disc;
+  const size_t n = (size_t)d->Nb * d->Nb;
   FEGCoeff     coeff;
-  PetscScalar *work;
+  PetscScalar *work, *K1 = NULL;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(FEG_Integrate, op, 0, 0, 0));
   PetscCall(FEGCoeffSetUp(d, op->form, &coeff));
   PetscCall(PetscMalloc1(2 * d->Nb * FEG_MAX_DERIV, &work));
+  if (Kf) PetscCall(PetscMalloc1(n, &K1));
   for (PetscInt e = 0; e < d->Ne; e++) {
     PetscCall(FEGCoeffEvaluate(d, &coeff, e));
-    PetscCall(FEGIntegrateElementMatrix(d, &coeff, e, work, &Ke[(size_t)e * d->Nb * d->Nb]));
+    PetscCall(FEGIntegrateElementMatrix(d, &coeff, e, work, Kf ? K1 : &Ke[e * n]));
+    if (Kf)
+      for (size_t i = 0; i < n; i++) Kf[e * n + i] = (float)PetscRealPart(K1[i]);
   }
+  PetscCall(PetscFree(K1));
   PetscCall(PetscFree(work));
   PetscCall(FEGCoeffDestroy(&coeff));
   PetscCall(PetscLogEventEnd(FEG_Integrate, op, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FEGOpElementMatrices(FEGOp op, PetscScalar Ke[])
+{
+  PetscFunctionBegin;
+  PetscCall(FEGOpElementMatrices_Private(op, Ke, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  FEGOpElementMatricesSingle - FEGOpElementMatrices() rounded to single precision, Kf[(e*Nb+a)*Nb+b]: each element
+  matrix is integrated in double and rounded once (-feg_precision single)
+
+  Collective
+
+  Level: developer
+@*/
+PetscErrorCode FEGOpElementMatricesSingle(FEGOp op, float Kf[])
+{
+  PetscFunctionBegin;
+  PetscCall(FEGOpElementMatrices_Private(op, NULL, Kf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

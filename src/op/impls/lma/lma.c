@@ -19,8 +19,9 @@ static PetscErrorCode FEGOpSetUp_LMA(FEGOp op)
   FEGDisc   *d   = op->disc;
 
   PetscFunctionBegin;
-  PetscCall(PetscMalloc1((size_t)d->Ne * d->Nb * d->Nb, &lma->Ke));
-  op->bytes  = (PetscLogDouble)d->Ne * d->Nb * d->Nb * sizeof(PetscScalar);
+  if (op->precision == FEG_PRECISION_SINGLE) PetscCall(PetscMalloc1((size_t)d->Ne * d->Nb * d->Nb, &lma->Kf));
+  else PetscCall(PetscMalloc1((size_t)d->Ne * d->Nb * d->Nb, &lma->Ke));
+  op->bytes  = (PetscLogDouble)d->Ne * d->Nb * d->Nb * (lma->Kf ? sizeof(float) : sizeof(PetscScalar));
   op->stores = "element matrices";
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -30,27 +31,35 @@ static PetscErrorCode FEGOpAssemble_LMA(FEGOp op, Mat A)
   FEGOp_LMA *lma = (FEGOp_LMA *)op->data;
 
   PetscFunctionBegin;
-  PetscCall(FEGOpElementMatrices(op, lma->Ke));
+  if (lma->Kf) PetscCall(FEGOpElementMatricesSingle(op, lma->Kf));
+  else PetscCall(FEGOpElementMatrices(op, lma->Ke));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* entry i of the stored element matrices, whichever precision they are kept in */
+static inline PetscScalar FEGLMAEntry(const FEGOp_LMA *lma, size_t i)
+{
+  return lma->Kf ? (PetscScalar)lma->Kf[i] : lma->Ke[i];
 }
 
 static PetscErrorCode FEGElemApply_LMA(FEGOp op, PetscInt e, const PetscScalar xe[], PetscScalar ye[], PetscBool transpose)
 {
-  const PetscInt     Nb = op->disc->Nb;
-  const PetscScalar *K  = &((FEGOp_LMA *)op->data)->Ke[(size_t)e * Nb * Nb];
+  const PetscInt   Nb  = op->disc->Nb;
+  const FEGOp_LMA *lma = (FEGOp_LMA *)op->data;
+  const size_t     K   = (size_t)e * Nb * Nb;
 
   PetscFunctionBeginHot;
   if (!transpose) {
     for (PetscInt a = 0; a < Nb; a++) {
       PetscScalar s = 0.0;
 
-      for (PetscInt b = 0; b < Nb; b++) s += K[a * Nb + b] * xe[b];
+      for (PetscInt b = 0; b < Nb; b++) s += FEGLMAEntry(lma, K + a * Nb + b) * xe[b];
       ye[a] = s;
     }
   } else {
     for (PetscInt a = 0; a < Nb; a++) ye[a] = 0.0;
     for (PetscInt b = 0; b < Nb; b++)
-      for (PetscInt a = 0; a < Nb; a++) ye[a] += K[b * Nb + a] * xe[b];
+      for (PetscInt a = 0; a < Nb; a++) ye[a] += FEGLMAEntry(lma, K + b * Nb + a) * xe[b];
   }
   PetscCall(PetscLogFlops(2.0 * Nb * Nb));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -58,11 +67,11 @@ static PetscErrorCode FEGElemApply_LMA(FEGOp op, PetscInt e, const PetscScalar x
 
 static PetscErrorCode FEGElemDiag_LMA(FEGOp op, PetscInt e, PetscScalar de[])
 {
-  const PetscInt     Nb = op->disc->Nb;
-  const PetscScalar *K  = &((FEGOp_LMA *)op->data)->Ke[(size_t)e * Nb * Nb];
+  const PetscInt   Nb  = op->disc->Nb;
+  const FEGOp_LMA *lma = (FEGOp_LMA *)op->data;
 
   PetscFunctionBeginHot;
-  for (PetscInt a = 0; a < Nb; a++) de[a] = K[a * Nb + a];
+  for (PetscInt a = 0; a < Nb; a++) de[a] = FEGLMAEntry(lma, ((size_t)e * Nb + a) * Nb + a);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -105,11 +114,20 @@ PetscErrorCode FEGOpAssembleValues_LMA_Private(FEGOp op, MatType plain, PetscBoo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the stored element matrices, element by element */
+/* the stored element matrices, element by element (single ones widened to PetscScalar for MatSetValuesCOO()) */
 static PetscErrorCode FEGOpAssembleValues_LMA(FEGOp op, Mat *P)
 {
+  FEGOp_LMA   *lma = (FEGOp_LMA *)op->data;
+  const size_t n   = (size_t)op->disc->Ne * op->disc->Nb * op->disc->Nb;
+  PetscScalar *K   = lma->Ke;
+
   PetscFunctionBegin;
-  PetscCall(FEGOpAssembleValues_LMA_Private(op, MATAIJ, PETSC_FALSE, ((FEGOp_LMA *)op->data)->Ke, P));
+  if (lma->Kf) {
+    PetscCall(PetscMalloc1(n, &K));
+    for (size_t i = 0; i < n; i++) K[i] = lma->Kf[i];
+  }
+  PetscCall(FEGOpAssembleValues_LMA_Private(op, MATAIJ, PETSC_FALSE, K, P));
+  if (lma->Kf) PetscCall(PetscFree(K));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -119,6 +137,7 @@ PetscErrorCode FEGOpDestroy_LMA(FEGOp op)
 
   PetscFunctionBegin;
   PetscCall(PetscFree(lma->Ke));
+  PetscCall(PetscFree(lma->Kf));
   PetscCall(PetscFree(op->data));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -135,6 +154,7 @@ PetscErrorCode FEGOpCreate_LMA(FEGOp op)
   PetscCall(FEGCitationsRegister(FEG_CITE_KRUZEL));
   lma->tuning.jacShared   = PETSC_TRUE;
   op->data                = lma;
+  op->single              = PETSC_TRUE;
   op->ops->setfromoptions = FEGOpSetFromOptions_LMA;
   op->ops->setup          = FEGOpSetUp_LMA;
   op->ops->assemble       = FEGOpAssemble_LMA;

@@ -6,10 +6,10 @@
 
 #define FEG_LMA_SMALL 32
 
-/* one element per thread, elements e0..e1-1; Ke[(a*Nb+b)*Ne+e]; ybuf != NULL: write ye there ([a*Ne+e]) instead of
-   atomics into y */
-template <int NBMAX>
-static __global__ void FEGLMASmall_Kernel(int Ne, int e0, int e1, int Nb, const int *__restrict__ idx, const double *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf)
+/* one element per thread, elements e0..e1-1; Ke[(a*Nb+b)*Ne+e], of type TK (double, or float with -feg_precision single:
+   products and sums in double); ybuf != NULL: write ye there ([a*Ne+e]) instead of atomics into y */
+template <int NBMAX, typename TK>
+static __global__ void FEGLMASmall_Kernel(int Ne, int e0, int e1, int Nb, const int *__restrict__ idx, const TK *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf)
 {
   const int e = e0 + blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= e1) return;
@@ -19,9 +19,9 @@ static __global__ void FEGLMASmall_Kernel(int Ne, int e0, int e1, int Nb, const 
   for (int a = 0; a < Nb; a++) {
     double s = 0.0;
     if (!transpose)
-      for (int b = 0; b < Nb; b++) s += Ke[((size_t)a * Nb + b) * Ne + e] * xe[b];
+      for (int b = 0; b < Nb; b++) s += (double)Ke[((size_t)a * Nb + b) * Ne + e] * xe[b];
     else
-      for (int b = 0; b < Nb; b++) s += Ke[((size_t)b * Nb + a) * Ne + e] * xe[b];
+      for (int b = 0; b < Nb; b++) s += (double)Ke[((size_t)b * Nb + a) * Ne + e] * xe[b];
     if (ybuf) ybuf[(size_t)a * Ne + e] = s;
     else atomicAdd(&y[idx[(size_t)a * Ne + e]], s);
   }
@@ -29,7 +29,8 @@ static __global__ void FEGLMASmall_Kernel(int Ne, int e0, int e1, int Nb, const 
 
 /* large elements: one (element, row) pair per thread, element index fastest, so the element matrix loads are coalesced
    and small meshes of large elements still fill the GPU */
-static __global__ void FEGLMARow_Kernel(int Ne, int e0, int e1, int Nb, const int *__restrict__ idx, const double *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf)
+template <typename TK>
+static __global__ void FEGLMARow_Kernel(int Ne, int e0, int e1, int Nb, const int *__restrict__ idx, const TK *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf)
 {
   const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x, n = (size_t)(e1 - e0);
   if (t >= n * Nb) return;
@@ -37,33 +38,42 @@ static __global__ void FEGLMARow_Kernel(int Ne, int e0, int e1, int Nb, const in
   const size_t k = (size_t)a * Ne + e;
   double       s = 0.0;
 
-  for (int b = 0; b < Nb; b++) s += Ke[((size_t)(transpose ? b * Nb + a : a * Nb + b)) * Ne + e] * __ldg(&x[idx[(size_t)b * Ne + e]]);
+  for (int b = 0; b < Nb; b++) s += (double)Ke[((size_t)(transpose ? b * Nb + a : a * Nb + b)) * Ne + e] * __ldg(&x[idx[(size_t)b * Ne + e]]);
   if (ybuf) ybuf[k] = s;
   else atomicAdd(&y[idx[k]], s);
 }
 
-/* elements e0..e1-1; nlocal > 0: then the transpose gather of every element's entries (after the last range) */
-PetscErrorCode FEGDevLMAApply(const FEGDevDisc *d, int e0, int e1, const double *Ke, const double *x, double *y, int transpose, int nlocal, const int *toff, const int *tlist, double *ybuf)
+template <typename TK>
+static void FEGLMALaunch(const FEGDevDisc *d, int e0, int e1, const TK *Ke, const double *x, double *y, int transpose, double *yb)
 {
   const int nt = 128, n = e1 - e0;
 
+  if (d->Nb <= 8) FEGLMASmall_Kernel<8, TK><<<(n + nt - 1) / nt, nt>>>(d->Ne, e0, e1, d->Nb, d->idx, Ke, x, y, transpose, yb);
+  else if (d->Nb <= FEG_LMA_SMALL) FEGLMASmall_Kernel<FEG_LMA_SMALL, TK><<<(n + nt - 1) / nt, nt>>>(d->Ne, e0, e1, d->Nb, d->idx, Ke, x, y, transpose, yb);
+  else FEGLMARow_Kernel<TK><<<(unsigned)(((size_t)n * d->Nb + nt - 1) / nt), nt>>>(d->Ne, e0, e1, d->Nb, d->idx, Ke, x, y, transpose, yb);
+}
+
+/* elements e0..e1-1; Ke double, or float when single; nlocal > 0: then the transpose gather of every element's entries
+   (after the last range) */
+PetscErrorCode FEGDevLMAApply(const FEGDevDisc *d, int e0, int e1, const void *Ke, int single, const double *x, double *y, int transpose, int nlocal, const int *toff, const int *tlist, double *ybuf)
+{
   PetscFunctionBegin;
-  if (n > 0) {
-    if (d->Nb <= 8) FEGLMASmall_Kernel<8><<<(n + nt - 1) / nt, nt>>>(d->Ne, e0, e1, d->Nb, d->idx, Ke, x, y, transpose, tlist ? ybuf : NULL);
-    else if (d->Nb <= FEG_LMA_SMALL) FEGLMASmall_Kernel<FEG_LMA_SMALL><<<(n + nt - 1) / nt, nt>>>(d->Ne, e0, e1, d->Nb, d->idx, Ke, x, y, transpose, tlist ? ybuf : NULL);
-    else FEGLMARow_Kernel<<<(unsigned)(((size_t)n * d->Nb + nt - 1) / nt), nt>>>(d->Ne, e0, e1, d->Nb, d->idx, Ke, x, y, transpose, tlist ? ybuf : NULL);
+  if (e1 > e0) {
+    if (single) FEGLMALaunch(d, e0, e1, (const float *)Ke, x, y, transpose, tlist ? ybuf : NULL);
+    else FEGLMALaunch(d, e0, e1, (const double *)Ke, x, y, transpose, tlist ? ybuf : NULL);
     FEGCheckLaunch(d->Nb <= FEG_LMA_SMALL ? "FEGLMASmall_Kernel" : "FEGLMARow_Kernel");
   }
   if (tlist && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static __global__ void FEGLMADiag_Kernel(int Ne, int Nb, const int *__restrict__ idx, const double *__restrict__ Ke, double *__restrict__ diag, double *__restrict__ ybuf)
+template <typename TK>
+static __global__ void FEGLMADiag_Kernel(int Ne, int Nb, const int *__restrict__ idx, const TK *__restrict__ Ke, double *__restrict__ diag, double *__restrict__ ybuf)
 {
   const int e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= Ne) return;
   for (int a = 0; a < Nb; a++) {
-    const double v = Ke[((size_t)a * Nb + a) * Ne + e];
+    const double v = (double)Ke[((size_t)a * Nb + a) * Ne + e];
 
     if (ybuf) ybuf[(size_t)a * Ne + e] = v;
     else atomicAdd(&diag[idx[(size_t)a * Ne + e]], v);
@@ -71,15 +81,32 @@ static __global__ void FEGLMADiag_Kernel(int Ne, int Nb, const int *__restrict__
 }
 
 /* diag += the element diagonals; with tlist the deterministic gather, as for the action */
-PetscErrorCode FEGDevLMADiagonal(const FEGDevDisc *d, const double *Ke, double *diag, int nlocal, const int *toff, const int *tlist, double *ybuf)
+PetscErrorCode FEGDevLMADiagonal(const FEGDevDisc *d, const void *Ke, int single, double *diag, int nlocal, const int *toff, const int *tlist, double *ybuf)
 {
   const int nt = 128;
   double   *yb = tlist ? ybuf : NULL;
 
   PetscFunctionBegin;
   if (!d->Ne) PetscFunctionReturn(PETSC_SUCCESS);
-  FEGLMADiag_Kernel<<<(d->Ne + nt - 1) / nt, nt>>>(d->Ne, d->Nb, d->idx, Ke, diag, yb);
+  if (single) FEGLMADiag_Kernel<float><<<(d->Ne + nt - 1) / nt, nt>>>(d->Ne, d->Nb, d->idx, (const float *)Ke, diag, yb);
+  else FEGLMADiag_Kernel<double><<<(d->Ne + nt - 1) / nt, nt>>>(d->Ne, d->Nb, d->idx, (const double *)Ke, diag, yb);
   FEGCheckLaunch("FEGLMADiag_Kernel");
   if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, diag));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static __global__ void FEGWiden_Kernel(size_t n, const float *__restrict__ in, double *__restrict__ out)
+{
+  const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = (double)in[i];
+}
+
+/* out[i] = in[i], float to double (single element matrices handed to MatSetValuesCOO()) */
+PetscErrorCode FEGDevWiden(size_t n, const float *in, double *out)
+{
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  FEGWiden_Kernel<<<(unsigned)((n + 255) / 256), 256>>>(n, in, out);
+  FEGCheckLaunch("FEGWiden_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }

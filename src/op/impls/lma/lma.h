@@ -7,6 +7,7 @@ typedef struct {
   FEGScatter   scatter; /* -feg_lma_scatter (GPU) */
   FEGTuning    tuning;  /* -feg_cuda_* (GPU) */
   PetscScalar *Ke;      /* host: element matrices Ke[(e*Nb+a)*Nb+b], row a the test function */
+  float       *Kf;      /* host, -feg_precision single: the same in single precision (Ke is then NULL) */
   void        *dev;     /* the GPU's data (lmacuda.c) */
 } FEGOp_LMA;
 

@@ -6,8 +6,15 @@
 
 typedef struct {
   FEGDevOp base;
-  double  *Ke; /* Ke[(a*Nb+b)*Ne+e] */
+  void    *Ke;     /* Ke[(a*Nb+b)*Ne+e] */
+  int      single; /* Ke holds floats (-feg_precision single) */
 } FEGOp_LMA_CUDA;
+
+/* bytes of the stored element matrices */
+static size_t FEGLMABytes(const FEGOp_LMA_CUDA *dev)
+{
+  return (size_t)dev->base.d.Ne * dev->base.d.Nb * dev->base.d.Nb * (dev->single ? sizeof(float) : sizeof(double));
+}
 
 static FEGOp_LMA_CUDA *FEGLMADev(FEGOp op)
 {
@@ -23,7 +30,8 @@ static PetscErrorCode FEGOpSetUp_LMA_CUDA(FEGOp op)
   PetscCall(PetscNew(&dev));
   lma->dev = dev;
   PetscCall(FEGDevOpSetUp(op, PETSC_TRUE, &lma->tuning, lma->scatter, &dev->base));
-  PetscCall(FEGDevMallocCopy((void **)&dev->Ke, NULL, sizeof(double) * dev->base.d.Ne * dev->base.d.Nb * dev->base.d.Nb, NULL));
+  dev->single = op->precision == FEG_PRECISION_SINGLE;
+  PetscCall(FEGDevMallocCopy(&dev->Ke, NULL, FEGLMABytes(dev), NULL));
   op->stores = "element matrices on the GPU";
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -32,9 +40,13 @@ static PetscErrorCode FEGOpAssemble_LMA_CUDA(FEGOp op, Mat A)
 {
   FEGOp_LMA_CUDA *dev = FEGLMADev(op);
   FEGDevCoeff     c;
-  FEGDevOutput    o = {FEG_DEV_OUT_LMA, dev->Ke, NULL};
+  FEGDevOutput    o = {FEG_DEV_OUT_LMA, NULL, NULL};
 
   PetscFunctionBegin;
+  if (dev->single) {
+    o.out   = FEG_DEV_OUT_LMA_SINGLE;
+    o.valsf = (float *)dev->Ke;
+  } else o.vals = (double *)dev->Ke;
   PetscCall(PetscLogEventBegin(FEG_Integrate, op, 0, 0, 0));
   PetscCall(FEGDevCoeffPrepare(op->disc, op->form, &dev->base.cc, &c));
   PetscCall(PetscLogGpuTimeBegin());
@@ -50,7 +62,7 @@ static PetscErrorCode FEGLMAKernel(FEGOp op, const double *x, double *y, PetscBo
   FEGOp_LMA_CUDA *dev = FEGLMADev(op);
 
   PetscFunctionBegin;
-  PetscCall(FEGDevLMAApply(&dev->base.d, e0, e1, dev->Ke, x, y, transpose ? 1 : 0, last ? (int)op->disc->nlocal : 0, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevLMAApply(&dev->base.d, e0, e1, dev->Ke, dev->single, x, y, transpose ? 1 : 0, last ? (int)op->disc->nlocal : 0, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -77,7 +89,7 @@ static PetscErrorCode FEGLMADiagKernel(FEGOp op, double *y)
   FEGOp_LMA_CUDA *dev = FEGLMADev(op);
 
   PetscFunctionBegin;
-  PetscCall(FEGDevLMADiagonal(&dev->base.d, dev->Ke, y, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevLMADiagonal(&dev->base.d, dev->Ke, dev->single, y, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -88,23 +100,33 @@ static PetscErrorCode FEGOpGetDiagonal_LMA_CUDA(FEGOp op, Vec d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the device element matrices, in their interleaved order, into an AIJCUSPARSE matrix */
+/* the device element matrices, in their interleaved order, into an AIJCUSPARSE matrix (single ones widened to double
+   in a temporary for MatSetValuesCOO()) */
 static PetscErrorCode FEGOpAssembleValues_LMA_CUDA(FEGOp op, Mat *P)
 {
+  FEGOp_LMA_CUDA *dev = FEGLMADev(op);
+  double         *K   = (double *)dev->Ke;
+
   PetscFunctionBegin;
-  PetscCall(FEGOpAssembleValues_LMA_Private(op, MATAIJCUSPARSE, PETSC_TRUE, FEGLMADev(op)->Ke, P));
+  if (dev->single) {
+    const size_t n = FEGLMABytes(dev) / sizeof(float);
+
+    PetscCall(FEGDevMallocCopy((void **)&K, NULL, n * sizeof(double), NULL));
+    PetscCall(FEGDevWiden(n, (const float *)dev->Ke, K));
+  }
+  PetscCall(FEGOpAssembleValues_LMA_Private(op, MATAIJCUSPARSE, PETSC_TRUE, K, P));
+  if (dev->single) FEGDevFree(K);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode FEGOpView_LMA_CUDA(FEGOp op, PetscViewer viewer)
 {
-  FEGOp_LMA_CUDA   *dev = FEGLMADev(op);
-  const FEGDevDisc *d   = &dev->base.d;
+  FEGOp_LMA_CUDA *dev = FEGLMADev(op);
 
   PetscFunctionBegin;
   PetscCall(FEGDevOpView(op, &dev->base, viewer));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "GPU lma: element-interleaved matrices, scatter by %s%s\n", dev->base.tlist ? "transpose gather" : "atomics", dev->base.direct ? ", no global-to-local copies (one process, no constraints)" : ""));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "GPU memory: %.4g MB\n", ((PetscLogDouble)FEGDevOpBytes(&dev->base) + (PetscLogDouble)d->Ne * d->Nb * d->Nb * sizeof(double)) / 1048576.0));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "GPU lma: element-interleaved matrices in %s precision, scatter by %s%s\n", dev->single ? "single" : "double", dev->base.tlist ? "transpose gather" : "atomics", dev->base.direct ? ", no global-to-local copies (one process, no constraints)" : ""));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "GPU memory: %.4g MB\n", ((PetscLogDouble)FEGDevOpBytes(&dev->base) + (PetscLogDouble)FEGLMABytes(dev)) / 1048576.0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

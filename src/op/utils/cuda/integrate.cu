@@ -23,6 +23,9 @@ static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDe
   case FEG_DEV_OUT_LMA:
     o.vals[ent * d.Ne + e] = K;
     break;
+  case FEG_DEV_OUT_LMA_SINGLE:
+    o.valsf[ent * d.Ne + e] = (float)K;
+    break;
   case FEG_DEV_OUT_CSR_ATOMIC: {
     const int p = o.pos[ent * d.Ne + e];
     if (p >= 0) atomicAdd(FEGDevTarget(o, p), K);
