@@ -121,6 +121,7 @@ PETSC_EXTERN PetscErrorCode    FEGOpSetFromOptions(FEGOp);
 PETSC_EXTERN PetscErrorCode    FEGOpSetUp(FEGOp);
 PETSC_EXTERN PetscErrorCode    FEGOpCreateMat(FEGOp, Mat *);
 PETSC_EXTERN PetscErrorCode    FEGOpView(FEGOp, PetscViewer);
+PETSC_EXTERN PetscErrorCode    FEGOpGetApplyBytes(FEGOp, PetscLogDouble *);
 PETSC_EXTERN PetscErrorCode    FEGOpViewFromOptions(FEGOp, PetscObject, const char[]);
 PETSC_EXTERN PetscErrorCode    FEGOpDestroy(FEGOp *);
 

@@ -121,6 +121,60 @@ START_TEST(test_lma_single)
 }
 END_TEST
 
+/* FEGOpGetApplyBytes(): lma counts its element matrices (8 or 4 bytes an entry), an index per element dof and x and y
+   once per local dof; matfree its stored data instead of the matrices; addto, an assembled type, refuses */
+static PetscErrorCode apply_bytes(FEGOpType type, const char *precision, PetscLogDouble *bytes, PetscInt *Ne, PetscInt *Nb, PetscInt *nlocal)
+{
+  DM       dm, auxdm;
+  Vec      aux, xl;
+  FEGForm  form;
+  Mat      L;
+  FEGOp    op;
+  PetscFE  fe;
+  PetscInt cs, ce;
+
+  PetscFunctionBegin;
+  PetscCall(fegtest_setup(PETSC_COMM_SELF, DM_POLYTOPE_TRIANGLE, 2, PETSC_TRUE, PETSC_TRUE, 3, &dm));
+  PetscCall(fegtest_make_form(dm, FORM_CONSTANT, &auxdm, &aux, &form));
+  if (precision) PetscCall(PetscOptionsSetValue(NULL, "-feg_precision", precision));
+  PetscCall(fegtest_operator(dm, form, type, &L));
+  if (precision) PetscCall(PetscOptionsClearValue(NULL, "-feg_precision"));
+  PetscCall(FEGOperatorGetOp(L, &op));
+  PetscCall(FEGOpGetApplyBytes(op, bytes));
+  PetscCall(DMPlexGetHeightStratum(dm, 0, &cs, &ce));
+  PetscCall(DMGetField(dm, 0, NULL, (PetscObject *)&fe));
+  PetscCall(PetscFEGetDimension(fe, Nb));
+  PetscCall(DMGetLocalVector(dm, &xl));
+  PetscCall(VecGetSize(xl, nlocal));
+  PetscCall(DMRestoreLocalVector(dm, &xl));
+  *Ne = ce - cs;
+  PetscCall(MatDestroy(&L));
+  if (aux) PetscCall(VecDestroy(&aux));
+  PetscCall(FEGFormDestroy(&form));
+  if (auxdm) PetscCall(DMDestroy(&auxdm));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+START_TEST(test_apply_bytes)
+{
+  PetscLogDouble b[3];
+  PetscInt       Ne, Nb, nl;
+  PetscErrorCode ierr;
+
+  TCHK(apply_bytes(FEGOPLMA, NULL, &b[0], &Ne, &Nb, &nl));
+  TCHK(apply_bytes(FEGOPLMA, "single", &b[1], &Ne, &Nb, &nl));
+  TCHK(apply_bytes(FEGOPMATFREE, NULL, &b[2], &Ne, &Nb, &nl));
+  ck_assert_msg(b[0] == (PetscLogDouble)Ne * (Nb * Nb * 8.0 + Nb * sizeof(PetscInt)) + 16.0 * nl, "lma counts %g bytes for %d elements of %d dofs", b[0], (int)Ne, (int)Nb);
+  ck_assert_msg(b[1] == (PetscLogDouble)Ne * (Nb * Nb * 4.0 + Nb * sizeof(PetscInt)) + 16.0 * nl, "single lma counts %g bytes", b[1]);
+  ck_assert_msg(b[2] > 16.0 * nl && b[2] < b[1], "matfree (affine triangles, per-element factors) counts %g bytes, not fewer than single lma's %g", b[2], b[1]);
+  TCHK(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = apply_bytes(FEGOPADDTO, NULL, &b[0], &Ne, &Nb, &nl);
+  TCHK(PetscPopErrorHandler());
+  ck_assert_msg(ierr == PETSC_ERR_SUP, "addto counted its apply bytes (error %d)", (int)ierr);
+}
+END_TEST
+
 /* matfree: every cell type, orders 1..4 with continuous and discontinuous spaces, and 5..8 (2D) or 5..6 (3D) */
 START_TEST(test_matfree_equals_assembled)
 {
@@ -280,6 +334,7 @@ static void add_tests(Suite *s)
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, test_lma_equals_assembled, 0, 5 * 4);
   tcase_add_loop_test(tc, test_lma_single, 0, 5 * 3);
+  tcase_add_test(tc, test_apply_bytes);
   tcase_add_loop_test(tc, test_matfree_equals_assembled, 0, 5 * 8);
   tcase_add_loop_test(tc, test_matfree_kernels, 0, 4 * 8);
   tcase_add_loop_test(tc, test_matfree_gll, 0, 2 * 8 + 4);

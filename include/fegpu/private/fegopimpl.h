@@ -21,8 +21,10 @@ struct _FEGOpOps {
   PetscErrorCode (*apply)(FEGOp, Vec, Vec, PetscBool); /* y = A x, or y += A x */
   PetscErrorCode (*applytranspose)(FEGOp, Vec, Vec, PetscBool);
   PetscErrorCode (*getdiagonal)(FEGOp, Vec);
-  PetscErrorCode (*assemblevalues)(FEGOp, Mat *); /* an AIJ matrix of what the type stores (-feg_pmat lma):
+  PetscErrorCode (*assemblevalues)(FEGOp, Mat *);        /* an AIJ matrix of what the type stores (-feg_pmat lma):
                                                                   created on the first call, refilled on later ones */
+  PetscErrorCode (*applybytes)(FEGOp, PetscLogDouble *); /* bytes of stored data (element data, indices) one apply
+                                                                  reads at least (FEGOpGetApplyBytes()) */
   PetscErrorCode (*view)(FEGOp, PetscViewer);
   PetscErrorCode (*destroy)(FEGOp);
 };

@@ -445,6 +445,35 @@ PetscErrorCode FEGOpSetUp(FEGOp op)
 }
 
 /*@
+  FEGOpGetApplyBytes - the bytes one application of a shell operator must move from memory at least, summed over the
+  processes: the element data its kernel reads (element matrices, geometric factors, coefficient tensors), the
+  element-to-dof indices where it reads them, and each local dof of x read and of y written once. Dividing by a MatMult's
+  time gives the bandwidth the kernel reaches (examples/bench).
+
+  Collective
+
+  Output Parameter:
+. bytes - the count; the operator must be set up
+
+  Level: developer
+
+.seealso: FEGOpView()
+@*/
+PetscErrorCode FEGOpGetApplyBytes(FEGOp op, PetscLogDouble *bytes)
+{
+  PetscLogDouble b = 0.0;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  PetscCheck(op->setupcalled, PetscObjectComm((PetscObject)op), PETSC_ERR_ORDER, "Call FEGOpSetUp() (or FEGOpCreateMat()) before FEGOpGetApplyBytes()");
+  PetscCheck(op->ops->applybytes, PetscObjectComm((PetscObject)op), PETSC_ERR_SUP, "Operator type %s does not count the bytes of its apply (an assembled type: its Mat's own figures apply)", ((PetscObject)op)->type_name);
+  PetscUseTypeMethod(op, applybytes, &b);
+  b += 2.0 * sizeof(PetscScalar) * op->disc->nlocal;
+  PetscCall(MPIU_Allreduce(&b, bytes, 1, MPI_DOUBLE, MPI_SUM, PetscObjectComm((PetscObject)op)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
   FEGOpView - prints the operator: type and where it runs, cells, space, sizes, memory and the type's own report
 
   Collective

@@ -75,6 +75,14 @@ static PetscErrorCode FEGElemDiag_LMA(FEGOp op, PetscInt e, PetscScalar de[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the element matrices and one index per element dof */
+static PetscErrorCode FEGOpApplyBytes_LMA(FEGOp op, PetscLogDouble *bytes)
+{
+  PetscFunctionBegin;
+  *bytes = op->bytes + (PetscLogDouble)op->disc->Ne * op->disc->Nb * sizeof(PetscInt);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode FEGOpApply_LMA(FEGOp op, Vec x, Vec y, PetscBool add)
 {
   PetscFunctionBegin;
@@ -161,6 +169,7 @@ PetscErrorCode FEGOpCreate_LMA(FEGOp op)
   op->ops->apply          = FEGOpApply_LMA;
   op->ops->applytranspose = FEGOpApplyTranspose_LMA;
   op->ops->getdiagonal    = FEGOpGetDiagonal_LMA;
+  op->ops->applybytes     = FEGOpApplyBytes_LMA;
   op->ops->assemblevalues = FEGOpAssembleValues_LMA;
   op->ops->destroy        = FEGOpDestroy_LMA;
   PetscFunctionReturn(PETSC_SUCCESS);

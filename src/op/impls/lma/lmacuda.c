@@ -119,6 +119,15 @@ static PetscErrorCode FEGOpAssembleValues_LMA_CUDA(FEGOp op, Mat *P)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode FEGOpApplyBytes_LMA_CUDA(FEGOp op, PetscLogDouble *bytes)
+{
+  FEGOp_LMA_CUDA *dev = FEGLMADev(op);
+
+  PetscFunctionBegin;
+  *bytes = (PetscLogDouble)FEGLMABytes(dev) + (PetscLogDouble)dev->base.d.Ne * dev->base.d.Nb * sizeof(int);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode FEGOpView_LMA_CUDA(FEGOp op, PetscViewer viewer)
 {
   FEGOp_LMA_CUDA *dev = FEGLMADev(op);
@@ -156,6 +165,7 @@ PetscErrorCode FEGOpUseDevice_LMA(FEGOp op)
   op->ops->getdiagonal    = FEGOpGetDiagonal_LMA_CUDA;
   op->ops->assemblevalues = FEGOpAssembleValues_LMA_CUDA;
   op->ops->view           = FEGOpView_LMA_CUDA;
+  op->ops->applybytes     = FEGOpApplyBytes_LMA_CUDA;
   op->ops->destroy        = FEGOpDestroy_LMA_CUDA;
   op->backend             = "GPU";
   PetscFunctionReturn(PETSC_SUCCESS);

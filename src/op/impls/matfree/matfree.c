@@ -400,7 +400,6 @@ PetscErrorCode FEGMatFreeSelect(FEGOp op, const FEGMatFreeCaps *caps)
     if (d->affine && cellconst) {
       k = FEG_MF_REFOP;
       if (caps->gemm && d->dim == 3 && caps->mmaFromNb && d->Nb >= caps->mmaFromNb) k = FEG_MF_MMA;
-      if (caps->gemm && d->dim == 3 && caps->gemmFromNb && d->Nb >= caps->gemmFromNb) k = FEG_MF_GEMM;
     } else if (mf->tensor) k = FEG_MF_SUMFACT;
     else k = FEG_MF_QP;
   }
@@ -455,7 +454,7 @@ static PetscErrorCode FEGOpSetFromOptions_MatFree(FEGOp op, PetscOptionItems *Pe
 
 /* the host runs every kernel but gemm and mma, sum factorisation up to 10 nodes per direction and any tensor Gauss or GLL
    rule */
-static const FEGMatFreeCaps FEGMatFreeHostCaps = {PETSC_FALSE, 0, 0, 1, 10, PETSC_FALSE, NULL};
+static const FEGMatFreeCaps FEGMatFreeHostCaps = {PETSC_FALSE, 0, 1, 10, PETSC_FALSE, NULL};
 
 /* What the kernel needs from the coefficients and the geometry: Chat at every quadrature point (qp), per-element
    factors (refop), the stored pairs at the lexicographic quadrature points (sumfact) */
@@ -507,6 +506,14 @@ static PetscErrorCode FEGOpAssemble_MatFree(FEGOp op, Mat A)
   op->bytes  = (PetscLogDouble)d->Ne * (mf->Cq ? Nq * Nd * Nd : (mf->G ? mf->npairs : mf->npairs * Nq)) * sizeof(PetscScalar);
   op->stores = "matfree data";
   PetscCall(PetscLogEventEnd(FEG_Integrate, op, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the stored tensors or factors and one index per element dof */
+static PetscErrorCode FEGOpApplyBytes_MatFree(FEGOp op, PetscLogDouble *bytes)
+{
+  PetscFunctionBegin;
+  *bytes = op->bytes + (PetscLogDouble)op->disc->Ne * op->disc->Nb * sizeof(PetscInt);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -597,6 +604,7 @@ PetscErrorCode FEGOpCreate_MatFree(FEGOp op)
   op->ops->applytranspose = FEGOpApplyTranspose_MatFree;
   op->ops->getdiagonal    = FEGOpGetDiagonal_MatFree;
   op->ops->view           = FEGOpView_MatFree;
+  op->ops->applybytes     = FEGOpApplyBytes_MatFree;
   op->ops->destroy        = FEGOpDestroy_MatFree;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

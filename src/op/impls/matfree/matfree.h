@@ -19,8 +19,7 @@ PETSC_INTERN const char *const FEGMatFreeKernels[];
 /* What the implementation in use (host or GPU) can run; the kernel choice reads it instead of asking where it runs */
 typedef struct {
   PetscBool   gemm;           /* the batched-GEMM and tensor-core forms of refop exist */
-  PetscInt    gemmFromNb;     /* auto takes gemm on tetrahedra from this many dofs per element (0: never) */
-  PetscInt    mmaFromNb;      /* auto takes mma on tetrahedra from this many dofs per element, below gemmFromNb (0: never) */
+  PetscInt    mmaFromNb;      /* auto takes mma on tetrahedra from this many dofs per element (0: never); gemm only by name */
   PetscInt    sfPmin, sfPmax; /* sum factorisation: 1D nodes compiled */
   PetscBool   sfQP1;          /* and only P or P+1 Gauss points per direction */
   const char *sfWhy;          /* what it can run, for the message when a space falls outside */

@@ -330,7 +330,7 @@ static const struct {
 /* the GPU runs gemm and mma (auto takes mma from tetrahedra of order 3, 20 dofs, where it overtakes refop on the H100;
    it is ahead of gemm at every order) and sum factorisation compiled for 2 to 9 nodes and P or P+1 Gauss points per
    direction */
-static const FEGMatFreeCaps FEGMatFreeDeviceCaps = {PETSC_TRUE, 0, 20, 2, 9, PETSC_TRUE, "the GPU kernels are compiled for 2 to 9 nodes and P or P+1 Gauss points per direction"};
+static const FEGMatFreeCaps FEGMatFreeDeviceCaps = {PETSC_TRUE, 20, 2, 9, PETSC_TRUE, "the GPU kernels are compiled for 2 to 9 nodes and P or P+1 Gauss points per direction"};
 
 static PetscErrorCode FEGOpSetUp_MatFree_CUDA(FEGOp op)
 {
@@ -415,22 +415,45 @@ static PetscErrorCode FEGOpGetDiagonal_MatFree_CUDA(FEGOp op, Vec d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the per-element data the kernels read: quadrature-point tensors (qp), factors per element (refop, gemm, mma), pairs
+   per point or per element (sumfact) */
+static PetscLogDouble FEGMatFreeDevElementBytes(const FEGOp_MatFree_CUDA *dev)
+{
+  const FEGDevDisc *d     = &dev->base.d;
+  PetscLogDouble    bytes = 0.0;
+
+  if (dev->Cq) bytes += (PetscLogDouble)d->Ne * d->Nq * (d->dim + 1) * (d->dim + 1) * sizeof(double);
+  if (dev->mfG) bytes += (PetscLogDouble)d->Ne * dev->ro.nops * sizeof(double);
+  if (dev->sfCl) bytes += (PetscLogDouble)d->Ne * d->Nq * dev->sf.npairs * sizeof(double);
+  if (dev->sfKc) bytes += (PetscLogDouble)d->Ne * dev->sf.npairs * sizeof(double);
+  return bytes;
+}
+
+/* that data and an index per element dof, unless the kernel computes the index (refop and mma when the dofs are the
+   elements' own in order: discontinuous, one process) */
+static PetscErrorCode FEGOpApplyBytes_MatFree_CUDA(FEGOp op, PetscLogDouble *bytes)
+{
+  FEGOp_MatFree_CUDA *dev     = FEGMatFreeDev(op);
+  const PetscBool     noindex = (PetscBool)(dev->base.contig && (dev->mfKernel == FEG_MF_REFOP || dev->mfKernel == FEG_MF_MMA));
+
+  PetscFunctionBegin;
+  *bytes = FEGMatFreeDevElementBytes(dev) + (noindex ? 0.0 : (PetscLogDouble)dev->base.d.Ne * dev->base.d.Nb * sizeof(int));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode FEGOpView_MatFree_CUDA(FEGOp op, PetscViewer viewer)
 {
   FEGOp_MatFree_CUDA *dev   = FEGMatFreeDev(op);
   const FEGDevDisc   *d     = &dev->base.d;
-  PetscLogDouble      bytes = (PetscLogDouble)FEGDevOpBytes(&dev->base);
+  PetscLogDouble      bytes = (PetscLogDouble)FEGDevOpBytes(&dev->base) + FEGMatFreeDevElementBytes(dev);
 
   PetscFunctionBegin;
   PetscCall(FEGOpView_MatFree(op, viewer));
   PetscCall(FEGDevOpView(op, &dev->base, viewer));
-  if (dev->Cq) bytes += (PetscLogDouble)d->Ne * d->Nq * (d->dim + 1) * (d->dim + 1) * sizeof(double);
-  if (dev->mfG) bytes += (PetscLogDouble)d->Ne * dev->ro.nops * sizeof(double) + (PetscLogDouble)dev->ro.nops * d->Nb * dev->ro.ldo * sizeof(double);
+  if (dev->mfG) bytes += (PetscLogDouble)dev->ro.nops * d->Nb * dev->ro.ldo * sizeof(double);
   if (dev->mfWork) bytes += (PetscLogDouble)dev->mfEc * (dev->mfLda + d->Nb) * sizeof(double);
   if (dev->mfAf) bytes += (PetscLogDouble)dev->ro.nops * dev->ro.Mp * dev->ro.Kp * sizeof(double);
   if (dev->sfIdx) bytes += (PetscLogDouble)d->Ne * d->Nb * sizeof(int);
-  if (dev->sfCl) bytes += (PetscLogDouble)d->Ne * d->Nq * dev->sf.npairs * sizeof(double);
-  if (dev->sfKc) bytes += (PetscLogDouble)d->Ne * dev->sf.npairs * sizeof(double);
   switch (dev->mfKernel) {
   case FEG_MF_REFOP:
     if (dev->ro.thread) {
@@ -482,6 +505,7 @@ PetscErrorCode FEGOpUseDevice_MatFree(FEGOp op)
   op->ops->applytranspose = FEGOpApplyTranspose_MatFree_CUDA;
   op->ops->getdiagonal    = FEGOpGetDiagonal_MatFree_CUDA;
   op->ops->view           = FEGOpView_MatFree_CUDA;
+  op->ops->applybytes     = FEGOpApplyBytes_MatFree_CUDA;
   op->ops->destroy        = FEGOpDestroy_MatFree_CUDA;
   op->backend             = "GPU";
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -238,7 +238,7 @@ static __device__ __forceinline__ void FEGSumFact3Points(double v[4][Q], const d
 }
 
 template <int P, int Q, int MODE>
-static __global__ void FEGSumFact3_Kernel(const FEGDevSumFact sf, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose)
+static __device__ __forceinline__ void FEGSumFact3_Body(const FEGDevSumFact &sf, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose)
 {
   constexpr int            T = P > Q ? P : Q, T3 = T * T * T, NQ = Q * Q * Q;
   constexpr bool           MASS = (MODE & FEG_SF_MASS) != 0, COLLOC = (MODE & FEG_SF_COLLOC) != 0;
@@ -371,6 +371,29 @@ static __global__ void FEGSumFact3_Kernel(const FEGDevSumFact sf, const double *
   }
 }
 
+template <int P, int Q, int MODE>
+static __global__ void FEGSumFact3_Kernel(const FEGDevSumFact sf, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose)
+{
+  FEGSumFact3_Body<P, Q, MODE>(sf, x, y, ybuf, transpose);
+}
+
+/* mass modes (BP1): few values per thread, but without a bound the compiler gave them 94 registers at Q4 (24%
+   occupancy, run5-ncu.txt). At most 256 threads per block, and blocks per multiprocessor so that the registers stay
+   near what the kernel needs without spilling: 64 up to T = 4, 85 for T = 5, 6, no bound above */
+#if !defined(FEG_SF_MASS_CAP)
+  #define FEG_SF_MASS_CAP 1
+#endif
+static constexpr int FEGSumFactMassMinBlocks(int T)
+{
+  return FEG_SF_MASS_CAP ? (T <= 4 ? 4 : (T <= 6 ? 3 : 1)) : 1;
+}
+
+template <int P, int Q, int MODE>
+static __global__ void __launch_bounds__(256, FEGSumFactMassMinBlocks(P > Q ? P : Q)) FEGSumFact3Mass_Kernel(const FEGDevSumFact sf, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose)
+{
+  FEGSumFact3_Body<P, Q, MODE>(sf, x, y, ybuf, transpose);
+}
+
 /* diagonal: thread per (element, node), sum over the Gauss points of the pairs times the 1D products */
 template <int DIM, int KIND>
 static __global__ void FEGSumFactDiag_Kernel(const FEGDevSumFact sf, double *__restrict__ y, double *__restrict__ ybuf)
@@ -386,12 +409,21 @@ static __global__ void FEGSumFactDiag_Kernel(const FEGDevSumFact sf, double *__r
   else if (g >= 0) atomicAdd(&y[g], v);
 }
 
+/* the kernel of a dimension and mode (only that one instantiated) */
+template <int DIM, int P, int Q, int MODE>
+static constexpr auto FEGSumFactKernel()
+{
+  if constexpr (DIM == 2) return FEGSumFact2_Kernel<P, Q, MODE>;
+  else if constexpr ((MODE & FEG_SF_MASS) != 0) return FEGSumFact3Mass_Kernel<P, Q, MODE>;
+  else return FEGSumFact3_Kernel<P, Q, MODE>;
+}
+
 template <int DIM, int P, int Q, int MODE>
 static PetscErrorCode FEGSumFactLaunchMode(const FEGDevSumFact *sf, const double *x, double *y, double *ybuf, int transpose)
 {
   constexpr int  T     = P > Q ? P : Q;
   const unsigned nblk  = (unsigned)((sf->e1 - sf->e0 + sf->neb - 1) / sf->neb);
-  auto           kern  = DIM == 3 ? FEGSumFact3_Kernel<P, Q, MODE> : FEGSumFact2_Kernel<P, Q, MODE>;
+  auto           kern  = FEGSumFactKernel<DIM, P, Q, MODE>();
   const dim3     block = DIM == 3 ? dim3(T, T, sf->neb) : dim3(sf->nthreads);
 
   PetscFunctionBegin;
