@@ -105,7 +105,7 @@ int main(int argc, char **argv)
       if (timing) {
         const double gflops = table2[p - 1] / (tk * 1e-6) / 1e9;
 
-        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "    element matrix %.4f us, rhs %.4f us, %.1f GFLOP/s (Table 2 count)", tk, tb, gflops));
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "    element matrix %.5g us, rhs %.5g us, %.1f GFLOP/s (Table 2 count)", tk, tb, gflops));
         if (peak > 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, ", %.1f%% of the measured FP64 peak %.0f GFLOP/s", 100.0 * gflops / peak, (double)peak));
         if (table12tesla[p - 1] > 0 && !cont)
           PetscCall(PetscPrintf(PETSC_COMM_WORLD, "; Table 12: Tesla K20m %.3f us (%.3gx), Radeon R9 280X %.3f us (%.3gx)", table12tesla[p - 1], table12tesla[p - 1] / tk, table12radeon[p - 1], table12radeon[p - 1] / tk));

@@ -80,7 +80,7 @@ PETSC_INTERN PetscErrorCode FEGDevMallocCopy(void **, const void *, size_t, size
 PETSC_INTERN PetscErrorCode FEGDevGeometry(FEGDevDisc *, int *, int *);
 PETSC_INTERN PetscErrorCode FEGDevBuildP(FEGDevDisc *, size_t);
 PETSC_INTERN PetscErrorCode FEGDevElementMatrices(const FEGDevDisc *, const FEGDevCoeff *, const int *, int, const FEGDevOutput *, FEGDevTuning *);
-PETSC_INTERN PetscErrorCode FEGDevElementVectors(const FEGDevDisc *, const FEGDevCoeff *, const double *, double *, double *);
+PETSC_INTERN PetscErrorCode FEGDevElementVectors(const FEGDevDisc *, const FEGDevCoeff *, const double *, double *, double *, PetscBool);
 PETSC_INTERN PetscErrorCode FEGDevChat(const FEGDevDisc *, const FEGDevCoeff *, double *);
 PETSC_INTERN PetscErrorCode FEGDevTransposeMap(const FEGDevDisc *, int, int **, int **);
 PETSC_INTERN PetscErrorCode FEGDevZero(double *, size_t);

@@ -61,6 +61,7 @@ typedef struct {
 } FEGDevOp;
 
 PETSC_INTERN PetscErrorCode FEGDevOpSetUp(FEGOp, PetscBool, const FEGTuning *, FEGScatter, FEGDevOp *);
+PETSC_INTERN PetscErrorCode FEGDiscLayout(FEGDisc *, PetscBool *, PetscBool *, PetscBool *, PetscBool *);
 PETSC_INTERN PetscErrorCode FEGDevOpDestroy(FEGDevOp *);
 PETSC_INTERN size_t         FEGDevOpBytes(const FEGDevOp *);
 

@@ -80,12 +80,50 @@ static PetscErrorCode FEGDevOpHaloSetUp(FEGOp op, FEGDevOp *dev)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* How the element dofs lie in the vectors: direct, one process and no constraints (local and global vectors coincide);
+   unique, no dof shared by two elements; contig, element e owns dofs e*Nb..e*Nb+Nb-1; covering, unique and every local
+   dof in an element */
+PetscErrorCode FEGDiscLayout(FEGDisc *disc, PetscBool *direct, PetscBool *unique, PetscBool *contig, PetscBool *covering)
+{
+  const PetscInt Ne = disc->Ne, Nb = disc->Nb;
+  PetscMPIInt    size;
+  PetscInt      *cnt;
+
+  PetscFunctionBegin;
+  *direct = PETSC_FALSE;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)disc->dm), &size));
+  if (size == 1 && disc->nlocal == disc->nglobal) {
+    PetscSection lsec, gsec;
+    PetscInt     pStart, pEnd;
+
+    *direct = PETSC_TRUE;
+    PetscCall(DMGetLocalSection(disc->dm, &lsec));
+    PetscCall(DMGetGlobalSection(disc->dm, &gsec));
+    PetscCall(PetscSectionGetChart(lsec, &pStart, &pEnd));
+    for (PetscInt p = pStart; p < pEnd && *direct; p++) {
+      PetscInt lo, go;
+
+      PetscCall(PetscSectionGetOffset(lsec, p, &lo));
+      PetscCall(PetscSectionGetOffset(gsec, p, &go));
+      if (lo != go) *direct = PETSC_FALSE;
+    }
+  }
+  PetscCall(PetscCalloc1(disc->nlocal + 1, &cnt));
+  *unique = *contig = PETSC_TRUE;
+  for (PetscInt k = 0; k < Ne * Nb; k++) {
+    if (++cnt[disc->lidx[k]] > 1) *unique = PETSC_FALSE;
+    if (disc->lidx[k] != k) *contig = PETSC_FALSE;
+  }
+  *covering = (PetscBool)(*unique && Ne * Nb == disc->nlocal);
+  PetscCall(PetscFree(cnt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* integration: the type computes element matrices (addto, lma); scatter gather: build the dof -> entry map */
 PetscErrorCode FEGDevOpSetUp(FEGOp op, PetscBool integration, const FEGTuning *t, FEGScatter scatter, FEGDevOp *dev)
 {
   FEGDisc       *disc = op->disc;
-  PetscMPIInt    size;
-  PetscLogDouble t0 = 0.0;
+  PetscLogDouble t0   = 0.0;
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(dev, sizeof(*dev)));
@@ -99,36 +137,7 @@ PetscErrorCode FEGDevOpSetUp(FEGOp op, PetscBool integration, const FEGTuning *t
     dev->tune.qchunk    = (int)t->qchunk;
     dev->tune.jacShared = t->jacShared ? 1 : 0;
   }
-  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)op), &size));
-  if (size == 1 && disc->nlocal == disc->nglobal) {
-    PetscSection lsec, gsec;
-    PetscInt     pStart, pEnd;
-
-    dev->direct = PETSC_TRUE;
-    PetscCall(DMGetLocalSection(op->dm, &lsec));
-    PetscCall(DMGetGlobalSection(op->dm, &gsec));
-    PetscCall(PetscSectionGetChart(lsec, &pStart, &pEnd));
-    for (PetscInt p = pStart; p < pEnd && dev->direct; p++) {
-      PetscInt lo, go;
-
-      PetscCall(PetscSectionGetOffset(lsec, p, &lo));
-      PetscCall(PetscSectionGetOffset(gsec, p, &go));
-      if (lo != go) dev->direct = PETSC_FALSE;
-    }
-  }
-  {
-    const PetscInt Ne = disc->Ne, Nb = disc->Nb;
-    PetscInt      *cnt;
-
-    PetscCall(PetscCalloc1(disc->nlocal + 1, &cnt));
-    dev->unique = dev->contig = PETSC_TRUE;
-    for (PetscInt k = 0; k < Ne * Nb; k++) {
-      if (++cnt[disc->lidx[k]] > 1) dev->unique = PETSC_FALSE;
-      if (disc->lidx[k] != k) dev->contig = PETSC_FALSE;
-    }
-    dev->covering = (PetscBool)(dev->unique && Ne * Nb == disc->nlocal);
-    PetscCall(PetscFree(cnt));
-  }
+  PetscCall(FEGDiscLayout(disc, &dev->direct, &dev->unique, &dev->contig, &dev->covering));
   if (scatter == FEG_SCATTER_GATHER) {
     PetscCall(FEGDevTransposeMap(&dev->d, (int)disc->nlocal, &dev->toff, &dev->tlist));
     PetscCall(FEGDevMallocCopy((void **)&dev->ybuf, NULL, sizeof(double) * dev->d.Ne * dev->d.Nb, NULL));
@@ -318,6 +327,7 @@ typedef struct {
   FEGDevCoeffCache cc;
   int             *toff, *tlist;
   double          *ybuf;
+  PetscBool        direct, unique, contig, covering; /* FEGDiscLayout() */
 } FEGDevRHS;
 
 static PetscErrorCode FEGDevRHSDestroy(void **ctx)
@@ -359,6 +369,7 @@ PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *disc, FEGForm form, Vec b)
     disc->rhsdevdestroy = FEGDevRHSDestroy;
     PetscCall(PetscLogEventBegin(FEG_SetupDevice, dm, 0, 0, 0));
     PetscCall(FEGDevDiscCreate(disc, PETSC_TRUE, &r->d));
+    PetscCall(FEGDiscLayout(disc, &r->direct, &r->unique, &r->contig, &r->covering));
     PetscCall(PetscLogEventEnd(FEG_SetupDevice, dm, 0, 0, 0));
   }
   if (scatter == FEG_SCATTER_GATHER && !r->ybuf) {
@@ -368,20 +379,25 @@ PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *disc, FEGForm form, Vec b)
     PetscCall(PetscLogEventEnd(FEG_SetupDevice, dm, 0, 0, 0));
   }
   PetscCall(FEGDevCoeffPrepare(disc, form, &r->cc, &c));
-  PetscCall(DMGetLocalVector(dm, &bl));
   PetscCall(DMGetLocalVector(dm, &gl));
   PetscCall(FEGDiscBoundaryValues(disc, gl, &lift, NULL, NULL));
+  /* one process without constraints: the element vectors go straight into b; dofs of one element each (discontinuous):
+     plain stores, and no zeroing when the elements cover every dof */
+  if (r->direct) bl = b;
+  else PetscCall(DMGetLocalVector(dm, &bl));
   PetscCall(VecCUDAGetArrayWrite(bl, &y));
-  PetscCall(FEGDevZero(y, disc->nlocal));
+  if (!(r->covering && scatter != FEG_SCATTER_GATHER)) PetscCall(FEGDevZero(y, disc->nlocal));
   if (lift) PetscCall(VecCUDAGetArrayRead(gl, &gd));
-  PetscCall(FEGDevElementVectors(&r->d, &c, gd, y, scatter == FEG_SCATTER_GATHER ? r->ybuf : NULL));
+  PetscCall(FEGDevElementVectors(&r->d, &c, gd, y, scatter == FEG_SCATTER_GATHER ? r->ybuf : NULL, r->unique));
   if (scatter == FEG_SCATTER_GATHER) PetscCall(FEGDevGather((int)disc->nlocal, r->toff, r->tlist, r->ybuf, y));
   if (lift) PetscCall(VecCUDARestoreArrayRead(gl, &gd));
   PetscCall(VecCUDARestoreArrayWrite(bl, &y));
   PetscCall(FEGDevCoeffRelease(form, &r->cc));
-  PetscCall(VecZeroEntries(b));
-  PetscCall(DMLocalToGlobal(dm, bl, ADD_VALUES, b));
-  PetscCall(DMRestoreLocalVector(dm, &bl));
+  if (!r->direct) {
+    PetscCall(VecZeroEntries(b));
+    PetscCall(DMLocalToGlobal(dm, bl, ADD_VALUES, b));
+    PetscCall(DMRestoreLocalVector(dm, &bl));
+  }
   PetscCall(DMRestoreLocalVector(dm, &gl));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

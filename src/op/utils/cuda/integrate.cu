@@ -374,7 +374,7 @@ static __global__ void FEGElemBlock_Kernel(const FEGDevDisc d, const FEGDevCoeff
    boundary values, zero elsewhere) lifts the Dirichlet data: g_h = sum_b g_b phi_b is evaluated on the fly, only on
    elements that touch it, so no element matrix is needed. F is added into y with atomics, or stored per entry in
    ybuf[a*Ne+e] for a deterministic gather (FEGDevGather). */
-static __global__ void FEGElemVector_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const double *__restrict__ g, double *__restrict__ y, double *__restrict__ ybuf)
+static __global__ void FEGElemVector_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const double *__restrict__ g, double *__restrict__ y, double *__restrict__ ybuf, int unique)
 {
   const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= (size_t)d.Ne * d.Nb) return;
@@ -407,6 +407,7 @@ static __global__ void FEGElemVector_Kernel(const FEGDevDisc d, const FEGDevCoef
     }
   }
   if (ybuf) ybuf[i] = F;
+  else if (unique) y[d.idx[(size_t)a * d.Ne + e]] = F;
   else atomicAdd(&y[d.idx[(size_t)a * d.Ne + e]], F);
 }
 
@@ -478,14 +479,15 @@ PetscErrorCode FEGDevElementMatrices(const FEGDevDisc *d, const FEGDevCoeff *c, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode FEGDevElementVectors(const FEGDevDisc *d, const FEGDevCoeff *c, const double *g, double *y, double *ybuf)
+/* y (+)= the element vectors; unique (no dof shared by two elements): stored, not added, into the zeroed y */
+PetscErrorCode FEGDevElementVectors(const FEGDevDisc *d, const FEGDevCoeff *c, const double *g, double *y, double *ybuf, PetscBool unique)
 {
   const size_t n  = (size_t)d->Ne * d->Nb;
   const int    nt = 128;
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
-  FEGElemVector_Kernel<<<(unsigned)((n + nt - 1) / nt), nt>>>(*d, *c, g, y, ybuf);
+  FEGElemVector_Kernel<<<(unsigned)((n + nt - 1) / nt), nt>>>(*d, *c, g, y, ybuf, unique ? 1 : 0);
   FEGCheckLaunch("FEGElemVector_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
