@@ -705,7 +705,8 @@ END_TEST
 
 /* FEGComputeRHS on the GPU in each vector layout it treats apart: one process without constraints (straight into b),
    discontinuous (stores instead of atomics, no zeroing when the elements cover every dof), with essential boundary
-   conditions (local vector and DMLocalToGlobal), atomic and gather; equal to the host's to 1e-12 */
+   conditions (local vector and DMLocalToGlobal), atomic and gather, pointwise and constant coefficients (affine
+   simplices: the reference-tensor form); equal to the host's to 1e-12 */
 START_TEST(test_gpu_rhs_layouts)
 {
   const DMPolytopeType ct   = fegtest_cells[_i / 4];
@@ -713,24 +714,26 @@ START_TEST(test_gpu_rhs_layouts)
   const PetscInt       order      = ct == DM_POLYTOPE_TRI_PRISM && cont ? 1 : 2;
   const char          *scatter[2] = {"atomic", "gather"};
 
-  for (int k = 0; k < 2; k++) {
-    DM        dm[2], auxdm[2];
-    Vec       b[2], aux[2];
-    FEGForm   form[2];
-    PetscReal err;
+  for (int k = 0; k < 4; k++) { /* atomic, gather; pointwise coefficients, then constant ones (on simplices the
+                                   reference-tensor form) */
+    const PetscBool constant = (PetscBool)(k / 2);
+    DM              dm[2], auxdm[2] = {NULL, NULL};
+    Vec             b[2], aux[2]    = {NULL, NULL};
+    FEGForm         form[2];
+    PetscReal       err;
 
-    TCHK(PetscOptionsSetValue(NULL, "-feg_rhs_scatter", scatter[k]));
+    TCHK(PetscOptionsSetValue(NULL, "-feg_rhs_scatter", scatter[k % 2]));
     for (int g = 0; g < 2; g++) {
       TCHK(fegtest_setup(PETSC_COMM_WORLD, ct, order, cont, bc, 2, &dm[g]));
       if (g) TCHK(DMSetVecType(dm[g], VECCUDA));
-      TCHK(fegtest_aux(dm[g], &auxdm[g], &aux[g]));
-      TCHK(fegtest_form(PETSC_COMM_WORLD, auxdm[g], aux[g], PETSC_TRUE, &form[g]));
+      if (!constant) TCHK(fegtest_aux(dm[g], &auxdm[g], &aux[g]));
+      TCHK(fegtest_form(PETSC_COMM_WORLD, auxdm[g], aux[g], (PetscBool)!constant, &form[g]));
       TCHK(DMCreateGlobalVector(dm[g], &b[g]));
       TCHK(VecSet(b[g], 7.0)); /* what was there must not survive */
       TCHK(FEGComputeRHS(dm[g], form[g], b[g]));
     }
     TCHK(fegtest_vecdiff(b[1], b[0], &err));
-    ck_assert_msg(err < 1e-12, "%s P%d %s %s, %s: GPU right-hand side differs from the host's by %g", DMPolytopeTypes[ct], (int)order, cont ? "continuous" : "discontinuous", bc ? "with boundary conditions" : "without", scatter[k], (double)err);
+    ck_assert_msg(err < 1e-12, "%s P%d %s %s, %s, %s coefficients: GPU right-hand side differs from the host's by %g", DMPolytopeTypes[ct], (int)order, cont ? "continuous" : "discontinuous", bc ? "with boundary conditions" : "without", scatter[k % 2], constant ? "constant" : "pointwise", (double)err);
     for (int g = 0; g < 2; g++) {
       TCHK(VecDestroy(&b[g]));
       TCHK(destroy(&dm[g], &auxdm[g], &aux[g], &form[g]));

@@ -374,7 +374,7 @@ static __global__ void FEGElemBlock_Kernel(const FEGDevDisc d, const FEGDevCoeff
    boundary values, zero elsewhere) lifts the Dirichlet data: g_h = sum_b g_b phi_b is evaluated on the fly, only on
    elements that touch it, so no element matrix is needed. F is added into y with atomics, or stored per entry in
    ybuf[a*Ne+e] for a deterministic gather (FEGDevGather). */
-static __global__ void FEGElemVector_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const double *__restrict__ g, double *__restrict__ y, double *__restrict__ ybuf, int unique)
+static __global__ void FEGElemVector_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const double *__restrict__ g, double *__restrict__ y, double *__restrict__ ybuf, int unique, int ref)
 {
   const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= (size_t)d.Ne * d.Nb) return;
@@ -384,13 +384,29 @@ static __global__ void FEGElemVector_Kernel(const FEGDevDisc d, const FEGDevCoef
 
   if (g)
     for (int b = 0; b < d.Nb && !lift; b++) lift = g[d.idx[(size_t)b * d.Ne + e]] != 0.0;
-  for (int q = 0; q < d.Nq; q++) {
+  if (ref) {
+    /* affine cell, constant D: b_a = sum_b K'_ab for the form whose trial value row is D (u = 1 = sum_b phi_b), from the
+       reference tensors M the element matrices use, without the quadrature loop */
+    const double *geo    = d.geo + (size_t)e * (d.dim * d.dim + 1);
+    double        Cd[16] = {0}, Ch[4][4];
+
+    for (int j = 0; j < 4; j++) Cd[j] = c.D0[j];
+    FEGChatDev(d.dim, Cd, geo, geo[d.dim * d.dim], Ch);
+    for (int t = 0; t < Nd; t++) {
+      const double *Mt = d.M + ((size_t)t * d.Nb + a) * d.Nb; /* r = 0: the trial value */
+      double        sb = 0.0;
+
+      for (int b = 0; b < d.Nb; b++) sb += __ldg(&Mt[b]);
+      F += Ch[0][t] * sb;
+    }
+  }
+  for (int q = 0; q < d.Nq && (!ref || lift); q++) {
     const double *geo = FEGDevGeo(d, e, q);
     double        C[16], D[4], phi[4];
 
     FEGCoeffAt(c, d.Nq, e, q, C, D, true);
     FEGPhi(d, d.dim, geo, q, a, phi);
-    F += d.qw[q] * geo[d.dim * d.dim] * FEGDot(Nd, D, phi);
+    if (!ref) F += d.qw[q] * geo[d.dim * d.dim] * FEGDot(Nd, D, phi);
     if (lift) {
       double u[4] = {0, 0, 0, 0}, cu[4];
 
@@ -479,7 +495,8 @@ PetscErrorCode FEGDevElementMatrices(const FEGDevDisc *d, const FEGDevCoeff *c, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y (+)= the element vectors; unique (no dof shared by two elements): stored, not added, into the zeroed y */
+/* y (+)= the element vectors; unique (no dof shared by two elements): stored, not added, into the zeroed y. Affine cells
+   with constant coefficients take the element matrices' reference tensors (the quadrature loop only for the lifting) */
 PetscErrorCode FEGDevElementVectors(const FEGDevDisc *d, const FEGDevCoeff *c, const double *g, double *y, double *ybuf, PetscBool unique)
 {
   const size_t n  = (size_t)d->Ne * d->Nb;
@@ -487,7 +504,7 @@ PetscErrorCode FEGDevElementVectors(const FEGDevDisc *d, const FEGDevCoeff *c, c
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
-  FEGElemVector_Kernel<<<(unsigned)((n + nt - 1) / nt), nt>>>(*d, *c, g, y, ybuf, unique ? 1 : 0);
+  FEGElemVector_Kernel<<<(unsigned)((n + nt - 1) / nt), nt>>>(*d, *c, g, y, ybuf, unique ? 1 : 0, d->M && c->mode == FEG_DEV_COEFF_CONSTANT ? 1 : 0);
   FEGCheckLaunch("FEGElemVector_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
