@@ -16,6 +16,12 @@ typedef enum {
 } FEGMatFreeKernel;
 PETSC_INTERN const char *const FEGMatFreeKernels[];
 
+/* the kernels built on the reference operators and per-element factors (affine simplices, C constant per cell) */
+static inline PetscBool FEGMatFreeIsRefOp(FEGMatFreeKernel k)
+{
+  return (PetscBool)(k == FEG_MF_REFOP || k == FEG_MF_GEMM || k == FEG_MF_MMA);
+}
+
 /* What the implementation in use (host or GPU) can run; the kernel choice reads it instead of asking where it runs */
 typedef struct {
   PetscBool   gemm;           /* the batched-GEMM and tensor-core forms of refop exist */

@@ -85,7 +85,7 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
   PetscFunctionBegin;
   if (dev->mfKernel == (int)mf->kernel && dev->mfKind == mf->kind) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(FEGMatFreeDevFree(dev));
-  if (mf->kernel == FEG_MF_REFOP || mf->kernel == FEG_MF_GEMM || mf->kernel == FEG_MF_MMA) {
+  if (FEGMatFreeIsRefOp(mf->kernel)) {
     FEGDevRefOp *r = &dev->ro;
     double      *Op;
 

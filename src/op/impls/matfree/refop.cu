@@ -4,6 +4,9 @@
 
 /* the operator counts the kernels are compiled for (FEGMFPairs: every pair set of 2D and 3D forms) */
 #define FEG_REFOP_NOPS(X) X(1) X(3) X(4) X(6) X(7) X(9) X(10) X(16)
+/* the dofs per element of the one-thread-per-element kernel (every operator set fits in the kernel's parameters up to
+   10 dofs; at 20, P3 tetrahedra, it was 1.5x slower than mma on the H100) */
+#define FEG_REFOP_THREAD_NB(X) X(3) X(4) X(6) X(10)
 
 /* ------------------------------------------------------------------------------------------------------------------
    refop (Swirydowicz et al.'s stiffness-action kernel, 004): thread n of element group j computes row n of NE
@@ -182,29 +185,26 @@ static PetscErrorCode FEGRefOpThreadLaunchNB(const FEGDevRefOp *r, const double 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* whether the per-thread refop is compiled for this many dofs per element (every operator set fits in the kernel's
-   parameters up to 10 dofs; at 20, P3 tetrahedra, it was 1.5x slower than mma on the H100) */
+/* whether the per-thread refop is compiled for this many dofs per element */
 int FEGDevRefOpThreadCompiled(int Nb)
 {
-  return Nb == 3 || Nb == 4 || Nb == 6 || Nb == 10;
+#define FEG_THREAD_NB(NB) \
+  if (Nb == NB) return 1;
+  FEG_REFOP_THREAD_NB(FEG_THREAD_NB)
+#undef FEG_THREAD_NB
+  return 0;
 }
 
 static PetscErrorCode FEGRefOpThreadApply(const FEGDevRefOp *r, const double *x, double *y, double *ybuf, int transpose, int overwrite)
 {
   PetscFunctionBegin;
   switch (r->Nb) {
-  case 3:
-    PetscCall(FEGRefOpThreadLaunchNB<3>(r, x, y, ybuf, transpose, overwrite));
+#define FEG_THREAD_NB(NB) \
+  case NB: \
+    PetscCall(FEGRefOpThreadLaunchNB<NB>(r, x, y, ybuf, transpose, overwrite)); \
     break;
-  case 4:
-    PetscCall(FEGRefOpThreadLaunchNB<4>(r, x, y, ybuf, transpose, overwrite));
-    break;
-  case 6:
-    PetscCall(FEGRefOpThreadLaunchNB<6>(r, x, y, ybuf, transpose, overwrite));
-    break;
-  case 10:
-    PetscCall(FEGRefOpThreadLaunchNB<10>(r, x, y, ybuf, transpose, overwrite));
-    break;
+    FEG_REFOP_THREAD_NB(FEG_THREAD_NB)
+#undef FEG_THREAD_NB
   default:
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "refop: no per-thread kernel for %d dofs per element", r->Nb);
   }
