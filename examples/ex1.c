@@ -213,4 +213,10 @@ int main(int argc, char **argv)
     args: -feg_cell_type prism -feg_faces 3 -feg_perturb 0.2 -order 1 -feg_strategy matfree -ksp_type bcgs
     output_file: output/ex1_prism_matfree.out
 
+  test:
+    suffix: prism_p3_lma_np2
+    nsize: 2
+    args: -feg_cell_type prism -feg_faces 3 -feg_perturb 0.2 -order 3 -feg_strategy lma
+    output_file: output/ex1_prism_p3_lma.out
+
 TEST*/

@@ -73,6 +73,7 @@ typedef enum {
 PETSC_EXTERN const char *const FEGReorderTypes[];
 PETSC_EXTERN PetscErrorCode    FEGMeshReorder(DM, FEGReorderType, DM *);
 PETSC_EXTERN PetscErrorCode    FEGSetUpDiscretization(DM, PetscInt, PetscBool, const char[]);
+PETSC_EXTERN PetscErrorCode    FEGDMSetUpSection(DM);
 PETSC_EXTERN PetscErrorCode    FEGDMProjectFunction(DM, PetscReal, PetscErrorCode (*)(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *), void *, Vec);
 
 /* Operators: an FEGOp computes a form on a DM in the way its type says; its Mat is what solvers use */

@@ -1,4 +1,4 @@
-/* Manufactured solutions converge at the optimal L2 rate p+1 for p = 1, 2, 3: a symmetric diffusion-reaction form
+/* Manufactured solutions converge at the optimal L2 rate p+1 for p = 1, 2, 3 (and 4 on prisms): a symmetric diffusion-reaction form
    solved with CG on the LMA operator, and a non-symmetric CDR form solved with GMRES on the assembled one, both
    through FEGDMSetForm() and KSPSetDM(), with non-zero Dirichlet data */
 #include "fegtest.h"
@@ -58,7 +58,7 @@ static PetscErrorCode solve(DMPolytopeType ct, PetscInt order, PetscInt n, Petsc
 
 START_TEST(test_rates)
 {
-  const DMPolytopeType ct[4] = {DM_POLYTOPE_TRIANGLE, DM_POLYTOPE_QUADRILATERAL, DM_POLYTOPE_TETRAHEDRON, DM_POLYTOPE_HEXAHEDRON};
+  const DMPolytopeType ct[5] = {DM_POLYTOPE_TRIANGLE, DM_POLYTOPE_QUADRILATERAL, DM_POLYTOPE_TETRAHEDRON, DM_POLYTOPE_HEXAHEDRON, DM_POLYTOPE_TRI_PRISM};
   const DMPolytopeType c     = ct[_i / 3];
   const PetscInt       order = 1 + _i % 3;
   const PetscInt       n0    = fegtest_dim(c) == 2 ? 4 : 3;
@@ -74,13 +74,29 @@ START_TEST(test_rates)
 }
 END_TEST
 
+/* P4 prisms: their triangular faces carry 3 interior dofs and their quadrilateral faces 9, which meet at every
+   orientation; a wrong permutation of either loses the rate (FEGDMSetUpSection()) */
+START_TEST(test_prism_p4)
+{
+  PetscReal e0, e1, rate;
+  PetscInt  i0, i1;
+
+  TCHK(solve(DM_POLYTOPE_TRI_PRISM, 4, 2, PETSC_TRUE, &e0, &i0));
+  TCHK(solve(DM_POLYTOPE_TRI_PRISM, 4, 4, PETSC_TRUE, &e1, &i1));
+  rate = PetscLog2Real(e0 / e1);
+  TCHK(PetscPrintf(PETSC_COMM_WORLD, "%-14s P4 CG, lma      errors %.3e %.3e rate %.2f iterations %d %d\n", DMPolytopeTypes[DM_POLYTOPE_TRI_PRISM], (double)e0, (double)e1, (double)rate, (int)i0, (int)i1));
+  ck_assert_msg(rate > 5 - 0.5, "triangular_prism P4: L2 rate %.2f (errors %.3e, %.3e), expected about 5", (double)rate, (double)e0, (double)e1);
+}
+END_TEST
+
 static void add_tests(Suite *s)
 {
   TCase *tc;
 
   tc = tcase_create("manufactured");
   tcase_set_timeout(tc, 900);
-  tcase_add_loop_test(tc, test_rates, 0, 4 * 3);
+  tcase_add_loop_test(tc, test_rates, 0, 5 * 3);
+  tcase_add_test(tc, test_prism_p4);
   suite_add_tcase(s, tc);
 }
 

@@ -121,10 +121,9 @@ START_TEST(test_box)
 {
   const DMPolytopeType ct    = fegtest_cells[_i / 5];
   const PetscInt       order = _i % 5 < 4 ? _i % 5 + 1 : 3;
-  /* continuous prisms of order 2 and more are refused (README, limitations): discontinuous ones instead */
-  const PetscBool cont = (PetscBool)(_i % 5 < 4 && (ct != DM_POLYTOPE_TRI_PRISM || order == 1));
-  DM              dm;
-  PetscInt        ncl;
+  const PetscBool      cont  = (PetscBool)(_i % 5 < 4);
+  DM                   dm;
+  PetscInt             ncl;
 
   TCHK(fegtest_setup(PETSC_COMM_WORLD, ct, order, cont, PETSC_TRUE, 3, &dm));
   if (_i % 2) TCHK(add_side_boundary(dm));

@@ -420,9 +420,36 @@ static PetscErrorCode rhs_without_field(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* a continuous P3 prism field set by hand keeps PETSc's section, which gives the quadrilateral faces the triangles'
+   dofs (set_up_section: FEGDMSetUpSection() first, which mends it) */
+static PetscErrorCode prism_field_by_hand(PetscBool set_up_section)
+{
+  const PetscInt faces[3] = {1, 1, 1};
+  DM             dm;
+  PetscFE        fe;
+  FEGForm        form;
+  Mat            A;
+
+  PetscFunctionBegin;
+  PetscCall(FEGCreateBoxMesh(PETSC_COMM_SELF, DM_POLYTOPE_TRI_PRISM, faces, NULL, NULL, 0.0, &dm));
+  PetscCall(FEGCreateFE(PETSC_COMM_SELF, 3, DM_POLYTOPE_TRI_PRISM, 3, PETSC_TRUE, &fe));
+  PetscCall(DMSetField(dm, 0, NULL, (PetscObject)fe));
+  PetscCall(DMCreateDS(dm));
+  PetscCall(PetscFEDestroy(&fe));
+  if (set_up_section) PetscCall(FEGDMSetUpSection(dm));
+  PetscCall(fegtest_form(PETSC_COMM_SELF, NULL, NULL, PETSC_FALSE, &form));
+  PetscCall(FEGCreateOperator(dm, form, &A));
+  PetscCall(MatDestroy(&A));
+  PetscCall(FEGFormDestroy(&form));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 START_TEST(test_wrong_order)
 {
   EXPECT_ERROR(rhs_without_field(), PETSC_ERR_ARG_WRONG, "The DM has 0 fields; fegpu needs exactly one scalar PetscFE field (FEGSetUpDiscretization() or DMSetField() and DMCreateDS())");
+  EXPECT_ERROR(prism_field_by_hand(PETSC_FALSE), PETSC_ERR_ARG_WRONG, "The DM's local section gives cell 0 31 dofs in its closure, but its element has 40: call FEGDMSetUpSection() after DMCreateDS()");
+  TCHK(prism_field_by_hand(PETSC_TRUE));
 }
 END_TEST
 

@@ -49,8 +49,7 @@ typedef struct {
   PetscInt       nverts;                                               /* vertices, the nodes of straight (P1/Q1) coordinates */
   PetscBool      simplex;                                              /* with straight edges the reference map is affine: one Jacobian per cell */
   PetscBool      tensor;                                               /* a tensor product of segments: sum factorisation applies */
-  PetscInt       maxCont;                                              /* highest order of continuous Lagrange that PETSc's sections support on it */
-  const char    *whyCont;                                              /* why not higher */
+  PetscBool      mixedFaces;                                           /* faces of two types: continuous spaces of order >= 2 need FEGDMSetUpSection() */
   PetscErrorCode (*quadrature)(PetscInt, PetscInt, PetscQuadrature *); /* fegpu's rule for elements of order p */
   PetscInt boxCells;                                                   /* cells of the box mesh in each square or cube */
   void (*boxSplit)(const PetscInt corner[8], PetscInt cells[]);        /* those cells' vertices; corner[i + 2j + 4k] */

@@ -294,6 +294,20 @@ PetscErrorCode FEGDiscCreate(DM dm, FEGDisc *disc)
 
   PetscCall(DMGetLocalSection(dm, &lsec));
   PetscCall(DMGetGlobalSection(dm, &gsec));
+  if (disc->Ne) {
+    PetscInt ncl, *cl = NULL, n = 0;
+
+    /* a section that does not give a cell its element's dofs (PETSc's on continuous prisms of order >= 2) */
+    PetscCall(DMPlexGetTransitiveClosure(dm, disc->cStart, PETSC_TRUE, &ncl, &cl));
+    for (PetscInt r = 0; r < ncl; r++) {
+      PetscInt d;
+
+      PetscCall(PetscSectionGetDof(lsec, cl[2 * r], &d));
+      n += d;
+    }
+    PetscCall(DMPlexRestoreTransitiveClosure(dm, disc->cStart, PETSC_TRUE, &ncl, &cl));
+    PetscCheck(n == disc->Nb, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The DM's local section gives cell %" PetscInt_FMT " %" PetscInt_FMT " dofs in its closure, but its element has %" PetscInt_FMT "%s", disc->cStart, n, disc->Nb, disc->cell->mixedFaces ? ": call FEGDMSetUpSection() after DMCreateDS() (FEGSetUpDiscretization() does), since PETSc's section gives all faces the same dofs" : "");
+  }
   PetscCall(PetscSectionGetStorageSize(lsec, &disc->nlocal));
   PetscCall(PetscSectionGetConstrainedStorageSize(gsec, &disc->nglobal));
   PetscCall(FEGPhaseBegin(FEG_SetupDofMap, (PetscObject)dm, &t0));

@@ -105,7 +105,6 @@ PetscErrorCode FEGCreateFEWithNodes(MPI_Comm comm, PetscInt dim, DMPolytopeType 
   PetscCall(FEGCheckCellAndOrder(comm, dim, ct, order, &cell));
   PetscCheck(nodes >= FEG_NODES_EQUISPACED && nodes <= FEG_NODES_GLL_COLLOCATED, comm, PETSC_ERR_ARG_OUTOFRANGE, "Node type %d is not one of FEG_NODES_EQUISPACED, FEG_NODES_GLL, FEG_NODES_GLL_COLLOCATED", (int)nodes);
   PetscCheck(nodes == FEG_NODES_EQUISPACED || cell->tensor, comm, PETSC_ERR_SUP, "Node type %s needs quadrilaterals or hexahedra, not %s; use equispaced", FEGNodeTypes[nodes], cell->plural);
-  PetscCheck(!continuous || order <= cell->maxCont, comm, PETSC_ERR_SUP, "Continuous Lagrange %s of order %" PetscInt_FMT " are not available: %s; use discontinuous Lagrange or order %" PetscInt_FMT, cell->plural, order, cell->whyCont, cell->maxCont);
   PetscCall(PetscFECreateLagrangeByCell(comm, dim, 1, ct, order, PETSC_DETERMINE, fe));
   if (!continuous || nodes != FEG_NODES_EQUISPACED) {
     PetscFE         fe2;
@@ -171,7 +170,10 @@ PetscErrorCode FEGCreateFEWithNodes(MPI_Comm comm, PetscInt dim, DMPolytopeType 
 
   Level: beginner
 
-.seealso: FEGCreateFEWithNodes()
+  Note:
+  Continuous prisms of order 2 and higher get fegpu's section by cell type (FEGDMSetUpSection()).
+
+.seealso: FEGCreateFEWithNodes(), FEGDMSetUpSection()
 @*/
 PetscErrorCode FEGSetUpDiscretization(DM dm, PetscInt order, PetscBool continuous, const char name[])
 {
@@ -197,5 +199,11 @@ PetscErrorCode FEGSetUpDiscretization(DM dm, PetscInt order, PetscBool continuou
   PetscCall(DMSetField(dm, 0, NULL, (PetscObject)fe));
   PetscCall(DMCreateDS(dm));
   PetscCall(PetscFEDestroy(&fe));
+  {
+    const FEGCellInfo *cell;
+
+    PetscCall(FEGCellInfoGet(PetscObjectComm((PetscObject)dm), ctg, &cell));
+    if (continuous && order > 1 && cell->mixedFaces) PetscCall(FEGDMSetUpSection(dm));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

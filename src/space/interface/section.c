@@ -1,0 +1,241 @@
+/* A local section with each point's dofs by its cell type. PETSc (3.18 to 3.22) gives every point of one depth the
+   same number of dofs and the same orientation symmetries, which is right for every cell whose faces are alike but not
+   for prisms: their triangular and quadrilateral faces carry (p-1)(p-2)/2 and (p-1)^2 interior dofs. */
+#include <fegpu/private/fegimpl.h>
+#include <petsc/private/dmimpl.h>
+
+/* the number of dofs and a point of the reference cell for every cell type in the element's closure */
+static PetscErrorCode FEGDualSpaceDofsByType(PetscDualSpace Q, PetscInt dof[], PetscInt rep[])
+{
+  DM           K;
+  PetscSection ksec;
+  PetscInt     ncl, *cl = NULL;
+
+  PetscFunctionBegin;
+  for (PetscInt t = 0; t < DM_NUM_POLYTOPES; t++) dof[t] = rep[t] = -1;
+  PetscCall(PetscDualSpaceGetDM(Q, &K));
+  PetscCall(PetscDualSpaceGetSection(Q, &ksec));
+  PetscCall(DMPlexGetTransitiveClosure(K, 0, PETSC_TRUE, &ncl, &cl));
+  for (PetscInt r = 0; r < ncl; r++) {
+    const PetscInt kp = cl[2 * r];
+    DMPolytopeType kt;
+    PetscInt       n;
+
+    PetscCall(DMPlexGetCellType(K, kp, &kt));
+    PetscCall(PetscSectionGetDof(ksec, kp, &n));
+    PetscCheck(dof[kt] < 0 || dof[kt] == n, PETSC_COMM_SELF, PETSC_ERR_SUP, "The element's dual space has %" PetscInt_FMT " and %" PetscInt_FMT " dofs on two %s points of its reference cell", dof[kt], n, DMPolytopeTypes[kt]);
+    dof[kt] = n;
+    if (rep[kt] < 0) rep[kt] = kp;
+  }
+  PetscCall(DMPlexRestoreTransitiveClosure(K, 0, PETSC_TRUE, &ncl, &cl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* PETSc's own DMPlex methods, which FEGDMSetUpSection() replaces on a DM and its clones (the same for every DMPlex) */
+static PetscErrorCode (*FEGPlexCreateLocalSection)(DM) = NULL;
+static PetscErrorCode (*FEGPlexClone)(DM, DM *)        = NULL;
+
+/* whether the element's dual space gives points of one depth different dofs (prisms of order >= 2), which PETSc's
+   per-depth section cannot hold */
+static PetscErrorCode FEGDualSpaceDofsDifferByType(PetscDualSpace Q, const PetscInt dof[], PetscBool *differ)
+{
+  DM       K;
+  PetscInt depth;
+
+  PetscFunctionBegin;
+  *differ = PETSC_FALSE;
+  PetscCall(PetscDualSpaceGetDM(Q, &K));
+  PetscCall(DMPlexGetDepth(K, &depth));
+  for (PetscInt d = 0; d <= depth; d++) {
+    PetscInt n = -1;
+
+    for (PetscInt t = 0; t < DM_NUM_POLYTOPES; t++) {
+      if (dof[t] < 0 || DMPolytopeTypeGetDim((DMPolytopeType)t) != d) continue;
+      if (n >= 0 && n != dof[t]) *differ = PETSC_TRUE;
+      n = dof[t];
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the dm->ops->createlocalsection FEGDMSetUpSection() installs: DMCreateLocalSection_Plex()'s work with dofs and
+   symmetries by cell type (one scalar PetscFE field, essential conditions on the closure of their labelled points);
+   PETSc's own where the element's dofs are the same on every point of a depth */
+static PetscErrorCode FEGDMCreateLocalSectionByType(DM dm)
+{
+  MPI_Comm        comm = PetscObjectComm((PetscObject)dm);
+  PetscObject     obj  = NULL;
+  PetscClassId    id   = 0;
+  PetscFE         fe;
+  PetscDualSpace  Q;
+  PetscSection    s;
+  PetscSectionSym sym;
+  DMLabel         ctLabel;
+  PetscDS         ds;
+  PetscInt        Nf, Nc, numBd, pStart, pEnd, cStart, cEnd, maxc = 0, *idx;
+  PetscInt        dof[DM_NUM_POLYTOPES], rep[DM_NUM_POLYTOPES];
+  PetscBool       differ = PETSC_FALSE;
+  const char     *name;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetNumFields(dm, &Nf));
+  for (PetscInt f = Nf - 1; f >= 0; f--) { /* field 0's tables last */
+    PetscBool d = PETSC_FALSE;
+
+    PetscCall(DMGetField(dm, f, NULL, &obj));
+    PetscCall(PetscObjectGetClassId(obj, &id));
+    if (id != PETSCFE_CLASSID) continue;
+    PetscCall(PetscFEGetDualSpace((PetscFE)obj, &Q));
+    PetscCall(FEGDualSpaceDofsByType(Q, dof, rep));
+    PetscCall(FEGDualSpaceDofsDifferByType(Q, dof, &d));
+    differ = (PetscBool)(differ || d);
+  }
+  if (!differ) {
+    PetscCall((*FEGPlexCreateLocalSection)(dm));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCheck(Nf == 1 && id == PETSCFE_CLASSID, comm, PETSC_ERR_SUP, "The DM has %" PetscInt_FMT " fields; fegpu's section by cell type (FEGDMSetUpSection(), needed for continuous prisms of order >= 2) is for one scalar PetscFE field", Nf);
+  fe = (PetscFE)obj;
+  PetscCall(PetscFEGetNumComponents(fe, &Nc));
+  PetscCheck(Nc == 1, comm, PETSC_ERR_SUP, "The field has %" PetscInt_FMT " components; fegpu's section by cell type (FEGDMSetUpSection(), needed for continuous prisms of order >= 2) is for scalar fields", Nc);
+
+  PetscCall(PetscSectionCreate(comm, &s));
+  PetscCall(PetscSectionSetNumFields(s, 1));
+  PetscCall(PetscSectionSetFieldComponents(s, 0, 1));
+  PetscCall(PetscObjectGetName((PetscObject)fe, &name));
+  if (name) PetscCall(PetscSectionSetFieldName(s, 0, name));
+  PetscCall(DMPlexGetChart(dm, &pStart, &pEnd));
+  PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
+  PetscCall(PetscSectionSetChart(s, pStart, pEnd));
+  for (PetscInt p = pStart; p < pEnd; p++) {
+    DMPolytopeType t;
+
+    PetscCall(DMPlexGetCellType(dm, p, &t));
+    PetscCheck(dof[t] >= 0, PETSC_COMM_SELF, PETSC_ERR_SUP, "Point %" PetscInt_FMT " is a %s, which the element's reference cell does not have (mixed meshes are not supported)", p, DMPolytopeTypes[t]);
+    PetscCall(PetscSectionSetDof(s, p, dof[t]));
+    PetscCall(PetscSectionSetFieldDof(s, p, 0, dof[t]));
+  }
+
+  /* every dof of a labelled point of an essential condition is constrained, after PETSc completes the label with the
+     closure of its points (as DMCreateLocalSection_Plex() does) */
+  PetscCall(DMGetDS(dm, &ds));
+  PetscCall(PetscDSGetNumBoundary(ds, &numBd));
+  for (PetscInt bd = 0; bd < numBd; bd++) {
+    DMBoundaryConditionType type;
+    DMLabel                 label;
+    const PetscInt         *vals;
+    PetscInt                nval;
+
+    PetscCall(PetscDSGetBoundary(ds, bd, NULL, &type, NULL, &label, &nval, &vals, NULL, NULL, NULL, NULL, NULL, NULL));
+    if (!label || !(type & DM_BC_ESSENTIAL)) continue;
+    PetscCall(DMPlexLabelComplete(dm, label));
+    for (PetscInt v = 0; v < nval; v++) {
+      IS              is;
+      const PetscInt *pts;
+      PetscInt        n;
+
+      PetscCall(DMLabelGetStratumIS(label, vals[v], &is));
+      if (!is) continue;
+      PetscCall(ISGetLocalSize(is, &n));
+      PetscCall(ISGetIndices(is, &pts));
+      for (PetscInt i = 0; i < n; i++) {
+        const PetscInt p = pts[i];
+        PetscInt       d;
+
+        if (p < pStart || p >= pEnd || (p >= cStart && p < cEnd)) continue; /* PETSc leaves cells unconstrained too */
+        PetscCall(PetscSectionGetDof(s, p, &d));
+        PetscCall(PetscSectionSetConstraintDof(s, p, d));
+        PetscCall(PetscSectionSetFieldConstraintDof(s, p, 0, d));
+        maxc = PetscMax(maxc, d);
+      }
+      PetscCall(ISRestoreIndices(is, &pts));
+      PetscCall(ISDestroy(&is));
+    }
+  }
+  PetscCall(PetscSectionSetUp(s));
+  PetscCall(PetscMalloc1(maxc, &idx));
+  for (PetscInt i = 0; i < maxc; i++) idx[i] = i;
+  for (PetscInt p = pStart; p < pEnd; p++) {
+    PetscInt c;
+
+    PetscCall(PetscSectionGetConstraintDof(s, p, &c));
+    if (!c) continue;
+    PetscCall(PetscSectionSetConstraintIndices(s, p, idx));
+    PetscCall(PetscSectionSetFieldConstraintIndices(s, p, 0, idx));
+  }
+  PetscCall(PetscFree(idx));
+
+  /* the interior dofs of an edge or face seen by a cell at orientation o are permuted by the symmetry of that point's
+     own dual space, found through the cell-type label */
+  PetscCall(DMPlexGetCellTypeLabel(dm, &ctLabel));
+  PetscCall(PetscSectionSymCreateLabel(comm, ctLabel, &sym));
+  for (PetscInt t = 0; t < DM_NUM_POLYTOPES; t++) {
+    PetscDualSpace       psp;
+    const PetscInt    ***perms = NULL;
+    const PetscScalar ***flips = NULL;
+    PetscInt             nf;
+
+    if (rep[t] < 0 || dof[t] < 2 || !rep[t]) continue; /* rep 0 is the cell itself, seen at orientation 0 only */
+    PetscCall(PetscDualSpaceGetPointSubspace(Q, rep[t], &psp));
+    if (!psp) continue;
+    PetscCall(PetscDualSpaceGetSymmetries(psp, &perms, &flips));
+    if (!(perms && perms[0]) && !(flips && flips[0])) continue;
+    /* the arrays of a point's own symmetries are indexed by its orientations, -nf to nf - 1 */
+    nf = FEGPolytopeTypeGetNumArrangements((DMPolytopeType)t) / 2;
+    PetscCall(PetscSectionSymLabelSetStratum(sym, t, dof[t], -nf, nf, PETSC_COPY_VALUES, perms && perms[0] ? &perms[0][-nf] : NULL, flips && flips[0] ? &flips[0][-nf] : NULL));
+  }
+  PetscCall(PetscSectionSetFieldSym(s, 0, sym));
+  PetscCall(PetscSectionSymDestroy(&sym));
+  PetscCall(DMSetLocalSection(dm, s));
+  PetscCall(PetscSectionDestroy(&s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a clone builds its section the same way (DMClone_Plex() gives it PETSc's methods) */
+static PetscErrorCode FEGDMCloneByType(DM dm, DM *newdm)
+{
+  PetscFunctionBegin;
+  PetscCall((*FEGPlexClone)(dm, newdm));
+  (*newdm)->ops->createlocalsection = FEGDMCreateLocalSectionByType;
+  (*newdm)->ops->clone              = FEGDMCloneByType;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGDMSetUpSection - makes a DMPlex build its local section with each point's dofs and orientation symmetries taken
+  from its own cell type, which continuous Lagrange fields on prisms of order 2 and higher need
+
+  Logically Collective
+
+  Input Parameter:
+. dm - a DMPlex
+
+  Level: intermediate
+
+  Notes:
+  PETSc (3.18 to 3.22) gives all points of one depth the dofs of one of them, so the quadrilateral faces of a prism get
+  the triangular faces' count and the space is not conforming. After this call DMGetLocalSection() builds the section
+  by cell type when it is next needed (any section the DM holds is dropped), with essential boundary conditions
+  constrained as PETSc constrains them, for one scalar PetscFE field; PETSc's own assembly, projection and output then
+  work on it. Fields whose element has the same dofs on every point of a dimension get PETSc's section. DMClone()
+  passes this on to the clone. FEGSetUpDiscretization() calls it for continuous prisms of order 2 and higher.
+
+.seealso: FEGSetUpDiscretization()
+@*/
+PetscErrorCode FEGDMSetUpSection(DM dm)
+{
+  PetscBool isplex;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMPLEX, &isplex));
+  PetscCheck(isplex, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONG, "FEGDMSetUpSection() needs a DMPlex, not a %s", ((PetscObject)dm)->type_name);
+  if (dm->ops->createlocalsection != FEGDMCreateLocalSectionByType) {
+    FEGPlexCreateLocalSection   = dm->ops->createlocalsection;
+    FEGPlexClone                = dm->ops->clone;
+    dm->ops->createlocalsection = FEGDMCreateLocalSectionByType;
+    dm->ops->clone              = FEGDMCloneByType;
+  }
+  PetscCall(DMSetLocalSection(dm, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
