@@ -1,5 +1,5 @@
 static const char help[] = "fegpu bench: setup, assembly and MatMult times of fegpu's operators on a box mesh.\n"
-                           "Options: -feg_cell_type -feg_faces -order -continuous -bench_reps n -bench_strategies atomic,color,coo,lma,lma_single,matfree\n"
+                           "Options: -feg_cell_type -feg_faces -order -continuous -bench_reps n -bench_strategies atomic,color,coo,lma,lma_single,matfree,auto\n"
                            "         -dm_vec_type cuda -bench_csv file.csv (append rows) -bench_petsc_host (time PETSc's own FEM assembly)\n"
                            "Prints one line per strategy: times are medians of -bench_reps runs, synchronised with the device.\n";
 
@@ -82,6 +82,7 @@ int main(int argc, char **argv)
   PetscLogDouble tsetup0, tsetup, rAsm[8], rMult[8], rSet[8];
   char           csv[PETSC_MAX_PATH_LEN] = "";
   PetscReal      rGbs[8], rBpd[8], rGfl[8], fmaPeak = 0.0, atomRate = 0.0;
+  char           rLabel[8][64];
   PetscInt       order_ = 0;
   PetscReal      triad  = 0.0;
   VecType        vt;
@@ -139,7 +140,8 @@ int main(int argc, char **argv)
     Mat            A;
     Vec            x, y;
     PetscLogDouble t0, t1, ta[64], tm[64], tset;
-    PetscBool      lma, mf, single;
+    PetscBool      lma, mf, single, isauto;
+    char           label[64];
     PetscReal      gbs = 0, gfl = 0, mm, esize;
 
     PetscLogStage stage;
@@ -150,18 +152,29 @@ int main(int argc, char **argv)
     PetscCall(PetscStrcmp(strat[s], "lma", &lma));
     PetscCall(PetscStrcmp(strat[s], "lma_single", &single)); /* lma with its element matrices in FP32 */
     PetscCall(PetscStrcmp(strat[s], "matfree", &mf));
+    PetscCall(PetscStrcmp(strat[s], "auto", &isauto)); /* -feg_strategy auto: the type its cost model picks */
     lma   = (PetscBool)(lma || single);
     esize = single ? 4.0 : 8.0;
-    PetscCall(PetscOptionsSetValue(NULL, "-feg_strategy", lma ? FEGOPLMA : (mf ? FEGOPMATFREE : FEGOPADDTO)));
+    PetscCall(PetscOptionsSetValue(NULL, "-feg_strategy", isauto ? FEGOPAUTO : (lma ? FEGOPLMA : (mf ? FEGOPMATFREE : FEGOPADDTO))));
     if (single) PetscCall(PetscOptionsSetValue(NULL, "-feg_precision", "single"));
     lma = (PetscBool)(lma || mf); /* element-local shells: no assembled matrix to measure */
-    if (!lma) PetscCall(PetscOptionsSetValue(NULL, "-feg_addto_mode", strat[s]));
+    if (!lma && !isauto) PetscCall(PetscOptionsSetValue(NULL, "-feg_addto_mode", strat[s]));
     PetscCall(Sync());
     PetscCall(PetscTime(&t0));
     PetscCall(FEGCreateOperator(dm, form, &A));
     PetscCall(Sync());
     PetscCall(PetscTime(&t1));
     tset = t1 - t0;
+    PetscCall(PetscStrncpy(label, strat[s], sizeof(label)));
+    if (isauto) {
+      FEGOpType t;
+
+      PetscCall(FEGOperatorGetType(A, &t));
+      PetscCall(PetscStrcmp(t, FEGOPMATFREE, &mf));
+      PetscCall(PetscStrcmp(t, FEGOPLMA, &lma));
+      lma = (PetscBool)(lma || mf);
+      PetscCall(PetscSNPrintf(label, sizeof(label), "auto:%s", t));
+    }
     if (!lma) PetscCall(PetscOptionsClearValue(NULL, "-feg_addto_mode"));
     PetscCall(PetscOptionsClearValue(NULL, "-feg_strategy"));
     PetscCall(PetscOptionsClearValue(NULL, "-feg_precision"));
@@ -224,9 +237,10 @@ int main(int argc, char **argv)
         PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info));
         bpd = (info.nz_used * 12.0 + ndofs * 4.0) / ndofs;
       }
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-8s %10" PetscInt_FMT " %10.3f %12.3f %12.3e %10.4f %10.4f %12.1f %8.1f%% %8.0f\n", strat[s], ndofs, tset, am * 1e3, Ne / am, am * 1e6 / Ne, mm * 1e3, (double)gbs, 100.0 * gbs / triad, (double)bpd));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-8s %10" PetscInt_FMT " %10.3f %12.3f %12.3e %10.4f %10.4f %12.1f %8.1f%% %8.0f\n", label, ndofs, tset, am * 1e3, Ne / am, am * 1e6 / Ne, mm * 1e3, (double)gbs, 100.0 * gbs / triad, (double)bpd));
       if (s < 8) {
-        rSet[s]  = tset;
+        rSet[s] = tset;
+        PetscCall(PetscStrncpy(rLabel[s], label, sizeof(rLabel[s])));
         rAsm[s]  = am;
         rMult[s] = mm;
         rGbs[s]  = gbs;
@@ -269,7 +283,7 @@ int main(int argc, char **argv)
       PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open %s", csv);
       if (!exists) fprintf(fp, "device,cell,order,continuous,strategy,elements,dofs_per_element,setup_s,assembly_ms,elements_per_s,matmult_ms,matmult_gbs,matmult_gflops,pct_triad,bytes_per_dof,triad_gbs,fma_gflops,atomic_gups\n");
       for (PetscInt s = 0; s < PetscMin(nstrat, 8); s++)
-        fprintf(fp, "%s,%s,%d,%d,%s,%d,%d,%.4f,%.5f,%.4e,%.5f,%.1f,%.2f,%.1f,%.1f,%.0f,%.0f,%.1f\n", ondevice ? "gpu" : "cpu", cell[0] ? cell : "tri", (int)(order_ ? order_ : order), (int)cont, strat[s], (int)Ne, (int)Nb, rSet[s], rAsm[s] * 1e3, Ne / rAsm[s], rMult[s] * 1e3, (double)rGbs[s], (double)rGfl[s], (double)(100.0 * rGbs[s] / triad), (double)rBpd[s], (double)triad, (double)fmaPeak, (double)atomRate);
+        fprintf(fp, "%s,%s,%d,%d,%s,%d,%d,%.4f,%.5f,%.4e,%.5f,%.1f,%.2f,%.1f,%.1f,%.0f,%.0f,%.1f\n", ondevice ? "gpu" : "cpu", cell[0] ? cell : "tri", (int)(order_ ? order_ : order), (int)cont, rLabel[s], (int)Ne, (int)Nb, rSet[s], rAsm[s] * 1e3, Ne / rAsm[s], rMult[s] * 1e3, (double)rGbs[s], (double)rGfl[s], (double)(100.0 * rGbs[s] / triad), (double)rBpd[s], (double)triad, (double)fmaPeak, (double)atomRate);
       fclose(fp);
     }
   }

@@ -82,6 +82,7 @@ typedef const char      *FEGOpType;
 #define FEGOPADDTO   "addto"   /* element matrices added into an assembled AIJ matrix */
 #define FEGOPLMA     "lma"     /* element matrices kept; MatMult gathers, multiplies and scatters */
 #define FEGOPMATFREE "matfree" /* only what the action needs beyond the reference element */
+#define FEGOPAUTO    "auto"    /* one of the others, chosen at setup from a calibrated cost model */
 
 /* the PetscPartitioner type fegpu registers: METIS k-way on the cell dual graph (-petscpartitioner_type metis) */
 #define FEGPARTITIONERMETIS "metis"

@@ -309,6 +309,7 @@ START_TEST(test_bad_precision)
   EXPECT_ERROR(mesh_with("-feg_cell_type tri -feg_strategy matfree -feg_precision single", PETSC_TRUE), PETSC_ERR_SUP, "Operator type matfree cannot store its data in single precision (-feg_precision single)");
   EXPECT_ERROR(mesh_with("-feg_cell_type tri -feg_strategy lma -feg_precision half", PETSC_TRUE), PETSC_ERR_USER, "Unknown option half for -feg_precision");
   TCHK(mesh_with("-feg_cell_type tri -feg_strategy lma -feg_precision single", PETSC_TRUE));
+  EXPECT_ERROR(mesh_with("-feg_cell_type tri -feg_strategy auto -feg_auto_applies -1", PETSC_TRUE), PETSC_ERR_ARG_OUTOFRANGE, "-feg_auto_applies -1 must be at least 0");
 }
 END_TEST
 

@@ -4,8 +4,8 @@
    nothing between host and device; on two processes the same comparisons on the distributed mesh (addto through the
    diagonal and off-diagonal blocks and a PetscSF), and distributed GPU operators match the serial host one; the
    overlapped apply (interior elements while the halo moves) equals the host and the plain one; lma with single-precision
-   element matrices equals the host's single lma. Needs a GPU
-   (make check-gpu).
+   element matrices equals the host's single lma; -feg_strategy auto becomes a type that applies the host's operator.
+   Needs a GPU (make check-gpu).
    fegtest: nsize 1 2 */
 #include "fegtest.h"
 #include <petscdevice_cuda.h>
@@ -1033,6 +1033,44 @@ START_TEST(test_gpu_overlap)
 }
 END_TEST
 
+/* -feg_strategy auto on the GPU (the device's cost model, its free memory) becomes a registered type that applies the
+   host's operator, for few and many applications */
+START_TEST(test_gpu_auto)
+{
+  const DMPolytopeType ct         = fegtest_cells[_i / 2];
+  const PetscInt       order      = 1 + _i % 2;
+  const char          *applies[2] = {"1", "1000"};
+  PetscMPIInt          size;
+
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size > 1) return;
+  for (int k = 0; k < 2; k++) {
+    DM        dmh, dmg, auxh, auxg;
+    Vec       axh, axg;
+    FEGForm   fh, fg;
+    Mat       Ah, Ag;
+    FEGOpType t;
+    PetscReal err;
+
+    TCHK(build(PETSC_COMM_WORLD, ct, order, PETSC_TRUE, PETSC_FALSE, PETSC_TRUE, &dmh, &auxh, &axh, &fh));
+    TCHK(build(PETSC_COMM_WORLD, ct, order, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, &dmg, &auxg, &axg, &fg));
+    TCHK(FEGFormSetOptionsPrefix(fg, "gpu_"));
+    TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_auto_applies", applies[k]));
+    TCHK(fegtest_operator(dmh, fh, FEGOPADDTO, &Ah));
+    TCHK(fegtest_operator(dmg, fg, FEGOPAUTO, &Ag));
+    TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_auto_applies"));
+    TCHK(FEGOperatorGetType(Ag, &t));
+    ck_assert_msg(strcmp(t, FEGOPAUTO), "%s P%d: auto stayed auto", DMPolytopeTypes[ct], (int)order);
+    TCHK(apply_diff(Ag, dmg, Ah, dmh, PETSC_TRUE, &err));
+    ck_assert_msg(err < 1e-12, "%s P%d, %s applications: GPU auto (%s) differs from the host's operator by %g", DMPolytopeTypes[ct], (int)order, applies[k], t, (double)err);
+    TCHK(MatDestroy(&Ah));
+    TCHK(MatDestroy(&Ag));
+    TCHK(destroy(&dmh, &auxh, &axh, &fh));
+    TCHK(destroy(&dmg, &auxg, &axg, &fg));
+  }
+}
+END_TEST
+
 static void add_tests(Suite *s)
 {
   TCase *tc;
@@ -1062,6 +1100,11 @@ static void add_tests(Suite *s)
   tcase_add_test(tc, test_gpu_pmat);
   tcase_add_test(tc, test_gpu_type_without_device);
   suite_add_tcase(s, tc);
+  tc = tcase_create("auto");
+  tcase_set_timeout(tc, 300);
+  tcase_add_loop_test(tc, test_gpu_auto, 0, 5 * 2);
+  suite_add_tcase(s, tc);
+
   tc = tcase_create("rhs");
   tcase_set_timeout(tc, 900);
   tcase_add_loop_test(tc, test_gpu_rhs_layouts, 0, 5 * 4);

@@ -324,6 +324,83 @@ START_TEST(test_matfree_refused)
 }
 END_TEST
 
+/* -feg_strategy auto becomes one of the registered types (which one is its cost model's business) and applies the
+   same operator as the assembled matrix; its view says why; with single precision it takes a type that stores single */
+static PetscErrorCode auto_operator(DMPolytopeType ct, PetscInt order, const char *applies, const char *precision, PetscReal *err, char type[], char view[], size_t len)
+{
+  DM          dm, auxdm;
+  Vec         aux, x, y, ya;
+  FEGForm     form;
+  Mat         A, L;
+  FEGOp       op;
+  FEGOpType   t;
+  PetscViewer v;
+
+  PetscFunctionBegin;
+  PetscCall(fegtest_setup(PETSC_COMM_WORLD, ct, order, PETSC_TRUE, PETSC_TRUE, 2, &dm));
+  PetscCall(fegtest_make_form(dm, FORM_POINTWISE, &auxdm, &aux, &form));
+  PetscCall(fegtest_operator(dm, form, FEGOPADDTO, &A));
+  PetscCall(PetscOptionsSetValue(NULL, "-feg_auto_applies", applies));
+  if (precision) PetscCall(PetscOptionsSetValue(NULL, "-feg_precision", precision));
+  PetscCall(fegtest_operator(dm, form, FEGOPAUTO, &L));
+  PetscCall(PetscOptionsClearValue(NULL, "-feg_auto_applies"));
+  if (precision) PetscCall(PetscOptionsClearValue(NULL, "-feg_precision"));
+  PetscCall(FEGOperatorGetType(L, &t));
+  PetscCall(PetscStrncpy(type, t, len));
+  PetscCall(FEGOperatorGetOp(L, &op));
+  PetscCall(PetscViewerASCIIOpen(PETSC_COMM_WORLD, "test_lma_auto_view.txt", &v));
+  PetscCall(FEGOpView(op, v));
+  PetscCall(PetscViewerDestroy(&v));
+  PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
+  {
+    FILE  *fp = fopen("test_lma_auto_view.txt", "r");
+    size_t n  = fp ? fread(view, 1, len - 1, fp) : 0;
+
+    view[n] = 0;
+    if (fp) fclose(fp);
+  }
+  PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
+  if (!PetscGlobalRank) (void)remove("test_lma_auto_view.txt");
+  PetscCall(MatCreateVecs(L, &x, &y));
+  PetscCall(VecDuplicate(y, &ya));
+  PetscCall(VecSet(x, 1.0));
+  PetscCall(VecShift(x, 0.5)); /* any vector: both apply the same operator */
+  PetscCall(MatMult(L, x, y));
+  PetscCall(MatMult(A, x, ya));
+  PetscCall(fegtest_vecdiff(y, ya, err));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&ya));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&L));
+  PetscCall(VecDestroy(&aux));
+  PetscCall(FEGFormDestroy(&form));
+  PetscCall(DMDestroy(&auxdm));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+START_TEST(test_auto)
+{
+  const DMPolytopeType ct         = fegtest_cells[_i / 3];
+  const PetscInt       order      = 1 + _i % 3;
+  const char          *applies[3] = {"1", "100", "100000000"};
+  char                 type[64], view[4096], expect[128];
+  PetscReal            err;
+
+  for (int k = 0; k < 3; k++) {
+    TCHK(auto_operator(ct, order, applies[k], NULL, &err, type, view, sizeof(view)));
+    ck_assert_msg(strcmp(type, FEGOPAUTO) && (!strcmp(type, FEGOPADDTO) || !strcmp(type, FEGOPLMA) || !strcmp(type, FEGOPMATFREE)), "%s P%d: auto became %s", DMPolytopeTypes[ct], (int)order, type);
+    ck_assert_msg(err < 1e-12, "%s P%d, %s applications: auto (%s) differs from the assembled operator by %g", DMPolytopeTypes[ct], (int)order, applies[k], type, (double)err);
+    TCHK(PetscSNPrintf(expect, sizeof(expect), "chosen by -feg_strategy auto for %s applications", applies[k]));
+    ck_assert_msg(strstr(view, expect) && strstr(view, "predicted setup + applications"), "%s P%d: the view does not say why auto chose %s:\n%s", DMPolytopeTypes[ct], (int)order, type, view);
+  }
+  TCHK(auto_operator(ct, order, "100", "single", &err, type, view, sizeof(view)));
+  ck_assert_msg(!strcmp(type, FEGOPLMA), "%s P%d: auto in single precision became %s", DMPolytopeTypes[ct], (int)order, type);
+  ck_assert_msg(err < 1e-5, "%s P%d: single auto differs by %g", DMPolytopeTypes[ct], (int)order, (double)err);
+}
+END_TEST
+
 static void add_tests(Suite *s)
 {
   TCase *tc;
@@ -338,6 +415,7 @@ static void add_tests(Suite *s)
   tcase_add_loop_test(tc, test_matfree_gll, 0, 2 * 8 + 4);
   tcase_add_test(tc, test_matfree_gll_order8);
   tcase_add_loop_test(tc, test_matfree_refused, 0, 3);
+  tcase_add_loop_test(tc, test_auto, 0, 5 * 3);
   suite_add_tcase(s, tc);
 }
 

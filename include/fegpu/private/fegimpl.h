@@ -188,7 +188,8 @@ typedef struct {
   PetscBool available;
   PetscErrorCode (*computerhs)(FEGDisc *, FEGForm, Vec); /* caches its device data in FEGDisc.rhsdev */
   PetscErrorCode (*roofline)(double *, double *, double *);
-  PetscErrorCode (*select)(void); /* the GPU PETSc chose for this process, before fegpu's first device allocation */
+  PetscErrorCode (*select)(void);                /* the GPU PETSc chose for this process, before fegpu's first device allocation */
+  PetscErrorCode (*meminfo)(size_t *, size_t *); /* free and total bytes of this process's GPU */
 } FEGDeviceBackend;
 PETSC_INTERN FEGDeviceBackend FEGDevice;
 PETSC_INTERN PetscErrorCode   FEGDeviceBackendRegister(void);

@@ -27,6 +27,8 @@ struct _FEGOpOps {
                                                                   reads at least (FEGOpGetApplyBytes()) */
   PetscErrorCode (*view)(FEGOp, PetscViewer);
   PetscErrorCode (*destroy)(FEGOp);
+  PetscErrorCode (*choosetype)(FEGOp, PetscBool, char[], size_t); /* a type that picks another at setup (auto): its
+                                                                     name, from whether the DM is on the device */
 };
 
 struct _p_FEGOp {
@@ -50,6 +52,7 @@ struct _p_FEGOp {
   PetscBool        overlap;             /* -feg_halo_overlap (GPU element-local types) */
   FEGPrecision     precision;           /* -feg_precision */
   PetscBool        single;              /* set by the type's create function: it can store its data in single */
+  char             autoinfo[640];       /* why -feg_strategy auto chose the type, for FEGOpView() */
   void            *data;
 };
 

@@ -104,15 +104,24 @@ PetscErrorCode FEGOpDestroy(FEGOp *op)
 }
 
 /*@
-  FEGOpSetType - chooses how the operator is stored and applied: FEGOPADDTO, FEGOPLMA, FEGOPMATFREE or a type
-  registered with FEGOpRegister()
+  FEGOpSetType - chooses how the operator is stored and applied: FEGOPADDTO, FEGOPLMA, FEGOPMATFREE, FEGOPAUTO or a
+  type registered with FEGOpRegister()
 
   Collective
 
-  Options Database Key:
-. -feg_strategy <addto,lma,matfree,...> - the type
+  Options Database Keys:
++ -feg_strategy <addto,lma,matfree,auto,...> - the type
+- -feg_auto_applies <k> - with auto: the applications (MatMult) expected per assembly (default 100)
 
   Level: intermediate
+
+  Note:
+  FEGOPAUTO becomes, at FEGOpSetUp(), the type with the least predicted time for its setup (first assembly included)
+  and k applications on this DM: a cost model per element whose constants come from calibration runs of
+  examples/bench on an H100 and on a host core (share/bench/auto/), keyed by cell type, order and whether the DM's
+  vectors are on the GPU (orders and cells outside the calibration are scaled from the nearest one). Types whose stored
+  data would not fit in 80% of the GPU's free memory are left out; with -feg_precision single only types that store
+  single precision take part. The chosen type's own options are then read, and FEGOpView() shows the prediction.
 @*/
 PetscErrorCode FEGOpSetType(FEGOp op, FEGOpType type)
 {
@@ -373,7 +382,8 @@ PetscErrorCode FEGOpSetFromOptions_Private(FEGOp op, PetscBool readtype)
   Collective
 
   Options Database Keys:
-+ -feg_strategy <addto,lma,matfree> - the type (default addto)
++ -feg_strategy <addto,lma,matfree,auto> - the type (default addto); auto picks one at setup (FEGOPAUTO)
+. -feg_auto_applies <k> - with auto: the applications (MatMult) expected per assembly (default 100)
 . -feg_pmat <auto,none,addto,lma> - see FEGOpSetPmatType()
 . -feg_precision <double,single> - see FEGOpSetPrecision()
 - -feg_halo_overlap <bool> - GPU lma and matfree with ghosts or constraints: fegpu moves the owned dofs itself, PetscSF
@@ -428,6 +438,13 @@ PetscErrorCode FEGOpSetUp(FEGOp op)
   if (!((PetscObject)op)->type_name) PetscCall(FEGOpSetType(op, FEGOPADDTO));
   PetscCall(FEGDMIsOnDevice(op->dm, &ondevice));
   PetscCall(FEGDMGetDisc(op->dm, &op->disc, &op->disccontainer));
+  if (op->ops->choosetype) { /* auto: become the chosen type, with that type's options */
+    char type[256];
+
+    PetscCall((*op->ops->choosetype)(op, ondevice, type, sizeof(type)));
+    PetscCall(FEGOpSetType(op, type));
+    PetscCall(FEGOpSetFromOptions_Private(op, PETSC_FALSE));
+  }
   if (ondevice) {
     PetscErrorCode (*use)(FEGOp);
 
@@ -503,6 +520,7 @@ PetscErrorCode FEGOpView(FEGOp op, PetscViewer viewer)
     PetscCall(MPIU_Allreduce(&d->nglobal, &ndof, 1, MPIU_INT, MPI_SUM, comm));
     PetscCall(MPIU_Allreduce(&bytes, &bsum, 1, MPI_DOUBLE, MPI_SUM, comm));
     PetscCall(PetscViewerASCIIPrintf(viewer, "runs on: %s\n", op->backend));
+    if (op->autoinfo[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "%s\n", op->autoinfo));
     PetscCall(PetscViewerASCIIPrintf(viewer, "cell type: %s, dimension %" PetscInt_FMT "%s\n", DMPolytopeTypes[d->ct], d->dim, d->affine ? ", affine cells" : ""));
     PetscCall(PetscViewerASCIIPrintf(viewer, "space: %s Lagrange of order %" PetscInt_FMT ", %" PetscInt_FMT " dofs and %" PetscInt_FMT " quadrature points per element\n", d->continuous ? "continuous" : "discontinuous", d->order, d->Nb, d->Nq));
     PetscCall(PetscViewerASCIIPrintf(viewer, "elements: %" PetscInt_FMT " (at most %" PetscInt_FMT " per process), unknowns: %" PetscInt_FMT "\n", nesum, nemax, ndof));

@@ -5,6 +5,7 @@
 PETSC_INTERN PetscErrorCode FEGOpCreate_AddTo(FEGOp);
 PETSC_INTERN PetscErrorCode FEGOpCreate_LMA(FEGOp);
 PETSC_INTERN PetscErrorCode FEGOpCreate_MatFree(FEGOp);
+PETSC_INTERN PetscErrorCode FEGOpCreate_Auto(FEGOp);
 #if defined(FEGPU_HAVE_CUDA)
 PETSC_INTERN PetscErrorCode FEGOpUseDevice_AddTo(FEGOp);
 PETSC_INTERN PetscErrorCode FEGOpUseDevice_LMA(FEGOp);
@@ -12,13 +13,14 @@ PETSC_INTERN PetscErrorCode FEGOpUseDevice_MatFree(FEGOp);
 PETSC_INTERN PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *, FEGForm, Vec);
 PETSC_INTERN PetscErrorCode FEGDevRoofline(double *, double *, double *);
 PETSC_INTERN PetscErrorCode FEGDevSelect(void);
+PETSC_INTERN PetscErrorCode FEGDevMemInfo(size_t *, size_t *);
 #endif
 
 PetscBool        FEGOpRegisterAllCalled = PETSC_FALSE;
-FEGDeviceBackend FEGDevice              = {PETSC_FALSE, NULL, NULL, NULL};
+FEGDeviceBackend FEGDevice              = {PETSC_FALSE, NULL, NULL, NULL, NULL};
 
 /*@C
-  FEGOpRegisterAll - registers fegpu's operator types (addto, lma, matfree) and, in a CUDA build, their GPU
+  FEGOpRegisterAll - registers fegpu's operator types (addto, lma, matfree, auto) and, in a CUDA build, their GPU
   implementations
 
   Not Collective
@@ -33,6 +35,7 @@ PetscErrorCode FEGOpRegisterAll(void)
   PetscCall(FEGOpRegister(FEGOPADDTO, FEGOpCreate_AddTo));
   PetscCall(FEGOpRegister(FEGOPLMA, FEGOpCreate_LMA));
   PetscCall(FEGOpRegister(FEGOPMATFREE, FEGOpCreate_MatFree));
+  PetscCall(FEGOpRegister(FEGOPAUTO, FEGOpCreate_Auto));
 #if defined(FEGPU_HAVE_CUDA)
   PetscCall(FEGOpRegisterDevice(FEGOPADDTO, FEGOpUseDevice_AddTo));
   PetscCall(FEGOpRegisterDevice(FEGOPLMA, FEGOpUseDevice_LMA));
@@ -50,6 +53,7 @@ PetscErrorCode FEGDeviceBackendRegister(void)
   FEGDevice.computerhs = FEGComputeRHS_CUDA;
   FEGDevice.roofline   = FEGDevRoofline;
   FEGDevice.select     = FEGDevSelect;
+  FEGDevice.meminfo    = FEGDevMemInfo;
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,0 +1,168 @@
+/* -feg_strategy auto: at setup the operator becomes the registered type with the least predicted time for its setup
+   (first assembly included) and the expected number of applications, from a cost model whose per-element constants
+   come from calibration runs of examples/bench on the device (share/bench/auto/, table automodel.h) */
+#include <fegpu/private/fegopimpl.h>
+
+typedef struct {
+  const char *device; /* "gpu" or "cpu" */
+  const char *cell;   /* FEGCellInfo.name */
+  int         order;
+  const char *type;
+  double      setup0, setup1; /* seconds of setup: setup0 + setup1 Ne */
+  double      apply0, apply1; /* seconds of one MatMult: apply0 + apply1 Ne */
+  double      bytes;          /* bytes a MatMult moves per element */
+} FEGAutoModelRow;
+
+#include "automodel.h"
+
+typedef struct {
+  PetscInt applies; /* -feg_auto_applies */
+} FEGOp_Auto;
+
+static PetscErrorCode FEGOpSetFromOptions_Auto(FEGOp op, PetscOptionItems *PetscOptionsObject)
+{
+  FEGOp_Auto *a = (FEGOp_Auto *)op->data;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "fegpu auto operator");
+  PetscCall(PetscOptionsInt("-feg_auto_applies", "Applications (MatMult) expected per assembly, for -feg_strategy auto's choice", "FEGOpSetType", a->applies, &a->applies, NULL));
+  PetscCheck(a->applies >= 0, PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_OUTOFRANGE, "-feg_auto_applies %" PetscInt_FMT " must be at least 0", a->applies);
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the model's row for a type nearest to (cell, order) on this device: the same order, else the nearest lower one (or
+   higher, past the table's first order); cells the table lacks take the table's cell of the same shape family and
+   dimension from FEGCellInfos (triangles: tetrahedra, quadrilaterals: hexahedra) */
+static const FEGAutoModelRow *FEGAutoModelFind(const char *device, const FEGCellInfo *cell, PetscInt order, const char *type)
+{
+  const PetscInt         n    = (PetscInt)(sizeof(FEGAutoModel) / sizeof(FEGAutoModel[0]));
+  const FEGAutoModelRow *best = NULL;
+
+  for (int pass = 0; pass < 2 && !best; pass++) {
+    for (PetscInt i = 0; i < n; i++) {
+      const FEGAutoModelRow *r  = &FEGAutoModel[i];
+      const FEGCellInfo     *rc = NULL;
+      PetscBool              same;
+
+      if (strcmp(r->device, device) || strcmp(r->type, type)) continue;
+      for (PetscInt c = 0; c < FEGNumCellInfos; c++)
+        if (!strcmp(FEGCellInfos[c].name, r->cell)) rc = &FEGCellInfos[c];
+      if (!rc) continue;
+      same = (PetscBool)(rc == cell);
+      if (pass == 0 && !same) continue;
+      if (pass == 1 && (rc->simplex != cell->simplex || rc->tensor != cell->tensor)) continue;
+      if (!best) best = r;
+      else if (r->order <= order && (best->order > order || r->order > best->order)) best = r;
+      else if (r->order > order && best->order > order && r->order < best->order) best = r;
+    }
+  }
+  return best;
+}
+
+/* dofs of the order-p continuous Lagrange element on a cell: simplices C(p + dim, dim), tensor cells (p + 1)^dim,
+   prisms a triangle's times a segment's */
+static PetscInt FEGAutoNb(const FEGCellInfo *cell, PetscInt p)
+{
+  if (cell->simplex) return cell->dim == 2 ? (p + 1) * (p + 2) / 2 : (p + 1) * (p + 2) * (p + 3) / 6;
+  if (cell->tensor) return cell->dim == 2 ? (p + 1) * (p + 1) : (p + 1) * (p + 1) * (p + 1);
+  return (p + 1) * (p + 1) * (p + 2) / 2;
+}
+
+/* a row's predicted setup and per-application seconds and bytes for Ne elements of Nb dofs, the per-element parts
+   scaled from the row's element: element matrices and assembled rows grow as Nb^2, matfree's stored data as Nb and its
+   work as Nb^(4/3) */
+static void FEGAutoModelEval(const FEGAutoModelRow *r, PetscInt rowNb, PetscInt Nb, PetscInt Ne, PetscBool matfree, double *setup, double *apply, double *bytes)
+{
+  const double s = (double)Nb / (double)rowNb;
+
+  *setup = r->setup0 + r->setup1 * (double)Ne * (matfree ? s : s * s);
+  *apply = r->apply0 + r->apply1 * (double)Ne * (matfree ? PetscPowReal(s, 4.0 / 3.0) : s * s);
+  *bytes = r->bytes * (double)Ne * (matfree ? s : s * s);
+}
+
+/* the chosen type into type[], its reasons into op->autoinfo */
+static PetscErrorCode FEGOpChooseType_Auto(FEGOp op, PetscBool ondevice, char type[], size_t len)
+{
+  FEGOp_Auto  *a      = (FEGOp_Auto *)op->data;
+  FEGDisc     *d      = op->disc;
+  const char  *device = ondevice ? "gpu" : "cpu";
+  const char **names;
+  int          ntypes;
+  PetscInt     Ne    = d->Ne;
+  double       bestt = PETSC_MAX_REAL, freebytes = PETSC_MAX_REAL;
+  char         line[512] = "";
+  MPI_Comm     comm      = PetscObjectComm((PetscObject)op);
+
+  PetscFunctionBegin;
+  type[0] = 0;
+  /* the slowest process decides the time */
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &Ne, 1, MPIU_INT, MPI_MAX, comm));
+  if (ondevice && FEGDevice.meminfo) {
+    size_t fr, tot;
+
+    PetscCall((*FEGDevice.meminfo)(&fr, &tot));
+    freebytes = 0.8 * (double)fr;
+  }
+  PetscCall(FEGOpRegisterAll());
+  PetscCall(PetscFunctionListGet(FEGOpList, &names, &ntypes));
+  for (int i = 0; i < ntypes && names[i]; i++) { /* the array ends with NULL, which n counts */
+    const FEGAutoModelRow *r;
+    FEGOp                  probe;
+    const FEGCellInfo     *rc = NULL;
+    PetscBool              single, matfree;
+    double                 setup, apply, bytes, t;
+    char                   item[128];
+
+    if (!strcmp(names[i], FEGOPAUTO)) continue;
+    r = FEGAutoModelFind(device, d->cell, d->order, names[i]);
+    if (!r) continue;
+    /* what the type can do: its create function says whether it stores single precision */
+    PetscCall(FEGOpCreate(PETSC_COMM_SELF, &probe));
+    PetscCall(FEGOpSetType(probe, names[i]));
+    single = probe->single;
+    PetscCall(FEGOpDestroy(&probe));
+    if (op->precision == FEG_PRECISION_SINGLE && !single) continue;
+    for (PetscInt c = 0; c < FEGNumCellInfos; c++)
+      if (!strcmp(FEGCellInfos[c].name, r->cell)) rc = &FEGCellInfos[c];
+    matfree = (PetscBool)!strcmp(r->type, FEGOPMATFREE);
+    FEGAutoModelEval(r, FEGAutoNb(rc, r->order), FEGAutoNb(d->cell, d->order), Ne, matfree, &setup, &apply, &bytes);
+    t = setup + (double)a->applies * apply;
+    if (bytes > freebytes) {
+      PetscCall(PetscSNPrintf(item, sizeof(item), "%s%s needs %.3g GB (too much)", line[0] ? ", " : "", names[i], bytes / 1e9));
+      PetscCall(PetscStrlcat(line, item, sizeof(line)));
+      continue;
+    }
+    PetscCall(PetscSNPrintf(item, sizeof(item), "%s%s %.3g s", line[0] ? ", " : "", names[i], t));
+    PetscCall(PetscStrlcat(line, item, sizeof(line)));
+    if (t < bestt) {
+      bestt = t;
+      PetscCall(PetscStrncpy(type, names[i], len));
+    }
+  }
+  PetscCall(PetscFree(names));
+  PetscCheck(type[0], comm, PETSC_ERR_SUP, "-feg_strategy auto has no model for %s of order %" PetscInt_FMT " on the %s%s; choose the type with -feg_strategy", d->cell->plural, d->order, device, op->precision == FEG_PRECISION_SINGLE ? " in single precision" : "");
+  PetscCall(PetscSNPrintf(op->autoinfo, sizeof(op->autoinfo), "chosen by -feg_strategy auto for %" PetscInt_FMT " applications; predicted setup + applications: %s (model: %s)", a->applies, line, FEGAutoModelSource));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpDestroy_Auto(FEGOp op)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(op->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PETSC_INTERN PetscErrorCode FEGOpCreate_Auto(FEGOp op)
+{
+  FEGOp_Auto *a;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&a));
+  a->applies              = 100;
+  op->data                = a;
+  op->ops->setfromoptions = FEGOpSetFromOptions_Auto;
+  op->ops->choosetype     = FEGOpChooseType_Auto;
+  op->ops->destroy        = FEGOpDestroy_Auto;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
