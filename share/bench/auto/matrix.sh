@@ -2,7 +2,7 @@
 # The bench matrix of -feg_strategy auto (issue 15): tetrahedra, hexahedra and prisms, continuous P1-P4, each strategy
 # in its own process (each pays the DM's discretization setup once, as a user's first operator does), times appended
 # to OUT/NAME.csv by examples/bench. Run from the repository root after make, with the CUDA PETSc's env.sh sourced.
-#   [FEG_HOST=1] [FEG_CELLS="tet hex prism"] bash share/bench/auto/matrix.sh OUT NAME SCALE DEADLINE_S \
+#   [FEG_HOST=1] [FEG_CELLS="tet hex prism"] [FEG_ORDERS="1 2 3 4"] bash share/bench/auto/matrix.sh OUT NAME SCALE DEADLINE_S \
 #       "atomic lma matfree [auto@1 auto@10 auto@100]" [BENCH_ARGS]
 # SCALE multiplies the mesh subdivisions (1: 10^4 to 1.3x10^6 elements); runs stop starting after DEADLINE_S
 # seconds; FEG_HOST=1 times the host (PETSc's default vectors) instead of the GPU.
@@ -25,6 +25,7 @@ prism 3 27
 prism 4 20"
 echo "$cases" | while read -r c p n; do
   case " ${FEG_CELLS:-tet hex prism} " in *" $c "*) ;; *) continue ;; esac
+  case " ${FEG_ORDERS:-1 2 3 4} " in *" $p "*) ;; *) continue ;; esac
   f=$(python3 -c "print(max(2, round($n * $scale)))")
   for s in $strategies; do
     if [ "$SECONDS" -gt "$deadline" ]; then echo "deadline: $c P$p $s not run" >> "$out/$name.log"; continue; fi
