@@ -48,7 +48,7 @@ static PetscErrorCode strategy_from_options(const char *value)
 
 START_TEST(test_bad_strategy)
 {
-  EXPECT_ERROR(strategy_from_options("fastest"), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown fegpu operator type fastest (-feg_strategy); registered types: addto lma matfree");
+  EXPECT_ERROR(strategy_from_options("fastest"), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown fegpu operator type fastest (-feg_strategy); registered types: addto auto lma matfree");
   TCHK(PetscOptionsClearValue(NULL, "-bad_feg_strategy"));
   /* a good value through the same prefix works */
   TCHK(strategy_from_options("lma"));

@@ -141,6 +141,15 @@ PetscErrorCode FEGOpSetType(FEGOp op, FEGOpType type)
     char         list[512] = "";
 
     PetscCall(PetscFunctionListGet(FEGOpList, &names, &n));
+    while (n > 0 && !names[n - 1]) n--; /* PETSc 3.18 counts the array's closing NULL */
+    /* alphabetical: the list's own order differs between PETSc versions */
+    for (int i = 1; i < n; i++)
+      for (int j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+        const char *t = names[j];
+
+        names[j]     = names[j - 1];
+        names[j - 1] = t;
+      }
     for (int i = 0; i < n; i++) {
       PetscCall(PetscStrlcat(list, " ", sizeof(list)));
       PetscCall(PetscStrlcat(list, names[i], sizeof(list)));

@@ -163,7 +163,7 @@ PetscErrorCode FEGOpCreateMat(FEGOp op, Mat *A)
       MatGetDiagonal and MatView
 
   Options Database Keys (with the form's options prefix):
-+ -feg_strategy <addto,lma,matfree> - the operator type (FEGOpSetType())
++ -feg_strategy <addto,lma,matfree,auto> - the operator type (FEGOpSetType())
 - -feg_view - print type, cell type, order, element and dof counts and memory
 
   Level: beginner
