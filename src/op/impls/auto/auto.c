@@ -104,6 +104,8 @@ static PetscErrorCode FEGOpChooseType_Auto(FEGOp op, PetscBool ondevice, char ty
     PetscCall((*FEGDevice.meminfo)(&fr, &tot));
     freebytes = 0.8 * (double)fr;
   }
+  /* every process must choose the same type: the fullest GPU decides what fits */
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &freebytes, 1, MPI_DOUBLE, MPI_MIN, comm));
   PetscCall(FEGOpRegisterAll());
   PetscCall(PetscFunctionListGet(FEGOpList, &names, &ntypes));
   for (int i = 0; i < ntypes && names[i]; i++) { /* the array ends with NULL, which n counts */
