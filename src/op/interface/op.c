@@ -138,22 +138,20 @@ PetscErrorCode FEGOpSetType(FEGOp op, FEGOpType type)
   if (!create) {
     const char **names;
     int          n;
+    PetscInt    *perm;
     char         list[512] = "";
 
     PetscCall(PetscFunctionListGet(FEGOpList, &names, &n));
     while (n > 0 && !names[n - 1]) n--; /* PETSc 3.18 counts the array's closing NULL */
     /* alphabetical: the list's own order differs between PETSc versions */
-    for (int i = 1; i < n; i++)
-      for (int j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-        const char *t = names[j];
-
-        names[j]     = names[j - 1];
-        names[j - 1] = t;
-      }
+    PetscCall(PetscMalloc1(n, &perm));
+    for (int i = 0; i < n; i++) perm[i] = i;
+    PetscCall(PetscSortStrWithPermutation(n, names, perm));
     for (int i = 0; i < n; i++) {
       PetscCall(PetscStrlcat(list, " ", sizeof(list)));
-      PetscCall(PetscStrlcat(list, names[i], sizeof(list)));
+      PetscCall(PetscStrlcat(list, names[perm[i]], sizeof(list)));
     }
+    PetscCall(PetscFree(perm));
     PetscCall(PetscFree(names));
     SETERRQ(PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown fegpu operator type %s (-feg_strategy); registered types:%s", type, list);
   }

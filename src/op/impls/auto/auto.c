@@ -31,33 +31,35 @@ static PetscErrorCode FEGOpSetFromOptions_Auto(FEGOp op, PetscOptionItems *Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the model's row for a type nearest to (cell, order) on this device: the same order, else the nearest lower one (or
-   higher, past the table's first order); cells the table lacks take the table's cell of the same shape family and
-   dimension from FEGCellInfos (triangles: tetrahedra, quadrilaterals: hexahedra) */
-static const FEGAutoModelRow *FEGAutoModelFind(const char *device, const FEGCellInfo *cell, PetscInt order, const char *type)
+/* the model's row for a type nearest to (cell, order) on this device, and the row's cell: the same order, else the
+   nearest lower one (or higher, below the table's first order); cells the table lacks take a table cell of the same
+   shape family (triangles: tetrahedra, quadrilaterals: hexahedra) */
+static PetscErrorCode FEGAutoModelFind(const char *device, const FEGCellInfo *cell, PetscInt order, const char *type, const FEGAutoModelRow **row, const FEGCellInfo **rowcell)
 {
-  const PetscInt         n    = (PetscInt)(sizeof(FEGAutoModel) / sizeof(FEGAutoModel[0]));
-  const FEGAutoModelRow *best = NULL;
+  const PetscInt n = (PetscInt)(sizeof(FEGAutoModel) / sizeof(FEGAutoModel[0]));
 
-  for (int pass = 0; pass < 2 && !best; pass++) {
+  PetscFunctionBegin;
+  *row = NULL;
+  for (int pass = 0; pass < 2 && !*row; pass++) {
     for (PetscInt i = 0; i < n; i++) {
-      const FEGAutoModelRow *r  = &FEGAutoModel[i];
-      const FEGCellInfo     *rc = NULL;
-      PetscBool              same;
+      const FEGAutoModelRow *r = &FEGAutoModel[i], *best = *row;
+      const FEGCellInfo     *rc;
+      PetscEnum              c;
+      PetscBool              found;
 
       if (strcmp(r->device, device) || strcmp(r->type, type)) continue;
-      for (PetscInt c = 0; c < FEGNumCellInfos; c++)
-        if (!strcmp(FEGCellInfos[c].name, r->cell)) rc = &FEGCellInfos[c];
-      if (!rc) continue;
-      same = (PetscBool)(rc == cell);
-      if (pass == 0 && !same) continue;
+      PetscCall(PetscEnumFind(FEGCellNames, r->cell, &c, &found)); /* FEGCellNames lists FEGCellInfos' names in order */
+      if (!found) continue;
+      rc = &FEGCellInfos[c];
+      if (pass == 0 && rc != cell) continue;
       if (pass == 1 && (rc->simplex != cell->simplex || rc->tensor != cell->tensor)) continue;
-      if (!best) best = r;
-      else if (r->order <= order && (best->order > order || r->order > best->order)) best = r;
-      else if (r->order > order && best->order > order && r->order < best->order) best = r;
+      if (!best || (r->order <= order && (best->order > order || r->order > best->order)) || (r->order > order && best->order > order && r->order < best->order)) {
+        *row     = r;
+        *rowcell = rc;
+      }
     }
   }
-  return best;
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* dofs of the order-p continuous Lagrange element on a cell: simplices C(p + dim, dim), tensor cells (p + 1)^dim,
@@ -117,18 +119,17 @@ static PetscErrorCode FEGOpChooseType_Auto(FEGOp op, PetscBool ondevice, char ty
     char                   item[128];
 
     if (!strcmp(names[i], FEGOPAUTO)) continue;
-    r = FEGAutoModelFind(device, d->cell, d->order, names[i]);
+    PetscCall(FEGAutoModelFind(device, d->cell, d->order, names[i], &r, &rc));
     if (!r) continue;
-    /* what the type can do: its create function says whether it stores single precision */
-    PetscCall(FEGOpCreate(PETSC_COMM_SELF, &probe));
-    PetscCall(FEGOpSetType(probe, names[i]));
-    single = probe->single;
-    PetscCall(FEGOpDestroy(&probe));
-    if (op->precision == FEG_PRECISION_SINGLE && !single) continue;
-    for (PetscInt c = 0; c < FEGNumCellInfos; c++)
-      if (!strcmp(FEGCellInfos[c].name, r->cell)) rc = &FEGCellInfos[c];
+    if (op->precision == FEG_PRECISION_SINGLE) { /* its create function says whether the type stores single */
+      PetscCall(FEGOpCreate(PETSC_COMM_SELF, &probe));
+      PetscCall(FEGOpSetType(probe, names[i]));
+      single = probe->single;
+      PetscCall(FEGOpDestroy(&probe));
+      if (!single) continue;
+    }
     matfree = (PetscBool)!strcmp(r->type, FEGOPMATFREE);
-    FEGAutoModelEval(r, FEGAutoNb(rc, r->order), FEGAutoNb(d->cell, d->order), Ne, matfree, &setup, &apply, &bytes);
+    FEGAutoModelEval(r, FEGAutoNb(rc, r->order), d->Nb, Ne, matfree, &setup, &apply, &bytes);
     t = setup + (double)a->applies * apply;
     if (bytes > freebytes) {
       PetscCall(PetscSNPrintf(item, sizeof(item), "%s%s needs %.3g GB (too much)", line[0] ? ", " : "", names[i], bytes / 1e9));
