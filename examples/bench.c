@@ -1,6 +1,8 @@
 static const char help[] = "fegpu bench: setup, assembly and MatMult times of fegpu's operators on a box mesh.\n"
                            "Options: -feg_cell_type -feg_faces -order -continuous -bench_reps n -bench_strategies atomic,color,coo,lma,lma_single,matfree,auto\n"
                            "         -dm_vec_type cuda -bench_csv file.csv (append rows) -bench_petsc_host (time PETSc's own FEM assembly)\n"
+                           "         -bench_coeff constant|host|points: C constant, or a diffusivity 1 + |x|^2 added by a host pointwise function\n"
+                           "         or given as values at the quadrature points computed where the vectors live (setup includes them)\n"
                            "Prints one line per strategy: times are medians of -bench_reps runs, synchronised with the device.\n";
 
 #include "benchutil.h"
@@ -28,6 +30,37 @@ static void g3(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[],
 {
   for (PetscInt df = 0; df < dim; df++)
     for (PetscInt dg = 0; dg < dim; dg++) g[df * dim + dg] = C[(dg + 1) * 4 + df + 1];
+}
+
+/* the x-dependent diffusivity of -bench_coeff: |x|^2 added to the diagonal of the gradient block */
+static PetscErrorCode KappaPointwise(PetscInt dim, PetscInt Nw, const PetscReal x[], const PetscScalar w[], const PetscScalar gradw[], PetscScalar C[], PetscScalar D[], void *ctx)
+{
+  PetscReal r2 = 0.0;
+
+  for (PetscInt d = 0; d < dim; d++) r2 += x[d] * x[d];
+  for (PetscInt d = 1; d <= dim; d++) C[d * 4 + d] += r2;
+  return PETSC_SUCCESS;
+}
+
+/* the same as values at the quadrature points: W = x .* x (dim per point, computed by Vec operations where the DM's
+   vectors live), each mapped onto every diagonal entry of the gradient block */
+static PetscErrorCode KappaPoints(DM dm, FEGForm form)
+{
+  Vec         X, W;
+  PetscInt    dim;
+  PetscScalar A[16 * 3] = {0};
+
+  PetscFunctionBegin;
+  PetscCall(DMGetCoordinateDim(dm, &dim));
+  PetscCall(FEGDMCreateQuadratureCoordinates(dm, &X));
+  PetscCall(FEGDMCreateQuadratureVec(dm, dim, &W));
+  PetscCall(VecPointwiseMult(W, X, X));
+  for (PetscInt d = 1; d <= dim; d++)
+    for (PetscInt k = 0; k < dim; k++) A[(d * 4 + d) * dim + k] = 1.0;
+  PetscCall(FEGFormSetQuadratureCoefficient(form, W, dim, A, NULL));
+  PetscCall(VecDestroy(&W));
+  PetscCall(VecDestroy(&X));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* stream triad w = a x + y on the DM's vector type: the bandwidth the roofline uses */
@@ -86,6 +119,8 @@ int main(int argc, char **argv)
   PetscInt       order_ = 0;
   PetscReal      triad  = 0.0;
   VecType        vt;
+  const char    *coeffs[] = {"constant", "host", "points"};
+  PetscInt       coeff    = 0;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bench options", NULL);
@@ -93,6 +128,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-continuous", "Continuous Lagrange", NULL, cont, &cont, NULL));
   PetscCall(PetscOptionsInt("-bench_reps", "Repetitions (median reported)", NULL, reps, &reps, NULL));
   PetscCall(PetscOptionsStringArray("-bench_strategies", "Strategies to time: addto (atomic), color, coo, lma", NULL, strat, &nstrat, NULL));
+  PetscCall(PetscOptionsEList("-bench_coeff", "Coefficient: constant, x-dependent by a host function, or given at the quadrature points", NULL, coeffs, 3, coeffs[coeff], &coeff, NULL));
   PetscOptionsEnd();
   reps = PetscMax(1, PetscMin(reps, 64));
   if (!strat[0]) {
@@ -135,6 +171,7 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-8s %10s %10s %12s %12s %10s %10s %12s %9s %8s\n", "strategy", "dofs", "setup s", "assembly ms", "elements/s", "us/element", "MatMult ms", "MatMult GB/s", "% triad", "B/dof"));
   PetscCall(FEGFormCreate(PETSC_COMM_WORLD, &form));
   PetscCall(FEGFormSetConstant(form, C, NULL));
+  if (coeff == 1) PetscCall(FEGFormSetPointwiseCoefficient(form, KappaPointwise, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-bench_csv", csv, sizeof(csv), NULL));
   for (PetscInt s = 0; s < nstrat; s++) {
     Mat            A;
@@ -161,6 +198,7 @@ int main(int argc, char **argv)
     if (!lma && !isauto) PetscCall(PetscOptionsSetValue(NULL, "-feg_addto_mode", strat[s]));
     PetscCall(Sync());
     PetscCall(PetscTime(&t0));
+    if (coeff == 2) PetscCall(KappaPoints(dm, form)); /* every strategy pays for its values */
     PetscCall(FEGCreateOperator(dm, form, &A));
     PetscCall(Sync());
     PetscCall(PetscTime(&t1));

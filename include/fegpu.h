@@ -43,6 +43,10 @@ PETSC_EXTERN PetscErrorCode FEGFormSetAuxiliaryField(FEGForm, DM, Vec);
 PETSC_EXTERN PetscErrorCode FEGFormGetAuxiliaryField(FEGForm, DM *, Vec *);
 PETSC_EXTERN PetscErrorCode FEGFormSetLinearCoefficient(FEGForm, PetscInt, const PetscScalar[], const PetscScalar[]);
 PETSC_EXTERN PetscErrorCode FEGFormSetPointwiseCoefficient(FEGForm, FEGPointwiseFn, void *);
+/* nc values W at every quadrature point of every local cell (a Vec from FEGDMCreateQuadratureVec(), read where it lives:
+   on the GPU for CUDA Vecs), mapped like the auxiliary field: C_ij += A[(i*4+j)*nc+k] W_k, D_j += B[j*nc+k] W_k */
+PETSC_EXTERN PetscErrorCode FEGFormSetQuadratureCoefficient(FEGForm, Vec, PetscInt, const PetscScalar[], const PetscScalar[]);
+PETSC_EXTERN PetscErrorCode FEGFormGetQuadratureCoefficient(FEGForm, Vec *, PetscInt *);
 PETSC_EXTERN PetscErrorCode FEGFormIsSymmetric(FEGForm, PetscBool *);
 
 /* Constructors: advection-diffusion mass*m(u,v) + dscale*d(u,v) + ascale*a(u,v) (Markall et al. eqs. 11-13),
@@ -74,6 +78,8 @@ PETSC_EXTERN const char *const FEGReorderTypes[];
 PETSC_EXTERN PetscErrorCode    FEGMeshReorder(DM, FEGReorderType, DM *);
 PETSC_EXTERN PetscErrorCode    FEGSetUpDiscretization(DM, PetscInt, PetscBool, const char[]);
 PETSC_EXTERN PetscErrorCode    FEGDMSetUpSection(DM);
+PETSC_EXTERN PetscErrorCode    FEGDMCreateQuadratureVec(DM, PetscInt, Vec *);
+PETSC_EXTERN PetscErrorCode    FEGDMCreateQuadratureCoordinates(DM, Vec *);
 PETSC_EXTERN PetscErrorCode    FEGDMProjectFunction(DM, PetscReal, PetscErrorCode (*)(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *), void *, Vec);
 
 /* Operators: an FEGOp computes a form on a DM in the way its type says; its Mat is what solvers use */

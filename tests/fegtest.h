@@ -99,15 +99,50 @@ static inline PetscScalar fegtest_B(PetscInt j, PetscInt k)
   return 0.2 * ((j + 2 * k) % 3) - 0.1;
 }
 
+/* The x-dependent part of the pointwise terms, as tests give it at the quadrature points: FEGTEST_NQ values w and
+   their maps into C and D (entries not set here are zero) */
+#define FEGTEST_NQ 5
+static inline void fegtest_qvalues(PetscInt dim, const PetscReal x[], PetscScalar w[FEGTEST_NQ])
+{
+  w[0] = x[0] * x[1];
+  w[1] = x[0] * x[0];
+  w[2] = x[1];
+  w[3] = x[dim - 1] * x[dim - 1];
+  w[4] = x[0];
+}
+static inline void fegtest_qmaps(PetscInt dim, PetscScalar A[16 * FEGTEST_NQ], PetscScalar B[4 * FEGTEST_NQ])
+{
+  for (PetscInt k = 0; k < 16 * FEGTEST_NQ; k++) A[k] = 0.0;
+  for (PetscInt k = 0; k < 4 * FEGTEST_NQ; k++) B[k] = 0.0;
+  A[0 * FEGTEST_NQ + 0]               = 1.0; /* C_00 += x0 x1 */
+  A[(1 * 4 + 1) * FEGTEST_NQ + 1]     = 0.5; /* C_11 += x0^2 / 2 */
+  A[(2 * 4 + 0) * FEGTEST_NQ + 2]     = 0.2; /* C_20 += x1 / 5 */
+  A[(dim * 4 + dim) * FEGTEST_NQ + 3] = 0.3;
+  B[0 * FEGTEST_NQ + 4]               = 1.0; /* D_0 += x0 - x1 */
+  B[0 * FEGTEST_NQ + 2]               = -1.0;
+  B[dim * FEGTEST_NQ + 4]             = 0.1;
+}
+static inline void fegtest_x_terms(PetscInt dim, const PetscReal x[], PetscScalar C[], PetscScalar D[])
+{
+  PetscScalar w[FEGTEST_NQ], A[16 * FEGTEST_NQ], B[4 * FEGTEST_NQ];
+
+  fegtest_qvalues(dim, x, w);
+  fegtest_qmaps(dim, A, B);
+  for (PetscInt k = 0; k < FEGTEST_NQ; k++) {
+    for (PetscInt ij = 0; ij < 16; ij++) C[ij] += A[ij * FEGTEST_NQ + k] * w[k];
+    for (PetscInt j = 0; j < 4; j++) D[j] += B[j * FEGTEST_NQ + k] * w[k];
+  }
+}
+
 /* Pointwise, x- and grad(w)-dependent part, also written into the oracle's g0..g3 */
 static inline void fegtest_pointwise_terms(PetscInt dim, const PetscReal x[], const PetscScalar gradw[], PetscScalar C[], PetscScalar D[])
 {
-  C[0] += x[0] * x[1];
-  C[1 * 4 + 1] += 0.5 * x[0] * x[0];
+  fegtest_x_terms(dim, x, C, D);
   C[0 * 4 + 1] += 0.3 * gradw[0 * dim + 0];
-  C[2 * 4 + 0] += 0.2 * x[1];
-  D[0] += x[0] - x[1];
 }
+
+/* the oracle's pointwise flag: none, fegtest_pointwise_terms(), or only its x terms (given at quadrature points) */
+#define FEGTEST_XTERMS 2
 
 static inline PetscErrorCode fegtest_pointwise(PetscInt dim, PetscInt Nw, const PetscReal x[], const PetscScalar w[], const PetscScalar gradw[], PetscScalar C[], PetscScalar D[], void *ctx)
 {
@@ -126,7 +161,8 @@ static inline void fegtest_coefficients(PetscInt dim, const PetscScalar a[], con
     D[j] = k[16 + 16 * NW + j];
     for (PetscInt c = 0; a && c < NW; c++) D[j] += k[20 + 16 * NW + j * NW + c] * a[c];
   }
-  if (pointwise) fegtest_pointwise_terms(dim, x, a_x, C, D);
+  if (pointwise == FEGTEST_XTERMS) fegtest_x_terms(dim, x, C, D);
+  else if (pointwise) fegtest_pointwise_terms(dim, x, a_x, C, D);
 }
 
 #define FEGTEST_NCONST (20 + 20 * NW + 1)
@@ -365,6 +401,34 @@ static inline PetscErrorCode fegtest_form(MPI_Comm comm, DM auxdm, Vec aux, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* fegtest_qvalues() at every quadrature point of dm's cells, for FEGFormSetQuadratureCoefficient() (filled through
+   host arrays: on the GPU the kernels still read the vector from the device) */
+static inline PetscErrorCode fegtest_qpoint_values(DM dm, Vec *W)
+{
+  Vec                X;
+  const PetscScalar *x;
+  PetscScalar       *w;
+  PetscInt           n, dim;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetCoordinateDim(dm, &dim));
+  PetscCall(FEGDMCreateQuadratureCoordinates(dm, &X));
+  PetscCall(FEGDMCreateQuadratureVec(dm, FEGTEST_NQ, W));
+  PetscCall(VecGetLocalSize(X, &n));
+  PetscCall(VecGetArrayRead(X, &x));
+  PetscCall(VecGetArrayWrite(*W, &w));
+  for (PetscInt p = 0; p < n / dim; p++) {
+    PetscReal xp[3];
+
+    for (PetscInt k = 0; k < dim; k++) xp[k] = PetscRealPart(x[p * dim + k]);
+    fegtest_qvalues(dim, xp, &w[p * FEGTEST_NQ]);
+  }
+  PetscCall(VecRestoreArrayWrite(*W, &w));
+  PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCall(VecDestroy(&X));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Forms that select each matfree kernel and stored-pair set */
 typedef enum {
   FORM_POINTWISE, /* pointwise x-dependent terms and a P1 field: C varies within cells (qp, sumfact) */
@@ -375,11 +439,12 @@ typedef enum {
   FORM_POISSON,   /* anisotropic diffusion only */
   FORM_MASS,      /* the mass term only */
   NFORMS,
-  FORM_LINEAR /* C0 plus a linear map of a P1 field (not in the loops above) */
+  FORM_LINEAR, /* C0 plus a linear map of a P1 field (not in the loops above) */
+  FORM_QPOINTS /* FORM_LINEAR plus fegtest_x_terms() given at the quadrature points (not in the loops above) */
 } test_form;
 static inline const char *fegtest_form_name(int kind)
 {
-  static const char *const names[] = {"pointwise", "constant", "cellwise", "symmetric", "mass+stiffness", "poisson", "mass", "-", "linear"};
+  static const char *const names[] = {"pointwise", "constant", "cellwise", "symmetric", "mass+stiffness", "poisson", "mass", "-", "linear", "quadrature-point"};
   return names[kind];
 }
 
@@ -395,9 +460,20 @@ static inline PetscErrorCode fegtest_make_form(DM dm, test_form kind, DM *auxdm,
     PetscCall(fegtest_form(PetscObjectComm((PetscObject)dm), *auxdm, *aux, PETSC_TRUE, form));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (kind == FORM_LINEAR) {
+  if (kind == FORM_LINEAR || kind == FORM_QPOINTS) {
     PetscCall(fegtest_aux(dm, auxdm, aux));
     PetscCall(fegtest_form(PetscObjectComm((PetscObject)dm), *auxdm, *aux, PETSC_FALSE, form));
+    if (kind == FORM_QPOINTS) {
+      Vec         W;
+      PetscScalar A[16 * FEGTEST_NQ], B[4 * FEGTEST_NQ];
+      PetscInt    dim;
+
+      PetscCall(DMGetCoordinateDim(dm, &dim));
+      PetscCall(fegtest_qpoint_values(dm, &W));
+      fegtest_qmaps(dim, A, B);
+      PetscCall(FEGFormSetQuadratureCoefficient(*form, W, FEGTEST_NQ, A, B));
+      PetscCall(VecDestroy(&W));
+    }
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (kind == FORM_CONSTANT) {
@@ -444,7 +520,7 @@ static inline PetscErrorCode fegtest_make_form(DM dm, test_form kind, DM *auxdm,
 
 /* PETSc's own assembly of the same form on dm (whose DS gets the pointwise functions); J and/or F may be NULL.
    F = a(g, v) - b(v) on the free dofs, g the boundary values */
-static inline PetscErrorCode fegtest_oracle(DM dm, DM auxdm, Vec aux, PetscBool pointwise, Mat *J, Vec *F)
+static inline PetscErrorCode fegtest_oracle(DM dm, DM auxdm, Vec aux, PetscInt pointwise, Mat *J, Vec *F)
 {
   PetscDS     ds;
   PetscScalar k[FEGTEST_NCONST] = {0};
@@ -463,7 +539,7 @@ static inline PetscErrorCode fegtest_oracle(DM dm, DM auxdm, Vec aux, PetscBool 
     PetscCall(DMSetAuxiliaryVec(dm, NULL, 0, 0, auxl));
     PetscCall(VecDestroy(&auxl));
   }
-  k[FEGTEST_NCONST - 1] = pointwise ? 1.0 : 0.0;
+  k[FEGTEST_NCONST - 1] = (PetscScalar)pointwise;
   PetscCall(DMGetDS(dm, &ds));
   PetscCall(PetscDSSetConstants(ds, FEGTEST_NCONST, k));
   PetscCall(PetscDSSetJacobian(ds, 0, 0, fegtest_g0, fegtest_g1, fegtest_g2, fegtest_g3));

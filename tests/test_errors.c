@@ -359,6 +359,50 @@ static PetscErrorCode nonfinite_coefficient(int which)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* which: 0 values made for another mesh, 1 values holding a NaN, 2 no values per point, 3 a map entry inf, 4 a map of
+   more values than the vector was made for */
+static PetscErrorCode bad_quadrature_vec(int which)
+{
+  DM          dm, other;
+  Vec         W;
+  FEGForm     form;
+  Mat         A;
+  PetscScalar map[16 * 2] = {0};
+
+  PetscFunctionBegin;
+  PetscCall(fegtest_setup(PETSC_COMM_SELF, DM_POLYTOPE_TRIANGLE, 1, PETSC_TRUE, PETSC_FALSE, 2, &dm));
+  PetscCall(fegtest_form(PETSC_COMM_SELF, NULL, NULL, PETSC_FALSE, &form));
+  if (which == 0) {
+    PetscCall(fegtest_setup(PETSC_COMM_SELF, DM_POLYTOPE_TRIANGLE, 1, PETSC_TRUE, PETSC_FALSE, 3, &other));
+    PetscCall(FEGDMCreateQuadratureVec(other, 1, &W));
+    PetscCall(DMDestroy(&other));
+  } else PetscCall(FEGDMCreateQuadratureVec(dm, which == 2 ? 0 : 1, &W));
+  PetscCall(VecSet(W, 1.0));
+  if (which == 1) {
+    PetscCall(VecSetValue(W, 5, (PetscScalar)NAN, INSERT_VALUES));
+    PetscCall(VecAssemblyBegin(W));
+    PetscCall(VecAssemblyEnd(W));
+  }
+  if (which == 3) map[5] = (PetscScalar)INFINITY;
+  PetscCall(FEGFormSetQuadratureCoefficient(form, W, which == 4 ? 2 : 1, map, NULL));
+  PetscCall(VecDestroy(&W));
+  PetscCall(FEGCreateOperator(dm, form, &A));
+  PetscCall(MatDestroy(&A));
+  PetscCall(FEGFormDestroy(&form));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+START_TEST(test_bad_quadrature_vec)
+{
+  EXPECT_ERROR(bad_quadrature_vec(0), PETSC_ERR_ARG_SIZ, "The form's quadrature-point vector has local size 54, but this DM's 8 local cells x 3 quadrature points x 1 values need 24: create it with FEGDMCreateQuadratureVec(dm, 1, &W) on the operator's DM");
+  EXPECT_ERROR(bad_quadrature_vec(1), PETSC_ERR_FP, "The form's quadrature-point vector holds a NaN or Inf");
+  EXPECT_ERROR(bad_quadrature_vec(2), PETSC_ERR_ARG_OUTOFRANGE, "Values per quadrature point 0 must be at least 1");
+  EXPECT_ERROR(bad_quadrature_vec(3), PETSC_ERR_FP, "A[5] = inf");
+  EXPECT_ERROR(bad_quadrature_vec(4), PETSC_ERR_ARG_SIZ, "The form's quadrature-point vector has local size 24, but this DM's 8 local cells x 3 quadrature points x 2 values need 48");
+}
+END_TEST
+
 START_TEST(test_nonfinite)
 {
   FEGForm     form;
@@ -469,6 +513,7 @@ static void add_tests(Suite *s)
   tcase_add_test(tc, test_bad_mesh_files);
   tcase_add_test(tc, test_bad_precision);
   tcase_add_test(tc, test_nonfinite);
+  tcase_add_test(tc, test_bad_quadrature_vec);
   tcase_add_test(tc, test_form_changed_between_assemblies);
   tcase_add_test(tc, test_wrong_order);
   suite_add_tcase(s, tc);

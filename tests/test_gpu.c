@@ -4,7 +4,8 @@
    nothing between host and device; on two processes the same comparisons on the distributed mesh (addto through the
    diagonal and off-diagonal blocks and a PetscSF), and distributed GPU operators match the serial host one; the
    overlapped apply (interior elements while the halo moves) equals the host and the plain one; lma with single-precision
-   element matrices equals the host's single lma; -feg_strategy auto becomes a type that applies the host's operator.
+   element matrices equals the host's single lma; -feg_strategy auto becomes a type that applies the host's operator;
+   coefficients given at the quadrature points on CUDA vectors give the host's results.
    Needs a GPU (make check-gpu).
    fegtest: nsize 1 2 */
 #include "fegtest.h"
@@ -26,11 +27,17 @@ static const gpu_variant variants[] = {
 };
 #define NVARIANTS 7
 
+static PetscBool with_qpoints = PETSC_FALSE; /* build() adds values at the quadrature points to the form */
+
 static PetscErrorCode build(MPI_Comm comm, DMPolytopeType ct, PetscInt order, PetscBool cont, PetscBool gpu, PetscBool pointwise, DM *dm, DM *auxdm, Vec *aux, FEGForm *form)
 {
   PetscFunctionBegin;
   PetscCall(fegtest_setup(comm, ct, order, cont, cont, 2, dm));
   if (gpu) PetscCall(DMSetVecType(*dm, VECCUDA));
+  if (with_qpoints) {
+    PetscCall(fegtest_make_form(*dm, FORM_QPOINTS, auxdm, aux, form));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(fegtest_aux(*dm, auxdm, aux));
   PetscCall(fegtest_form(comm, *auxdm, *aux, pointwise, form));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -162,6 +169,41 @@ START_TEST(test_gpu_equals_host)
     TCHK(compare_variant(PETSC_COMM_WORLD, ct, order, cont, pointwise, &variants[v], &err));
     ck_assert_msg(err < 1e-12, "%s P%d%s %s/%s (%s coefficient): GPU differs from host by %g", DMPolytopeTypes[ct], (int)order, cont ? "" : " (DG)", variants[v].strategy, variants[v].mode, pointwise ? "pointwise" : "linear-field", (double)err);
   }
+}
+END_TEST
+
+/* Coefficients given at the quadrature points (FEGFormSetQuadratureCoefficient) on CUDA vectors: the points the GPU
+   computes equal the host's, and every type and mode with them gives the host's matrix, products and right-hand side;
+   _i: cell type, then P2 continuous with boundary values or P1 discontinuous; np 1 and 2 */
+START_TEST(test_gpu_qpoints)
+{
+  const DMPolytopeType ct    = fegtest_cells[_i / 2];
+  const PetscBool      cont  = (PetscBool)(_i % 2 == 0);
+  const PetscInt       order = cont ? 2 : 1;
+  DM                   dm[2];
+  Vec                  X[2];
+  PetscBool            cuda;
+  PetscReal            err;
+
+  for (int g = 0; g < 2; g++) {
+    TCHK(fegtest_setup(PETSC_COMM_WORLD, ct, order, cont, cont, 2, &dm[g]));
+    if (g) TCHK(DMSetVecType(dm[g], VECCUDA));
+    TCHK(FEGDMCreateQuadratureCoordinates(dm[g], &X[g]));
+  }
+  TCHK(PetscObjectTypeCompareAny((PetscObject)X[1], &cuda, VECSEQCUDA, VECMPICUDA, ""));
+  ck_assert_msg(cuda, "%s: the quadrature points of a CUDA DM are not a CUDA vector", DMPolytopeTypes[ct]);
+  TCHK(fegtest_vecdiff(X[1], X[0], &err));
+  ck_assert_msg(err < 1e-14, "%s P%d: quadrature points computed on the GPU differ from the host's by %g", DMPolytopeTypes[ct], (int)order, (double)err);
+  for (int g = 0; g < 2; g++) {
+    TCHK(VecDestroy(&X[g]));
+    TCHK(DMDestroy(&dm[g]));
+  }
+  with_qpoints = PETSC_TRUE;
+  for (PetscInt v = 0; v < NVARIANTS; v++) {
+    TCHK(compare_variant(PETSC_COMM_WORLD, ct, order, cont, PETSC_FALSE, &variants[v], &err));
+    ck_assert_msg(err < 1e-12, "%s P%d%s %s/%s with quadrature-point coefficients: GPU differs from host by %g", DMPolytopeTypes[ct], (int)order, cont ? "" : " (DG)", variants[v].strategy, variants[v].mode, (double)err);
+  }
+  with_qpoints = PETSC_FALSE;
 }
 END_TEST
 
@@ -1108,6 +1150,10 @@ static void add_tests(Suite *s)
   tc = tcase_create("rhs");
   tcase_set_timeout(tc, 900);
   tcase_add_loop_test(tc, test_gpu_rhs_layouts, 0, 5 * 4);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("qpoints");
+  tcase_set_timeout(tc, 600);
+  tcase_add_loop_test(tc, test_gpu_qpoints, 0, 5 * 2);
   suite_add_tcase(s, tc);
   tc = tcase_create("single");
   tcase_set_timeout(tc, 900);

@@ -215,6 +215,21 @@ START_TEST(test_matfree_equals_assembled)
 }
 END_TEST
 
+/* Coefficients given at the quadrature points: lma, and matfree with the kernel it picks (qp on simplices and prisms,
+   sumfact on quadrilaterals and hexahedra), apply the operator addto assembles from them (test_oracle checks that one
+   against PETSc's assembly) */
+START_TEST(test_quadrature_coefficients)
+{
+  const DMPolytopeType ct    = fegtest_cells[_i / 2];
+  const FEGOpType      shell = _i % 2 ? FEGOPMATFREE : FEGOPLMA;
+  lma_result           r;
+
+  TCHK(compare_shell(ct, 2, PETSC_TRUE, shell, FORM_QPOINTS, NULL, &r));
+  ck_assert_msg(r.mult < 1e-12 && r.multadd < 1e-12 && r.multt < 1e-12 && r.multtadd < 1e-12 && r.diag < 1e-12, "%s P2 %s with quadrature-point coefficients: Mult %g, MultAdd %g, MultTranspose %g, MultTransposeAdd %g, diagonal %g", DMPolytopeTypes[ct], shell,
+                (double)r.mult, (double)r.multadd, (double)r.multt, (double)r.multtadd, (double)r.diag);
+}
+END_TEST
+
 /* The specialised kernels, forced so a silent fallback cannot pass: refop on triangles and tetrahedra (C constant per
    cell), sumfact on quadrilaterals and hexahedra (any coefficient, non-affine cells), every stored-pair set */
 START_TEST(test_matfree_kernels)
@@ -388,6 +403,7 @@ static void add_tests(Suite *s)
   tcase_add_test(tc, test_apply_bytes);
   tcase_add_loop_test(tc, test_matfree_equals_assembled, 0, 5 * 8);
   tcase_add_loop_test(tc, test_matfree_kernels, 0, 4 * 8);
+  tcase_add_loop_test(tc, test_quadrature_coefficients, 0, 5 * 2);
   tcase_add_loop_test(tc, test_matfree_gll, 0, 2 * 8 + 4);
   tcase_add_test(tc, test_matfree_gll_order8);
   tcase_add_loop_test(tc, test_matfree_refused, 0, 3);

@@ -1,5 +1,6 @@
 /* fegpu's assembled operator and right-hand side equal PETSc's own DMPlex FEM assembly of the same form, on perturbed
-   (non-affine where the cell allows) meshes, with a non-constant coefficient field and an x-dependent pointwise part */
+   (non-affine where the cell allows) meshes, with a non-constant coefficient field and an x-dependent part given by a
+   pointwise function or as values at the quadrature points */
 #include "fegtest.h"
 
 typedef struct {
@@ -126,6 +127,55 @@ START_TEST(test_oracle_can_fail)
   TCHK(MatDestroy(&J));
   TCHK(FEGFormDestroy(&form));
   TCHK(DMDestroy(&dm));
+}
+END_TEST
+
+/* Coefficients given at the quadrature points (FEGFormSetQuadratureCoefficient) on top of the constant and linear
+   parts: matrix and right-hand side equal PETSc's assembly with the same x-dependent terms as pointwise functions, and
+   the same form without the values does not */
+static PetscErrorCode qpoints_case(DMPolytopeType ct, PetscInt order, PetscBool cont, oracle_result *r, oracle_result *without)
+{
+  DM      dm, auxdm;
+  Vec     aux, F, b;
+  FEGForm form;
+  Mat     A, J;
+
+  PetscFunctionBegin;
+  PetscCall(fegtest_setup(PETSC_COMM_SELF, ct, order, cont, cont, fegtest_dim(ct) == 2 ? 3 : 2, &dm));
+  PetscCall(fegtest_make_form(dm, FORM_QPOINTS, &auxdm, &aux, &form));
+  PetscCall(fegtest_oracle(dm, auxdm, aux, FEGTEST_XTERMS, &J, &F));
+  PetscCall(VecScale(F, -1.0));
+  PetscCall(DMCreateGlobalVector(dm, &b));
+  for (PetscInt pass = 0; pass < 2; pass++) {
+    oracle_result *res = pass ? without : r;
+
+    if (pass) PetscCall(FEGFormSetQuadratureCoefficient(form, NULL, 0, NULL, NULL));
+    PetscCall(fegtest_operator(dm, form, FEGOPADDTO, &A));
+    PetscCall(FEGComputeRHS(dm, form, b));
+    PetscCall(fegtest_matdiff(A, J, &res->mat));
+    PetscCall(fegtest_vecdiff(b, F, &res->rhs));
+    PetscCall(MatDestroy(&A));
+  }
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&F));
+  PetscCall(MatDestroy(&J));
+  PetscCall(VecDestroy(&aux));
+  PetscCall(FEGFormDestroy(&form));
+  PetscCall(DMDestroy(&auxdm));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* _i: cell type, then P2 continuous with Dirichlet data or P1 discontinuous */
+START_TEST(test_quadrature_coefficients)
+{
+  const DMPolytopeType ct   = fegtest_cells[_i / 2];
+  const PetscBool      cont = (PetscBool)(_i % 2 == 0);
+  oracle_result        r, w;
+
+  TCHK(qpoints_case(ct, cont ? 2 : 1, cont, &r, &w));
+  ck_assert_msg(r.mat < 1e-12 && r.rhs < 1e-12, "%s: with quadrature-point coefficients the matrix differs from PETSc's by %g, the right-hand side by %g", DMPolytopeTypes[ct], (double)r.mat, (double)r.rhs);
+  ck_assert_msg(w.mat > 1e-3 && w.rhs > 1e-3, "%s: the quadrature-point coefficients had no effect (%g, %g)", DMPolytopeTypes[ct], (double)w.mat, (double)w.rhs);
 }
 END_TEST
 
@@ -395,6 +445,7 @@ static void add_tests(Suite *s)
   tcase_add_test(tc, test_no_aux_constant);
   tcase_add_test(tc, test_oracle_can_fail);
   tcase_add_loop_test(tc, test_per_cell_coefficients, 0, 5);
+  tcase_add_loop_test(tc, test_quadrature_coefficients, 0, 10);
   tcase_add_loop_test(tc, test_advection_diffusion_constructor, 0, 5);
   tcase_add_test(tc, test_shared_setup_follows_mesh);
   suite_add_tcase(s, tc);

@@ -31,6 +31,7 @@ typedef struct {
 typedef enum {
   FEG_DEV_COEFF_CONSTANT,
   FEG_DEV_COEFF_LINEAR,     /* C0 + A w(x_q), w interpolated on the device from the auxiliary local vector */
+  FEG_DEV_COEFF_POINTS,     /* C0 plus the map of the form's quadrature-point values (FEGFormSetQuadratureCoefficient()) */
   FEG_DEV_COEFF_PRECOMPUTED /* Cq[(e*Nq+q)*16+ij], Dq[(e*Nq+q)*4+j] from a host pointwise function */
 } FEGDevCoeffMode;
 
@@ -42,6 +43,8 @@ typedef struct {
   int            *aidx;        /* aidx[e*NbA+b] auxiliary local dof */
   const double   *aux;         /* auxiliary local vector (device) */
   double         *Cq, *Dq;
+  int             nqc;          /* values per quadrature point given by the form (modes POINTS and LINEAR), 0 if none */
+  const double   *Wq, *Aq, *Bq; /* Wq[(e*Nq+q)*nqc+k] and their map, as FEGCoeffPointsAt() reads them */
 } FEGDevCoeff;
 
 /* Where element matrix entries go */
@@ -78,6 +81,7 @@ typedef struct {
 /* cudaMalloc (and a copy of h when given) that reports an out-of-memory with the bytes asked and free; total += bytes */
 PETSC_INTERN PetscErrorCode FEGDevMallocCopy(void **, const void *, size_t, size_t *);
 PETSC_INTERN PetscErrorCode FEGDevGeometry(FEGDevDisc *, int *, int *);
+PETSC_INTERN PetscErrorCode FEGDevMapPoints(int, int, int, int, const double *, const double *, double *);
 PETSC_INTERN PetscErrorCode FEGDevBuildP(FEGDevDisc *, size_t);
 PETSC_INTERN PetscErrorCode FEGDevElementMatrices(const FEGDevDisc *, const FEGDevCoeff *, const int *, int, const FEGDevOutput *, FEGDevTuning *);
 PETSC_INTERN PetscErrorCode FEGDevElementVectors(const FEGDevDisc *, const FEGDevCoeff *, const double *, double *, double *, PetscBool);
@@ -120,6 +124,7 @@ static __device__ __forceinline__ void FEGCoeffAt(const FEGDevCoeff &c, int Nq, 
   if (wantD)
     for (int k = 0; k < 4; k++) D[k] = c.D0[k];
   if (c.mode == FEG_DEV_COEFF_LINEAR) FEGCoeffLinearAt(c.Nw, c.NbA, c.TA + (size_t)q * c.NbA * c.Nw, c.aux, c.aidx + (size_t)e * c.NbA, c.A, c.Bl, C, wantD ? D : NULL, NULL);
+  if (c.nqc) FEGCoeffPointsAt(c.nqc, c.Wq + ((size_t)e * Nq + q) * c.nqc, c.Aq, c.Bq, C, wantD ? D : NULL);
 }
 
 /* Chat for a kernel that knows the dimension only at run time: the shared function with a compile-time dimension */

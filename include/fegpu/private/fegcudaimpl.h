@@ -20,6 +20,7 @@ PETSC_INTERN PetscErrorCode FEGDevInterleaveIndices(const FEGDisc *, const Petsc
 PETSC_INTERN PetscErrorCode FEGDevDiscDestroy(FEGDevDisc *);
 PETSC_INTERN PetscErrorCode FEGDevDiscGeometry(FEGDevDisc *);
 PETSC_INTERN PetscErrorCode FEGDevDiscFreeGeometry(FEGDevDisc *);
+PETSC_INTERN PetscErrorCode FEGDevQuadraturePoints(FEGDisc *, Vec);
 
 /* Coefficient data kept on the device between assemblies */
 typedef struct {
@@ -30,6 +31,12 @@ typedef struct {
   Vec                auxloc;
   PetscBool          auxcuda;
   const PetscScalar *auxptr;
+  /* the form's quadrature-point values while a kernel reads them: a CUDA Vec's array or a copy of a host one, and
+     their map */
+  Vec                qv;
+  PetscBool          qcuda;
+  const PetscScalar *qptr;
+  double            *qbuf, *qA, *qB;
 } FEGDevCoeffCache;
 
 PETSC_INTERN PetscErrorCode FEGDevCoeffPrepare(FEGDisc *, FEGForm, FEGDevCoeffCache *, FEGDevCoeff *);

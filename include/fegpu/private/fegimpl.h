@@ -100,6 +100,9 @@ struct _p_FEGForm {
   PetscScalar   *A, *B; /* C_ij += A[(i*4+j)*Nw+k] w_k, D_j += B[j*Nw+k] w_k */
   FEGPointwiseFn pointwise;
   void          *pwctx;
+  Vec            Wq;      /* values at the quadrature points (FEGFormSetQuadratureCoefficient()), or NULL */
+  PetscInt       Nqc;     /* values per point */
+  PetscScalar   *Aq, *Bq; /* C_ij += Aq[(i*4+j)*Nqc+k] Wq_k, D_j += Bq[j*Nqc+k] Wq_k */
 };
 
 PETSC_INTERN PetscErrorCode FEGCheckFinite(MPI_Comm, const char[], const PetscScalar[], PetscInt, PetscInt, const char[]);
@@ -153,6 +156,7 @@ PETSC_EXTERN PetscErrorCode FEGDMGetDisc(DM, FEGDisc **, PetscContainer *);
 PETSC_EXTERN PetscErrorCode FEGDiscBoundaryValues(FEGDisc *, Vec, PetscBool *, PetscInt *, PetscInt **);
 PETSC_EXTERN PetscErrorCode FEGDiscGetDofElements(const FEGDisc *, PetscInt **, PetscInt **);
 PETSC_EXTERN PetscErrorCode FEGDiscGetGlobalIndices(FEGDisc *, const PetscInt **);
+PETSC_INTERN PetscErrorCode FEGFormCheckQuadrature(FEGForm, const FEGDisc *);
 
 /* the geometry of point q of cell e: invJ and det J */
 static inline const PetscReal *FEGDiscGeometry(const FEGDisc *d, PetscInt e, PetscInt q)
@@ -163,13 +167,14 @@ static inline const PetscReal *FEGDiscGeometry(const FEGDisc *d, PetscInt e, Pet
 /* ----------------------------------------------------------------------------------- host coefficients, elements */
 /* Scratch and state for evaluating a form on one discretization */
 typedef struct {
-  FEGForm         form;
-  PetscBool       constant; /* C and D identical at every quadrature point */
-  Vec             auxloc;
-  PetscTabulation Taux; /* auxiliary basis at the main quadrature points */
-  PetscInt        NbAux;
-  PetscScalar    *C, *D; /* Nq x 16 and Nq x 4 for the current cell */
-  PetscScalar    *w, *gradw;
+  FEGForm            form;
+  PetscBool          constant; /* C and D identical at every quadrature point */
+  Vec                auxloc;
+  PetscTabulation    Taux; /* auxiliary basis at the main quadrature points */
+  PetscInt           NbAux;
+  PetscScalar       *C, *D; /* Nq x 16 and Nq x 4 for the current cell */
+  PetscScalar       *w, *gradw;
+  const PetscScalar *Wq; /* the form's quadrature-point values, read on the host, or NULL */
 } FEGCoeff;
 
 PETSC_EXTERN PetscErrorCode FEGCoeffSetUp(FEGDisc *, FEGForm, FEGCoeff *);
@@ -190,6 +195,7 @@ typedef struct {
   PetscErrorCode (*roofline)(double *, double *, double *);
   PetscErrorCode (*select)(void);                /* the GPU PETSc chose for this process, before fegpu's first device allocation */
   PetscErrorCode (*meminfo)(size_t *, size_t *); /* free and total bytes of this process's GPU */
+  PetscErrorCode (*qpoints)(FEGDisc *, Vec);     /* the quadrature points of every cell into a CUDA Vec */
 } FEGDeviceBackend;
 PETSC_INTERN FEGDeviceBackend FEGDevice;
 PETSC_INTERN PetscErrorCode   FEGDeviceBackendRegister(void);

@@ -165,6 +165,18 @@ FEG_INLINE double FEGDot(int Nd, const double a[4], const double b[4])
 }
 
 /* -------------------------------------------------------------------------------------------------- coefficients */
+/* the values W[0..nc) given at a quadrature point, mapped into C and D (D may be NULL) */
+FEG_INLINE void FEGCoeffPointsAt(int nc, const double *W, const double *A, const double *B, double C[16], double *D)
+{
+  for (int k = 0; k < nc; k++) {
+    const double wk = W[k];
+
+    for (int ij = 0; ij < 16; ij++) C[ij] += A[ij * nc + k] * wk;
+    if (D)
+      for (int j = 0; j < 4; j++) D[j] += B[j * nc + k] * wk;
+  }
+}
+
 /* At one quadrature point: the auxiliary field w_k = sum_b TA[b*Nw+k] a_b (TA its basis there, a_b = aux[aidx[b]], or
    aux[b] when aidx is NULL), stored in w unless w is NULL, and the linear coefficient map C_ij += sum_k A[ij*Nw+k] w_k,
    D_j += sum_k B[j*Nw+k] w_k (unless A is NULL; D may be NULL) */

@@ -11,8 +11,10 @@ PetscErrorCode FEGCoeffSetUp(FEGDisc *disc, FEGForm form, FEGCoeff *coeff)
   PetscCall(FEGFormCheckCompatible(form, disc->dm));
   PetscCall(FEGDiscSetUpGeometry(disc)); /* points and Jacobians for the host evaluation and integration */
   PetscCheck(!form->A || form->auxdm, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_WRONGSTATE, "The form has a linear coefficient map but no auxiliary field: call FEGFormSetAuxiliaryField()");
+  PetscCall(FEGFormCheckQuadrature(form, disc));
   coeff->form     = form;
-  coeff->constant = (PetscBool)(!form->auxdm && !form->pointwise);
+  coeff->constant = (PetscBool)(!form->auxdm && !form->pointwise && !form->Wq);
+  if (form->Wq) PetscCall(VecGetArrayRead(form->Wq, &coeff->Wq));
   PetscCall(PetscMalloc4(Nq * 16, &coeff->C, Nq * 4, &coeff->D, form->Nw + 1, &coeff->w, form->Nw * disc->dim + 1, &coeff->gradw));
   if (form->auxdm) {
     PetscFE fe;
@@ -38,6 +40,7 @@ PetscErrorCode FEGCoeffDestroy(FEGCoeff *coeff)
   PetscCall(PetscFree4(coeff->C, coeff->D, coeff->w, coeff->gradw));
   if (coeff->Taux) PetscCall(PetscTabulationDestroy(&coeff->Taux));
   PetscCall(VecDestroy(&coeff->auxloc));
+  if (coeff->Wq) PetscCall(VecRestoreArrayRead(coeff->form->Wq, &coeff->Wq));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -81,6 +84,7 @@ PetscErrorCode FEGCoeffEvaluate(FEGDisc *disc, FEGCoeff *coeff, PetscInt e)
           for (PetscInt d = 0; d < dim; d++) coeff->gradw[k * dim + d] += phi[1 + d] * vals[b];
         }
     }
+    if (coeff->Wq) FEGCoeffPointsAt((int)form->Nqc, coeff->Wq + ((size_t)e * Nq + q) * form->Nqc, form->Aq, form->Bq, C, D);
     if (form->pointwise) {
       const PetscReal *x = &disc->xq[(e * Nq + q) * dim];
       char             where[128];

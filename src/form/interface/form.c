@@ -6,6 +6,8 @@ static PetscErrorCode FEGFormDestroy_Private(FEGForm form)
   PetscCall(DMDestroy(&form->auxdm));
   PetscCall(VecDestroy(&form->aux));
   PetscCall(PetscFree2(form->A, form->B));
+  PetscCall(VecDestroy(&form->Wq));
+  PetscCall(PetscFree2(form->Aq, form->Bq));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -80,7 +82,9 @@ PetscErrorCode FEGFormView(FEGForm form, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  %g %g %g %g\n", (double)PetscRealPart(form->C0[i * 4 + 0]), (double)PetscRealPart(form->C0[i * 4 + 1]), (double)PetscRealPart(form->C0[i * 4 + 2]), (double)PetscRealPart(form->C0[i * 4 + 3])));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "constant D: %g %g %g %g\n", (double)PetscRealPart(form->D0[0]), (double)PetscRealPart(form->D0[1]), (double)PetscRealPart(form->D0[2]), (double)PetscRealPart(form->D0[3])));
-  if (form->auxdm) PetscCall(PetscViewerASCIIPrintf(viewer, "auxiliary field with %" PetscInt_FMT " components, %s%s\n", form->Nw, form->A ? "linear map" : "no linear map", form->pointwise ? ", pointwise function" : ""));
+  if (form->auxdm) PetscCall(PetscViewerASCIIPrintf(viewer, "auxiliary field with %" PetscInt_FMT " components, %s\n", form->Nw, form->A ? "linear map" : "no linear map"));
+  if (form->pointwise) PetscCall(PetscViewerASCIIPrintf(viewer, "pointwise function (host)\n"));
+  if (form->Wq) PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " values at every quadrature point, linear map to C and D\n", form->Nqc));
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -296,8 +300,94 @@ PetscErrorCode FEGFormSetPointwiseCoefficient(FEGForm form, FEGPointwiseFn fn, v
 }
 
 /*@
+  FEGFormSetQuadratureCoefficient - gives the form values at every quadrature point of every local cell, added to C and
+  D through a linear map as the auxiliary field's are: C_ij += sum_k A[(i*4+j)*nc+k] W_k, D_j += sum_k B[j*nc+k] W_k
+
+  Logically Collective
+
+  Input Parameters:
++ form - the form
+. W    - nc values per point, from `FEGDMCreateQuadratureVec()` on the operator's DM (block size nc), or NULL to remove them
+. nc   - values per point
+. A    - 16*nc values (i the trial derivative, j the test derivative, as in `FEGPointwiseFn`), or NULL for none
+- B    - 4*nc values, or NULL for none
+
+  Level: intermediate
+
+  Notes:
+  Point q of local cell cStart + e holds W[(e*Nq + q)*nc + k], Nq the points of fegpu's quadrature for the DM's
+  element; `FEGDMCreateQuadratureCoordinates()` gives the points in the same layout. When the DM's vectors are CUDA
+  vectors W is one too and the kernels read it on the GPU: filled there (a kernel of your own on
+  VecCUDAGetArrayWrite(), or Vec operations that run on the GPU) it never crosses to the host. A scalar field such as a
+  diffusivity kappa(x) is one value per point with A putting it on the diagonal of the gradient block. The form keeps a
+  reference to W; each assembly and `FEGComputeRHS()` read the values it holds then. A pointwise function, if any, sees
+  C and D with these values added.
+
+.seealso: FEGDMCreateQuadratureVec(), FEGDMCreateQuadratureCoordinates(), FEGFormSetLinearCoefficient(), FEGFormSetPointwiseCoefficient()
+@*/
+PetscErrorCode FEGFormSetQuadratureCoefficient(FEGForm form, Vec W, PetscInt nc, const PetscScalar A[], const PetscScalar B[])
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 1);
+  if (W) PetscValidHeaderSpecific(W, VEC_CLASSID, 2);
+  if (W) {
+    PetscCheck(nc >= 1 && nc <= 64, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_OUTOFRANGE, "Values per quadrature point %" PetscInt_FMT " must be between 1 and 64", nc);
+    if (A) PetscCall(FEGCheckFinite(PetscObjectComm((PetscObject)form), "A", A, 16 * nc, nc, " (FEGFormSetQuadratureCoefficient(), A[ij][k])"));
+    if (B) PetscCall(FEGCheckFinite(PetscObjectComm((PetscObject)form), "B", B, 4 * nc, nc, " (FEGFormSetQuadratureCoefficient(), B[j][k])"));
+    PetscCall(PetscObjectReference((PetscObject)W));
+  }
+  PetscCall(VecDestroy(&form->Wq));
+  PetscCall(PetscFree2(form->Aq, form->Bq));
+  form->Wq  = W;
+  form->Nqc = W ? nc : 0;
+  if (W) {
+    PetscCall(PetscCalloc2(16 * nc, &form->Aq, 4 * nc, &form->Bq));
+    if (A) PetscCall(PetscArraycpy(form->Aq, A, 16 * nc));
+    if (B) PetscCall(PetscArraycpy(form->Bq, B, 4 * nc));
+  }
+  PetscCall(PetscObjectStateIncrease((PetscObject)form));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGFormGetQuadratureCoefficient - gets the values set by `FEGFormSetQuadratureCoefficient()` (borrowed, NULL if none)
+  and their number per point
+
+  Not Collective
+
+  Level: intermediate
+@*/
+PetscErrorCode FEGFormGetQuadratureCoefficient(FEGForm form, Vec *W, PetscInt *nc)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 1);
+  if (W) *W = form->Wq;
+  if (nc) *nc = form->Nqc;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The quadrature-point values must have the discretization's layout: a Vec made for another DM, element or number of
+   values would be read out of place */
+PetscErrorCode FEGFormCheckQuadrature(FEGForm form, const FEGDisc *disc)
+{
+  PetscInt  n, want;
+  PetscReal nrm;
+
+  PetscFunctionBegin;
+  if (!form->Wq) PetscFunctionReturn(PETSC_SUCCESS);
+  want = disc->Ne * disc->Nq * form->Nqc;
+  PetscCall(VecGetLocalSize(form->Wq, &n));
+  PetscCheck(n == want, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The form's quadrature-point vector has local size %" PetscInt_FMT ", but this DM's %" PetscInt_FMT " local cells x %" PetscInt_FMT " quadrature points x %" PetscInt_FMT " values need %" PetscInt_FMT ": create it with FEGDMCreateQuadratureVec(dm, %" PetscInt_FMT ", &W) on the operator's DM", n,
+             disc->Ne, disc->Nq, form->Nqc, want, form->Nqc);
+  /* the values may have changed since they were set; one reduction per assembly */
+  PetscCall(VecNorm(form->Wq, NORM_INFINITY, &nrm));
+  PetscCheck(!PetscIsInfOrNanReal(nrm), PetscObjectComm((PetscObject)form->Wq), PETSC_ERR_FP, "The form's quadrature-point vector holds a NaN or Inf (max norm %g)", (double)nrm);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
   FEGFormIsSymmetric - whether a(u,v) = a(v,u) can be guaranteed from the coefficients (C and the linear map symmetric,
-  no pointwise function); used to choose CG over GMRES
+  no pointwise function or quadrature-point values); used to choose CG over GMRES
 
   Not Collective
 
@@ -307,7 +397,7 @@ PetscErrorCode FEGFormIsSymmetric(FEGForm form, PetscBool *sym)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 1);
-  *sym = form->pointwise ? PETSC_FALSE : PETSC_TRUE;
+  *sym = form->pointwise || form->Wq ? PETSC_FALSE : PETSC_TRUE;
   for (PetscInt i = 0; i < FEG_MAX_DERIV; i++) {
     for (PetscInt j = 0; j < i; j++) {
       if (form->C0[i * 4 + j] != form->C0[j * 4 + i]) *sym = PETSC_FALSE;
@@ -417,12 +507,12 @@ PetscErrorCode FEGFormCheckCompatible(FEGForm form, DM dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Whether C is constant on each cell: no pointwise function, and any auxiliary field is piecewise constant (one basis
+/* Whether C is constant on each cell: no pointwise function or quadrature-point values, and any auxiliary field is piecewise constant (one basis
    function per component) */
 PetscErrorCode FEGFormCellwiseConstant(FEGForm form, PetscBool *flg)
 {
   PetscFunctionBegin;
-  *flg = form->pointwise ? PETSC_FALSE : PETSC_TRUE;
+  *flg = form->pointwise || form->Wq ? PETSC_FALSE : PETSC_TRUE;
   if (*flg && form->auxdm && form->A) {
     PetscObject  obj;
     PetscClassId id;
@@ -452,6 +542,8 @@ PetscErrorCode FEGFormBlockPattern(FEGForm form, PetscBool *vv, PetscBool *vg, P
       nz[i][j] = (PetscBool)(form->pointwise || form->C0[i * 4 + j] != 0.0);
       for (PetscInt k = 0; form->A && k < form->Nlin; k++)
         if (form->A[(i * 4 + j) * form->Nlin + k] != 0.0) nz[i][j] = PETSC_TRUE;
+      for (PetscInt k = 0; form->Wq && k < form->Nqc; k++)
+        if (form->Aq[(i * 4 + j) * form->Nqc + k] != 0.0) nz[i][j] = PETSC_TRUE;
     }
   *vv = nz[0][0];
   *vg = *gv = *gg = PETSC_FALSE;

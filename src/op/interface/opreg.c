@@ -14,6 +14,7 @@ PETSC_INTERN PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *, FEGForm, Vec);
 PETSC_INTERN PetscErrorCode FEGDevRoofline(double *, double *, double *);
 PETSC_INTERN PetscErrorCode FEGDevSelect(void);
 PETSC_INTERN PetscErrorCode FEGDevMemInfo(size_t *, size_t *);
+PETSC_INTERN PetscErrorCode FEGDevQuadraturePoints(FEGDisc *, Vec);
 #endif
 
 PetscBool        FEGOpRegisterAllCalled = PETSC_FALSE;
@@ -54,6 +55,7 @@ PetscErrorCode FEGDeviceBackendRegister(void)
   FEGDevice.roofline   = FEGDevRoofline;
   FEGDevice.select     = FEGDevSelect;
   FEGDevice.meminfo    = FEGDevMemInfo;
+  FEGDevice.qpoints    = FEGDevQuadraturePoints;
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }

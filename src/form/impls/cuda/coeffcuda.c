@@ -1,6 +1,6 @@
 /* Coefficients for the device kernels: constant, linear in an auxiliary field (its local vector read on the device,
-   the field's basis tabulated once), or computed on the host by a pointwise function at every quadrature point and
-   uploaded */
+   the field's basis tabulated once), values at the quadrature points given as Vecs (read where they are), or computed
+   on the host by a pointwise function at every quadrature point and uploaded */
 #include <fegpu/private/fegcudaimpl.h>
 
 PetscErrorCode FEGDevCoeffCacheDestroy(FEGDevCoeffCache *cc)
@@ -13,11 +13,50 @@ PetscErrorCode FEGDevCoeffCacheDestroy(FEGDevCoeffCache *cc)
   FEGDevFree(cc->auxbuf);
   FEGDevFree(cc->Cq);
   FEGDevFree(cc->Dq);
+  FEGDevFree(cc->qbuf);
+  FEGDevFree(cc->qA);
+  FEGDevFree(cc->qB);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* C and D for the kernels: constant, linear in the auxiliary field (evaluated on the device), or computed on the host
-   by a pointwise function at every quadrature point and uploaded */
+/* The form's quadrature-point values for the kernels: a CUDA Vec's own device array (filled on the GPU, nothing
+   crosses), a host Vec's values copied up; their map with them */
+static PetscErrorCode FEGDevCoeffPoints(FEGForm form, FEGDevCoeffCache *cc, FEGDevCoeff *c)
+{
+  const PetscInt nc = form->Nqc;
+  double         A[16 * 64], B[4 * 64];
+
+  PetscFunctionBegin;
+  cc->qv = form->Wq;
+  if (!form->Wq) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)form->Wq, &cc->qcuda, VECSEQCUDA, VECMPICUDA, VECCUDA, ""));
+  if (cc->qcuda) PetscCall(VecCUDAGetArrayRead(form->Wq, &cc->qptr));
+  else {
+    PetscInt n;
+
+    PetscCall(VecGetLocalSize(form->Wq, &n));
+    FEGDevFree(cc->qbuf);
+    PetscCall(FEGDevMallocCopy((void **)&cc->qbuf, NULL, sizeof(double) * n, NULL));
+    PetscCall(VecGetArrayRead(form->Wq, &cc->qptr));
+    PetscCallCUDA(cudaMemcpy(cc->qbuf, cc->qptr, sizeof(double) * n, cudaMemcpyHostToDevice));
+  }
+  for (PetscInt k = 0; k < 16 * nc; k++) A[k] = PetscRealPart(form->Aq[k]);
+  for (PetscInt k = 0; k < 4 * nc; k++) B[k] = PetscRealPart(form->Bq[k]);
+  FEGDevFree(cc->qA);
+  FEGDevFree(cc->qB);
+  PetscCall(FEGDevMallocCopy((void **)&cc->qA, A, sizeof(double) * 16 * nc, NULL));
+  PetscCall(FEGDevMallocCopy((void **)&cc->qB, B, sizeof(double) * 4 * nc, NULL));
+  c->nqc = (int)nc;
+  c->Wq  = cc->qcuda ? cc->qptr : cc->qbuf;
+  c->Aq  = cc->qA;
+  c->Bq  = cc->qB;
+  if (c->mode == FEG_DEV_COEFF_CONSTANT) c->mode = FEG_DEV_COEFF_POINTS;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* C and D for the kernels: constant, linear in the auxiliary field (evaluated on the device), plus the form's
+   quadrature-point values (read on the device), or computed on the host by a pointwise function at every quadrature
+   point and uploaded */
 PetscErrorCode FEGDevCoeffPrepare(FEGDisc *disc, FEGForm form, FEGDevCoeffCache *cc, FEGDevCoeff *c)
 {
   const PetscInt Ne = disc->Ne, Nq = disc->Nq;
@@ -54,9 +93,11 @@ PetscErrorCode FEGDevCoeffPrepare(FEGDisc *disc, FEGForm form, FEGDevCoeffCache 
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(FEGFormCheckCompatible(form, disc->dm));
+  PetscCall(FEGFormCheckQuadrature(form, disc));
   PetscCheck(!form->A || form->auxdm, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_WRONGSTATE, "The form has a linear coefficient map but no auxiliary field: call FEGFormSetAuxiliaryField()");
   if (!form->auxdm || !form->A) {
     c->mode = FEG_DEV_COEFF_CONSTANT;
+    PetscCall(FEGDevCoeffPoints(form, cc, c));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (cc->auxdm != form->auxdm || cc->Nw != form->Nw) {
@@ -115,12 +156,19 @@ PetscErrorCode FEGDevCoeffPrepare(FEGDisc *disc, FEGForm form, FEGDevCoeffCache 
   c->TA   = cc->TA;
   c->aidx = cc->aidx;
   c->aux  = cc->auxcuda ? cc->auxptr : cc->auxbuf;
+  PetscCall(FEGDevCoeffPoints(form, cc, c));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode FEGDevCoeffRelease(FEGForm form, FEGDevCoeffCache *cc)
 {
   PetscFunctionBegin;
+  if (cc->qv && cc->qptr) {
+    if (cc->qcuda) PetscCall(VecCUDARestoreArrayRead(cc->qv, &cc->qptr));
+    else PetscCall(VecRestoreArrayRead(cc->qv, &cc->qptr));
+  }
+  cc->qv   = NULL;
+  cc->qptr = NULL;
   if (!cc->auxloc) PetscFunctionReturn(PETSC_SUCCESS);
   if (cc->auxcuda) PetscCall(VecCUDARestoreArrayRead(cc->auxloc, &cc->auxptr));
   else PetscCall(VecRestoreArrayRead(cc->auxloc, &cc->auxptr));

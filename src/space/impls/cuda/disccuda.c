@@ -53,6 +53,25 @@ PetscErrorCode FEGDevDiscGeometry(FEGDevDisc *d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the quadrature points of every cell into a CUDA Vec (FEGDMCreateQuadratureCoordinates()): computed on the device
+   from the cells' coordinate nodes, which travel up once; the host computes no geometry */
+PetscErrorCode FEGDevQuadraturePoints(FEGDisc *disc, Vec X)
+{
+  const PetscInt dim = disc->dim, Ne = disc->Ne, Nq = disc->Nq, Nv = disc->Nv;
+  double        *Xd = NULL, *Bd = NULL;
+  PetscScalar   *x;
+
+  PetscFunctionBegin;
+  PetscCall(FEGDevMallocCopy((void **)&Xd, disc->X, sizeof(double) * Ne * Nv * dim, NULL));
+  PetscCall(FEGDevMallocCopy((void **)&Bd, disc->Bc, sizeof(double) * Nq * Nv, NULL));
+  PetscCall(VecCUDAGetArrayWrite(X, &x));
+  PetscCall(FEGDevMapPoints((int)dim, (int)Ne, (int)Nq, (int)Nv, Xd, Bd, x));
+  PetscCall(VecCUDARestoreArrayWrite(X, &x));
+  FEGDevFree(Xd);
+  FEGDevFree(Bd);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* matfree keeps only its factors: the geometry is recomputed for each assembly and freed after it */
 PetscErrorCode FEGDevDiscFreeGeometry(FEGDevDisc *d)
 {

@@ -34,3 +34,30 @@ PetscErrorCode FEGDevGeometry(FEGDevDisc *d, int *work, int *bad)
   PetscCallCUDA(cudaMemcpy(bad, work, sizeof(int), cudaMemcpyDeviceToHost));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* the real-space point of every (element, quadrature point), one per thread: FEGMapPoint() as on the host */
+template <int DIM>
+static __global__ void FEGMapPoints_Kernel(int Ne, int Nq, int Nv, const double *__restrict__ X, const double *__restrict__ Bc, double *__restrict__ xq)
+{
+  const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  double       x[DIM];
+
+  if (i >= (size_t)Ne * Nq) return;
+  FEGMapPoint(DIM, Nv, X + (i / Nq) * Nv * DIM, Bc + (i % Nq) * Nv, x);
+  for (int d = 0; d < DIM; d++) xq[i * DIM + d] = x[d];
+}
+
+/* xq[(e*Nq+q)*dim+d] from the coordinate nodes X[(e*Nv+v)*dim+d] and the coordinate basis Bc[q*Nv+v] (device arrays) */
+PetscErrorCode FEGDevMapPoints(int dim, int Ne, int Nq, int Nv, const double *X, const double *Bc, double *xq)
+{
+  const int    nt = 256;
+  const size_t n  = (size_t)Ne * Nq;
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  if (dim == 2) FEGMapPoints_Kernel<2><<<(unsigned)((n + nt - 1) / nt), nt>>>(Ne, Nq, Nv, X, Bc, xq);
+  else if (dim == 3) FEGMapPoints_Kernel<3><<<(unsigned)((n + nt - 1) / nt), nt>>>(Ne, Nq, Nv, X, Bc, xq);
+  else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "Quadrature points on the GPU for dimension %d: only 2 and 3", dim);
+  FEGCheckLaunch("FEGMapPoints_Kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
