@@ -16,7 +16,7 @@ run_case() { # name, bench options
     t0=$(date +%s.%N)
     ./examples/bench -dm_vec_type cuda -bench_strategies atomic,lma,matfree -bench_reps 5 -bench_coeff $c "$@" > "$log" 2>&1
     t1=$(date +%s.%N)
-    awk -v n="$name" -v c="$c" -v p="$(echo "$t1 - $t0" | bc)" '($1=="atomic"||$1=="lma"||$1=="matfree") && NF>=7 {print n","c","$1","$3","$4","$7","p}' "$log" >> "$csv"
+    awk -v n="$name" -v c="$c" -v p="$(awk -v a="$t0" -v b="$t1" "BEGIN{print b-a}")" '($1=="atomic"||$1=="lma"||$1=="matfree") && NF>=7 {print n","c","$1","$3","$4","$7","p}' "$log" >> "$csv"
   done
 }
 run_case tet-p1 -feg_cell_type tet -feg_faces 55 -order 1
