@@ -65,6 +65,8 @@ typedef struct {
   double *vals2, *vals3;
   int     nA, nAB, split;
   float  *valsf;
+  int     poslist; /* pos is indexed by an entry's place in the element list (colours: pos permuted at setup so each
+                      colour reads its positions coalesced), not by its element */
 } FEGDevOutput;
 
 /* Kernel choice and tuning (Krużel et al.: entries per thread, parts, Jacobian data in shared memory) */

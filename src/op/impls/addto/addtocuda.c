@@ -39,9 +39,12 @@ static PetscErrorCode FEGOpSetUp_AddTo_CUDA(FEGOp op)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Greedy colouring: elements of one colour share no dof */
-static PetscErrorCode FEGColorElements(FEGDisc *disc, PetscInt *ncolors, PetscInt **colorOff, int **elems)
+/* Greedy colouring: elements of one colour share no dof. The positions are then put in colour order, so that the
+   launch of one colour reads its elements' positions as contiguous runs rather than one sector per entry */
+static PetscErrorCode FEGColorElements(FEGDisc *disc, FEGOp_AddTo_CUDA *dev)
 {
+  PetscInt     **colorOff = &dev->colorOff, *ncolors = &dev->ncolors;
+  int          **elems = &dev->colorElems;
   const PetscInt Ne = disc->Ne, Nb = disc->Nb;
   PetscInt      *doff, *delem, *cnt, *color, *mark, nc = 0;
   int           *order;
@@ -70,6 +73,14 @@ static PetscErrorCode FEGColorElements(FEGDisc *disc, PetscInt *ncolors, PetscIn
   for (PetscInt e = 0; e < Ne; e++) order[(*colorOff)[color[e]] + cnt[color[e]]++] = (int)e;
   PetscCall(FEGDevMallocCopy((void **)elems, order, sizeof(int) * Ne, NULL));
   *ncolors = nc;
+  {
+    int *posc;
+
+    PetscCall(FEGDevMallocCopy((void **)&posc, NULL, sizeof(int) * Ne * Nb * Nb, NULL));
+    PetscCall(FEGDevPermutePositions((int)Ne, (int)(Nb * Nb), *elems, dev->pos, posc));
+    FEGDevFree(dev->pos);
+    dev->pos = posc;
+  }
   PetscCall(PetscFree(order));
   PetscCall(PetscFree2(color, mark));
   PetscCall(PetscFree(cnt));
@@ -225,7 +236,7 @@ static PetscErrorCode FEGOpCreateMatrix_AddTo_CUDA(FEGOp op, Mat A)
     PetscCall(FEGDevMallocCopy((void **)&dev->coo, NULL, sizeof(double) * Ne * Nb * Nb, NULL));
   } else if (size > 1) {
     PetscCall(FEGAddtoSplitSetUp(op, A, dev));
-    if (dev->mode == FEG_ADDTO_COLOR) PetscCall(FEGColorElements(disc, &dev->ncolors, &dev->colorOff, &dev->colorElems));
+    if (dev->mode == FEG_ADDTO_COLOR) PetscCall(FEGColorElements(disc, dev));
   } else {
     const PetscInt *gidx;
     const PetscInt *ia, *ja;
@@ -264,7 +275,7 @@ static PetscErrorCode FEGOpCreateMatrix_AddTo_CUDA(FEGOp op, Mat A)
     PetscCheck(PetscMemTypeDevice(memtype), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The addto matrix is not a device (AIJCUSPARSE) matrix: use -dm_mat_type aijcusparse or leave it unset");
     dev->nnz = nnz;
     PetscCall(FEGPhaseEnd(FEG_SetupPattern, (PetscObject)op, t0, &op->tpattern));
-    if (dev->mode == FEG_ADDTO_COLOR) PetscCall(FEGColorElements(disc, &dev->ncolors, &dev->colorOff, &dev->colorElems));
+    if (dev->mode == FEG_ADDTO_COLOR) PetscCall(FEGColorElements(disc, dev));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -306,7 +317,13 @@ static PetscErrorCode FEGOpAssemble_AddTo_CUDA(FEGOp op, Mat A)
       PetscCall(FEGDevZero(dev->sendbuf, dev->nsend));
     } else PetscCall(FEGDevZero(va, dev->nnz));
     if (dev->colorOff) {
-      for (PetscInt k = 0; k < dev->ncolors; k++) PetscCall(FEGDevElementMatrices(d, &c, dev->colorElems + dev->colorOff[k], (int)(dev->colorOff[k + 1] - dev->colorOff[k]), &o, &dev->base.tune));
+      o.poslist = 1; /* positions in colour order (FEGColorElements()) */
+      for (PetscInt k = 0; k < dev->ncolors; k++) {
+        FEGDevOutput ok = o;
+
+        ok.pos = dev->pos + dev->colorOff[k];
+        PetscCall(FEGDevElementMatrices(d, &c, dev->colorElems + dev->colorOff[k], (int)(dev->colorOff[k + 1] - dev->colorOff[k]), &ok, &dev->base.tune));
+      }
     } else PetscCall(FEGDevElementMatrices(d, &c, NULL, d->Ne, &o, &dev->base.tune));
     PetscCall(PetscLogGpuTimeEnd());
     if (Ao) {

@@ -15,9 +15,10 @@ static __device__ __forceinline__ void FEGPhi(const FEGDevDisc &d, int dim, cons
   else FEGPhysical(3, d.B[q * d.Nb + b], &d.D[(q * d.Nb + b) * 3], invJ, phi);
 }
 
-static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDevOutput &o, int e, int a, int b, double K)
+/* entry (a, b) of element e, the li-th of the kernel's element list */
+static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDevOutput &o, int e, int li, int a, int b, double K)
 {
-  const size_t ent = (size_t)a * d.Nb + b;
+  const size_t ent = (size_t)a * d.Nb + b, pe = o.poslist ? li : e;
 
   switch (o.out) {
   case FEG_DEV_OUT_LMA:
@@ -27,11 +28,11 @@ static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDe
     o.valsf[ent * d.Ne + e] = (float)K;
     break;
   case FEG_DEV_OUT_CSR_ATOMIC: {
-    const int p = o.pos[ent * d.Ne + e];
+    const int p = o.pos[ent * d.Ne + pe];
     if (p >= 0) atomicAdd(FEGDevTarget(o, p), K);
   } break;
   case FEG_DEV_OUT_CSR_PLAIN: {
-    const int p = o.pos[ent * d.Ne + e];
+    const int p = o.pos[ent * d.Ne + pe];
     if (p >= 0) *FEGDevTarget(o, p) += K;
   } break;
   case FEG_DEV_OUT_COO:
@@ -64,7 +65,7 @@ static __global__ void FEGElemRef_Kernel(const FEGDevDisc d, const FEGDevCoeff c
       for (int r = 0; r < Nd; r++)
 #pragma unroll
         for (int t = 0; t < Nd; t++) s += Ch[r][t] * __ldg(&d.M[((r * Nd + t) * Nb + a) * Nb + b]);
-      FEGStore(d, o, e, a, b, s);
+      FEGStore(d, o, e, i, a, b, s);
     }
   }
 }
@@ -111,7 +112,7 @@ static __global__ void FEGElemSmall_Kernel(const FEGDevDisc d, const FEGDevCoeff
 #pragma unroll
     for (int b = 0; b < NBM; b++) {
       if (b >= Nb) break;
-      FEGStore(d, o, e, a, b, K[a * Nb + b]);
+      FEGStore(d, o, e, i, a, b, K[a * Nb + b]);
     }
   }
 }
@@ -185,7 +186,7 @@ static __global__ void FEGGemmStore_Kernel(const FEGDevDisc d, const int *__rest
   if (t >= (size_t)Ec * d.Nb * d.Nb) return;
   const int i = (int)(t % Ec), ab = (int)(t / Ec), e = elist ? elist[e0 + i] : e0 + i;
 
-  FEGStore(d, o, e, ab / d.Nb, ab % d.Nb, Kb[t]);
+  FEGStore(d, o, e, e0 + i, ab / d.Nb, ab % d.Nb, Kb[t]);
 }
 
 /* Second GEMM form, for elements whose reference product tensor P fits in memory: K_e (as a row of Nb*Nb values) =
@@ -365,7 +366,7 @@ static __global__ void FEGElemBlock_Kernel(const FEGDevDisc d, const FEGDevCoeff
 #pragma unroll
     for (int k = 0; k < NENT; k++) {
       const int ent = (part * NENT + k) * T + t;
-      if (ent < nent) FEGStore(d, o, e, ent / Nb, ent % Nb, acc[k]);
+      if (ent < nent) FEGStore(d, o, e, blockIdx.x, ent / Nb, ent % Nb, acc[k]);
     }
   }
 }
