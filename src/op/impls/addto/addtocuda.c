@@ -359,7 +359,7 @@ static PetscErrorCode FEGOpView_AddTo_CUDA(FEGOp op, PetscViewer viewer)
   else if (dev->rowsf)
     PetscCall(
       PetscViewerASCIIPrintf(viewer, "GPU addto: %s into the diagonal and off-diagonal blocks; %" PetscInt_FMT " entries of rows owned elsewhere sent, %" PetscInt_FMT " received (PetscSF)\n", dev->colorOff ? "coloured" : "atomics", dev->nsend, dev->nrecv));
-  else if (dev->colorOff) PetscCall(PetscViewerASCIIPrintf(viewer, "GPU addto: coloured, %" PetscInt_FMT " colours, no atomics\n", dev->ncolors));
+  else if (dev->colorOff) PetscCall(PetscViewerASCIIPrintf(viewer, "GPU addto: coloured, %" PetscInt_FMT " colours, one add per entry and colour (deterministic)\n", dev->ncolors));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "GPU addto: atomics into the CSR values\n"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "GPU memory: %.4g MB (operator data; the matrix is PETSc's)\n", bytes / 1048576.0));
   PetscFunctionReturn(PETSC_SUCCESS);
