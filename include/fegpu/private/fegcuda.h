@@ -82,9 +82,6 @@ typedef struct {
 
 /* the one-element-per-thread kernels keep the element matrix in registers/local memory up to this many dofs */
 #define FEG_DEV_SMALL_NB 20
-/* two-level colours are compiled for elements of 3, 4, 6, 8, 9 and 10 dofs (P1-P2 simplices, Q1-Q2 quadrilaterals, Q1
-   hexahedra, P1 prisms): the element matrix in registers */
-#define FEG_DEV_BLOCKCOLOR_NB 10
 
 /* Two-level element colours for the one-element-per-thread kernels: thread block b holds elements b*T..b*T+T-1; the
    blocks of colour k are border[off[k]..off[k+1]) (off on the host); bncol[b] colours inside block b, ecol[e] the

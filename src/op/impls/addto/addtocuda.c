@@ -15,7 +15,7 @@ typedef struct {
   int         *pos;  /* CSR position of every element entry, element-interleaved; -1 dropped (constrained) */
   int         *colorElems;
   PetscInt    *colorOff, ncolors;
-  /* two-level colours (elements of up to FEG_DEV_BLOCKCOLOR_NB dofs): blocks of bc.T consecutive elements, coloured */
+  /* two-level colours (elements of up to FEG_DEV_SMALL_NB dofs): blocks of bcT consecutive elements, coloured */
   FEGDevBlockColors bc;
   int              *bcOrder, *bcNcol, bcMaxIn;
   unsigned char    *bcEcol;
@@ -163,7 +163,7 @@ static PetscErrorCode FEGAddtoColor(FEGDisc *disc, FEGOp_AddTo_CUDA *dev)
   const int kernel = dev->base.tune.kernel;
 
   PetscFunctionBegin;
-  if (disc->Nb <= FEG_DEV_BLOCKCOLOR_NB && (kernel == 0 || kernel == 1)) PetscCall(FEGBlockColorElements(disc, dev));
+  if (disc->Nb <= FEG_DEV_SMALL_NB && (kernel == 0 || kernel == 1)) PetscCall(FEGBlockColorElements(disc, dev));
   else PetscCall(FEGColorElements(disc, dev));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -172,9 +172,7 @@ static __global__ void FEGElemBlockColored_Kernel(const FEGDevDisc d, const FEGD
 #pragma unroll
         for (int bb = 0; bb < NBM; bb++) {
           if (bb >= Nb) break;
-          const int pos = o.pos[(size_t)(a * Nb + bb) * d.Ne + e]; /* FEGStore's CSR_PLAIN, without its switch */
-
-          if (pos >= 0) atomicAdd(FEGDevTarget(o, pos), K[a * Nb + bb]);
+          FEGStore(d, o, e, e, a, bb, K[a * Nb + bb]);
         }
       }
     }
@@ -544,7 +542,7 @@ static PetscErrorCode FEGLaunchBlockColoredDim(const FEGDevDisc *d, const FEGDev
       FEG_BC_CASE(9);
       FEG_BC_CASE(10);
     default:
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Block colours for elements of %d dofs are not compiled", d->Nb);
+      FEG_BC_CASE(0);
     }
 #undef FEG_BC_CASE
     FEGCheckLaunch("FEGElemBlockColored_Kernel");
@@ -552,12 +550,12 @@ static PetscErrorCode FEGLaunchBlockColoredDim(const FEGDevDisc *d, const FEGDev
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Element matrices of elements of up to FEG_DEV_BLOCKCOLOR_NB dofs added into CSR values by two-level colours (o.out
+/* Element matrices of elements of up to FEG_SMALL_NB dofs added into CSR values by two-level colours (o.out
    FEG_DEV_OUT_CSR_PLAIN, positions in element order) */
 PetscErrorCode FEGDevElementMatricesBlockColored(const FEGDevDisc *d, const FEGDevCoeff *c, const FEGDevBlockColors *bc, const FEGDevOutput *o, FEGDevTuning *tune)
 {
   PetscFunctionBegin;
-  PetscCheck(d->Nb <= FEG_DEV_BLOCKCOLOR_NB, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Block colours take elements of at most %d dofs, not %d", FEG_DEV_BLOCKCOLOR_NB, d->Nb);
+  PetscCheck(d->Nb <= FEG_SMALL_NB, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Block colours take elements of at most %d dofs, not %d", FEG_SMALL_NB, d->Nb);
   tune->used   = 1;
   tune->nparts = 1;
   if (d->dim == 2) PetscCall(FEGLaunchBlockColoredDim<2>(d, c, bc, o));
