@@ -80,26 +80,12 @@ typedef struct {
   int used;      /* out: kernel used */
 } FEGDevTuning;
 
-/* the one-element-per-thread kernels keep the element matrix in registers/local memory up to this many dofs */
-#define FEG_DEV_SMALL_NB 20
-
-/* Two-level element colours for the one-element-per-thread kernels: thread block b holds elements b*T..b*T+T-1; the
-   blocks of colour k are border[off[k]..off[k+1]) (off on the host); bncol[b] colours inside block b, ecol[e] the
-   colour of element e inside its block */
-typedef struct {
-  int                  T, nbc;
-  const PetscInt      *off;
-  const int           *border, *bncol;
-  const unsigned char *ecol;
-} FEGDevBlockColors;
-
 /* cudaMalloc (and a copy of h when given) that reports an out-of-memory with the bytes asked and free; total += bytes */
 PETSC_INTERN PetscErrorCode FEGDevMallocCopy(void **, const void *, size_t, size_t *);
 PETSC_INTERN PetscErrorCode FEGDevGeometry(FEGDevDisc *, int *, int *);
 PETSC_INTERN PetscErrorCode FEGDevMapPoints(int, int, int, int, const double *, const double *, double *);
 PETSC_INTERN PetscErrorCode FEGDevBuildP(FEGDevDisc *, size_t);
 PETSC_INTERN PetscErrorCode FEGDevElementMatrices(const FEGDevDisc *, const FEGDevCoeff *, const int *, int, const FEGDevOutput *, FEGDevTuning *);
-PETSC_INTERN PetscErrorCode FEGDevElementMatricesBlockColored(const FEGDevDisc *, const FEGDevCoeff *, const FEGDevBlockColors *, const FEGDevOutput *, FEGDevTuning *);
 PETSC_INTERN PetscErrorCode FEGDevElementVectors(const FEGDevDisc *, const FEGDevCoeff *, const double *, double *, double *, PetscBool);
 PETSC_INTERN PetscErrorCode FEGDevChat(const FEGDevDisc *, const FEGDevCoeff *, double *);
 PETSC_INTERN PetscErrorCode FEGDevTransposeMap(const FEGDevDisc *, int, int **, int **);

@@ -15,13 +15,8 @@ typedef struct {
   int         *pos;  /* CSR position of every element entry, element-interleaved; -1 dropped (constrained) */
   int         *colorElems;
   PetscInt    *colorOff, ncolors;
-  /* two-level colours (elements of up to FEG_DEV_SMALL_NB dofs): blocks of bcT consecutive elements, coloured */
-  FEGDevBlockColors bc;
-  int              *bcOrder, *bcNcol, bcMaxIn;
-  unsigned char    *bcEcol;
-  PetscInt         *bcOff;
-  double           *coo; /* COO values, element by element */
-  PetscInt          nnz;
+  double      *coo; /* COO values, element by element */
+  PetscInt     nnz;
   /* several processes: positions below nA are in the diagonal block, below nAB in the off-diagonal block, the rest
      in the send buffer of nsend entries of rows owned elsewhere; msf takes each to its own slot on the owner, whose
      nrecv received values are added at recvpos */
@@ -41,70 +36,6 @@ static PetscErrorCode FEGOpSetUp_AddTo_CUDA(FEGOp op)
   a->dev    = dev;
   dev->mode = a->mode == FEG_ADDTO_AUTO ? FEG_ADDTO_ATOMIC : a->mode;
   PetscCall(FEGDevOpSetUp(op, PETSC_TRUE, &a->tuning, FEG_SCATTER_ATOMIC, &dev->base));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Two-level greedy colouring for the one-element-per-thread kernels: blocks of T consecutive elements (the mesh's own
-   order keeps a block's adds local) coloured so that blocks of a colour share no dof, and the elements of each block
-   coloured among themselves; a handful of launches instead of one per element colour */
-static PetscErrorCode FEGBlockColorElements(FEGDisc *disc, FEGOp_AddTo_CUDA *dev)
-{
-  const PetscInt Ne = disc->Ne, Nb = disc->Nb, T = 128, nblk = (Ne + T - 1) / T;
-  PetscInt      *doff, *delem, *bcol, *bmark, *emark, *cnt, nbc = 0;
-  int           *order, *ncol;
-  unsigned char *ecol;
-
-  PetscFunctionBegin;
-  PetscCall(FEGDiscGetDofElements(disc, &doff, &delem));
-  PetscCall(PetscMalloc5(nblk, &bcol, nblk + 1, &bmark, T + 1, &emark, nblk, &ncol, Ne, &ecol));
-  for (PetscInt k = 0; k <= nblk; k++) bmark[k] = -1;
-  for (PetscInt k = 0; k <= T; k++) emark[k] = -1;
-  dev->bcMaxIn = 0;
-  for (PetscInt b = 0; b < nblk; b++) {
-    PetscInt c = 0, nc = 0;
-
-    for (PetscInt e = b * T; e < PetscMin(Ne, (b + 1) * T); e++) {
-      PetscInt ce = 0;
-
-      for (PetscInt a = 0; a < Nb; a++) {
-        const PetscInt i = disc->lidx[e * Nb + a];
-
-        for (PetscInt k = doff[i]; k < doff[i + 1]; k++) {
-          const PetscInt e2 = delem[k], b2 = e2 / T;
-
-          if (b2 < b) bmark[bcol[b2]] = b;
-          else if (b2 == b && e2 < e) emark[ecol[e2]] = e;
-        }
-      }
-      while (emark[ce] == e) ce++;
-      ecol[e] = (unsigned char)ce;
-      nc      = PetscMax(nc, ce + 1);
-    }
-    while (bmark[c] == b) c++;
-    bcol[b]      = c;
-    ncol[b]      = (int)nc;
-    nbc          = PetscMax(nbc, c + 1);
-    dev->bcMaxIn = PetscMax(dev->bcMaxIn, (int)nc);
-  }
-  PetscCall(PetscCalloc1(nbc + 1, &dev->bcOff));
-  for (PetscInt b = 0; b < nblk; b++) dev->bcOff[bcol[b] + 1]++;
-  for (PetscInt c = 0; c < nbc; c++) dev->bcOff[c + 1] += dev->bcOff[c];
-  PetscCall(PetscCalloc1(nbc, &cnt));
-  PetscCall(PetscMalloc1(nblk, &order));
-  for (PetscInt b = 0; b < nblk; b++) order[dev->bcOff[bcol[b]] + cnt[bcol[b]]++] = (int)b;
-  PetscCall(FEGDevMallocCopy((void **)&dev->bcOrder, order, sizeof(int) * nblk, NULL));
-  PetscCall(FEGDevMallocCopy((void **)&dev->bcNcol, ncol, sizeof(int) * nblk, NULL));
-  PetscCall(FEGDevMallocCopy((void **)&dev->bcEcol, ecol, Ne, NULL));
-  dev->bc.T      = (int)T;
-  dev->bc.nbc    = (int)nbc;
-  dev->bc.off    = dev->bcOff;
-  dev->bc.border = dev->bcOrder;
-  dev->bc.bncol  = dev->bcNcol;
-  dev->bc.ecol   = dev->bcEcol;
-  PetscCall(PetscFree(order));
-  PetscCall(PetscFree(cnt));
-  PetscCall(PetscFree5(bcol, bmark, emark, ncol, ecol));
-  PetscCall(PetscFree2(doff, delem));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -154,17 +85,6 @@ static PetscErrorCode FEGColorElements(FEGDisc *disc, FEGOp_AddTo_CUDA *dev)
   PetscCall(PetscFree2(color, mark));
   PetscCall(PetscFree(cnt));
   PetscCall(PetscFree2(doff, delem));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the colour mode's plan: two levels where the one-element-per-thread kernel runs, element colours otherwise */
-static PetscErrorCode FEGAddtoColor(FEGDisc *disc, FEGOp_AddTo_CUDA *dev)
-{
-  const int kernel = dev->base.tune.kernel;
-
-  PetscFunctionBegin;
-  if (disc->Nb <= FEG_DEV_SMALL_NB && (kernel == 0 || kernel == 1)) PetscCall(FEGBlockColorElements(disc, dev));
-  else PetscCall(FEGColorElements(disc, dev));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -316,7 +236,7 @@ static PetscErrorCode FEGOpCreateMatrix_AddTo_CUDA(FEGOp op, Mat A)
     PetscCall(FEGDevMallocCopy((void **)&dev->coo, NULL, sizeof(double) * Ne * Nb * Nb, NULL));
   } else if (size > 1) {
     PetscCall(FEGAddtoSplitSetUp(op, A, dev));
-    if (dev->mode == FEG_ADDTO_COLOR) PetscCall(FEGAddtoColor(disc, dev));
+    if (dev->mode == FEG_ADDTO_COLOR) PetscCall(FEGColorElements(disc, dev));
   } else {
     const PetscInt *gidx;
     const PetscInt *ia, *ja;
@@ -355,7 +275,7 @@ static PetscErrorCode FEGOpCreateMatrix_AddTo_CUDA(FEGOp op, Mat A)
     PetscCheck(PetscMemTypeDevice(memtype), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The addto matrix is not a device (AIJCUSPARSE) matrix: use -dm_mat_type aijcusparse or leave it unset");
     dev->nnz = nnz;
     PetscCall(FEGPhaseEnd(FEG_SetupPattern, (PetscObject)op, t0, &op->tpattern));
-    if (dev->mode == FEG_ADDTO_COLOR) PetscCall(FEGAddtoColor(disc, dev));
+    if (dev->mode == FEG_ADDTO_COLOR) PetscCall(FEGColorElements(disc, dev));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -378,7 +298,7 @@ static PetscErrorCode FEGOpAssemble_AddTo_CUDA(FEGOp op, Mat A)
   } else {
     PetscScalar *va, *vb = NULL;
     Mat          Ad = A, Ao = NULL;
-    FEGDevOutput o = {dev->colorOff || dev->bcOff ? FEG_DEV_OUT_CSR_PLAIN : FEG_DEV_OUT_CSR_ATOMIC, NULL, dev->pos, NULL, NULL, 0, 0, 0};
+    FEGDevOutput o = {dev->colorOff ? FEG_DEV_OUT_CSR_PLAIN : FEG_DEV_OUT_CSR_ATOMIC, NULL, dev->pos, NULL, NULL, 0, 0, 0};
 
     if (dev->rowsf) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
     PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(Ad, &va));
@@ -396,8 +316,7 @@ static PetscErrorCode FEGOpAssemble_AddTo_CUDA(FEGOp op, Mat A)
       PetscCall(FEGDevZero(vb, dev->nAB - dev->nA));
       PetscCall(FEGDevZero(dev->sendbuf, dev->nsend));
     } else PetscCall(FEGDevZero(va, dev->nnz));
-    if (dev->bcOff) PetscCall(FEGDevElementMatricesBlockColored(d, &c, &dev->bc, &o, &dev->base.tune));
-    else if (dev->colorOff) {
+    if (dev->colorOff) {
       o.poslist = 1; /* positions in colour order (FEGColorElements()) */
       for (PetscInt k = 0; k < dev->ncolors; k++) {
         FEGDevOutput ok = o;
@@ -438,10 +357,8 @@ static PetscErrorCode FEGOpView_AddTo_CUDA(FEGOp op, PetscViewer viewer)
   PetscCall(FEGDevOpView(op, &dev->base, viewer));
   if (dev->coo) PetscCall(PetscViewerASCIIPrintf(viewer, "GPU addto: MatSetValuesCOO of device element matrices\n"));
   else if (dev->rowsf)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "GPU addto: %s into the diagonal and off-diagonal blocks; %" PetscInt_FMT " entries of rows owned elsewhere sent, %" PetscInt_FMT " received (PetscSF)\n", dev->colorOff || dev->bcOff ? "coloured" : "atomics",
-                                     dev->nsend, dev->nrecv));
-  else if (dev->bcOff)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "GPU addto: coloured in two levels, %d colours of blocks of %d elements, up to %d colours inside a block, one add per entry and colour (deterministic)\n", dev->bc.nbc, dev->bc.T, dev->bcMaxIn));
+    PetscCall(
+      PetscViewerASCIIPrintf(viewer, "GPU addto: %s into the diagonal and off-diagonal blocks; %" PetscInt_FMT " entries of rows owned elsewhere sent, %" PetscInt_FMT " received (PetscSF)\n", dev->colorOff ? "coloured" : "atomics", dev->nsend, dev->nrecv));
   else if (dev->colorOff) PetscCall(PetscViewerASCIIPrintf(viewer, "GPU addto: coloured, %" PetscInt_FMT " colours, one add per entry and colour (deterministic)\n", dev->ncolors));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "GPU addto: atomics into the CSR values\n"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "GPU memory: %.4g MB (operator data; the matrix is PETSc's)\n", bytes / 1048576.0));
@@ -458,10 +375,6 @@ static PetscErrorCode FEGOpDestroy_AddTo_CUDA(FEGOp op)
     PetscCall(FEGDevOpDestroy(&dev->base));
     FEGDevFree(dev->pos);
     FEGDevFree(dev->colorElems);
-    FEGDevFree(dev->bcOrder);
-    FEGDevFree(dev->bcNcol);
-    FEGDevFree(dev->bcEcol);
-    PetscCall(PetscFree(dev->bcOff));
     FEGDevFree(dev->coo);
     FEGDevFree(dev->sendbuf);
     FEGDevFree(dev->recvbuf);

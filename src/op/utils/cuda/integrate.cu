@@ -6,7 +6,7 @@
 #include <petscdevice_cuda.h>
 #include <fegpu/private/fegcuda.h>
 
-#define FEG_SMALL_NB FEG_DEV_SMALL_NB
+#define FEG_SMALL_NB 20 /* the one-element-per-thread kernel keeps the element matrix in registers/local memory */
 
 /* Physical value and gradient of basis function b at quadrature point q: phi[0..dim] */
 static __device__ __forceinline__ void FEGPhi(const FEGDevDisc &d, int dim, const double *invJ, int q, int b, double phi[4])
@@ -73,14 +73,17 @@ static __global__ void FEGElemRef_Kernel(const FEGDevDisc d, const FEGDevCoeff c
   }
 }
 
-/* The element matrix of element e by quadrature, one thread; in registers when NB is a compile-time size (NB = 0: any
-   size up to FEG_SMALL_NB, in local memory) */
+/* One element per thread; the element matrix in registers when NB is a compile-time size (NB = 0: any size up to
+   FEG_SMALL_NB, in local memory) */
 template <int NB, int DIM>
-static __device__ __forceinline__ void FEGElemSmallK(const FEGDevDisc &d, const FEGDevCoeff &c, int e, double K[])
+static __global__ void FEGElemSmall_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, int nel, const FEGDevOutput o)
 {
   constexpr int NBM = NB > 0 ? NB : FEG_SMALL_NB, Nd = DIM + 1;
-  const int     Nb = NB > 0 ? NB : d.Nb;
-  double        phi[NBM][4];
+  const int     i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= nel) return;
+  const int e = elist ? elist[i] : i, Nb = NB > 0 ? NB : d.Nb;
+
+  double K[NBM * NBM], phi[NBM][4];
 
 #pragma unroll
   for (int k = 0; k < NBM * NBM; k++) K[k] = 0.0;
@@ -106,19 +109,6 @@ static __device__ __forceinline__ void FEGElemSmallK(const FEGDevDisc &d, const 
       }
     }
   }
-}
-
-/* One element per thread */
-template <int NB, int DIM>
-static __global__ void FEGElemSmall_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, int nel, const FEGDevOutput o)
-{
-  constexpr int NBM = NB > 0 ? NB : FEG_SMALL_NB;
-  const int     i   = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= nel) return;
-  const int e = elist ? elist[i] : i, Nb = NB > 0 ? NB : d.Nb;
-  double    K[NBM * NBM];
-
-  FEGElemSmallK<NB, DIM>(d, c, e, K);
 #pragma unroll
   for (int a = 0; a < NBM; a++) {
     if (a >= Nb) break;
@@ -127,56 +117,6 @@ static __global__ void FEGElemSmall_Kernel(const FEGDevDisc d, const FEGDevCoeff
       if (b >= Nb) break;
       FEGStore(d, o, e, i, a, b, K[a * Nb + b]);
     }
-  }
-}
-
-/* Two-level colours (Markall et al.; OP2's plan): thread block b holds elements b*T..b*T+T-1 of the mesh's own order
-   and runs with the blocks of its colour, which share no dof with it; inside the block the elements add their
-   matrices colour after colour with a barrier between (at most one add per entry and colour, in a fixed order), so
-   the sums are the same every run while a warp's adds stay as local as atomics' are */
-template <int NB, int DIM, bool REF>
-static __global__ void FEGElemBlockColored_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ border, const int *__restrict__ bncol, const unsigned char *__restrict__ ecol, const FEGDevOutput o)
-{
-  constexpr int NBM = NB > 0 ? NB : FEG_SMALL_NB, Nd = DIM + 1;
-  const int     b = border[blockIdx.x], e = b * blockDim.x + threadIdx.x, Nb = NB > 0 ? NB : d.Nb, ncol = bncol[b];
-  const int     mine = e < d.Ne ? ecol[e] : -1;
-  double        K[NBM * NBM];
-
-  if (mine >= 0) {
-    if (REF) {
-      const double *g = d.geo + (size_t)e * (DIM * DIM + 1);
-      double        Ch[4][4];
-
-      FEGChat(DIM, c.C0, g, g[DIM * DIM], Ch);
-#pragma unroll
-      for (int a = 0; a < NBM; a++) {
-        if (a >= Nb) break;
-#pragma unroll
-        for (int bb = 0; bb < NBM; bb++) {
-          if (bb >= Nb) break;
-          double s = 0.0;
-#pragma unroll
-          for (int r = 0; r < Nd; r++)
-#pragma unroll
-            for (int t = 0; t < Nd; t++) s += Ch[r][t] * __ldg(&d.M[((r * Nd + t) * Nb + a) * Nb + bb]);
-          K[a * Nb + bb] = s;
-        }
-      }
-    } else FEGElemSmallK<NB, DIM>(d, c, e, K);
-  }
-  for (int col = 0; col < ncol; col++) {
-    if (mine == col) {
-#pragma unroll
-      for (int a = 0; a < NBM; a++) {
-        if (a >= Nb) break;
-#pragma unroll
-        for (int bb = 0; bb < NBM; bb++) {
-          if (bb >= Nb) break;
-          FEGStore(d, o, e, e, a, bb, K[a * Nb + bb]);
-        }
-      }
-    }
-    __syncthreads();
   }
 }
 
@@ -516,50 +456,6 @@ static PetscErrorCode FEGLaunchBlock(const FEGDevDisc *d, const FEGDevCoeff *c, 
   if (shmem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(FEGElemBlock_Kernel<NENT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
   FEGElemBlock_Kernel<NENT><<<nel, T, shmem>>>(*d, *c, elist, *o, QB, jac);
   FEGCheckLaunch("FEGElemBlock_Kernel");
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-template <int DIM>
-static PetscErrorCode FEGLaunchBlockColoredDim(const FEGDevDisc *d, const FEGDevCoeff *c, const FEGDevBlockColors *bc, const FEGDevOutput *o)
-{
-  const bool ref = d->M && c->mode == FEG_DEV_COEFF_CONSTANT;
-
-  PetscFunctionBegin;
-  for (int k = 0; k < bc->nbc; k++) {
-    const int  nb = (int)(bc->off[k + 1] - bc->off[k]), nt = bc->T;
-    const int *border = bc->border + bc->off[k];
-#define FEG_BC_CASE(NBV) \
-  case NBV: \
-    if (ref) FEGElemBlockColored_Kernel<NBV, DIM, true><<<nb, nt>>>(*d, *c, border, bc->bncol, bc->ecol, *o); \
-    else FEGElemBlockColored_Kernel<NBV, DIM, false><<<nb, nt>>>(*d, *c, border, bc->bncol, bc->ecol, *o); \
-    break
-    if (!nb) continue;
-    switch (d->Nb) {
-      FEG_BC_CASE(3);
-      FEG_BC_CASE(4);
-      FEG_BC_CASE(6);
-      FEG_BC_CASE(8);
-      FEG_BC_CASE(9);
-      FEG_BC_CASE(10);
-    default:
-      FEG_BC_CASE(0);
-    }
-#undef FEG_BC_CASE
-    FEGCheckLaunch("FEGElemBlockColored_Kernel");
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Element matrices of elements of up to FEG_SMALL_NB dofs added into CSR values by two-level colours (o.out
-   FEG_DEV_OUT_CSR_PLAIN, positions in element order) */
-PetscErrorCode FEGDevElementMatricesBlockColored(const FEGDevDisc *d, const FEGDevCoeff *c, const FEGDevBlockColors *bc, const FEGDevOutput *o, FEGDevTuning *tune)
-{
-  PetscFunctionBegin;
-  PetscCheck(d->Nb <= FEG_SMALL_NB, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Block colours take elements of at most %d dofs, not %d", FEG_SMALL_NB, d->Nb);
-  tune->used   = 1;
-  tune->nparts = 1;
-  if (d->dim == 2) PetscCall(FEGLaunchBlockColoredDim<2>(d, c, bc, o));
-  else PetscCall(FEGLaunchBlockColoredDim<3>(d, c, bc, o));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
