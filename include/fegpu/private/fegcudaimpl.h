@@ -22,21 +22,25 @@ PETSC_INTERN PetscErrorCode FEGDevDiscGeometry(FEGDevDisc *);
 PETSC_INTERN PetscErrorCode FEGDevDiscFreeGeometry(FEGDevDisc *);
 PETSC_INTERN PetscErrorCode FEGDevQuadraturePoints(FEGDisc *, Vec);
 
+/* A Vec's values while a kernel reads them: a CUDA Vec's own device array, or a host Vec's copied into buf (kept
+   between assemblies, grown as needed) */
+typedef struct {
+  Vec                v;
+  PetscBool          cuda;
+  const PetscScalar *h;
+  double            *buf;
+  PetscInt           nbuf;
+} FEGDevVecRead;
+
 /* Coefficient data kept on the device between assemblies */
 typedef struct {
-  double            *A, *Bl, *TA, *auxbuf, *Cq, *Dq;
-  int               *aidx;
-  int                Nw, NbA;
-  DM                 auxdm; /* the auxiliary DM TA and aidx were built for (borrowed) */
-  Vec                auxloc;
-  PetscBool          auxcuda;
-  const PetscScalar *auxptr;
-  /* the form's quadrature-point values while a kernel reads them: a CUDA Vec's array or a copy of a host one, and
-     their map */
-  Vec                qv;
-  PetscBool          qcuda;
-  const PetscScalar *qptr;
-  double            *qbuf, *qA, *qB;
+  double       *A, *Bl, *TA, *Cq, *Dq;
+  int          *aidx;
+  int           Nw, NbA;
+  DM            auxdm;   /* the auxiliary DM TA and aidx were built for (borrowed) */
+  FEGDevVecRead aux;     /* the auxiliary field's local vector */
+  FEGDevVecRead wq;      /* the form's quadrature-point values */
+  double       *qA, *qB; /* their map */
 } FEGDevCoeffCache;
 
 PETSC_INTERN PetscErrorCode FEGDevCoeffPrepare(FEGDisc *, FEGForm, FEGDevCoeffCache *, FEGDevCoeff *);

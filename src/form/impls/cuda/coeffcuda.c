@@ -10,44 +10,75 @@ PetscErrorCode FEGDevCoeffCacheDestroy(FEGDevCoeffCache *cc)
   FEGDevFree(cc->Bl);
   FEGDevFree(cc->TA);
   FEGDevFree(cc->aidx);
-  FEGDevFree(cc->auxbuf);
+  FEGDevFree(cc->aux.buf);
   FEGDevFree(cc->Cq);
   FEGDevFree(cc->Dq);
-  FEGDevFree(cc->qbuf);
+  FEGDevFree(cc->wq.buf);
   FEGDevFree(cc->qA);
   FEGDevFree(cc->qB);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The form's quadrature-point values for the kernels: a CUDA Vec's own device array (filled on the GPU, nothing
-   crosses), a host Vec's values copied up; their map with them */
-static PetscErrorCode FEGDevCoeffPoints(FEGForm form, FEGDevCoeffCache *cc, FEGDevCoeff *c)
+/* v's values on the device for a kernel (see FEGDevVecRead); FEGDevVecReadEnd() gives the array back */
+static PetscErrorCode FEGDevVecReadBegin(FEGDevVecRead *r, Vec v, const double **d)
 {
-  const PetscInt nc = form->Nqc;
-  double         A[16 * 64], B[4 * 64];
-
   PetscFunctionBegin;
-  cc->qv = form->Wq;
-  if (!form->Wq) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)form->Wq, &cc->qcuda, VECSEQCUDA, VECMPICUDA, VECCUDA, ""));
-  if (cc->qcuda) PetscCall(VecCUDAGetArrayRead(form->Wq, &cc->qptr));
-  else {
+  r->v = v;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)v, &r->cuda, VECSEQCUDA, VECMPICUDA, VECCUDA, ""));
+  if (r->cuda) {
+    PetscCall(VecCUDAGetArrayRead(v, &r->h));
+    *d = r->h;
+  } else {
     PetscInt n;
 
-    PetscCall(VecGetLocalSize(form->Wq, &n));
-    FEGDevFree(cc->qbuf);
-    PetscCall(FEGDevMallocCopy((void **)&cc->qbuf, NULL, sizeof(double) * n, NULL));
-    PetscCall(VecGetArrayRead(form->Wq, &cc->qptr));
-    PetscCallCUDA(cudaMemcpy(cc->qbuf, cc->qptr, sizeof(double) * n, cudaMemcpyHostToDevice));
+    PetscCall(VecGetLocalSize(v, &n));
+    if (n > r->nbuf) {
+      FEGDevFree(r->buf);
+      PetscCall(FEGDevMallocCopy((void **)&r->buf, NULL, sizeof(double) * n, NULL));
+      r->nbuf = n;
+    }
+    PetscCall(VecGetArrayRead(v, &r->h));
+    PetscCallCUDA(cudaMemcpy(r->buf, r->h, sizeof(double) * n, cudaMemcpyHostToDevice));
+    *d = r->buf;
   }
-  for (PetscInt k = 0; k < 16 * nc; k++) A[k] = PetscRealPart(form->Aq[k]);
-  for (PetscInt k = 0; k < 4 * nc; k++) B[k] = PetscRealPart(form->Bq[k]);
-  FEGDevFree(cc->qA);
-  FEGDevFree(cc->qB);
-  PetscCall(FEGDevMallocCopy((void **)&cc->qA, A, sizeof(double) * 16 * nc, NULL));
-  PetscCall(FEGDevMallocCopy((void **)&cc->qB, B, sizeof(double) * 4 * nc, NULL));
-  c->nqc = (int)nc;
-  c->Wq  = cc->qcuda ? cc->qptr : cc->qbuf;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGDevVecReadEnd(FEGDevVecRead *r)
+{
+  PetscFunctionBegin;
+  if (!r->v) PetscFunctionReturn(PETSC_SUCCESS);
+  if (r->cuda) PetscCall(VecCUDARestoreArrayRead(r->v, &r->h));
+  else PetscCall(VecRestoreArrayRead(r->v, &r->h));
+  r->v = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a linear map of n <= 64 values (the callers' bound) into C (A, 16 n) and D (B, 4 n), in double on the device,
+   replacing the previous one */
+static PetscErrorCode FEGDevMapUpload(PetscInt n, const PetscScalar A[], const PetscScalar B[], double **dA, double **dB)
+{
+  double hA[16 * 64], hB[4 * 64];
+
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < 16 * n; k++) hA[k] = PetscRealPart(A[k]);
+  for (PetscInt k = 0; k < 4 * n; k++) hB[k] = PetscRealPart(B[k]);
+  FEGDevFree(*dA);
+  FEGDevFree(*dB);
+  PetscCall(FEGDevMallocCopy((void **)dA, hA, sizeof(double) * 16 * n, NULL));
+  PetscCall(FEGDevMallocCopy((void **)dB, hB, sizeof(double) * 4 * n, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The form's quadrature-point values for the kernels, read where they are (filled on the GPU, nothing crosses), and
+   their map */
+static PetscErrorCode FEGDevCoeffPoints(FEGForm form, FEGDevCoeffCache *cc, FEGDevCoeff *c)
+{
+  PetscFunctionBegin;
+  if (!form->Wq) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(FEGDevVecReadBegin(&cc->wq, form->Wq, &c->Wq));
+  PetscCall(FEGDevMapUpload(form->Nqc, form->Aq, form->Bq, &cc->qA, &cc->qB));
+  c->nqc = (int)form->Nqc;
   c->Aq  = cc->qA;
   c->Bq  = cc->qB;
   if (c->mode == FEG_DEV_COEFF_CONSTANT) c->mode = FEG_DEV_COEFF_POINTS;
@@ -109,7 +140,6 @@ PetscErrorCode FEGDevCoeffPrepare(FEGDisc *disc, FEGForm form, FEGDevCoeffCache 
 
     FEGDevFree(cc->TA);
     FEGDevFree(cc->aidx);
-    FEGDevFree(cc->auxbuf);
     PetscCall(DMGetField(form->auxdm, 0, NULL, (PetscObject *)&fe));
     PetscCall(PetscFEGetDimension(fe, &NbA));
     PetscCall(PetscFECreateTabulation(fe, 1, Nq, disc->qpoints, 0, &T));
@@ -125,28 +155,14 @@ PetscErrorCode FEGDevCoeffPrepare(FEGDisc *disc, FEGForm form, FEGDevCoeffCache 
     cc->Nw    = (int)form->Nw;
     cc->NbA   = (int)NbA;
   }
-  FEGDevFree(cc->A);
-  FEGDevFree(cc->Bl);
+  PetscCheck(form->Nw <= 64, PETSC_COMM_SELF, PETSC_ERR_SUP, "The GPU backend takes auxiliary fields of at most 64 components, not %" PetscInt_FMT, form->Nw);
+  PetscCall(FEGDevMapUpload(form->Nw, form->A, form->B, &cc->A, &cc->Bl));
   {
-    double A[16 * 64], B[4 * 64];
+    Vec auxloc;
 
-    PetscCheck(form->Nw <= 64, PETSC_COMM_SELF, PETSC_ERR_SUP, "The GPU backend takes auxiliary fields of at most 64 components, not %" PetscInt_FMT, form->Nw);
-    for (PetscInt k = 0; k < 16 * form->Nw; k++) A[k] = PetscRealPart(form->A[k]);
-    for (PetscInt k = 0; k < 4 * form->Nw; k++) B[k] = PetscRealPart(form->B[k]);
-    PetscCall(FEGDevMallocCopy((void **)&cc->A, A, sizeof(double) * 16 * form->Nw, NULL));
-    PetscCall(FEGDevMallocCopy((void **)&cc->Bl, B, sizeof(double) * 4 * form->Nw, NULL));
-  }
-  PetscCall(DMGetLocalVector(form->auxdm, &cc->auxloc));
-  PetscCall(DMGlobalToLocal(form->auxdm, form->aux, INSERT_VALUES, cc->auxloc));
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)cc->auxloc, &cc->auxcuda, VECSEQCUDA, VECMPICUDA, VECCUDA, ""));
-  if (cc->auxcuda) PetscCall(VecCUDAGetArrayRead(cc->auxloc, &cc->auxptr));
-  else {
-    PetscInt n;
-
-    PetscCall(VecGetLocalSize(cc->auxloc, &n));
-    if (!cc->auxbuf) PetscCall(FEGDevMallocCopy((void **)&cc->auxbuf, NULL, sizeof(double) * n, NULL));
-    PetscCall(VecGetArrayRead(cc->auxloc, &cc->auxptr));
-    PetscCallCUDA(cudaMemcpy(cc->auxbuf, cc->auxptr, sizeof(double) * n, cudaMemcpyHostToDevice));
+    PetscCall(DMGetLocalVector(form->auxdm, &auxloc));
+    PetscCall(DMGlobalToLocal(form->auxdm, form->aux, INSERT_VALUES, auxloc));
+    PetscCall(FEGDevVecReadBegin(&cc->aux, auxloc, &c->aux));
   }
   c->mode = FEG_DEV_COEFF_LINEAR;
   c->Nw   = cc->Nw;
@@ -155,24 +171,17 @@ PetscErrorCode FEGDevCoeffPrepare(FEGDisc *disc, FEGForm form, FEGDevCoeffCache 
   c->Bl   = cc->Bl;
   c->TA   = cc->TA;
   c->aidx = cc->aidx;
-  c->aux  = cc->auxcuda ? cc->auxptr : cc->auxbuf;
   PetscCall(FEGDevCoeffPoints(form, cc, c));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode FEGDevCoeffRelease(FEGForm form, FEGDevCoeffCache *cc)
 {
+  Vec auxloc = cc->aux.v;
+
   PetscFunctionBegin;
-  if (cc->qv && cc->qptr) {
-    if (cc->qcuda) PetscCall(VecCUDARestoreArrayRead(cc->qv, &cc->qptr));
-    else PetscCall(VecRestoreArrayRead(cc->qv, &cc->qptr));
-  }
-  cc->qv   = NULL;
-  cc->qptr = NULL;
-  if (!cc->auxloc) PetscFunctionReturn(PETSC_SUCCESS);
-  if (cc->auxcuda) PetscCall(VecCUDARestoreArrayRead(cc->auxloc, &cc->auxptr));
-  else PetscCall(VecRestoreArrayRead(cc->auxloc, &cc->auxptr));
-  PetscCall(DMRestoreLocalVector(form->auxdm, &cc->auxloc));
-  cc->auxloc = NULL;
+  PetscCall(FEGDevVecReadEnd(&cc->wq));
+  PetscCall(FEGDevVecReadEnd(&cc->aux));
+  if (auxloc) PetscCall(DMRestoreLocalVector(form->auxdm, &auxloc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
