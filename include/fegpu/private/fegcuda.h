@@ -51,8 +51,7 @@ typedef struct {
 typedef enum {
   FEG_DEV_OUT_LMA,        /* Kout[(a*Nb+b)*Ne+e] */
   FEG_DEV_OUT_LMA_SINGLE, /* the same rounded to float, into valsf (-feg_precision single) */
-  FEG_DEV_OUT_CSR_ATOMIC, /* atomicAdd(vals[pos[(a*Nb+b)*Ne+e]]) */
-  FEG_DEV_OUT_CSR_PLAIN,  /* vals[pos] += K; elements of one colour share no dof: deterministic (by reductions, see FEGStore) */
+  FEG_DEV_OUT_CSR_ATOMIC, /* atomicAdd(vals[pos[(a*Nb+b)*Ne+e]]); deterministic when launched colour by colour */
   FEG_DEV_OUT_COO         /* coo[e*Nb*Nb+a*Nb+b], the order given to MatSetPreallocationCOO */
 } FEGDevOut;
 

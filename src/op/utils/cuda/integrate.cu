@@ -31,13 +31,6 @@ static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDe
     const int p = o.pos[ent * d.Ne + pe];
     if (p >= 0) atomicAdd(FEGDevTarget(o, p), K);
   } break;
-  case FEG_DEV_OUT_CSR_PLAIN: {
-    /* one colour adds at most once to an entry and colours run in stream order, so the sums' order is fixed; the
-       atomic is a fire-and-forget reduction, where a load-add-store would wait on each entry in turn (12x slower at
-       P2, a few thousand threads per colour) */
-    const int p = o.pos[ent * d.Ne + pe];
-    if (p >= 0) atomicAdd(FEGDevTarget(o, p), K);
-  } break;
   case FEG_DEV_OUT_COO:
     o.vals[(size_t)e * d.Nb * d.Nb + ent] = K;
     break;
