@@ -2,6 +2,19 @@
    themselves, so that an application computes its coefficients where its vectors live (on the GPU for CUDA Vecs) */
 #include <fegpu/private/fegimpl.h>
 
+static PetscErrorCode FEGDiscCreateQuadratureVec_Private(DM dm, const FEGDisc *disc, PetscInt bs, Vec *v)
+{
+  VecType vtype;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetVecType(dm, &vtype));
+  PetscCall(VecCreate(PetscObjectComm((PetscObject)dm), v));
+  PetscCall(VecSetSizes(*v, disc->Ne * disc->Nq * bs, PETSC_DETERMINE));
+  PetscCall(VecSetBlockSize(*v, bs));
+  PetscCall(VecSetType(*v, vtype ? vtype : VECSTANDARD));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@
   FEGDMCreateQuadratureVec - creates a vector with bs values at every quadrature point of every local cell of a DM
   whose field fegpu discretizes, of the DM's vector type (a CUDA vector when the DM's are)
@@ -23,18 +36,13 @@ PetscErrorCode FEGDMCreateQuadratureVec(DM dm, PetscInt bs, Vec *v)
 {
   FEGDisc       *disc;
   PetscContainer c;
-  VecType        vtype;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
   FEGAssertPointer(v, 3);
   PetscCheck(bs >= 1, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "Values per quadrature point %" PetscInt_FMT " must be at least 1", bs);
   PetscCall(FEGDMGetDisc(dm, &disc, &c));
-  PetscCall(DMGetVecType(dm, &vtype));
-  PetscCall(VecCreate(PetscObjectComm((PetscObject)dm), v));
-  PetscCall(VecSetSizes(*v, disc->Ne * disc->Nq * bs, PETSC_DETERMINE));
-  PetscCall(VecSetBlockSize(*v, bs));
-  PetscCall(VecSetType(*v, vtype ? vtype : VECSTANDARD));
+  PetscCall(FEGDiscCreateQuadratureVec_Private(dm, disc, bs, v));
   PetscCall(PetscContainerDestroy(&c));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -70,7 +78,7 @@ PetscErrorCode FEGDMCreateQuadratureCoordinates(DM dm, Vec *X)
   PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
   FEGAssertPointer(X, 2);
   PetscCall(FEGDMGetDisc(dm, &disc, &c));
-  PetscCall(FEGDMCreateQuadratureVec(dm, disc->dim, X));
+  PetscCall(FEGDiscCreateQuadratureVec_Private(dm, disc, disc->dim, X));
   PetscCall(FEGDMIsOnDevice(dm, &ondevice));
   if (ondevice) PetscCall((*FEGDevice.qpoints)(disc, *X));
   else {
