@@ -67,8 +67,8 @@ typedef struct {
   PetscInt  nfirst;      /* of them, the ones applied while ghost values arrive; the rest run while sums leave */
   /* one process with constraints: a type whose kernel reads and adds through global indices, skipping the constrained
      dofs (-1), applies on the global vectors with no copies around the kernel */
-  PetscInt *l2g;    /* global index of each local dof, -1 for a constrained one (host; from the overlap setup) */
-  PetscBool gindex; /* the type's kernel indexes the global vector through l2g */
+  const PetscInt *l2g;    /* global index of each local dof, -1 for a constrained one (host; the discretization's) */
+  PetscBool       gindex; /* the type's kernel indexes the global vector through l2g */
 } FEGDevOp;
 
 PETSC_INTERN PetscErrorCode FEGDevOpSetUp(FEGOp, PetscBool, const FEGTuning *, FEGScatter, FEGDevOp *);

@@ -136,6 +136,7 @@ typedef struct {
   PetscInt          *lidx;            /* lidx[e*Nb+b] local dof of basis function b of cell e (constrained dofs included) */
   PetscInt           nclasses;        /* orientation classes of the cells: PETSc's closure was read once per class */
   PetscInt          *gidx;            /* the same as global dofs, -1 where constrained; FEGDiscGetGlobalIndices() */
+  PetscInt          *l2g;             /* global index of every local dof, -1 where constrained; FEGDiscGetLocalToGlobal() */
   PetscInt           nlocal, nglobal; /* local Vec size, owned global size */
   PetscLogDouble     bytes;
   PetscLogDouble     tdofmap, tgeometry; /* seconds spent reading the dof map and coordinates, making host geometry */
@@ -156,6 +157,7 @@ PETSC_EXTERN PetscErrorCode FEGDMGetDisc(DM, FEGDisc **, PetscContainer *);
 PETSC_EXTERN PetscErrorCode FEGDiscBoundaryValues(FEGDisc *, Vec, PetscBool *, PetscInt *, PetscInt **);
 PETSC_EXTERN PetscErrorCode FEGDiscGetDofElements(const FEGDisc *, PetscInt **, PetscInt **);
 PETSC_EXTERN PetscErrorCode FEGDiscGetGlobalIndices(FEGDisc *, const PetscInt **);
+PETSC_EXTERN PetscErrorCode FEGDiscGetLocalToGlobal(FEGDisc *, const PetscInt **);
 PETSC_INTERN PetscErrorCode FEGFormCheckQuadrature(FEGForm, const FEGDisc *);
 
 /* the geometry of point q of cell e: invJ and det J */

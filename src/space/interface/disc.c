@@ -155,37 +155,53 @@ PetscErrorCode FEGDiscSetUpGeometry(FEGDisc *disc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The global index of every local dof from the two sections, point by point: the owner's offset plus the dof's place
-   among the point's unconstrained dofs (what DMPlexGetClosureIndices() gives with the global section), -1 for a
-   constrained dof */
-static PetscErrorCode FEGDiscLocalToGlobal_Private(FEGDisc *disc, PetscInt **l2g)
+/*@C
+  FEGDiscGetLocalToGlobal - the global index of every local dof, l2g[l] (-1 where constrained; dofs of other processes
+  included), from the two sections point by point: the owner's offset plus the dof's place among the point's
+  unconstrained dofs (what DMPlexGetClosureIndices() gives with the global section); computed once and kept
+
+  Not Collective
+
+  Note:
+  On one process this is the map PETSc's section SF (`DMGetSectionSF()`) describes, without building the SF.
+
+  Level: developer
+@*/
+PetscErrorCode FEGDiscGetLocalToGlobal(FEGDisc *disc, const PetscInt **l2g)
 {
-  PetscSection lsec, gsec;
-  PetscInt     pStart, pEnd;
-
   PetscFunctionBegin;
-  PetscCall(DMGetLocalSection(disc->dm, &lsec));
-  PetscCall(DMGetGlobalSection(disc->dm, &gsec));
-  PetscCall(PetscSectionGetChart(lsec, &pStart, &pEnd));
-  PetscCall(PetscMalloc1(disc->nlocal + 1, l2g));
-  for (PetscInt p = pStart; p < pEnd; p++) {
-    const PetscInt *cind = NULL;
-    PetscInt        dof, cdof, lo, go, c = 0;
+  if (!disc->l2g) {
+    PetscSection   lsec, gsec;
+    PetscInt       pStart, pEnd;
+    PetscLogDouble t0 = 0.0;
 
-    PetscCall(PetscSectionGetDof(lsec, p, &dof));
-    if (!dof) continue;
-    PetscCall(PetscSectionGetConstraintDof(lsec, p, &cdof));
-    if (cdof) PetscCall(PetscSectionGetConstraintIndices(lsec, p, &cind));
-    PetscCall(PetscSectionGetOffset(lsec, p, &lo));
-    PetscCall(PetscSectionGetOffset(gsec, p, &go));
-    if (go < 0) go = -(go + 1); /* owned by another process: its global offset */
-    for (PetscInt k = 0; k < dof; k++) {
-      if (c < cdof && cind[c] == k) {
-        (*l2g)[lo + k] = -1;
-        c++;
-      } else (*l2g)[lo + k] = go + k - c;
+    PetscCall(FEGPhaseBegin(FEG_SetupDofMap, (PetscObject)disc->dm, &t0));
+    PetscCall(DMGetLocalSection(disc->dm, &lsec));
+    PetscCall(DMGetGlobalSection(disc->dm, &gsec));
+    PetscCall(PetscSectionGetChart(lsec, &pStart, &pEnd));
+    PetscCall(PetscMalloc1(disc->nlocal + 1, &disc->l2g));
+    for (PetscInt p = pStart; p < pEnd; p++) {
+      const PetscInt *cind = NULL;
+      PetscInt        dof, cdof, lo, go, c = 0;
+
+      PetscCall(PetscSectionGetDof(lsec, p, &dof));
+      if (!dof) continue;
+      PetscCall(PetscSectionGetConstraintDof(lsec, p, &cdof));
+      if (cdof) PetscCall(PetscSectionGetConstraintIndices(lsec, p, &cind));
+      PetscCall(PetscSectionGetOffset(lsec, p, &lo));
+      PetscCall(PetscSectionGetOffset(gsec, p, &go));
+      if (go < 0) go = -(go + 1); /* owned by another process: its global offset */
+      for (PetscInt k = 0; k < dof; k++) {
+        if (c < cdof && cind[c] == k) {
+          disc->l2g[lo + k] = -1;
+          c++;
+        } else disc->l2g[lo + k] = go + k - c;
+      }
     }
+    disc->bytes += (PetscLogDouble)disc->nlocal * sizeof(PetscInt);
+    PetscCall(FEGPhaseEnd(FEG_SetupDofMap, (PetscObject)disc->dm, t0, &disc->tdofmap));
   }
+  *l2g = disc->l2g;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -201,14 +217,13 @@ PetscErrorCode FEGDiscGetGlobalIndices(FEGDisc *disc, const PetscInt **gidx)
 {
   PetscFunctionBegin;
   if (!disc->gidx) {
-    PetscInt      *l2g;
-    PetscLogDouble t0 = 0.0;
+    const PetscInt *l2g;
+    PetscLogDouble  t0 = 0.0;
 
+    PetscCall(FEGDiscGetLocalToGlobal(disc, &l2g));
     PetscCall(FEGPhaseBegin(FEG_SetupDofMap, (PetscObject)disc->dm, &t0));
-    PetscCall(FEGDiscLocalToGlobal_Private(disc, &l2g));
     PetscCall(PetscMalloc1((size_t)disc->Ne * disc->Nb, &disc->gidx));
     for (size_t k = 0; k < (size_t)disc->Ne * disc->Nb; k++) disc->gidx[k] = l2g[disc->lidx[k]];
-    PetscCall(PetscFree(l2g));
     disc->bytes += (PetscLogDouble)disc->Ne * disc->Nb * sizeof(PetscInt);
     PetscCall(FEGPhaseEnd(FEG_SetupDofMap, (PetscObject)disc->dm, t0, &disc->tdofmap));
   }
@@ -338,6 +353,7 @@ PetscErrorCode FEGDiscDestroy(FEGDisc *disc)
   PetscCall(PetscFree2(disc->geo, disc->xq));
   PetscCall(PetscFree(disc->lidx));
   PetscCall(PetscFree(disc->gidx));
+  PetscCall(PetscFree(disc->l2g));
   if (disc->rhsdevdestroy) PetscCall((*disc->rhsdevdestroy)(&disc->rhsdev));
   PetscCall(PetscSectionDestroy(&disc->lsec));
   PetscCall(VecDestroy(&disc->coords));

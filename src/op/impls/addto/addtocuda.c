@@ -238,25 +238,39 @@ static PetscErrorCode FEGOpCreateMatrix_AddTo_CUDA(FEGOp op, Mat A)
     PetscCall(FEGAddtoSplitSetUp(op, A, dev));
     if (dev->mode == FEG_ADDTO_COLOR) PetscCall(FEGColorElements(disc, dev));
   } else {
-    const PetscInt *gidx;
-    const PetscInt *ia, *ja;
+    const PetscInt *l2g, *ia, *ja;
     PetscInt       *hia, *hja;
     PetscScalar    *va;
     PetscMemType    memtype;
-    int            *dgidx, *drow, *dcol, nnz;
+    int            *dl2g, *dgidx, *drow, *dcol, nnz;
     const int       n  = (int)disc->nglobal;
     PetscLogDouble  t0 = 0.0;
 
-    /* one process: global rows are the owned rows; the pattern and positions come from one sort on the device and
-       only the CSR structure crosses to the host, which is where PETSc builds a matrix from it */
-    PetscCall(FEGDiscGetGlobalIndices(disc, &gidx));
+    /* one process: global rows are the owned rows; the element entries' global indices are mapped on the device from
+       the local ones already there, the pattern and positions come from one sort on the device, and only the CSR
+       structure crosses to the host, which is where PETSc builds a matrix from it */
+    PetscCall(FEGDiscGetLocalToGlobal(disc, &l2g));
     PetscCall(FEGPhaseBegin(FEG_SetupPattern, (PetscObject)op, &t0));
-    PetscCall(FEGDevInterleaveIndices(disc, gidx, NULL, &dgidx, NULL));
+    if (sizeof(PetscInt) == sizeof(int)) PetscCall(FEGDevMallocCopy((void **)&dl2g, l2g, sizeof(int) * disc->nlocal, NULL));
+    else {
+      int *h;
+
+      PetscCall(PetscMalloc1(disc->nlocal + 1, &h));
+      for (PetscInt l = 0; l < disc->nlocal; l++) h[l] = (int)l2g[l];
+      PetscCall(FEGDevMallocCopy((void **)&dl2g, h, sizeof(int) * disc->nlocal, NULL));
+      PetscCall(PetscFree(h));
+    }
+    PetscCall(FEGDevMallocCopy((void **)&dgidx, NULL, sizeof(int) * Ne * Nb, NULL));
+    PetscCall(FEGDevMapIndices((size_t)Ne * Nb, dev->base.d.idx, dl2g, dgidx));
+    PetscCallCUDA(cudaFree(dl2g));
     PetscCall(FEGDevMallocCopy((void **)&dev->pos, NULL, sizeof(int) * Ne * Nb * Nb, NULL));
     PetscCall(FEGDevCSRPattern((int)Ne, (int)Nb, n, dgidx, dev->pos, &drow, &dcol, &nnz));
     PetscCallCUDA(cudaFree(dgidx));
     PetscCall(PetscMalloc2(n + 1, &hia, PetscMax(nnz, 1), &hja));
-    {
+    if (sizeof(PetscInt) == sizeof(int)) {
+      PetscCallCUDA(cudaMemcpy(hia, drow, sizeof(int) * (n + 1), cudaMemcpyDeviceToHost));
+      PetscCallCUDA(cudaMemcpy(hja, dcol, sizeof(int) * nnz, cudaMemcpyDeviceToHost));
+    } else {
       int *h;
 
       PetscCall(PetscMalloc1(PetscMax(n + 1, nnz), &h));

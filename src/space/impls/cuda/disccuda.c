@@ -27,14 +27,21 @@ PetscErrorCode FEGDevMallocCopy(void **d, const void *h, size_t bytes, size_t *t
 PetscErrorCode FEGDevInterleaveIndices(const FEGDisc *disc, const PetscInt src[], const PetscInt perm[], int **d, size_t *total)
 {
   const PetscInt Ne = disc->Ne, Nb = disc->Nb;
-  int           *h;
+  int           *h, *t;
 
   PetscFunctionBegin;
-  PetscCall(PetscMalloc1((size_t)Ne * Nb, &h));
-  for (PetscInt e = 0; e < Ne; e++)
-    for (PetscInt l = 0; l < Nb; l++) h[(size_t)l * Ne + e] = (int)src[(size_t)e * Nb + (perm ? perm[l] : l)];
-  PetscCall(FEGDevMallocCopy((void **)d, h, sizeof(int) * Ne * Nb, total));
-  PetscCall(PetscFree(h));
+  /* element-major and contiguous on the host, transposed on the device */
+  if (!perm && sizeof(PetscInt) == sizeof(int)) PetscCall(FEGDevMallocCopy((void **)&t, src, sizeof(int) * Ne * Nb, NULL));
+  else {
+    PetscCall(PetscMalloc1((size_t)Ne * Nb + 1, &h));
+    for (PetscInt e = 0; e < Ne; e++)
+      for (PetscInt l = 0; l < Nb; l++) h[(size_t)e * Nb + l] = (int)src[(size_t)e * Nb + (perm ? perm[l] : l)];
+    PetscCall(FEGDevMallocCopy((void **)&t, h, sizeof(int) * Ne * Nb, NULL));
+    PetscCall(PetscFree(h));
+  }
+  PetscCall(FEGDevMallocCopy((void **)d, NULL, sizeof(int) * Ne * Nb, total));
+  PetscCall(FEGDevInterleave((int)Ne, (int)Nb, t, *d));
+  PetscCallCUDA(cudaFree(t));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
