@@ -27,15 +27,22 @@ static const gpu_variant variants[] = {
 };
 #define NVARIANTS 7
 
-static PetscBool with_qpoints = PETSC_FALSE; /* build() adds values at the quadrature points to the form */
+static PetscBool with_qpoints  = PETSC_FALSE; /* build() adds values at the quadrature points to the form */
+static PetscBool with_constant = PETSC_FALSE; /* build() makes the constant-C form on an unperturbed box */
 
 static PetscErrorCode build(MPI_Comm comm, DMPolytopeType ct, PetscInt order, PetscBool cont, PetscBool gpu, PetscBool pointwise, DM *dm, DM *auxdm, Vec *aux, FEGForm *form)
 {
   PetscFunctionBegin;
-  PetscCall(fegtest_setup(comm, ct, order, cont, cont, 2, dm));
+  if (with_constant) {
+    PetscInt faces[3] = {2, 2, 2};
+
+    PetscCall(FEGCreateBoxMesh(comm, ct, faces, NULL, NULL, 0.0, dm));
+    PetscCall(FEGSetUpDiscretization(*dm, order, cont, "u"));
+    if (cont) PetscCall(fegtest_wall(*dm, fegtest_bcfunc));
+  } else PetscCall(fegtest_setup(comm, ct, order, cont, cont, 2, dm));
   if (gpu) PetscCall(DMSetVecType(*dm, VECCUDA));
-  if (with_qpoints) {
-    PetscCall(fegtest_make_form(*dm, FORM_QPOINTS, auxdm, aux, form));
+  if (with_qpoints || with_constant) {
+    PetscCall(fegtest_make_form(*dm, with_qpoints ? FORM_QPOINTS : FORM_CONSTANT, auxdm, aux, form));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(fegtest_aux(*dm, auxdm, aux));
@@ -204,6 +211,28 @@ START_TEST(test_gpu_qpoints)
     ck_assert_msg(err < 1e-12, "%s P%d%s %s/%s with quadrature-point coefficients: GPU differs from host by %g", DMPolytopeTypes[ct], (int)order, cont ? "" : " (DG)", variants[v].strategy, variants[v].mode, (double)err);
   }
   with_qpoints = PETSC_FALSE;
+}
+END_TEST
+
+/* Constant C on affine cells (an unperturbed box) with more than 10 dofs per element: addto's reference-tensor kernel
+   with one entry per thread and element-major positions (atomic, colour) and COO values; lma keeps one element per
+   thread. Triangles P4, quadrilaterals Q3, tetrahedra P3 and P4, hexahedra Q2 and Q3, prisms P2; np 1 and 2 */
+START_TEST(test_gpu_constant_affine)
+{
+  const DMPolytopeType ct[7]    = {DM_POLYTOPE_TRIANGLE, DM_POLYTOPE_QUADRILATERAL, DM_POLYTOPE_TETRAHEDRON, DM_POLYTOPE_TETRAHEDRON, DM_POLYTOPE_HEXAHEDRON, DM_POLYTOPE_HEXAHEDRON, DM_POLYTOPE_TRI_PRISM};
+  const PetscInt       order[7] = {4, 3, 3, 4, 2, 3, 2};
+  PetscMPIInt          size;
+
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size > 1 && _i != 2 && _i != 4) return; /* several processes: P3 tetrahedra and Q2 hexahedra */
+  with_constant = PETSC_TRUE;
+  for (PetscInt v = 0; v < NVARIANTS; v++) {
+    PetscReal err;
+
+    TCHK(compare_variant(PETSC_COMM_WORLD, ct[_i], order[_i], PETSC_TRUE, PETSC_FALSE, &variants[v], &err));
+    ck_assert_msg(err < 1e-12, "%s P%d %s/%s (constant coefficient, affine cells): GPU differs from host by %g", DMPolytopeTypes[ct[_i]], (int)order[_i], variants[v].strategy, variants[v].mode, (double)err);
+  }
+  with_constant = PETSC_FALSE;
 }
 END_TEST
 
@@ -1125,6 +1154,7 @@ static void add_tests(Suite *s)
   tc = tcase_create("kernels");
   tcase_set_timeout(tc, 900);
   tcase_add_loop_test(tc, test_gpu_kernels, 0, 5 * 4);
+  tcase_add_loop_test(tc, test_gpu_constant_affine, 0, 7);
   suite_add_tcase(s, tc);
   tc = tcase_create("matfree");
   tcase_set_timeout(tc, 900);

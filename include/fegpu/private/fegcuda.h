@@ -64,19 +64,26 @@ typedef struct {
   double *vals2, *vals3;
   int     nA, nAB, split;
   float  *valsf;
-  int     poslist; /* pos is indexed by an entry's place in the element list (colours: pos permuted at setup so each
+  int     poslist;  /* pos is indexed by an entry's place in the element list (colours: pos permuted at setup so each
                       colour reads its positions coalesced), not by its element */
+  int     posmajor; /* pos element-major, pos[e*Nb*Nb+a*Nb+b] (kernels that take an element's entries together), not
+                       element-interleaved, pos[(a*Nb+b)*Ne+e] (one element per thread) */
 } FEGDevOutput;
 
 /* Kernel choice and tuning (Krużel et al.: entries per thread, parts, Jacobian data in shared memory) */
 typedef struct {
-  int kernel;    /* 0 auto, 1 one element per thread, 2 one element per thread block, 3 GEMM over reference tables */
+  int kernel;    /* 0 auto, 1 one element per thread, 2 one element per thread block, 3 GEMM over reference tables,
+                    4 (auto only) one thread per entry from reference tensors */
   int blockSize; /* threads per block of the block kernel (0: choose) */
   int nentpt;    /* matrix entries per thread and part: 1, 2, 4, 8 or 16 (0: choose) */
   int qchunk;    /* quadrature points staged in shared memory at a time (0: choose) */
   int jacShared; /* stage the element's Jacobian data in shared memory first */
   int nparts;    /* out: parts the element matrix was split into (block kernel) */
   int used;      /* out: kernel used */
+  /* the GEMM kernel's buffers (Chat or U, and K for outputs it cannot write itself), kept and grown between
+     assemblies: a cudaMalloc/cudaFree pair of a few hundred MB per assembly cost as much as the stores */
+  double *work;
+  size_t  nwork; /* doubles */
 } FEGDevTuning;
 
 /* cudaMalloc (and a copy of h when given) that reports an out-of-memory with the bytes asked and free; total += bytes */
@@ -85,6 +92,7 @@ PETSC_INTERN PetscErrorCode FEGDevGeometry(FEGDevDisc *, int *, int *);
 PETSC_INTERN PetscErrorCode FEGDevMapPoints(int, int, int, int, const double *, const double *, double *);
 PETSC_INTERN PetscErrorCode FEGDevBuildP(FEGDevDisc *, size_t);
 PETSC_INTERN PetscErrorCode FEGDevElementMatrices(const FEGDevDisc *, const FEGDevCoeff *, const int *, int, const FEGDevOutput *, FEGDevTuning *);
+PETSC_INTERN PetscBool      FEGDevElementMajor(const FEGDevDisc *, const FEGDevTuning *, PetscBool);
 PETSC_INTERN PetscErrorCode FEGDevElementVectors(const FEGDevDisc *, const FEGDevCoeff *, const double *, double *, double *, PetscBool);
 PETSC_INTERN PetscErrorCode FEGDevChat(const FEGDevDisc *, const FEGDevCoeff *, double *);
 PETSC_INTERN PetscErrorCode FEGDevTransposeMap(const FEGDevDisc *, int, int **, int **);

@@ -12,7 +12,8 @@
 typedef struct {
   FEGDevOp     base;
   FEGAddtoMode mode; /* resolved: atomic, color or coo */
-  int         *pos;  /* CSR position of every element entry, element-interleaved; -1 dropped (constrained) */
+  int         *pos;  /* CSR position of every element entry, element-interleaved or (posmajor) element-major; -1 dropped (constrained) */
+  PetscBool    posmajor;
   int         *colorElems;
   PetscInt    *colorOff, ncolors;
   double      *coo; /* COO values, element by element */
@@ -291,6 +292,21 @@ static PetscErrorCode FEGOpCreateMatrix_AddTo_CUDA(FEGOp op, Mat A)
     PetscCall(FEGPhaseEnd(FEG_SetupPattern, (PetscObject)op, t0, &op->tpattern));
     if (dev->mode == FEG_ADDTO_COLOR) PetscCall(FEGColorElements(disc, dev));
   }
+  if (dev->pos) {
+    FEGForm         form     = op->form;
+    const PetscBool constant = (PetscBool)(!form->pointwise && !(form->auxdm && form->A) && !form->Wq);
+
+    /* kernels that take an element's entries together read its positions as one run */
+    dev->posmajor = FEGDevElementMajor(&dev->base.d, &dev->base.tune, constant);
+    if (dev->posmajor) {
+      int *pe;
+
+      PetscCall(FEGDevMallocCopy((void **)&pe, NULL, sizeof(int) * Ne * Nb * Nb, NULL));
+      PetscCall(FEGDevInterleave((int)(Nb * Nb), (int)Ne, dev->pos, pe)); /* pe[e*Nb*Nb+ent] = pos[ent*Ne+e] */
+      FEGDevFree(dev->pos);
+      dev->pos = pe;
+    }
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -313,6 +329,8 @@ static PetscErrorCode FEGOpAssemble_AddTo_CUDA(FEGOp op, Mat A)
     PetscScalar *va, *vb = NULL;
     Mat          Ad = A, Ao = NULL;
     FEGDevOutput o = {FEG_DEV_OUT_CSR_ATOMIC, NULL, dev->pos, NULL, NULL, 0, 0, 0};
+
+    o.posmajor = dev->posmajor ? 1 : 0;
 
     if (dev->rowsf) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
     PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(Ad, &va));
@@ -338,7 +356,7 @@ static PetscErrorCode FEGOpAssemble_AddTo_CUDA(FEGOp op, Mat A)
       for (PetscInt k = 0; k < dev->ncolors; k++) {
         FEGDevOutput ok = o;
 
-        ok.pos = dev->pos + dev->colorOff[k];
+        ok.pos = dev->pos + dev->colorOff[k] * (dev->posmajor ? d->Nb * d->Nb : 1);
         PetscCall(FEGDevElementMatrices(d, &c, dev->colorElems + dev->colorOff[k], (int)(dev->colorOff[k + 1] - dev->colorOff[k]), &ok, &dev->base.tune));
       }
     } else PetscCall(FEGDevElementMatrices(d, &c, NULL, d->Ne, &o, &dev->base.tune));

@@ -27,10 +27,10 @@ static PetscErrorCode FEGDiscOwnedPairs(FEGDisc *disc, int *nown, int **lown, in
       *ok = PETSC_FALSE;
       break;
     }
-    seen[g]         = PETSC_TRUE;
-    (*lown)[*nown]  = (int)l;
-    (*gown)[*nown]  = (int)g;
-    (*nown)        += 1;
+    seen[g]        = PETSC_TRUE;
+    (*lown)[*nown] = (int)l;
+    (*gown)[*nown] = (int)g;
+    (*nown) += 1;
   }
   if (*nown != disc->nglobal) *ok = PETSC_FALSE;
   PetscCall(PetscFree(seen));
@@ -44,7 +44,7 @@ static PetscErrorCode FEGDiscOwnedPairs(FEGDisc *disc, int *nown, int **lown, in
    (not the case for DMPlex sections) keeps PETSc's DMGlobalToLocal(). */
 static PetscErrorCode FEGDevOpHaloSetUp(FEGOp op, FEGDevOp *dev)
 {
-  FEGDisc     *disc = op->disc;
+  FEGDisc     *disc   = op->disc;
   PetscInt     nroots = disc->nglobal, nrem = 0, *rloc = NULL;
   int          nown = 0, *lown, *gown;
   PetscSFNode *rrem = NULL;
@@ -194,13 +194,14 @@ PetscErrorCode FEGDevOpDestroy(FEGDevOp *dev)
   FEGDevFree(dev->ybuf);
   FEGDevFree(dev->lown);
   FEGDevFree(dev->gown);
+  FEGDevFree(dev->tune.work);
   PetscCall(PetscSFDestroy(&dev->halo));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 size_t FEGDevOpBytes(const FEGDevOp *dev)
 {
-  return dev->d.bytes + (dev->tlist ? (size_t)dev->d.Ne * dev->d.Nb * (sizeof(int) + sizeof(double)) : 0) + (size_t)dev->nown * 2 * sizeof(int);
+  return dev->d.bytes + (dev->tlist ? (size_t)dev->d.Ne * dev->d.Nb * (sizeof(int) + sizeof(double)) : 0) + (size_t)dev->nown * 2 * sizeof(int) + dev->tune.nwork * sizeof(double);
 }
 
 /* y (+)= A x with the halo overlapped (FEGDevOpHaloSetUp()): while the ghost values travel, the owned ones are copied
@@ -336,7 +337,8 @@ PetscErrorCode FEGDevOpView(FEGOp op, FEGDevOp *dev, PetscViewer viewer)
 
   PetscFunctionBegin;
   PetscCall(PetscViewerASCIIPrintf(viewer, "GPU: geometry at %d point(s) per element", dev->d.nG));
-  if (t->used) PetscCall(PetscViewerASCIIPrintf(viewer, ", integration kernel: %s", t->used == 1 ? "one element per thread" : (t->used == 2 ? "one element per thread block" : "GEMM over reference tables (cuBLAS)")));
+  if (t->used)
+    PetscCall(PetscViewerASCIIPrintf(viewer, ", integration kernel: %s", t->used == 1 ? "one element per thread" : (t->used == 2 ? "one element per thread block" : (t->used == 4 ? "one entry per thread from reference tensors" : "GEMM over reference tables (cuBLAS)"))));
   if (t->used == 3) PetscCall(PetscViewerASCIIPrintf(viewer, " (%s, %d elements per GEMM chunk)", dev->d.P ? "K = Chat P, P the products of reference derivatives" : "K = R^T U", t->nparts));
   if (t->used == 2) PetscCall(PetscViewerASCIIPrintf(viewer, " (block size %d, NENTPT %d, NR_PARTS %d, quadrature chunk %d, Jacobian data in shared memory: %s)", t->blockSize, t->nentpt, t->nparts, t->qchunk, t->jacShared ? "yes" : "no"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));

@@ -28,7 +28,7 @@ static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDe
     o.valsf[ent * d.Ne + e] = (float)K;
     break;
   case FEG_DEV_OUT_CSR_ATOMIC: {
-    const int p = o.pos[ent * d.Ne + pe];
+    const int p = o.posmajor ? o.pos[pe * d.Nb * d.Nb + ent] : o.pos[ent * d.Ne + pe];
     if (p >= 0) atomicAdd(FEGDevTarget(o, p), K);
   } break;
   case FEG_DEV_OUT_COO:
@@ -63,6 +63,39 @@ static __global__ void FEGElemRef_Kernel(const FEGDevDisc d, const FEGDevCoeff c
         for (int t = 0; t < Nd; t++) s += Ch[r][t] * __ldg(&d.M[((r * Nd + t) * Nb + a) * Nb + b]);
       FEGStore(d, o, e, i, a, b, s);
     }
+  }
+}
+
+/* The same for larger elements going to outputs addressed element by element (CSR positions element-major, COO): one
+   thread per entry, a block's elements' Chat in shared memory. Consecutive threads take consecutive entries of one
+   element, so they read their positions and M^rs coalesced, and the blocks in flight at once add into the rows of a few
+   hundred neighbouring elements, which stay in L2; one element per thread sweeps the whole matrix for every entry.
+   Latency-bound (the adds, the position and M^rs loads): at most 64 registers, for occupancy (106 gave 24%). */
+template <int DIM>
+static __global__ void __launch_bounds__(256, 4) FEGElemRefEntries_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, int nel, const FEGDevOutput o, int G)
+{
+  constexpr int            Nd = DIM + 1;
+  extern __shared__ double sCh[];
+  const int                Nb = d.Nb, nent = Nb * Nb, i0 = blockIdx.x * G, ng = min(G, nel - i0);
+
+  for (int k = threadIdx.x; k < ng; k += blockDim.x) {
+    const int     e = elist ? elist[i0 + k] : i0 + k;
+    const double *g = d.geo + (size_t)e * (DIM * DIM + 1);
+    double        Ch[4][4];
+
+    FEGChat(DIM, c.C0, g, g[DIM * DIM], Ch);
+    for (int r = 0; r < Nd; r++)
+      for (int t = 0; t < Nd; t++) sCh[k * 16 + r * Nd + t] = Ch[r][t];
+  }
+  __syncthreads();
+  for (int k = threadIdx.x; k < ng * nent; k += blockDim.x) {
+    const int     ii = k / nent, ab = k - ii * nent, i = i0 + ii, e = elist ? elist[i] : i;
+    const double *Ch = sCh + ii * 16;
+    double        s  = 0.0;
+
+#pragma unroll
+    for (int rt = 0; rt < Nd * Nd; rt++) s += Ch[rt] * __ldg(&d.M[(size_t)rt * nent + ab]);
+    FEGStore(d, o, e, i, ab / Nb, ab % Nb, s);
   }
 }
 
@@ -176,12 +209,13 @@ static __global__ void FEGGemmU_Kernel(const FEGDevDisc d, const FEGDevCoeff c, 
   }
 }
 
-/* K from a chunk buffer Kb[(a*Nb+b)*Ec+i] to wherever o says */
-static __global__ void FEGGemmStore_Kernel(const FEGDevDisc d, const int *__restrict__ elist, int e0, int Ec, const double *__restrict__ Kb, const FEGDevOutput o)
+/* K from a chunk buffer to wherever o says: Kb[(a*Nb+b)*Ec+i], or with emajor Kb[i*Nb*Nb+a*Nb+b] (then consecutive
+   threads store consecutive entries of one element) */
+static __global__ void FEGGemmStore_Kernel(const FEGDevDisc d, const int *__restrict__ elist, int e0, int Ec, const double *__restrict__ Kb, const FEGDevOutput o, int emajor)
 {
-  const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= (size_t)Ec * d.Nb * d.Nb) return;
-  const int i = (int)(t % Ec), ab = (int)(t / Ec), e = elist ? elist[e0 + i] : e0 + i;
+  const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x, nent = (size_t)d.Nb * d.Nb;
+  if (t >= (size_t)Ec * nent) return;
+  const int i = (int)(emajor ? t / nent : t % Ec), ab = (int)(emajor ? t % nent : t / Ec), e = elist ? elist[e0 + i] : e0 + i;
 
   FEGStore(d, o, e, e0 + i, ab / d.Nb, ab % d.Nb, Kb[t]);
 }
@@ -263,42 +297,63 @@ PetscErrorCode FEGDevGetCublas(void **h)
 
 static PetscErrorCode FEGLaunchGemm(const FEGDevDisc *d, const FEGDevCoeff *c, const int *elist, int nel, const FEGDevOutput *o, FEGDevTuning *tune)
 {
-  const int    Nd = d->dim + 1, KK = d->Nq * Nd, KC = d->Nq * Nd * Nd, Nb = d->Nb, nt = 256;
-  const bool   direct = o->out == FEG_DEV_OUT_LMA && !elist; /* GEMM straight into the element-interleaved storage */
-  const size_t budget = (size_t)512 << 20, per = (size_t)(d->P ? KC : KK * Nb) * sizeof(double) + (direct ? 0 : (size_t)Nb * Nb * sizeof(double));
+  const int  Nd = d->dim + 1, KK = d->Nq * Nd, KC = d->Nq * Nd * Nd, Nb = d->Nb, nent = Nb * Nb, nt = 256;
+  const bool direct = o->out == FEG_DEV_OUT_LMA && !elist; /* GEMM straight into the element-interleaved storage */
+  /* outputs addressed element by element take K^T = P^T Chat^T, element-major, so the stores of an element's entries
+     go together (and COO is the GEMM's own output) */
+  const bool   emajor = d->P && (o->out == FEG_DEV_OUT_CSR_ATOMIC || o->out == FEG_DEV_OUT_COO), coodirect = emajor && o->out == FEG_DEV_OUT_COO && !elist;
+  const bool   buffer = !direct && !coodirect;
+  const size_t budget = (size_t)512 << 20, per = (size_t)(d->P ? KC : KK * Nb) * sizeof(double) + (buffer ? (size_t)nent * sizeof(double) : 0);
   int          Ec = (int)PetscMax(1, PetscMin((size_t)nel, budget / per));
-  double      *U, *Kb = NULL;
+  const size_t nU = (size_t)(d->P ? KC : KK * Nb) * Ec, need = nU + (buffer ? (size_t)nent * Ec : 0);
+  double      *U, *Kb                                        = NULL;
   const double one = 1.0, zero = 0.0;
   void        *h;
 
   PetscFunctionBegin;
   PetscCall(FEGDevGetCublas(&h));
-  PetscCall(FEGDevMallocCopy((void **)&U, NULL, (size_t)(d->P ? KC : KK * Nb) * Ec * sizeof(double), NULL));
-  if (!direct) PetscCall(FEGDevMallocCopy((void **)&Kb, NULL, (size_t)Nb * Nb * Ec * sizeof(double), NULL));
+  if (tune->nwork < need) {
+    if (tune->work) PetscCallCUDA(cudaFree(tune->work));
+    tune->work  = NULL;
+    tune->nwork = 0;
+    PetscCall(FEGDevMallocCopy((void **)&tune->work, NULL, need * sizeof(double), NULL));
+    tune->nwork = need;
+  }
+  U = tune->work;
+  if (buffer) Kb = U + nU;
   tune->nparts = Ec;
   for (int e0 = 0; e0 < nel; e0 += Ec) {
-    const int n    = PetscMin(Ec, nel - e0);
-    double   *Cout = direct ? o->vals + e0 : Kb;
-    const int ldc  = direct ? d->Ne : n;
+    const int n = PetscMin(Ec, nel - e0);
 
     if (d->P) {
       FEGGemmChat_Kernel<<<(unsigned)(((size_t)n * d->Nq + nt - 1) / nt), nt>>>(*d, *c, elist, e0, n, U);
       FEGCheckLaunch("FEGGemmChat_Kernel");
-      /* K (n x Nb*Nb, element index fastest) = Chat (n x KC) P (KC x Nb*Nb) */
-      PetscCallCUBLAS(cublasDgemm((cublasHandle_t)h, CUBLAS_OP_N, CUBLAS_OP_N, n, Nb * Nb, KC, &one, U, n, d->P, KC, &zero, Cout, ldc));
+      if (emajor) {
+        double *Cout = coodirect ? o->vals + (size_t)e0 * nent : Kb;
+
+        /* K^T (Nb*Nb x n, an element's entries contiguous) = P^T (Nb*Nb x KC) Chat^T (KC x n) */
+        PetscCallCUBLAS(cublasDgemm((cublasHandle_t)h, CUBLAS_OP_T, CUBLAS_OP_T, nent, n, KC, &one, d->P, KC, U, n, &zero, Cout, nent));
+      } else {
+        double   *Cout = direct ? o->vals + e0 : Kb;
+        const int ldc  = direct ? d->Ne : n;
+
+        /* K (n x Nb*Nb, element index fastest) = Chat (n x KC) P (KC x Nb*Nb) */
+        PetscCallCUBLAS(cublasDgemm((cublasHandle_t)h, CUBLAS_OP_N, CUBLAS_OP_N, n, nent, KC, &one, U, n, d->P, KC, &zero, Cout, ldc));
+      }
     } else {
+      double   *Cout = direct ? o->vals + e0 : Kb;
+      const int ldc  = direct ? d->Ne : n;
+
       FEGGemmU_Kernel<<<(unsigned)(((size_t)n * d->Nq + nt - 1) / nt), nt>>>(*d, *c, elist, e0, n, U);
       FEGCheckLaunch("FEGGemmU_Kernel");
       /* batch b: C_b (n x Nb, column a) = U_b (n x KK) R (KK x Nb); U_b starts at b*n with leading dimension Nb*n */
       PetscCallCUBLAS(cublasDgemmStridedBatched((cublasHandle_t)h, CUBLAS_OP_N, CUBLAS_OP_N, n, Nb, KK, &one, U, Nb * n, n, d->R, KK, 0, &zero, Cout, (long long)Nb * ldc, ldc, Nb));
     }
-    if (!direct) {
-      FEGGemmStore_Kernel<<<(unsigned)(((size_t)n * Nb * Nb + nt - 1) / nt), nt>>>(*d, elist, e0, n, Kb, *o);
+    if (buffer) {
+      FEGGemmStore_Kernel<<<(unsigned)(((size_t)n * nent + nt - 1) / nt), nt>>>(*d, elist, e0, n, Kb, *o, emajor ? 1 : 0);
       FEGCheckLaunch("FEGGemmStore_Kernel");
     }
   }
-  PetscCallCUDA(cudaFree(U));
-  if (Kb) PetscCallCUDA(cudaFree(Kb));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -452,6 +507,36 @@ static PetscErrorCode FEGLaunchBlock(const FEGDevDisc *d, const FEGDevCoeff *c, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode FEGLaunchRefEntries(const FEGDevDisc *d, const FEGDevCoeff *c, const int *elist, int nel, const FEGDevOutput *o)
+{
+  const int    nent = d->Nb * d->Nb, G = PetscMax(1, 4096 / nent), nb = (nel + G - 1) / G, nt = 256;
+  const size_t shmem = (size_t)G * 16 * sizeof(double);
+
+  PetscFunctionBegin;
+  if (d->dim == 2) FEGElemRefEntries_Kernel<2><<<nb, nt, shmem>>>(*d, *c, elist, nel, *o, G);
+  else FEGElemRefEntries_Kernel<3><<<nb, nt, shmem>>>(*d, *c, elist, nel, *o, G);
+  FEGCheckLaunch("FEGElemRefEntries_Kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* What auto runs: reference tensors one entry per thread for affine cells with constant C and elements of more than 10
+   dofs when the output is addressed element by element (CSR positions, COO; lma's element-interleaved storage is
+   written coalesced by one element per thread), otherwise one element per thread up to FEG_SMALL_NB dofs, GEMM above */
+static int FEGDevAutoKernel(const FEGDevDisc *d, PetscBool constant, FEGDevOut out)
+{
+  if (d->M && constant && d->Nb > 10 && (out == FEG_DEV_OUT_CSR_ATOMIC || out == FEG_DEV_OUT_COO)) return 4;
+  return d->Nb <= FEG_SMALL_NB ? 1 : 3;
+}
+
+/* Whether the kernel addto will run (constant: the form's coefficient is constant) takes an element's entries
+   together, so that its CSR positions are best stored element-major (FEGDevOutput.posmajor) */
+PetscBool FEGDevElementMajor(const FEGDevDisc *d, const FEGDevTuning *t, PetscBool constant)
+{
+  const int kernel = t->kernel ? t->kernel : FEGDevAutoKernel(d, constant, FEG_DEV_OUT_CSR_ATOMIC);
+
+  return (PetscBool)(kernel == 2 || kernel == 4 || (kernel == 3 && d->P));
+}
+
 /* Element matrices of the elements elist[0..nel) (all when elist is NULL), sent where o says */
 PetscErrorCode FEGDevElementMatrices(const FEGDevDisc *d, const FEGDevCoeff *c, const int *elist, int nel, const FEGDevOutput *o, FEGDevTuning *tune)
 {
@@ -459,11 +544,14 @@ PetscErrorCode FEGDevElementMatrices(const FEGDevDisc *d, const FEGDevCoeff *c, 
 
   PetscFunctionBegin;
   if (nel <= 0) PetscFunctionReturn(PETSC_SUCCESS);
-  if (kernel == 0) kernel = d->Nb <= FEG_SMALL_NB ? 1 : 3;
+  if (kernel == 0) kernel = FEGDevAutoKernel(d, (PetscBool)(c->mode == FEG_DEV_COEFF_CONSTANT), o->out);
   PetscCheck(kernel != 1 || d->Nb <= FEG_SMALL_NB, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The one-element-per-thread kernel handles at most %d basis functions, the element has %d: use -feg_cuda_kernel block or gemm", FEG_SMALL_NB, d->Nb);
   tune->used = kernel;
   if (kernel == 1) {
     PetscCall(FEGLaunchSmall(d, c, elist, nel, o));
+    tune->nparts = 1;
+  } else if (kernel == 4) {
+    PetscCall(FEGLaunchRefEntries(d, c, elist, nel, o));
     tune->nparts = 1;
   } else if (kernel == 3) {
     PetscCall(FEGLaunchGemm(d, c, elist, nel, o, tune));
