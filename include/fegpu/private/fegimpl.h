@@ -105,6 +105,13 @@ struct _p_FEGForm {
   PetscScalar   *Aq, *Bq; /* C_ij += Aq[(i*4+j)*Nqc+k] Wq_k, D_j += Bq[j*Nqc+k] Wq_k */
 };
 
+/* C and D the same everywhere: no pointwise function, no auxiliary-field map, no quadrature-point values (what the
+   device's coefficient setup, FEGDevCoeffPrepare(), calls FEG_DEV_COEFF_CONSTANT) */
+static inline PetscBool FEGFormConstantC(FEGForm form)
+{
+  return (PetscBool)(!form->pointwise && !(form->auxdm && form->A) && !form->Wq);
+}
+
 PETSC_INTERN PetscErrorCode FEGCheckFinite(MPI_Comm, const char[], const PetscScalar[], PetscInt, PetscInt, const char[]);
 PETSC_INTERN PetscErrorCode FEGFormCheckCompatible(FEGForm, DM);
 PETSC_EXTERN PetscErrorCode FEGFormCellwiseConstant(FEGForm, PetscBool *);

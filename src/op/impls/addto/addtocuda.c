@@ -293,11 +293,8 @@ static PetscErrorCode FEGOpCreateMatrix_AddTo_CUDA(FEGOp op, Mat A)
     if (dev->mode == FEG_ADDTO_COLOR) PetscCall(FEGColorElements(disc, dev));
   }
   if (dev->pos) {
-    FEGForm         form     = op->form;
-    const PetscBool constant = (PetscBool)(!form->pointwise && !(form->auxdm && form->A) && !form->Wq);
-
     /* kernels that take an element's entries together read its positions as one run */
-    dev->posmajor = FEGDevElementMajor(&dev->base.d, &dev->base.tune, constant);
+    dev->posmajor = FEGDevElementMajor(&dev->base.d, &dev->base.tune, FEGFormConstantC(op->form));
     if (dev->posmajor) {
       int *pe;
 
@@ -331,7 +328,6 @@ static PetscErrorCode FEGOpAssemble_AddTo_CUDA(FEGOp op, Mat A)
     FEGDevOutput o = {FEG_DEV_OUT_CSR_ATOMIC, NULL, dev->pos, NULL, NULL, 0, 0, 0};
 
     o.posmajor = dev->posmajor ? 1 : 0;
-
     if (dev->rowsf) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
     PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(Ad, &va));
     if (Ao) PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(Ao, &vb));
