@@ -17,6 +17,7 @@
    (integration: also the reference tensors element-matrix kernels use) */
 PETSC_INTERN PetscErrorCode FEGDevDiscCreate(FEGDisc *, PetscBool, FEGDevDisc *);
 PETSC_INTERN PetscErrorCode FEGDevInterleaveIndices(const FEGDisc *, const PetscInt[], const PetscInt[], int **, size_t *);
+PETSC_INTERN PetscErrorCode FEGDevLocalToGlobalIndices(FEGDisc *, size_t, const int *, int **);
 PETSC_INTERN PetscErrorCode FEGDevDiscDestroy(FEGDevDisc *);
 PETSC_INTERN PetscErrorCode FEGDevDiscGeometry(FEGDevDisc *);
 PETSC_INTERN PetscErrorCode FEGDevDiscFreeGeometry(FEGDevDisc *);

@@ -243,27 +243,16 @@ static PetscErrorCode FEGOpCreateMatrix_AddTo_CUDA(FEGOp op, Mat A)
     PetscInt       *hia, *hja;
     PetscScalar    *va;
     PetscMemType    memtype;
-    int            *dl2g, *dgidx, *drow, *dcol, nnz;
+    int            *dgidx, *drow, *dcol, nnz;
     const int       n  = (int)disc->nglobal;
     PetscLogDouble  t0 = 0.0;
 
     /* one process: global rows are the owned rows; the element entries' global indices are mapped on the device from
        the local ones already there, the pattern and positions come from one sort on the device, and only the CSR
        structure crosses to the host, which is where PETSc builds a matrix from it */
-    PetscCall(FEGDiscGetLocalToGlobal(disc, &l2g));
+    PetscCall(FEGDiscGetLocalToGlobal(disc, &l2g)); /* read in its own phase (dof map), not the pattern's */
     PetscCall(FEGPhaseBegin(FEG_SetupPattern, (PetscObject)op, &t0));
-    if (sizeof(PetscInt) == sizeof(int)) PetscCall(FEGDevMallocCopy((void **)&dl2g, l2g, sizeof(int) * disc->nlocal, NULL));
-    else {
-      int *h;
-
-      PetscCall(PetscMalloc1(disc->nlocal + 1, &h));
-      for (PetscInt l = 0; l < disc->nlocal; l++) h[l] = (int)l2g[l];
-      PetscCall(FEGDevMallocCopy((void **)&dl2g, h, sizeof(int) * disc->nlocal, NULL));
-      PetscCall(PetscFree(h));
-    }
-    PetscCall(FEGDevMallocCopy((void **)&dgidx, NULL, sizeof(int) * Ne * Nb, NULL));
-    PetscCall(FEGDevMapIndices((size_t)Ne * Nb, dev->base.d.idx, dl2g, dgidx));
-    PetscCallCUDA(cudaFree(dl2g));
+    PetscCall(FEGDevLocalToGlobalIndices(disc, (size_t)Ne * Nb, dev->base.d.idx, &dgidx));
     PetscCall(FEGDevMallocCopy((void **)&dev->pos, NULL, sizeof(int) * Ne * Nb * Nb, NULL));
     PetscCall(FEGDevCSRPattern((int)Ne, (int)Nb, n, dgidx, dev->pos, &drow, &dcol, &nnz));
     PetscCallCUDA(cudaFree(dgidx));

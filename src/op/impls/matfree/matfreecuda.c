@@ -172,15 +172,15 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
     PetscCall(FEGDevMallocCopy((void **)&dev->sfGq, Gq, sizeof(double) * mf->Q * mf->Q, NULL));
     PetscCall(FEGDevMallocCopy((void **)&dev->sfW1, W1, sizeof(double) * mf->Q, NULL));
     /* in lexicographic node order; on one process with atomic adds, global indices (-1: constrained): no copies */
+    PetscCall(FEGDevInterleaveIndices(disc, disc->lidx, mf->lex, &dev->sfIdx, NULL));
     if (dev->base.l2g && !dev->base.tlist) {
-      PetscInt *gidx;
+      int *gidx;
 
-      PetscCall(PetscMalloc1(Ne * Nb, &gidx));
-      for (PetscInt k = 0; k < Ne * Nb; k++) gidx[k] = dev->base.l2g[disc->lidx[k]];
-      PetscCall(FEGDevInterleaveIndices(disc, gidx, mf->lex, &dev->sfIdx, NULL));
-      PetscCall(PetscFree(gidx));
+      PetscCall(FEGDevLocalToGlobalIndices(disc, (size_t)Ne * Nb, dev->sfIdx, &gidx));
+      FEGDevFree(dev->sfIdx);
+      dev->sfIdx       = gidx;
       dev->base.gindex = PETSC_TRUE;
-    } else PetscCall(FEGDevInterleaveIndices(disc, disc->lidx, mf->lex, &dev->sfIdx, NULL));
+    }
     PetscCall(FEGDevMallocCopy((void **)&dev->sfLex, lex, sizeof(int) * Nb, NULL));
     PetscCall(FEGDevMallocCopy((void **)&dev->sfQlex, qlex, sizeof(int) * Nq, NULL));
     PetscCall(PetscFree6(B1, D1, Gq, W1, lex, qlex));

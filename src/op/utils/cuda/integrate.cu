@@ -306,7 +306,7 @@ static PetscErrorCode FEGLaunchGemm(const FEGDevDisc *d, const FEGDevCoeff *c, c
   const size_t budget = (size_t)512 << 20, per = (size_t)(d->P ? KC : KK * Nb) * sizeof(double) + (buffer ? (size_t)nent * sizeof(double) : 0);
   int          Ec = (int)PetscMax(1, PetscMin((size_t)nel, budget / per));
   const size_t nU = (size_t)(d->P ? KC : KK * Nb) * Ec, need = nU + (buffer ? (size_t)nent * Ec : 0);
-  double      *U, *Kb                                        = NULL;
+  double      *U, *Kb;
   const double one = 1.0, zero = 0.0;
   void        *h;
 
@@ -319,8 +319,8 @@ static PetscErrorCode FEGLaunchGemm(const FEGDevDisc *d, const FEGDevCoeff *c, c
     PetscCall(FEGDevMallocCopy((void **)&tune->work, NULL, need * sizeof(double), NULL));
     tune->nwork = need;
   }
-  U = tune->work;
-  if (buffer) Kb = U + nU;
+  U            = tune->work;
+  Kb           = buffer ? U + nU : NULL;
   tune->nparts = Ec;
   for (int e0 = 0; e0 < nel; e0 += Ec) {
     const int n = PetscMin(Ec, nel - e0);

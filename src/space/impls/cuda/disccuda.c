@@ -45,6 +45,31 @@ PetscErrorCode FEGDevInterleaveIndices(const FEGDisc *disc, const PetscInt src[]
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* *dout[k] = the global index of local dof didx[k] (FEGDiscGetLocalToGlobal(), -1 where constrained) for n device
+   indices, mapped on the device into a new array; the element-to-dof map is on the device already, only the
+   local-to-global map travels */
+PetscErrorCode FEGDevLocalToGlobalIndices(FEGDisc *disc, size_t n, const int *didx, int **dout)
+{
+  const PetscInt *l2g;
+  int            *dl2g;
+
+  PetscFunctionBegin;
+  PetscCall(FEGDiscGetLocalToGlobal(disc, &l2g));
+  if (sizeof(PetscInt) == sizeof(int)) PetscCall(FEGDevMallocCopy((void **)&dl2g, l2g, sizeof(int) * disc->nlocal, NULL));
+  else {
+    int *h;
+
+    PetscCall(PetscMalloc1(disc->nlocal + 1, &h));
+    for (PetscInt l = 0; l < disc->nlocal; l++) h[l] = (int)l2g[l];
+    PetscCall(FEGDevMallocCopy((void **)&dl2g, h, sizeof(int) * disc->nlocal, NULL));
+    PetscCall(PetscFree(h));
+  }
+  PetscCall(FEGDevMallocCopy((void **)dout, NULL, sizeof(int) * n, NULL));
+  PetscCall(FEGDevMapIndices(n, didx, dl2g, *dout));
+  PetscCallCUDA(cudaFree(dl2g));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the geometry on the device, computed unless it is there */
 PetscErrorCode FEGDevDiscGeometry(FEGDevDisc *d)
 {
