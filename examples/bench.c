@@ -1,6 +1,8 @@
 static const char help[] = "fegpu bench: setup, assembly and MatMult times of fegpu's operators on a box mesh.\n"
                            "Options: -feg_cell_type -feg_faces -order -continuous -bench_reps n -bench_strategies atomic,color,coo,lma,lma_single,matfree,auto\n"
                            "         -dm_vec_type cuda -bench_csv file.csv (append rows) -bench_petsc_host (time PETSc's own FEM assembly)\n"
+                           "         -bench_mesh_reference: also build the box from the same cell list as PETSc does (DMPlexCreateFromCellListPetsc,\n"
+                           "         interpolated, with the boundary label) and print both times (one process, no prisms)\n"
                            "         -bench_coeff constant|host|points: C constant, or a diffusivity 1 + |x|^2 added by a host pointwise function\n"
                            "         or given as values at the quadrature points computed where the vectors live (setup includes them)\n"
                            "Prints one line per strategy: times are medians of -bench_reps runs, synchronised with the device.\n";
@@ -104,6 +106,59 @@ static PetscErrorCode Triad(DM dm, PetscInt reps, PetscReal *gbs)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The reference for fegpu's box builder: PETSc's DMPlexCreateFromCellListPetsc() with interpolation and the boundary
+   label of DMPlexMarkBoundaryFaces() + DMPlexLabelComplete(), from the cell list of dm, timed */
+static PetscErrorCode MeshReference(DM dm, PetscLogDouble tfeg)
+{
+  DM                 udm, ref;
+  DMLabel            label;
+  DMPolytopeType     ct;
+  PetscInt           cStart, cEnd, vStart, vEnd, dim, nper, nc, nv, *cells;
+  PetscReal         *coords;
+  Vec                X;
+  const PetscScalar *x;
+  PetscMPIInt        size;
+  PetscLogDouble     t0, t1;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
+  PetscCall(DMPlexGetCellType(dm, cStart, &ct));
+  if (size > 1 || ct == DM_POLYTOPE_TRI_PRISM_TENSOR) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "mesh reference: skipped (one process, no prisms)\n"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(DMGetDimension(dm, &dim));
+  PetscCall(DMPlexUninterpolate(dm, &udm));
+  PetscCall(DMPlexGetDepthStratum(udm, 0, &vStart, &vEnd));
+  PetscCall(DMPlexGetConeSize(udm, cStart, &nper));
+  nc = cEnd - cStart;
+  nv = vEnd - vStart;
+  PetscCall(PetscMalloc2(nc * nper, &cells, nv * dim, &coords));
+  for (PetscInt c = cStart; c < cEnd; c++) {
+    const PetscInt *cone;
+
+    PetscCall(DMPlexGetCone(udm, c, &cone));
+    for (PetscInt k = 0; k < nper; k++) cells[(c - cStart) * nper + k] = cone[k] - vStart;
+  }
+  PetscCall(DMGetCoordinatesLocal(dm, &X));
+  PetscCall(VecGetArrayRead(X, &x));
+  for (PetscInt k = 0; k < nv * dim; k++) coords[k] = PetscRealPart(x[k]);
+  PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCall(DMDestroy(&udm));
+  PetscCall(PetscTime(&t0));
+  PetscCall(DMPlexCreateFromCellListPetsc(PETSC_COMM_WORLD, dim, nc, nv, nper, PETSC_TRUE, cells, dim, coords, &ref));
+  PetscCall(DMCreateLabel(ref, "marker"));
+  PetscCall(DMGetLabel(ref, "marker", &label));
+  PetscCall(DMPlexMarkBoundaryFaces(ref, 1, label));
+  PetscCall(DMPlexLabelComplete(ref, label));
+  PetscCall(PetscTime(&t1));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "mesh reference: %" PetscInt_FMT " cells, fegpu's box %.3f s, PETSc's DMPlexCreateFromCellListPetsc + boundary label of the same cells %.3f s: %.1fx\n", nc, tfeg, t1 - t0, (t1 - t0) / tfeg));
+  PetscCall(DMDestroy(&ref));
+  PetscCall(PetscFree2(cells, coords));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   DM             dm;
@@ -112,7 +167,7 @@ int main(int argc, char **argv)
   PetscBool      cont     = PETSC_TRUE;
   char          *strat[4] = {NULL, NULL, NULL, NULL};
   PetscScalar    C[16]    = {1.0, 0, 0, 0, 0, 1.0, 0.2, 0.1, 0, 0.2, 1.0, 0.1, 0, 0.1, 0.1, 1.0};
-  PetscLogDouble tsetup0, tsetup, rAsm[8], rMult[8], rSet[8];
+  PetscLogDouble tsetup0, tsetup, tmesh, rAsm[8], rMult[8], rSet[8];
   char           csv[PETSC_MAX_PATH_LEN] = "";
   PetscReal      rGbs[8], rBpd[8], rGfl[8], fmaPeak = 0.0, atomRate = 0.0;
   char           rLabel[8][64];
@@ -121,6 +176,7 @@ int main(int argc, char **argv)
   VecType        vt;
   const char    *coeffs[] = {"constant", "host", "points"};
   PetscInt       coeff    = 0;
+  PetscBool      meshref  = PETSC_FALSE;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bench options", NULL);
@@ -128,6 +184,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-continuous", "Continuous Lagrange", NULL, cont, &cont, NULL));
   PetscCall(PetscOptionsInt("-bench_reps", "Repetitions (median reported)", NULL, reps, &reps, NULL));
   PetscCall(PetscOptionsStringArray("-bench_strategies", "Strategies to time: addto (atomic), color, coo, lma", NULL, strat, &nstrat, NULL));
+  PetscCall(PetscOptionsBool("-bench_mesh_reference", "Also time PETSc's DMPlexCreateFromCellListPetsc() of the same cells", NULL, meshref, &meshref, NULL));
   PetscCall(PetscOptionsEList("-bench_coeff", "Coefficient: constant, x-dependent by a host function, or given at the quadrature points", NULL, coeffs, 3, coeffs[coeff], &coeff, NULL));
   PetscOptionsEnd();
   reps = PetscMax(1, PetscMin(reps, 64));
@@ -138,9 +195,13 @@ int main(int argc, char **argv)
   }
   PetscCall(PetscTime(&tsetup0));
   PetscCall(FEGCreateMeshFromOptions(PETSC_COMM_WORLD, NULL, &dm));
+  PetscCall(PetscTime(&tmesh));
+  tmesh -= tsetup0;
+  if (meshref) PetscCall(MeshReference(dm, tmesh));
+  PetscCall(PetscTime(&tsetup0));
   PetscCall(FEGSetUpDiscretization(dm, order, cont, "u"));
   PetscCall(PetscTime(&tsetup));
-  tsetup -= tsetup0;
+  tsetup += tmesh - tsetup0;
   PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
   Ne = cEnd - cStart;
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &Ne, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));

@@ -165,7 +165,20 @@ static PetscErrorCode same_plex(DM a, DM b)
     PetscCall(DMPlexGetConeOrientation(b, p, &ob));
     for (PetscInt k = 0; k < na; k++)
       PetscCheck(ca[k] == cb[k] && oa[k] == ob[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "point %d cone entry %d: %d (orientation %d) and %d (orientation %d)", (int)p, (int)k, (int)ca[k], (int)oa[k], (int)cb[k], (int)ob[k]);
+    /* supports and depth are written directly, not by DMPlexSymmetrize() and DMPlexStratify() */
+    PetscCall(DMPlexGetSupportSize(a, p, &na));
+    PetscCall(DMPlexGetSupportSize(b, p, &nb));
+    PetscCheck(na == nb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "point %d: support sizes %d and %d", (int)p, (int)na, (int)nb);
+    PetscCall(DMPlexGetSupport(a, p, &ca));
+    PetscCall(DMPlexGetSupport(b, p, &cb));
+    for (PetscInt k = 0; k < na; k++) PetscCheck(ca[k] == cb[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "point %d support entry %d: %d and %d", (int)p, (int)k, (int)ca[k], (int)cb[k]);
+    PetscCall(DMPlexGetPointDepth(a, p, &na));
+    PetscCall(DMPlexGetPointDepth(b, p, &nb));
+    PetscCheck(na == nb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "point %d: depths %d and %d", (int)p, (int)na, (int)nb);
   }
+  PetscCall(DMPlexGetDepth(a, &na));
+  PetscCall(DMPlexGetDepth(b, &nb));
+  PetscCheck(na == nb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "depths %d and %d", (int)na, (int)nb);
   PetscCall(DMGetCoordinatesLocal(a, &xa));
   PetscCall(DMGetCoordinatesLocal(b, &xb));
   PetscCall(VecGetSize(xa, &na));
@@ -176,11 +189,39 @@ static PetscErrorCode same_plex(DM a, DM b)
   PetscCall(VecAXPY(xb, 1.0, xa));
   PetscCheck(diff == 0.0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "coordinates differ by %g", (double)diff);
   PetscCall(DMPlexCheckFaces(a, 0));
+  PetscCall(DMPlexCheckSymmetry(a));
+  PetscCall(DMPlexCheckSkeleton(a, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* fegpu's direct interpolation of a cell list equals PETSc's DMPlexCreateFromCellListPetsc() with DMPlexInterpolate():
-   the box meshes of every type (cells shuffled, so faces and edges appear in another order) and unstructured Gmsh meshes */
+/* the same points in label "marker" of a and b, all with value 1 */
+static PetscErrorCode same_marker(DM a, DM b)
+{
+  DMLabel   la, lb;
+  IS        ia, ib;
+  PetscInt  na, nb;
+  PetscBool eq;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetLabel(a, "marker", &la));
+  PetscCall(DMGetLabel(b, "marker", &lb));
+  PetscCall(DMLabelGetNumValues(la, &na));
+  PetscCall(DMLabelGetNumValues(lb, &nb));
+  PetscCheck(na == 1 && nb == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "marker labels with %d and %d values", (int)na, (int)nb);
+  PetscCall(DMLabelGetStratumIS(la, 1, &ia));
+  PetscCall(DMLabelGetStratumIS(lb, 1, &ib));
+  PetscCall(ISEqual(ia, ib, &eq));
+  PetscCall(ISGetLocalSize(ia, &na));
+  PetscCall(ISGetLocalSize(ib, &nb));
+  PetscCheck(eq, PETSC_COMM_SELF, PETSC_ERR_PLIB, "marker labels differ (%d and %d points)", (int)na, (int)nb);
+  PetscCall(ISDestroy(&ia));
+  PetscCall(ISDestroy(&ib));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* fegpu's direct interpolation of a cell list equals PETSc's DMPlexCreateFromCellListPetsc() with DMPlexInterpolate()
+   (cones, orientations, supports, depth, cell types; the boundary label equals DMPlexMarkBoundaryFaces() +
+   DMPlexLabelComplete()): the box meshes of every type (cells shuffled, so faces and edges appear in another order) and unstructured Gmsh meshes */
 START_TEST(test_cell_list_interpolation)
 {
   const char        *files[2] = {"square_944.msh", "shell_tet2.msh"};
@@ -223,7 +264,7 @@ START_TEST(test_cell_list_interpolation)
     TCHK(PetscRandomDestroy(&r));
   }
   TCHK(FEGCellInfoGet(PETSC_COMM_SELF, ct, &info));
-  TCHK(FEGPlexCreateFromCellList(PETSC_COMM_SELF, info, nc, nvx, cells, coords, &mine));
+  TCHK(FEGPlexCreateFromCellList(PETSC_COMM_SELF, info, nc, nvx, cells, coords, "marker", &mine));
   if (info->listedAs != ct) {
     DM udm;
 
@@ -241,6 +282,16 @@ START_TEST(test_cell_list_interpolation)
     TCHK(DMDestroy(&udm));
   } else TCHK(DMPlexCreateFromCellListPetsc(PETSC_COMM_SELF, dim, nc, nvx, nper, PETSC_TRUE, cells, dim, coords, &petsc));
   TCHK(same_plex(mine, petsc));
+  {
+    DMLabel label;
+
+    /* the boundary marked directly, against PETSc's own marking of the same faces */
+    TCHK(DMCreateLabel(petsc, "marker"));
+    TCHK(DMGetLabel(petsc, "marker", &label));
+    TCHK(DMPlexMarkBoundaryFaces(petsc, 1, label));
+    TCHK(DMPlexLabelComplete(petsc, label));
+    TCHK(same_marker(mine, petsc));
+  }
   TCHK(PetscFree2(cells, coords));
   TCHK(DMDestroy(&mine));
   TCHK(DMDestroy(&petsc));

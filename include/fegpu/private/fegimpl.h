@@ -67,7 +67,7 @@ PETSC_INTERN void              FEGBoxSplitTetrahedron(const PetscInt[], PetscInt
 PETSC_INTERN void              FEGBoxSplitHexahedron(const PetscInt[], PetscInt[]);
 PETSC_INTERN void              FEGBoxSplitPrism(const PetscInt[], PetscInt[]);
 PETSC_INTERN PetscErrorCode    FEGMeshReadFile_Private(MPI_Comm, const char[], DM *);
-PETSC_EXTERN PetscErrorCode    FEGPlexCreateFromCellList(MPI_Comm, const FEGCellInfo *, PetscInt, PetscInt, const PetscInt[], const PetscReal[], DM *);
+PETSC_EXTERN PetscErrorCode    FEGPlexCreateFromCellList(MPI_Comm, const FEGCellInfo *, PetscInt, PetscInt, const PetscInt[], const PetscReal[], const char[], DM *);
 PETSC_INTERN PetscErrorCode    FEGMeshDistribute_Private(DM *, const char[], PetscBool);
 PETSC_INTERN PetscErrorCode    PetscPartitionerCreate_FEGMetis(PetscPartitioner);
 /* cell orderings of FEGMeshReorder(): perm[i] = the cell (counted from the first) that goes to position i */

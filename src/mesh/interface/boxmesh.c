@@ -140,7 +140,6 @@ PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt
   PetscMPIInt        rank, size;
   PetscInt           dim, numCells = 0, numVertices = 0, n[3] = {1, 1, 1}, *cells = NULL;
   PetscReal         *coords = NULL, lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
-  DMLabel            label;
   const FEGCellInfo *cell;
 
   PetscFunctionBegin;
@@ -180,13 +179,9 @@ PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt
     }
   }
   /* interpolated directly (PETSc's DMPlexInterpolate() took 10 s for 1M hexahedra) */
-  PetscCall(FEGPlexCreateFromCellList(comm, cell, numCells, numVertices, cells, coords, dm));
+  PetscCall(FEGPlexCreateFromCellList(comm, cell, numCells, numVertices, cells, coords, "marker", dm));
   PetscCall(PetscFree(cells));
   PetscCall(PetscFree(coords));
-  PetscCall(DMCreateLabel(*dm, "marker"));
-  PetscCall(DMGetLabel(*dm, "marker", &label));
-  PetscCall(DMPlexMarkBoundaryFaces(*dm, 1, label));
-  PetscCall(DMPlexLabelComplete(*dm, label));
   PetscCall(FEGMeshDistribute_Private(dm, NULL, PETSC_TRUE));
   PetscCall(PetscObjectSetName((PetscObject)*dm, "Mesh"));
   PetscFunctionReturn(PETSC_SUCCESS);
