@@ -157,6 +157,7 @@ PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt
   PetscCheck(perturb >= 0.0 && perturb < 0.5, comm, PETSC_ERR_ARG_OUTOFRANGE, "Perturbation %g must be in [0, 0.5) so no cell inverts", (double)perturb);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(PetscLogEventBegin(FEG_BoxMesh, 0, 0, 0, 0));
   if (rank == 0) {
     const PetscInt nz = dim == 3 ? n[2] : 0;
 
@@ -182,6 +183,7 @@ PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt
   PetscCall(FEGPlexCreateFromCellList(comm, cell, numCells, numVertices, cells, coords, "marker", dm));
   PetscCall(PetscFree(cells));
   PetscCall(PetscFree(coords));
+  PetscCall(PetscLogEventEnd(FEG_BoxMesh, 0, 0, 0, 0));
   PetscCall(FEGMeshDistribute_Private(dm, NULL, PETSC_TRUE));
   PetscCall(PetscObjectSetName((PetscObject)*dm, "Mesh"));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -175,6 +175,8 @@ PetscErrorCode FEGPlexCreateFromCellList(MPI_Comm comm, const FEGCellInfo *cell,
   FEGTuples           ft;
 
   PetscFunctionBegin;
+  PetscCall(FEGInitializePackage());
+  PetscCall(PetscLogEventBegin(FEG_PlexFaces, 0, 0, 0, 0));
   for (PetscInt f = 0; f < nf; f++) foff[f + 1] = foff[f] + cf->size[f];
   /* every cell's raw faces */
   PetscCall(PetscMalloc1((size_t)numCells * foff[nf], &fv));
@@ -230,6 +232,8 @@ PetscErrorCode FEGPlexCreateFromCellList(MPI_Comm comm, const FEGCellInfo *cell,
     }
   }
   pEnd = eStart + nedges;
+  PetscCall(PetscLogEventEnd(FEG_PlexFaces, 0, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(FEG_PlexTopology, 0, 0, 0, 0));
 
   PetscCall(DMCreate(comm, dm));
   PetscCall(DMSetType(*dm, DMPLEX));
@@ -400,6 +404,7 @@ PetscErrorCode FEGPlexCreateFromCellList(MPI_Comm comm, const FEGCellInfo *cell,
     PetscCall(DMSetCoordinatesLocal(*dm, X));
     PetscCall(VecDestroy(&X));
   }
+  PetscCall(PetscLogEventEnd(FEG_PlexTopology, 0, 0, 0, 0));
   PetscCall(PetscFree(fv));
   PetscCall(PetscFree(fid));
   PetscCall(PetscFree(ffirst));

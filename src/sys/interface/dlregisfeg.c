@@ -4,6 +4,7 @@ PetscClassId  FEG_FORM_CLASSID, FEG_OP_CLASSID;
 PetscBool     FEGPackageInitialized = PETSC_FALSE;
 PetscLogEvent FEG_Setup, FEG_Integrate, FEG_Assemble, FEG_Apply, FEG_RHS;
 PetscLogEvent FEG_SetupDofMap, FEG_SetupGeometry, FEG_SetupPattern, FEG_SetupDevice, FEG_RHSBoundary;
+PetscLogEvent FEG_BoxMesh, FEG_PlexFaces, FEG_PlexTopology;
 
 /*@C
   FEGFinalizePackage - called from PetscFinalize() to forget the package's registrations
@@ -47,6 +48,10 @@ PetscErrorCode FEGInitializePackage(void)
   PetscCall(PetscLogEventRegister("FEGSetUpPattern", FEG_OP_CLASSID, &FEG_SetupPattern));
   PetscCall(PetscLogEventRegister("FEGSetUpDevice", FEG_OP_CLASSID, &FEG_SetupDevice));
   PetscCall(PetscLogEventRegister("FEGRHSBoundary", FEG_OP_CLASSID, &FEG_RHSBoundary)); /* in FEGRHS */
+  /* the box mesh, and the two phases of its direct interpolation nested in it */
+  PetscCall(PetscLogEventRegister("FEGBoxMesh", DM_CLASSID, &FEG_BoxMesh));
+  PetscCall(PetscLogEventRegister("FEGPlexFaces", DM_CLASSID, &FEG_PlexFaces));
+  PetscCall(PetscLogEventRegister("FEGPlexTopology", DM_CLASSID, &FEG_PlexTopology));
   PetscCall(PetscRegisterFinalize(FEGFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
