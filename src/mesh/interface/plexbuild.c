@@ -6,97 +6,176 @@
    DMPlexCreateFromCellListPetsc(..., interpolate = PETSC_TRUE, ...) makes, point for point: the same numbering (cells,
    vertices, faces, edges; new points in order of first appearance, grouped by type), cones and orientations. */
 
-/* n vertex tuples laid out periodically: tuple i = period * q + j has sz[j] <= 4 vertices at v[stride * q + off[j]] (a
-   cell's faces, or one edge after another), so no per-tuple sizes or offsets are stored */
+/* The cells' faces as vertex tuples, read through the cell list rather than copied: raw face r = nf * c + j (face j of
+   cell c) has sz[j] <= 4 vertices, cells[nv * c + vert[off[j] + k]] */
 typedef struct {
-  PetscInt        period, stride;
-  const PetscInt *sz, *off, *v;
-} FEGTuples;
+  PetscInt        nf, nv;
+  const PetscInt *sz, *off, *vert, *cells;
+} FEGRawFaces;
 
-static inline PetscInt FEGTupleSize(const FEGTuples *t, PetscInt i)
+static inline PetscInt FEGRawFaceSize(const FEGRawFaces *t, PetscInt r)
 {
-  return t->sz[i % t->period];
+  return t->sz[r % t->nf];
 }
 
-static inline const PetscInt *FEGTupleVertices(const FEGTuples *t, PetscInt i)
+/* The vertices of face j of cell c; returns their number */
+static inline PetscInt FEGCellFaceVertices(const FEGRawFaces *t, PetscInt c, PetscInt j, PetscInt v[])
 {
-  return t->v + t->stride * (i / t->period) + t->off[i % t->period];
+  for (PetscInt k = 0; k < t->sz[j]; k++) v[k] = t->cells[t->nv * c + t->vert[t->off[j] + k]];
+  return t->sz[j];
 }
 
-/* Whether tuples i and j hold the same vertex set */
-static inline PetscBool FEGTuplesEqual(const FEGTuples *t, PetscInt i, PetscInt j)
+static inline PetscInt FEGRawFaceVertices(const FEGRawFaces *t, PetscInt r, PetscInt v[])
 {
-  const PetscInt s = FEGTupleSize(t, i), *vi = FEGTupleVertices(t, i), *vj = FEGTupleVertices(t, j);
-  PetscInt       k;
-
-  if (FEGTupleSize(t, j) != s) return PETSC_FALSE;
-  for (k = 0; k < s; k++) {
-    PetscInt l;
-
-    for (l = 0; l < s; l++)
-      if (vj[l] == vi[k]) break;
-    if (l == s) return PETSC_FALSE;
-  }
-  return PETSC_TRUE;
+  return FEGCellFaceVertices(t, r / t->nf, r % t->nf, v);
 }
 
-/* Distinct vertex sets among n tuples (vertices in [0, nv)): id[i] numbers the set of tuple i in order of first
-   appearance; first[u] is the first tuple of set u. Tuples are bucketed by their smallest vertex m and, within a bucket,
-   chained by their second smallest vertex s, so a tuple is compared only with the earlier distinct sets that share the
-   edge (m, s): comparing within whole buckets was quadratic in the vertex valence (1.8 s for a million tetrahedra). */
-static PetscErrorCode FEGUniqueTuples(PetscInt n, PetscInt nv, const FEGTuples *t, PetscInt *nu, PetscInt id[], PetscInt **first)
+static inline PetscInt FEGMinVertex(PetscInt s, const PetscInt v[])
 {
-  PetscInt *start, *bucket, *rep, *next, *stamp, *head;
+  PetscInt m = v[0];
+
+  for (PetscInt k = 1; k < s; k++) m = PetscMin(m, v[k]);
+  return m;
+}
+
+/* Per-vertex lists, one slot for every tuple whose smallest vertex it is: start[m] (from counts) and len[m] */
+static PetscErrorCode FEGVertexListsSetUp(PetscInt nvert, PetscInt *start, PetscInt *len)
+{
+  PetscFunctionBegin;
+  for (PetscInt m = 0; m < nvert; m++) start[m + 1] += start[m];
+  PetscCall(PetscArrayzero(len, nvert));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Distinct vertex sets among the cells' raw faces (r = nf c + j), numbered in order of first appearance (as
+   DMPlexInterpolate() numbers them): id[r] for every raw face, first[u] the first raw face of set u. Each vertex lists
+   the sets whose smallest vertex it is (a handful), with their other vertices sorted, so one pass in raw order compares
+   a face's sorted vertices only with those: bucketing and then comparing within whole buckets was quadratic in the
+   valence and took several passes (1.8 s for a million tetrahedra). */
+static PetscErrorCode FEGUniqueFaces(const FEGRawFaces *t, PetscInt numCells, PetscInt nvert, PetscInt *nu, PetscInt id[], PetscInt **first)
+{
+  const PetscInt nf = t->nf, n = numCells * nf;
+  PetscInt      *start, *len, *key, *set, v[4];
 
   PetscFunctionBegin;
-  PetscCall(PetscCalloc1(nv + 1, &start));
-  PetscCall(PetscMalloc4(n, &bucket, n, &rep, nv, &stamp, nv, &head));
-  for (PetscInt i = 0; i < n; i++) {
-    const PetscInt *vi = FEGTupleVertices(t, i);
-    PetscInt        m  = vi[0];
+  PetscCall(PetscCalloc2(nvert + 1, &start, nvert, &len));
+  PetscCall(PetscMalloc2(3 * (size_t)n, &key, n, &set));
+  for (PetscInt c = 0; c < numCells; c++)
+    for (PetscInt j = 0; j < nf; j++) {
+      const PetscInt s = FEGCellFaceVertices(t, c, j, v);
 
-    for (PetscInt k = 1; k < FEGTupleSize(t, i); k++) m = PetscMin(m, vi[k]);
-    id[i] = m; /* the key for now */
-    start[m + 1]++;
-  }
-  for (PetscInt m = 0; m < nv; m++) start[m + 1] += start[m];
-  /* fill each bucket from its end, so that it holds its tuples in increasing order and start[m] ends at its beginning */
-  for (PetscInt i = n - 1; i >= 0; i--) bucket[--start[id[i] + 1]] = i;
-  for (PetscInt v = 0; v < nv; v++) stamp[v] = -1;
-  next = id; /* the keys are in the buckets now */
-  for (PetscInt m = 0; m < nv; m++) {
-    for (PetscInt b = start[m]; b < start[m + 1]; b++) {
-      const PetscInt i = bucket[b], *vi = FEGTupleVertices(t, i);
-      PetscInt       s = PETSC_MAX_INT, j, last = -1;
+      start[FEGMinVertex(s, v) + 1]++;
+    }
+  PetscCall(FEGVertexListsSetUp(nvert, start, len));
+  PetscCall(PetscMalloc1(n, first));
+  *nu = 0;
+  for (PetscInt c = 0, r = 0; c < numCells; c++)
+    for (PetscInt j = 0; j < nf; j++, r++) {
+      const PetscInt s = FEGCellFaceVertices(t, c, j, v);
+      PetscInt       m, q, *kq;
 
-      for (PetscInt k = 0; k < FEGTupleSize(t, i); k++)
-        if (vi[k] != m) s = PetscMin(s, vi[k]);
-      rep[i] = i;
-      /* the earlier sets with smallest vertices (m, s), in increasing order: the first equal one is the set's first tuple */
-      for (j = stamp[s] == m ? head[s] : -1; j >= 0; last = j, j = next[j])
-        if (FEGTuplesEqual(t, i, j)) break;
-      if (j >= 0) rep[i] = j;
-      else {
-        next[i] = -1;
-        if (last >= 0) next[last] = i;
-        else {
-          stamp[s] = m;
-          head[s]  = i;
+      /* sorted (at most 4), so a set is its smallest vertex and the three after it (-1 for a triangle) */
+      for (PetscInt a = 1; a < s; a++)
+        for (PetscInt b = a; b > 0 && v[b - 1] > v[b]; b--) {
+          const PetscInt x = v[b];
+
+          v[b]     = v[b - 1];
+          v[b - 1] = x;
         }
+      if (s < 4) v[3] = -1;
+      m = v[0];
+      for (q = start[m], kq = key + 3 * (size_t)q; q < start[m] + len[m]; q++, kq += 3)
+        if (kq[0] == v[1] && kq[1] == v[2] && kq[2] == v[3]) break;
+      if (q < start[m] + len[m]) id[r] = set[q];
+      else {
+        kq[0]         = v[1];
+        kq[1]         = v[2];
+        kq[2]         = v[3];
+        set[q]        = *nu;
+        (*first)[*nu] = r;
+        id[r]         = (*nu)++;
+        len[m]++;
+      }
+    }
+  PetscCall(PetscFree2(start, len));
+  PetscCall(PetscFree2(key, set));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Distinct edges among the faces' edges (face f in order, edge k from its vertex k to k + 1, the vertices of its first
+   raw face), numbered in order of first appearance: eid[re] for raw edge re, ev[2 e], ev[2 e + 1] the vertices of edge
+   e as first seen */
+static PetscErrorCode FEGUniqueEdges(const FEGRawFaces *t, PetscInt nfaces, const PetscInt ffirst[], PetscInt nvert, PetscInt *ne, PetscInt **eid, PetscInt **ev)
+{
+  PetscInt *start, *len, *other, *edge, nre = 0, v[4];
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc2(nvert + 1, &start, nvert, &len));
+  for (PetscInt f = 0; f < nfaces; f++) {
+    const PetscInt s = FEGRawFaceVertices(t, ffirst[f], v);
+
+    for (PetscInt k = 0; k < s; k++) start[PetscMin(v[k], v[(k + 1) % s]) + 1]++;
+    nre += s;
+  }
+  PetscCall(FEGVertexListsSetUp(nvert, start, len));
+  PetscCall(PetscMalloc2(nre, &other, nre, &edge));
+  PetscCall(PetscMalloc1(nre, eid));
+  PetscCall(PetscMalloc1(2 * nre, ev));
+  *ne = 0;
+  for (PetscInt f = 0, re = 0; f < nfaces; f++) {
+    const PetscInt s = FEGRawFaceVertices(t, ffirst[f], v);
+
+    for (PetscInt k = 0; k < s; k++, re++) {
+      const PetscInt a = v[k], b = v[(k + 1) % s], m = PetscMin(a, b), M = PetscMax(a, b);
+      PetscInt       j;
+
+      for (j = 0; j < len[m]; j++)
+        if (other[start[m] + j] == M) break;
+      if (j < len[m]) (*eid)[re] = edge[start[m] + j];
+      else {
+        other[start[m] + len[m]] = M;
+        edge[start[m] + len[m]]  = *ne;
+        len[m]++;
+        (*ev)[2 * *ne]     = a;
+        (*ev)[2 * *ne + 1] = b;
+        (*eid)[re]         = (*ne)++;
       }
     }
   }
-  /* number the sets by their first tuples: rep[i] <= i, so its number is known */
-  PetscCall(PetscMalloc1(n, first));
-  *nu = 0;
-  for (PetscInt i = 0; i < n; i++) {
-    if (rep[i] == i) {
-      (*first)[*nu] = i;
-      id[i]         = (*nu)++;
-    } else id[i] = id[rep[i]];
+  PetscCall(PetscFree2(start, len));
+  PetscCall(PetscFree2(other, edge));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* PETSc's orientation of a face (or edge) as seen from a cell (or face), DMPolytopeGetVertexOrientation(), depends only on
+   where each of its vertices sits in the face's own cone: computed once per such permutation and looked up after */
+typedef struct {
+  PetscInt o[3][256]; /* segments, triangles, quadrilaterals: s^s permutation codes */
+} FEGOrientationCache;
+
+static void FEGOrientationCacheInit(FEGOrientationCache *oc)
+{
+  for (PetscInt s = 0; s < 3; s++)
+    for (PetscInt c = 0; c < 256; c++) oc->o[s][c] = PETSC_MIN_INT;
+}
+
+static DMPolytopeType FEGFaceType(PetscInt size);
+
+static PetscErrorCode FEGOrientation(FEGOrientationCache *oc, PetscInt s, const PetscInt cone[], const PetscInt seen[], PetscInt *o)
+{
+  PetscInt code = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt k = s - 1; k >= 0; k--) {
+    PetscInt l;
+
+    for (l = 0; l < s; l++)
+      if (cone[l] == seen[k]) break;
+    PetscCheck(l < s, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Vertex %" PetscInt_FMT " is not in the face", seen[k]);
+    code = code * s + l;
   }
-  PetscCall(PetscFree(start));
-  PetscCall(PetscFree4(bucket, rep, stamp, head));
+  if (oc->o[s - 2][code] == PETSC_MIN_INT) PetscCall(DMPolytopeGetVertexOrientation(FEGFaceType(s), cone, seen, &oc->o[s - 2][code]));
+  *o = oc->o[s - 2][code];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -165,40 +244,37 @@ static PetscErrorCode FEGLabelSetStratumRange(DMLabel label, PetscInt value, Pet
 @*/
 PetscErrorCode FEGPlexCreateFromCellList(MPI_Comm comm, const FEGCellInfo *cell, PetscInt numCells, PetscInt numVertices, const PetscInt cells[], const PetscReal coords[], const char boundary[], DM *dm)
 {
-  const PetscInt      dim = cell->dim, nv = cell->nverts, nf = cell->faces.nfaces;
+  const PetscInt      dim = cell->dim, nf = cell->faces.nfaces;
   const FEGCellFaces *cf      = &cell->faces;
-  PetscInt            foff[7] = {0}, nraw = numCells * nf, nfaces = 0, nedges = 0, *fv, *fid, *ffirst, *fnum;
-  PetscInt           *ev = NULL, *eid = NULL, *efirst = NULL, typeStart[DM_NUM_POLYTOPES], typeCount[DM_NUM_POLYTOPES];
-  PetscInt            fStart, eStart, pEnd, *cones, *ornts, *soff;
+  PetscInt            foff[7] = {0}, nraw = numCells * nf, nfaces = 0, nedges = 0, *fid, *ffirst, *fnum, *fsize;
+  PetscInt           *ev = NULL, *eid = NULL, typeStart[DM_NUM_POLYTOPES], typeCount[DM_NUM_POLYTOPES];
+  PetscInt            fStart, eStart, pEnd, coneStorage, *cones, *ornts, *soff, v[4], w[4];
   PetscSection        cs;
   DMLabel             label;
-  FEGTuples           ft;
+  FEGRawFaces         rf;
+  FEGOrientationCache oc;
 
   PetscFunctionBegin;
   PetscCall(FEGInitializePackage());
   PetscCall(PetscLogEventBegin(FEG_PlexFaces, 0, 0, 0, 0));
   for (PetscInt f = 0; f < nf; f++) foff[f + 1] = foff[f] + cf->size[f];
-  /* every cell's raw faces */
-  PetscCall(PetscMalloc1((size_t)numCells * foff[nf], &fv));
+  rf.nf    = nf;
+  rf.nv    = cell->nverts;
+  rf.sz    = cf->size;
+  rf.off   = foff;
+  rf.vert  = cf->vert;
+  rf.cells = cells;
+  FEGOrientationCacheInit(&oc);
   PetscCall(PetscMalloc1(nraw, &fid));
-  for (PetscInt c = 0; c < numCells; c++)
-    for (PetscInt f = 0; f < nf; f++) {
-      for (PetscInt k = 0; k < cf->size[f]; k++) fv[c * foff[nf] + foff[f] + k] = cells[c * nv + cf->vert[foff[f] + k]];
-    }
-  ft.period = nf;
-  ft.stride = foff[nf];
-  ft.sz     = cf->size;
-  ft.off    = foff;
-  ft.v      = fv;
-  PetscCall(FEGUniqueTuples(nraw, numVertices, &ft, &nfaces, fid, &ffirst));
+  PetscCall(FEGUniqueFaces(&rf, numCells, numVertices, &nfaces, fid, &ffirst));
   /* faces numbered contiguously by type, in order of first appearance within a type (as PETSc does) */
   PetscCall(PetscArrayzero(typeCount, DM_NUM_POLYTOPES));
-  for (PetscInt u = 0; u < nfaces; u++) typeCount[FEGFaceType(FEGTupleSize(&ft, ffirst[u]))]++;
+  for (PetscInt u = 0; u < nfaces; u++) typeCount[FEGFaceType(FEGRawFaceSize(&rf, ffirst[u]))]++;
   fStart       = numCells + numVertices;
   typeStart[0] = fStart;
   for (PetscInt t = 1; t < DM_NUM_POLYTOPES; t++) typeStart[t] = typeStart[t - 1] + typeCount[t - 1];
   PetscCall(PetscMalloc1(nfaces, &fnum));
-  for (PetscInt u = 0; u < nfaces; u++) fnum[u] = typeStart[FEGFaceType(FEGTupleSize(&ft, ffirst[u]))]++ - fStart;
+  for (PetscInt u = 0; u < nfaces; u++) fnum[u] = typeStart[FEGFaceType(FEGRawFaceSize(&rf, ffirst[u]))]++ - fStart;
   {
     PetscInt *tmp;
 
@@ -208,29 +284,10 @@ PetscErrorCode FEGPlexCreateFromCellList(MPI_Comm comm, const FEGCellInfo *cell,
     PetscCall(PetscFree(ffirst));
     ffirst = tmp;
   }
+  PetscCall(PetscMalloc1(nfaces, &fsize));
+  for (PetscInt f = 0; f < nfaces; f++) fsize[f] = FEGRawFaceSize(&rf, ffirst[f]);
   eStart = fStart + nfaces;
-  if (dim == 3) {
-    PetscInt nre = 0;
-
-    /* each face's raw edges, faces in their final order, from the face's vertex cone */
-    for (PetscInt f = 0; f < nfaces; f++) nre += FEGTupleSize(&ft, ffirst[f]);
-    PetscCall(PetscMalloc2(2 * nre, &ev, nre, &eid));
-    nre = 0;
-    for (PetscInt f = 0; f < nfaces; f++) {
-      const PetscInt s = FEGTupleSize(&ft, ffirst[f]), *fc = FEGTupleVertices(&ft, ffirst[f]);
-
-      for (PetscInt k = 0; k < s; k++, nre++) {
-        ev[2 * nre]     = fc[k];
-        ev[2 * nre + 1] = fc[(k + 1) % s];
-      }
-    }
-    {
-      const PetscInt two = 2, zero = 0;
-      FEGTuples      et = {1, 2, &two, &zero, ev};
-
-      PetscCall(FEGUniqueTuples(nre, numVertices, &et, &nedges, eid, &efirst));
-    }
-  }
+  if (dim == 3) PetscCall(FEGUniqueEdges(&rf, nfaces, ffirst, numVertices, &nedges, &eid, &ev));
   pEnd = eStart + nedges;
   PetscCall(PetscLogEventEnd(FEG_PlexFaces, 0, 0, 0, 0));
   PetscCall(PetscLogEventBegin(FEG_PlexTopology, 0, 0, 0, 0));
@@ -240,69 +297,75 @@ PetscErrorCode FEGPlexCreateFromCellList(MPI_Comm comm, const FEGCellInfo *cell,
   PetscCall(DMSetDimension(*dm, dim));
   PetscCall(DMPlexSetChart(*dm, 0, pEnd));
   for (PetscInt c = 0; c < numCells; c++) PetscCall(DMPlexSetConeSize(*dm, c, nf));
-  for (PetscInt f = 0; f < nfaces; f++) PetscCall(DMPlexSetConeSize(*dm, fStart + f, FEGTupleSize(&ft, ffirst[f])));
+  for (PetscInt f = 0; f < nfaces; f++) PetscCall(DMPlexSetConeSize(*dm, fStart + f, fsize[f]));
   for (PetscInt e = 0; e < nedges; e++) PetscCall(DMPlexSetConeSize(*dm, eStart + e, 2));
   /* support sizes from the same lists, so that DMSetUp() allocates the supports too */
   PetscCall(PetscCalloc1(pEnd + 1, &soff));
   for (PetscInt r = 0; r < nraw; r++) soff[fStart + fnum[fid[r]] + 1]++;
-  for (PetscInt f = 0, re = 0; f < nfaces; f++) {
-    const PetscInt s = FEGTupleSize(&ft, ffirst[f]), *fc = FEGTupleVertices(&ft, ffirst[f]);
-
-    for (PetscInt k = 0; k < s; k++) {
-      if (dim == 2) soff[numCells + fc[k] + 1]++;
-      else soff[eStart + eid[re++] + 1]++;
+  if (dim == 2)
+    for (PetscInt f = 0; f < nfaces; f++) {
+      (void)FEGRawFaceVertices(&rf, ffirst[f], v);
+      soff[numCells + v[0] + 1]++;
+      soff[numCells + v[1] + 1]++;
     }
-  }
-  for (PetscInt e = 0; e < nedges; e++) {
-    soff[numCells + ev[2 * efirst[e]] + 1]++;
-    soff[numCells + ev[2 * efirst[e] + 1] + 1]++;
+  else {
+    for (PetscInt re = 0, f = 0; f < nfaces; f++)
+      for (PetscInt k = 0; k < fsize[f]; k++) soff[eStart + eid[re++] + 1]++;
+    for (PetscInt e = 0; e < 2 * nedges; e++) soff[numCells + ev[e] + 1]++;
   }
   for (PetscInt p = 0; p < pEnd; p++)
     if (soff[p + 1]) PetscCall(DMPlexSetSupportSize(*dm, p, soff[p + 1]));
   for (PetscInt p = 0; p < pEnd; p++) soff[p + 1] += soff[p];
   PetscCall(DMSetUp(*dm));
   PetscCall(DMPlexGetConeSection(*dm, &cs));
+  PetscCall(PetscSectionGetStorageSize(cs, &coneStorage));
+  {
+    PetscInt o0, o1 = 0, o2 = 0;
+
+    /* the cone section lays cones out in chart order (cells, vertices, faces, edges), so offsets run on */
+    if (numCells) PetscCall(PetscSectionGetOffset(cs, 0, &o0));
+    else o0 = 0;
+    if (nfaces) PetscCall(PetscSectionGetOffset(cs, fStart, &o1));
+    if (nedges) PetscCall(PetscSectionGetOffset(cs, eStart, &o2));
+    PetscCheck(o0 == 0 && (!nfaces || o1 == numCells * nf) && (!nedges || o2 == coneStorage - 2 * nedges), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unexpected cone section layout");
+  }
   PetscCall(DMPlexGetCones(*dm, &cones));
   PetscCall(DMPlexGetConeOrientations(*dm, &ornts));
   /* cells: faces, oriented from the face's cone (its first cell's raw face) to this cell's raw face */
-  for (PetscInt c = 0; c < numCells; c++) {
-    PetscInt o;
-
-    PetscCall(PetscSectionGetOffset(cs, c, &o));
-    for (PetscInt f = 0; f < nf; f++) {
+  for (PetscInt c = 0, o = 0; c < numCells; c++) {
+    for (PetscInt f = 0; f < nf; f++, o++) {
       const PetscInt r = c * nf + f, u = fnum[fid[r]], r0 = ffirst[u];
 
-      cones[o + f] = fStart + u;
-      if (r == r0) ornts[o + f] = 0;
-      else PetscCall(DMPolytopeGetVertexOrientation(FEGFaceType(FEGTupleSize(&ft, r)), FEGTupleVertices(&ft, r0), FEGTupleVertices(&ft, r), &ornts[o + f]));
-    }
-  }
-  /* faces: their vertices (2D), or their edges oriented the same way (3D) */
-  for (PetscInt f = 0, re = 0; f < nfaces; f++) {
-    const PetscInt s = FEGTupleSize(&ft, ffirst[f]), *fc = FEGTupleVertices(&ft, ffirst[f]);
-    PetscInt       o;
+      cones[o] = fStart + u;
+      if (r == r0) ornts[o] = 0;
+      else {
+        const PetscInt s = FEGRawFaceVertices(&rf, r0, v);
 
-    PetscCall(PetscSectionGetOffset(cs, fStart + f, &o));
-    for (PetscInt k = 0; k < s; k++) {
-      if (dim == 2) {
-        cones[o + k] = numCells + fc[k];
-        ornts[o + k] = 0;
-      } else {
-        const PetscInt u = eid[re], r0 = efirst[u];
-
-        cones[o + k] = eStart + u;
-        if (re == r0) ornts[o + k] = 0;
-        else PetscCall(DMPolytopeGetVertexOrientation(DM_POLYTOPE_SEGMENT, ev + 2 * r0, ev + 2 * re, &ornts[o + k]));
-        re++;
+        (void)FEGCellFaceVertices(&rf, c, f, w);
+        PetscCall(FEGOrientation(&oc, s, v, w, &ornts[o]));
       }
     }
   }
-  for (PetscInt e = 0; e < nedges; e++) {
-    PetscInt o;
+  /* faces: their vertices (2D), or their edges oriented the same way (3D) */
+  for (PetscInt f = 0, re = 0, o = numCells * nf; f < nfaces; f++, o += fsize[f - 1]) {
+    const PetscInt s = FEGRawFaceVertices(&rf, ffirst[f], v);
 
-    PetscCall(PetscSectionGetOffset(cs, eStart + e, &o));
-    cones[o]     = numCells + ev[2 * efirst[e]];
-    cones[o + 1] = numCells + ev[2 * efirst[e] + 1];
+    for (PetscInt k = 0; k < s; k++) {
+      if (dim == 2) {
+        cones[o + k] = numCells + v[k];
+        ornts[o + k] = 0;
+      } else {
+        const PetscInt e = eid[re++], seen[2] = {v[k], v[(k + 1) % s]};
+
+        cones[o + k] = eStart + e;
+        if (seen[0] == ev[2 * e]) ornts[o + k] = 0;
+        else PetscCall(FEGOrientation(&oc, 2, ev + 2 * e, seen, &ornts[o + k]));
+      }
+    }
+  }
+  for (PetscInt e = 0, o = coneStorage - 2 * nedges; e < nedges; e++, o += 2) {
+    cones[o]     = numCells + ev[2 * e];
+    cones[o + 1] = numCells + ev[2 * e + 1];
     ornts[o] = ornts[o + 1] = 0;
   }
   /* supports in increasing order of the point they belong to, as DMPlexSymmetrize() orders them. PETSc has
@@ -312,13 +375,13 @@ PetscErrorCode FEGPlexCreateFromCellList(MPI_Comm comm, const FEGCellInfo *cell,
   {
     PetscSection    ss;
     const PetscInt *s0;
-    PetscInt       *supp, *fill, q0 = 0, o0, size, p = 0, o = 0;
+    PetscInt       *supp, *fill, q0 = 0, o0 = 0, size, p = 0, o = 0;
 
     while (q0 < pEnd && soff[q0 + 1] == soff[q0]) q0++;
     PetscCall(DMPlexGetSupportSection(*dm, &ss));
     PetscCall(PetscSectionGetStorageSize(ss, &size));
-    PetscCall(PetscSectionGetOffset(ss, PetscMin(q0, pEnd - 1), &o0));
-    PetscCheck(size == soff[pEnd] && (q0 == pEnd || o0 == 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Support section with %" PetscInt_FMT " entries (point %" PetscInt_FMT " at %" PetscInt_FMT "), expected %" PetscInt_FMT " from offset 0", size, q0, o0, soff[pEnd]);
+    if (q0 < pEnd) PetscCall(PetscSectionGetOffset(ss, q0, &o0));
+    PetscCheck(size == soff[pEnd] && o0 == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Support section with %" PetscInt_FMT " entries (point %" PetscInt_FMT " at %" PetscInt_FMT "), expected %" PetscInt_FMT " from offset 0", size, q0, o0, soff[pEnd]);
     if (q0 < pEnd) {
       PetscCall(DMPlexGetSupport(*dm, q0, &s0));
       supp = (PetscInt *)s0;
@@ -327,7 +390,7 @@ PetscErrorCode FEGPlexCreateFromCellList(MPI_Comm comm, const FEGCellInfo *cell,
       for (; p < numCells; p++)
         for (PetscInt k = 0; k < nf; k++, o++) supp[soff[cones[o]] + fill[cones[o]]++] = p;
       for (p = fStart; p < pEnd; p++)
-        for (PetscInt k = 0, n = p < eStart ? FEGTupleSize(&ft, ffirst[p - fStart]) : 2; k < n; k++, o++) supp[soff[cones[o]] + fill[cones[o]]++] = p;
+        for (PetscInt k = 0, n = p < eStart ? fsize[p - fStart] : 2; k < n; k++, o++) supp[soff[cones[o]] + fill[cones[o]]++] = p;
       PetscCall(PetscFree(fill));
     }
   }
@@ -350,7 +413,7 @@ PetscErrorCode FEGPlexCreateFromCellList(MPI_Comm comm, const FEGCellInfo *cell,
       if (soff[f + 1] - soff[f] != 1) continue;
       PetscCall(PetscBTSet(mark, f));
       PetscCall(PetscSectionGetOffset(cs, f, &o));
-      for (PetscInt k = 0, s = FEGTupleSize(&ft, ffirst[f - fStart]); k < s; k++) {
+      for (PetscInt k = 0; k < fsize[f - fStart]; k++) {
         const PetscInt q = cones[o + k];
 
         PetscCall(PetscBTSet(mark, q));
@@ -372,6 +435,8 @@ PetscErrorCode FEGPlexCreateFromCellList(MPI_Comm comm, const FEGCellInfo *cell,
   /* the depth strata are ranges too: vertices, edges (3D), faces, cells */
   PetscCall(DMCreateLabel(*dm, "depth"));
   PetscCall(DMGetLabel(*dm, "depth", &label));
+  /* every stratum on every process, even one without points, as DMPlexStratify() leaves them */
+  for (PetscInt d = 0; d <= dim; d++) PetscCall(DMLabelAddStratum(label, d));
   PetscCall(FEGLabelSetStratumRange(label, 0, numCells, numVertices));
   if (dim == 3) PetscCall(FEGLabelSetStratumRange(label, 1, eStart, nedges));
   PetscCall(FEGLabelSetStratumRange(label, dim - 1, fStart, nfaces));
@@ -405,13 +470,11 @@ PetscErrorCode FEGPlexCreateFromCellList(MPI_Comm comm, const FEGCellInfo *cell,
     PetscCall(VecDestroy(&X));
   }
   PetscCall(PetscLogEventEnd(FEG_PlexTopology, 0, 0, 0, 0));
-  PetscCall(PetscFree(fv));
   PetscCall(PetscFree(fid));
   PetscCall(PetscFree(ffirst));
   PetscCall(PetscFree(fnum));
-  if (dim == 3) {
-    PetscCall(PetscFree2(ev, eid));
-    PetscCall(PetscFree(efirst));
-  }
+  PetscCall(PetscFree(fsize));
+  PetscCall(PetscFree(eid));
+  PetscCall(PetscFree(ev));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
