@@ -74,7 +74,7 @@ static PetscErrorCode FEGUniqueFaces(const FEGRawFaces *t, PetscInt numCells, Pe
       const PetscInt s = FEGCellFaceVertices(t, c, j, v);
       PetscInt       m, q, *kq;
 
-      /* sorted (at most 4), so a set is its smallest vertex and the three after it (-1 for a triangle) */
+      /* sorted (at most 4), so a set is its smallest vertex and the three after it (-1 past a segment's or triangle's) */
       for (PetscInt a = 1; a < s; a++)
         for (PetscInt b = a; b > 0 && v[b - 1] > v[b]; b--) {
           const PetscInt x = v[b];
@@ -82,7 +82,7 @@ static PetscErrorCode FEGUniqueFaces(const FEGRawFaces *t, PetscInt numCells, Pe
           v[b]     = v[b - 1];
           v[b - 1] = x;
         }
-      if (s < 4) v[3] = -1;
+      for (PetscInt k = s; k < 4; k++) v[k] = -1;
       m = v[0];
       for (q = start[m], kq = key + 3 * (size_t)q; q < start[m] + len[m]; q++, kq += 3)
         if (kq[0] == v[1] && kq[1] == v[2] && kq[2] == v[3]) break;
