@@ -2,9 +2,10 @@
 #include <petscbt.h>
 
 /* An interpolated DMPlex straight from a cell-vertex list of one cell type, without DMPlexInterpolate()'s hash tables:
-   faces (and, in 3D, edges) are found by bucketing vertex tuples by their smallest vertex. The result is the mesh PETSc's
-   DMPlexCreateFromCellListPetsc(..., interpolate = PETSC_TRUE, ...) makes, point for point: the same numbering (cells,
-   vertices, faces, edges; new points in order of first appearance, grouped by type), cones and orientations. */
+   faces (and, in 3D, edges) are found through per-vertex lists of the sets whose smallest vertex each vertex is. The
+   result is the mesh PETSc's DMPlexCreateFromCellListPetsc(..., interpolate = PETSC_TRUE, ...) makes, point for point:
+   the same numbering (cells, vertices, faces, edges; new points in order of first appearance, grouped by type), cones,
+   orientations, supports, cell types and depth strata. */
 
 /* The cells' faces as vertex tuples, read through the cell list rather than copied: raw face r = nf * c + j (face j of
    cell c) has sz[j] <= 4 vertices, cells[nv * c + vert[off[j] + k]] */
@@ -159,7 +160,10 @@ static void FEGOrientationCacheInit(FEGOrientationCache *oc)
     for (PetscInt c = 0; c < 256; c++) oc->o[s][c] = PETSC_MIN_INT;
 }
 
-static DMPolytopeType FEGFaceType(PetscInt size);
+static DMPolytopeType FEGFaceType(PetscInt size)
+{
+  return size == 2 ? DM_POLYTOPE_SEGMENT : (size == 3 ? DM_POLYTOPE_TRIANGLE : DM_POLYTOPE_QUADRILATERAL);
+}
 
 static PetscErrorCode FEGOrientation(FEGOrientationCache *oc, PetscInt s, const PetscInt cone[], const PetscInt seen[], PetscInt *o)
 {
@@ -177,11 +181,6 @@ static PetscErrorCode FEGOrientation(FEGOrientationCache *oc, PetscInt s, const 
   if (oc->o[s - 2][code] == PETSC_MIN_INT) PetscCall(DMPolytopeGetVertexOrientation(FEGFaceType(s), cone, seen, &oc->o[s - 2][code]));
   *o = oc->o[s - 2][code];
   PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static DMPolytopeType FEGFaceType(PetscInt size)
-{
-  return size == 2 ? DM_POLYTOPE_SEGMENT : (size == 3 ? DM_POLYTOPE_TRIANGLE : DM_POLYTOPE_QUADRILATERAL);
 }
 
 /* A label's stratum from points p with flag[p] set, in increasing order */
