@@ -94,6 +94,8 @@ static PetscErrorCode FEGMatFreeBuildRefOps(FEGDisc *d, FEGOp_MatFree *mf)
 
   PetscFunctionBegin;
   PetscCall(PetscFree(mf->Op));
+  PetscCall(PetscFree(mf->Cf)); /* factored again from these when a kernel asks (FEGMatFreeFactorRefOps) */
+  mf->frank = 0;
   PetscCall(PetscCalloc1((size_t)mf->npairs * Nb * Nb, &mf->Op));
   for (PetscInt m = 0; m < mf->npairs; m++) {
     const PetscInt r = mf->pr[m], s = mf->ps[m];
@@ -109,6 +111,77 @@ static PetscErrorCode FEGMatFreeBuildRefOps(FEGDisc *d, FEGOp_MatFree *mf)
         }
       }
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The gradient pairs of the diffusion kinds factored, M^rs = C_r^T C_s, with C_s = Q^T W^(1/2) R_s (k x Nb) and the k
+   columns of Q an orthonormal basis of the span of the weighted reference derivatives W^(1/2) R_s b (k = dim P_(N-1),
+   found by Gram-Schmidt, twice). The GPU's per-thread refop then applies u_s = C_s x, z_r = sum_s G_rs u_s,
+   y = sum_r C_r^T z_r: 2 dim k Nb + dim^2 k FMAs instead of dim (dim+1)/2 Nb^2 (376 instead of 700 at P2, 3D).
+   Kinds with value-gradient pairs, and rules with a negative weight, are not factored (frank = 0). Computed once, for
+   the kernel that uses it, after FEGMatFreeBuildRefOps(). */
+PetscErrorCode FEGMatFreeFactorRefOps(FEGOp op)
+{
+  FEGOp_MatFree *mf = (FEGOp_MatFree *)op->data;
+  FEGDisc       *d  = op->disc;
+  const PetscInt Nb = d->Nb, Nq = d->Nq, dim = d->dim, nc = dim * Nb;
+  PetscReal     *Q, *v, nmax = 0.0, err = 0.0, omax = 0.0;
+  PetscInt       k = 0;
+
+  PetscFunctionBegin;
+  if (mf->Cf || mf->opKind != mf->kind || (mf->kind != FEG_MF_GG_SYM && mf->kind != FEG_MF_VVGG_SYM)) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt q = 0; q < Nq; q++)
+    if (d->qweights[q] < 0.0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscMalloc2((size_t)Nq * nc, &Q, Nq, &v));
+  for (PetscInt c = 0; c < nc; c++) {
+    PetscReal n2 = 0.0;
+
+    for (PetscInt q = 0; q < Nq; q++) n2 += d->qweights[q] * PetscSqr(FEGRef(d, q, 1 + c / Nb, c % Nb));
+    nmax = PetscMax(nmax, PetscSqrtReal(n2));
+  }
+  for (PetscInt c = 0; c < nc && k < Nq; c++) {
+    PetscReal nv = 0.0;
+
+    for (PetscInt q = 0; q < Nq; q++) v[q] = PetscSqrtReal(d->qweights[q]) * FEGRef(d, q, 1 + c / Nb, c % Nb);
+    for (int pass = 0; pass < 2; pass++)
+      for (PetscInt j = 0; j < k; j++) {
+        PetscReal t = 0.0;
+
+        for (PetscInt q = 0; q < Nq; q++) t += Q[j * Nq + q] * v[q];
+        for (PetscInt q = 0; q < Nq; q++) v[q] -= t * Q[j * Nq + q];
+      }
+    for (PetscInt q = 0; q < Nq; q++) nv += v[q] * v[q];
+    nv = PetscSqrtReal(nv);
+    if (nv <= 1e-10 * nmax) continue;
+    for (PetscInt q = 0; q < Nq; q++) Q[k * Nq + q] = v[q] / nv;
+    k++;
+  }
+  PetscCall(PetscCalloc1((size_t)dim * k * Nb, &mf->Cf));
+  for (PetscInt s = 0; s < dim; s++)
+    for (PetscInt i = 0; i < k; i++)
+      for (PetscInt b = 0; b < Nb; b++) {
+        PetscReal t = 0.0;
+
+        for (PetscInt q = 0; q < Nq; q++) t += Q[i * Nq + q] * PetscSqrtReal(d->qweights[q]) * FEGRef(d, q, 1 + s, b);
+        mf->Cf[(s * k + i) * Nb + b] = t;
+      }
+  PetscCall(PetscFree2(Q, v));
+  /* the factors reproduce every stored gradient operator (M^rs + M^sr for r < s) */
+  for (PetscInt m = 0; m < mf->npairs; m++) {
+    const PetscInt r = mf->pr[m] - 1, s = mf->ps[m] - 1;
+
+    if (r < 0) continue;
+    for (PetscInt b = 0; b < Nb; b++)
+      for (PetscInt a = 0; a < Nb; a++) {
+        PetscReal t = 0.0;
+
+        for (PetscInt i = 0; i < k; i++) t += mf->Cf[(r * k + i) * Nb + b] * mf->Cf[(s * k + i) * Nb + a] + (r != s ? mf->Cf[(s * k + i) * Nb + b] * mf->Cf[(r * k + i) * Nb + a] : 0.0);
+        err  = PetscMax(err, PetscAbsReal(t - mf->Op[(m * Nb + b) * Nb + a]));
+        omax = PetscMax(omax, PetscAbsReal(mf->Op[(m * Nb + b) * Nb + a]));
+      }
+  }
+  PetscCheck(err <= 1e-12 * omax, PETSC_COMM_SELF, PETSC_ERR_PLIB, "matfree: the factored gradient operators (rank %" PetscInt_FMT ") differ from the reference operators by %g (largest entry %g)", k, (double)err, (double)omax);
+  mf->frank = k;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -442,6 +515,7 @@ static PetscErrorCode FEGOpSetFromOptions_MatFree(FEGOp op, PetscOptionItems *Pe
   PetscCall(PetscOptionsInt("-feg_matfree_ne", "GPU refop: elements per thread (1, 2, 4, 8); GPU mma: 8-element tiles per warp (2, 4, 8) (0: tuned per order)", "FEGOpSetFromOptions", mf->ne, &mf->ne, NULL));
   PetscCall(PetscOptionsInt("-feg_matfree_nb", "GPU refop: element groups per thread block; GPU mma: warps across the elements of a block; GPU sumfact: elements per thread block (0: tuned per order)", "FEGOpSetFromOptions", mf->nb, &mf->nb, NULL));
   PetscCall(PetscOptionsInt("-feg_matfree_nr", "GPU refop: rows per thread, 1 or 2; GPU mma: 8-row tiles per warp, 1, 2 or 4 (0: tuned per order)", "FEGOpSetFromOptions", mf->nr, &mf->nr, NULL));
+  PetscCall(PetscOptionsBool("-feg_matfree_factored", "GPU refop, one thread per element: apply the gradient operators of diffusion forms factored, M^rs = C_r^T C_s (fewer FMAs)", "FEGOpSetFromOptions", mf->factored, &mf->factored, NULL));
   PetscCall(PetscOptionsInt("-feg_matfree_gemm_mb", "GPU gemm: work space (MB) per chunk of elements; small enough for the L2 cache keeps the GEMM output there", "FEGOpSetFromOptions", mf->gemmMB, &mf->gemmMB, NULL));
   PetscCall(FEGScatterSetFromOptions(PetscOptionsObject, &mf->scatter));
   PetscOptionsHeadEnd();
@@ -577,6 +651,7 @@ PetscErrorCode FEGOpDestroy_MatFree(FEGOp op)
 
   PetscFunctionBegin;
   PetscCall(PetscFree(mf->Op));
+  PetscCall(PetscFree(mf->Cf));
   PetscCall(PetscFree(mf->G));
   PetscCall(PetscFree6(mf->B1, mf->D1, mf->Bt, mf->Dt, mf->Gq, mf->W1));
   PetscCall(PetscFree2(mf->lex, mf->qlex));
@@ -596,6 +671,7 @@ PetscErrorCode FEGOpCreate_MatFree(FEGOp op)
   PetscCall(PetscNew(&mf));
   PetscCall(FEGCitationsRegister(FEG_CITE_MODAVE));
   mf->gemmMB              = 64;
+  mf->factored            = PETSC_TRUE;
   mf->opKind              = -1;
   op->data                = mf;
   op->ops->setfromoptions = FEGOpSetFromOptions_MatFree;

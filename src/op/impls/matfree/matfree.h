@@ -37,6 +37,7 @@ typedef struct {
   PetscInt         ne, nb, nr; /* GPU refop: elements per thread, element groups per block, rows per thread; mma: element
                                   tiles per warp, warp columns per block, row tiles per warp (0: tuned) */
   PetscInt         gemmMB;     /* GPU gemm: MB of work space per element chunk */
+  PetscBool        factored;   /* GPU refop per thread: diffusion kinds' gradient operators factored (-feg_matfree_factored) */
   FEGScatter       scatter;    /* -feg_lma_scatter (GPU) */
   /* the kernel for the current form */
   FEGMatFreeKernel kernel;
@@ -49,6 +50,8 @@ typedef struct {
   int          opKind; /* pair set Op was built for, -1 none */
   PetscReal   *Op;     /* npairs reference operators, Op[(m*Nb+b)*Nb+a] (a test, b trial) */
   PetscScalar *G;      /* host: per-element factors G[e*npairs+m] = (detJ T^T C T)_(pr,ps) */
+  PetscInt     frank;  /* diffusion kinds: rank of the factored gradient operators, M^rs = C_r^T C_s (0: not factored) */
+  PetscReal   *Cf;     /* Cf[(s*frank+i)*Nb+b]: C_(s+1) */
   /* sumfact */
   PetscInt     P, Q;       /* 1D nodes and 1D quadrature points */
   PetscBool    gll;        /* the rule is Gauss-Lobatto-Legendre (else Gauss) */
@@ -68,5 +71,6 @@ typedef struct {
 } FEGOp_MatFree;
 
 PETSC_INTERN PetscErrorCode FEGMatFreeSelect(FEGOp, const FEGMatFreeCaps *);
+PETSC_INTERN PetscErrorCode FEGMatFreeFactorRefOps(FEGOp);
 PETSC_INTERN PetscErrorCode FEGOpView_MatFree(FEGOp, PetscViewer);
 PETSC_INTERN PetscErrorCode FEGOpDestroy_MatFree(FEGOp);

@@ -115,6 +115,10 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
     /* the smallest elements: one thread each, unless a block shape was asked for */
     r->thread = mf->kernel == FEG_MF_REFOP && !mf->ne && !mf->nb && !mf->nr && FEGDevRefOpThreadCompiled((int)Nb);
     r->Oph    = mf->Op;
+    r->dim    = (int)disc->dim;
+    if (r->thread && mf->factored) PetscCall(FEGMatFreeFactorRefOps(op));
+    r->fk  = r->thread && mf->factored && FEGDevRefOpFactoredCompiled((int)Nb, (int)disc->dim, (int)mf->frank) ? (int)mf->frank : 0;
+    r->Cfh = mf->Cf;
     PetscCheck(mf->kernel != FEG_MF_REFOP || r->nr <= 2, PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_nr %d: refop takes 1 or 2 rows per thread (4 is for mma)", r->nr);
     if (mf->kernel == FEG_MF_MMA) {
       /* Af[((m*RT+rt)*KT+kt)*32+lane] = Op_m[8 rt + lane/4][4 kt + lane%4]: each A fragment one coalesced load */
@@ -457,6 +461,7 @@ static PetscErrorCode FEGOpView_MatFree_CUDA(FEGOp op, PetscViewer viewer)
   switch (dev->mfKernel) {
   case FEG_MF_REFOP:
     if (dev->ro.thread) {
+      if (dev->ro.fk) PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree refop: gradient operators factored (M^rs = C_r^T C_s, rank %d)\n", dev->ro.fk));
       PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree refop: one thread per element, the operators in the kernel's parameters (constant operands of the FMAs), scatter by %s\n", dev->base.unique ? "plain stores" : (dev->base.tlist ? "transpose gather" : "atomics")));
       break;
     }

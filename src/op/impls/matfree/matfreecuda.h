@@ -24,6 +24,9 @@ typedef struct {
   /* refop with one thread per element (small Nb): the operators from the host copy into the kernel's parameters */
   int           thread;
   const double *Oph; /* host: Oph[(m*Nb+k)*Nb+n] = Op_m[n][k] */
+  /* and for diffusion kinds the gradient operators factored, M^rs = C_r^T C_s, rank fk (0: not factored) */
+  int           dim, fk;
+  const double *Cfh; /* host: Cfh[(s*fk+i)*Nb+b] = C_(s+1)[i][b] */
 } FEGDevRefOp;
 
 /* sumfact: 1D tables, lexicographic dofs, the stored pairs at the lexicographic Gauss points */
@@ -46,6 +49,7 @@ PETSC_INTERN PetscErrorCode FEGDevRefOpApply(const FEGDevRefOp *, int, int, cons
 PETSC_INTERN PetscErrorCode FEGDevRefOpMmaApply(const FEGDevRefOp *, int, int, const double *, double *, int, int, int, const int *, const int *, double *);
 PETSC_INTERN size_t         FEGDevRefOpMmaShared(const FEGDevRefOp *);
 PETSC_INTERN int            FEGDevRefOpThreadCompiled(int);
+PETSC_INTERN int            FEGDevRefOpFactoredCompiled(int, int, int);
 PETSC_INTERN PetscErrorCode FEGDevGemmApply(const FEGDevRefOp *, int, int, const double *, int, double *, int, const double *, double *, int, int, int, const int *, const int *, double *);
 PETSC_INTERN PetscErrorCode FEGDevSumFactApply(const FEGDevSumFact *, int, int, const double *, double *, int, int, int, const int *, const int *, double *);
 PETSC_INTERN PetscErrorCode FEGDevSumFactConfigure(FEGDevSumFact *, int);

@@ -1,5 +1,6 @@
 /* matfree on the GPU, refop and its batched-GEMM form, for affine simplices with C constant per cell */
 #include <petscdevice_cuda.h>
+#include <cuda_pipeline.h>
 #include "matfreecuda.h"
 
 /* the operator counts the kernels are compiled for (FEGMFPairs: every pair set of 2D and 3D forms) */
@@ -96,75 +97,233 @@ static __global__ void FEGRefOp_Kernel(const FEGDevRefOp r, const double *__rest
 
 /* refop for the smallest elements (Nb <= 10: P1 and P2 tetrahedra, P1-P3 triangles): one thread per element with the
    operators in the kernel's parameter space, so each operator entry is a constant operand of its FMA (no load), and
-   x, the factors and y in registers. The block's factors, and x and y of contiguous element-owned dofs, pass through
-   shared memory so that global memory is read and written in whole lines */
+   x, the factors and y in registers. Two forms: the NOPS operators as they are (FEGRefOpSmall), or for diffusion kinds
+   the gradient operators factored, M^rs = C_r^T C_s (FEGRefOpFactored). */
 template <int NB, int NOPS>
 struct FEGRefOpSmall {
-  double op[NOPS * NB * NB]; /* op[(m*NB+n)*NB+k] = Op_m[n][k] */
+  static constexpr bool factored = false;
+  static constexpr int  DIM = 1, K = 1, VV = 0; /* (no factors) */
+  double                op[NOPS * NB * NB];     /* op[(m*NB+n)*NB+k] = Op_m[n][k] */
 };
 
+/* the mass operator, if the kind has one (first), and the DIM gradient factors of K rows each */
+template <int NB, int DIM_, int K_, int VV_>
+struct FEGRefOpFactored {
+  static constexpr bool factored = true;
+  static constexpr int  DIM = DIM_, K = K_, VV = VV_;
+  double                c[DIM * K * NB];  /* c[(s*K+i)*NB+b] = C_s[i][b] */
+  double                ct[DIM * K * NB]; /* ct[(n*DIM+s)*K+i] = C_s[i][n]: a copy for the transposed product, so the
+                                             compiler does not keep the entries both products use in registers (168 of
+                                             them at P2) */
+  double                m[VV ? NB * NB : 1];
+};
+
+/* index of the stored pair (r, s), 1 <= r, s <= DIM, in the symmetric diffusion kinds (FEGMFPairs: the mass pair
+   first if VV, then row by row) */
+__host__ __device__ constexpr int FEGSymPairIndex(int dim, int vv, int r, int s)
+{
+  return r <= s ? vv + (r - 1) * dim - (r - 1) * (r - 2) / 2 + (s - r) : vv + (s - 1) * dim - (s - 1) * (s - 2) / 2 + (r - s);
+}
+
+/* start copying a tile's factors, and its x if the element-owned dofs are contiguous, into shared memory (cp.async,
+   8 bytes a copy so that any first element will do); one commit group per tile */
 template <int NB, int NOPS>
-static __global__ void __launch_bounds__(128) FEGRefOpThread_Kernel(const FEGDevRefOp r, const FEGRefOpSmall<NB, NOPS> P, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose, int overwrite)
+static __device__ __forceinline__ void FEGRefOpThreadPrefetch(const FEGDevRefOp &r, const double *__restrict__ x, double *buf, int b0, int nel)
+{
+  double *sx = buf, *sg = buf + blockDim.x * NB;
+
+  for (int t = threadIdx.x; t < nel * NOPS; t += blockDim.x) __pipeline_memcpy_async(&sg[t], &r.G[(size_t)b0 * NOPS + t], sizeof(double));
+  if (r.contig)
+    for (int t = threadIdx.x; t < nel * NB; t += blockDim.x) __pipeline_memcpy_async(&sx[t], &x[(size_t)b0 * NB + t], sizeof(double));
+  __pipeline_commit();
+}
+
+/* Persistent blocks of one element per thread over tiles of blockDim.x elements, double-buffered: while a block
+   computes one tile the copies of its next tile are in flight (one load-compute-store phase per block left the memory
+   system idle between phases: 43% of the roofline at P2). y of contiguous element-owned dofs goes back through the
+   tile's buffer, so global memory is read and written in whole lines. */
+template <int NB, int NOPS, class OPS>
+static __global__ void __launch_bounds__(128) FEGRefOpThread_Kernel(const FEGDevRefOp r, const OPS P, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose, int overwrite)
 {
   extern __shared__ double sm[];
-  const int                b0 = r.e0 + blockIdx.x * blockDim.x, nel = min((int)blockDim.x, r.e1 - b0), e = b0 + threadIdx.x;
+  const int                per = blockDim.x * (NB + NOPS), ntiles = (r.e1 - r.e0 + blockDim.x - 1) / blockDim.x;
   const bool               staged = r.contig && !ybuf && (overwrite || r.unique);
-  double                  *sx = sm, *sg = sm + blockDim.x * NB;
-  double                  *sy = sx; /* y of the staged case takes x's place */
-  double                   xe[NB], g[NOPS];
+  int                      cur    = 0;
 
-  for (int t = threadIdx.x; t < nel * NOPS; t += blockDim.x) sg[t] = r.G[(size_t)b0 * NOPS + t];
-  if (r.contig)
-    for (int t = threadIdx.x; t < nel * NB; t += blockDim.x) sx[t] = x[(size_t)b0 * NB + t];
-  __syncthreads();
-  if (threadIdx.x < nel) {
-#pragma unroll
-    for (int k = 0; k < NB; k++) xe[k] = r.contig ? sx[threadIdx.x * NB + k] : x[r.idx[(size_t)k * r.Ne + e]];
-#pragma unroll
-    for (int m = 0; m < NOPS; m++) g[m] = sg[threadIdx.x * NOPS + (transpose ? r.tperm[m] : m)];
-  }
-  if (staged) __syncthreads(); /* every x read before y overwrites it */
-  if (threadIdx.x < nel)       /* row by row, so that only x and the factors live in registers */
-#pragma unroll
-    for (int n = 0; n < NB; n++) {
-      double v = 0.0;
-#pragma unroll
-      for (int m = 0; m < NOPS; m++) {
-        double t = 0.0;
-#pragma unroll
-        for (int k = 0; k < NB; k++) t = fma(P.op[(m * NB + n) * NB + k], xe[k], t);
-        v = fma(g[m], t, v);
-      }
-      if (staged) sy[threadIdx.x * NB + n] = v;
-      else if (ybuf) ybuf[(size_t)n * r.Ne + e] = v;
-      else {
-        const size_t id = r.contig ? (size_t)e * NB + n : (size_t)r.idx[(size_t)n * r.Ne + e];
-        if (overwrite) y[id] = v;
-        else if (r.unique) y[id] += v;
-        else atomicAdd(&y[id], v);
-      }
-    }
-  if (staged) {
+  if ((int)blockIdx.x < ntiles) FEGRefOpThreadPrefetch<NB, NOPS>(r, x, sm, r.e0 + blockIdx.x * blockDim.x, min((int)blockDim.x, r.e1 - r.e0 - (int)(blockIdx.x * blockDim.x)));
+  for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x, cur ^= 1) {
+    const int b0 = r.e0 + tile * blockDim.x, nel = min((int)blockDim.x, r.e1 - b0), e = b0 + threadIdx.x, next = tile + gridDim.x;
+    double   *buf = sm + cur * per, *sg = buf + blockDim.x * NB;
+    double    xe[NB], g[NOPS];
+
+    if (next < ntiles) FEGRefOpThreadPrefetch<NB, NOPS>(r, x, sm + (cur ^ 1) * per, r.e0 + next * blockDim.x, min((int)blockDim.x, r.e1 - r.e0 - next * (int)blockDim.x));
+    else __pipeline_commit();
+    __pipeline_wait_prior(1); /* this tile's group has landed */
     __syncthreads();
-    for (int t = threadIdx.x; t < nel * NB; t += blockDim.x) {
-      if (overwrite) y[(size_t)b0 * NB + t] = sy[t];
-      else y[(size_t)b0 * NB + t] += sy[t];
+    if (threadIdx.x < nel) {
+#pragma unroll
+      for (int k = 0; k < NB; k++) xe[k] = r.contig ? buf[threadIdx.x * NB + k] : x[r.idx[(size_t)k * r.Ne + e]];
+#pragma unroll
+      for (int m = 0; m < NOPS; m++) g[m] = sg[threadIdx.x * NOPS + (transpose ? r.tperm[m] : m)];
     }
+    if (staged) __syncthreads(); /* every x read before y overwrites it */
+    if (threadIdx.x < nel) {
+      /* row by row, so that only x, the factors (and z) live in registers */
+      double z[OPS::DIM][OPS::K];
+
+      if constexpr (OPS::factored) {
+        /* u_s = C_s x, z_r = sum_s G_rs u_s (G symmetric), y = g_0 M x + sum_r C_r^T z_r */
+        constexpr int DIM = OPS::DIM, K = OPS::K;
+        double        u[DIM][K];
+
+#pragma unroll
+        for (int s = 0; s < DIM; s++)
+#pragma unroll
+          for (int i = 0; i < K; i++) {
+            double t = 0.0;
+#pragma unroll
+            for (int b = 0; b < NB; b++) t = fma(P.c[(s * K + i) * NB + b], xe[b], t);
+            u[s][i] = t;
+          }
+#pragma unroll
+        for (int q = 0; q < DIM; q++)
+#pragma unroll
+          for (int i = 0; i < K; i++) {
+            double t = 0.0;
+#pragma unroll
+            for (int s = 0; s < DIM; s++) t = fma(g[FEGSymPairIndex(DIM, OPS::VV, q + 1, s + 1)], u[s][i], t);
+            z[q][i] = t;
+          }
+      }
+#pragma unroll
+      for (int n = 0; n < NB; n++) {
+        double v = 0.0;
+
+        if constexpr (OPS::factored) {
+          if (OPS::VV) {
+#pragma unroll
+            for (int k = 0; k < NB; k++) v = fma(P.m[n * NB + k], xe[k], v);
+            v *= g[0];
+          }
+#pragma unroll
+          for (int s = 0; s < OPS::DIM; s++)
+#pragma unroll
+            for (int i = 0; i < OPS::K; i++) v = fma(P.ct[(n * OPS::DIM + s) * OPS::K + i], z[s][i], v);
+        } else {
+#pragma unroll
+          for (int m = 0; m < NOPS; m++) {
+            double t = 0.0;
+#pragma unroll
+            for (int k = 0; k < NB; k++) t = fma(P.op[(m * NB + n) * NB + k], xe[k], t);
+            v = fma(g[m], t, v);
+          }
+        }
+        if (staged) buf[threadIdx.x * NB + n] = v;
+        else if (ybuf) ybuf[(size_t)n * r.Ne + e] = v;
+        else {
+          const size_t id = r.contig ? (size_t)e * NB + n : (size_t)r.idx[(size_t)n * r.Ne + e];
+          if (overwrite) y[id] = v;
+          else if (r.unique) y[id] += v;
+          else atomicAdd(&y[id], v);
+        }
+      }
+    }
+    if (staged) {
+      __syncthreads();
+      for (int t = threadIdx.x; t < nel * NB; t += blockDim.x) {
+        if (overwrite) y[(size_t)b0 * NB + t] = buf[t];
+        else y[(size_t)b0 * NB + t] += buf[t];
+      }
+    }
+    __syncthreads(); /* the buffer is free before the next prefetch into it */
   }
 }
 
+/* one launch of the per-thread kernel: as many persistent blocks as fit on the device at once (at most one per tile),
+   or, for the unfactored operators at 10 dofs, one block per tile with one buffer (the next-tile loop never runs): 56
+   registers and twice the shared memory made the persistent form slower there (39.8% against 42.8% of the roofline
+   at P2 on the H100, share/bench/simplex run 7) */
+template <int NB, int NOPS, class OPS>
+static PetscErrorCode FEGRefOpThreadLaunch(const FEGDevRefOp *r, const OPS &P, const double *x, double *y, double *ybuf, int transpose, int overwrite)
+{
+  const int    nt = 128, ntiles = (r->e1 - r->e0 + nt - 1) / nt;
+  const bool   persistent = OPS::factored || NB < 10;
+  const size_t shm        = (persistent ? 2 : 1) * sizeof(double) * nt * (NB + NOPS);
+  static int   nblk; /* blocks resident on the device: the same for every launch of this kernel */
+
+  PetscFunctionBegin;
+  if (persistent && !nblk) {
+    int dev, sms, nact;
+
+    PetscCallCUDA(cudaGetDevice(&dev));
+    PetscCallCUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    if (shm > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(FEGRefOpThread_Kernel<NB, NOPS, OPS>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+    PetscCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nact, FEGRefOpThread_Kernel<NB, NOPS, OPS>, nt, shm));
+    PetscCheck(nact > 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "refop: the per-thread kernel (%d threads, %zu bytes of shared memory) does not fit on this GPU", nt, shm);
+    nblk = sms * nact;
+  }
+  FEGRefOpThread_Kernel<NB, NOPS, OPS><<<persistent ? PetscMin(nblk, ntiles) : ntiles, nt, shm>>>(*r, P, x, y, ybuf, transpose, overwrite);
+  FEGCheckLaunch("FEGRefOpThread_Kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the factored kernel's (dofs, dimension, rank) cases: P1, P2 tetrahedra; P1, P2, P3 triangles */
+#define FEG_REFOP_FACTORED(X) X(4, 3, 1) X(10, 3, 4) X(3, 2, 1) X(6, 2, 3) X(10, 2, 6)
+
+template <int NB, int DIM, int K, int VV>
+static PetscErrorCode FEGRefOpFactoredLaunch(const FEGDevRefOp *r, const double *x, double *y, double *ybuf, int overwrite)
+{
+  FEGRefOpFactored<NB, DIM, K, VV> P;
+  constexpr int                    NOPS = VV + DIM * (DIM + 1) / 2;
+
+  PetscFunctionBegin;
+  PetscCheck(r->nops == NOPS, PETSC_COMM_SELF, PETSC_ERR_PLIB, "refop: %d operators for a factored kernel of %d", r->nops, NOPS);
+  for (int s = 0; s < DIM; s++)
+    for (int i = 0; i < K; i++)
+      for (int b = 0; b < NB; b++) P.c[(s * K + i) * NB + b] = P.ct[(b * DIM + s) * K + i] = r->Cfh[(s * K + i) * NB + b];
+  if (VV)
+    for (int n = 0; n < NB; n++)
+      for (int k = 0; k < NB; k++) P.m[n * NB + k] = r->Oph[(size_t)k * NB + n];
+  PetscCall(FEGRefOpThreadLaunch<NB, NOPS>(r, P, x, y, ybuf, 0, overwrite));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* whether the factored per-thread refop is compiled for these dofs, dimension and rank */
+int FEGDevRefOpFactoredCompiled(int Nb, int dim, int k)
+{
+#define FEG_FACTORED_CASE(NB, DIM, K) \
+  if (Nb == NB && dim == DIM && k == K) return 1;
+  FEG_REFOP_FACTORED(FEG_FACTORED_CASE)
+#undef FEG_FACTORED_CASE
+  return 0;
+}
+
+static PetscErrorCode FEGRefOpFactoredApply(const FEGDevRefOp *r, const double *x, double *y, double *ybuf, int overwrite)
+{
+  const int vv = r->nops == 1 + r->dim * (r->dim + 1) / 2;
+
+  PetscFunctionBegin;
+#define FEG_FACTORED_CASE(NB, DIM, K) \
+  if (r->Nb == NB && r->dim == DIM && r->fk == K) { \
+    if (vv) PetscCall(FEGRefOpFactoredLaunch<NB, DIM, K, 1>(r, x, y, ybuf, overwrite)); \
+    else PetscCall(FEGRefOpFactoredLaunch<NB, DIM, K, 0>(r, x, y, ybuf, overwrite)); \
+    PetscFunctionReturn(PETSC_SUCCESS); \
+  }
+  FEG_REFOP_FACTORED(FEG_FACTORED_CASE)
+#undef FEG_FACTORED_CASE
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "refop: no factored kernel for %d dofs in %dD with rank %d", r->Nb, r->dim, r->fk);
+}
+
 template <int NB, int NOPS>
-static PetscErrorCode FEGRefOpThreadLaunch(const FEGDevRefOp *r, const double *x, double *y, double *ybuf, int transpose, int overwrite)
+static PetscErrorCode FEGRefOpSmallLaunch(const FEGDevRefOp *r, const double *x, double *y, double *ybuf, int transpose, int overwrite)
 {
   FEGRefOpSmall<NB, NOPS> P;
-  const int               nt = 128;
 
   PetscFunctionBegin;
   for (int m = 0; m < NOPS; m++)
     for (int n = 0; n < NB; n++)
       for (int k = 0; k < NB; k++) P.op[(m * NB + n) * NB + k] = r->Oph[((size_t)m * NB + k) * NB + n];
-  FEGRefOpThread_Kernel<NB, NOPS><<<(r->e1 - r->e0 + nt - 1) / nt, nt, sizeof(double) * nt *(NB + NOPS)>>>(*r, P, x, y, ybuf, transpose, overwrite);
-  FEGCheckLaunch("FEGRefOpThread_Kernel");
+  PetscCall(FEGRefOpThreadLaunch<NB, NOPS>(r, P, x, y, ybuf, transpose, overwrite));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -175,7 +334,7 @@ static PetscErrorCode FEGRefOpThreadLaunchNB(const FEGDevRefOp *r, const double 
   switch (r->nops) {
 #define FEG_THREAD_CASE(NO) \
   case NO: \
-    PetscCall(FEGRefOpThreadLaunch<NB, NO>(r, x, y, ybuf, transpose, overwrite)); \
+    PetscCall(FEGRefOpSmallLaunch<NB, NO>(r, x, y, ybuf, transpose, overwrite)); \
     break;
     FEG_REFOP_NOPS(FEG_THREAD_CASE)
 #undef FEG_THREAD_CASE
@@ -280,7 +439,8 @@ PetscErrorCode FEGDevRefOpApply(const FEGDevRefOp *ro, int e0, int e1, const dou
     if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (e1 > e0 && r->thread) PetscCall(FEGRefOpThreadApply(r, x, y, yb, transpose, overwrite));
+  if (e1 > e0 && r->thread && r->fk) PetscCall(FEGRefOpFactoredApply(r, x, y, yb, overwrite));
+  else if (e1 > e0 && r->thread) PetscCall(FEGRefOpThreadApply(r, x, y, yb, transpose, overwrite));
   else if (e1 > e0) switch (r->nops) {
 #define FEG_BLOCK_CASE(NO) \
   case NO: \
