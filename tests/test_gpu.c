@@ -412,6 +412,21 @@ START_TEST(test_gpu_matfree_mma)
   }
   TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_ne"));
   TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_nb"));
+  TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_nr"));
+  /* diffusion forms: mma with the gradient operators factored (element tiles per block from -feg_matfree_nb, here 1 to
+     3: blocks overhang the last element), and with -feg_matfree_factored 0 the operators as they are */
+  TCHK(PetscOptionsSetValue(NULL, "-feg_matfree_nb", nb[shape]));
+  for (int fac = 0; fac < 2; fac++) {
+    PetscReal err;
+
+    TCHK(PetscOptionsSetValue(NULL, "-feg_matfree_factored", fac ? "1" : "0"));
+    TCHK(compare_matfree_view(DM_POLYTOPE_TETRAHEDRON, order, cont, fac ? FORM_POISSON : FORM_MASSSTIFF, "mma", cont ? "gather" : "atomic", &err, view, sizeof(view)));
+    ck_assert_msg(err < 1e-12, "tetrahedra P%d%s mma %s (%s form, %s warp columns): GPU differs from host by %g", (int)order, cont ? "" : " (DG)", fac ? "factored" : "unfactored", fegtest_form_name(fac ? FORM_POISSON : FORM_MASSSTIFF), nb[shape], (double)err);
+    /* factored up to P5 (56 dofs), beyond it costs more than it saves */
+    ck_assert_msg(!strstr(view, "operators factored") == !(fac && order <= 5), "P%d: mma with -feg_matfree_factored %d, but the view says:\n%s", (int)order, fac, view);
+  }
+  TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_factored"));
+  TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_nb"));
   /* refop takes one thread per element up to 10 dofs unless a block shape is asked for: the block kernel there too */
   if (order <= 2) {
     PetscReal err;

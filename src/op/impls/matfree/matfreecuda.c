@@ -75,6 +75,10 @@ static void FEGRefOpMmaTuning(const FEGOp_MatFree *mf, FEGDevRefOp *r)
   while (!mf->nb && r->wc > 1 && FEGDevRefOpMmaShared(r) > 227 * 1024) r->wc /= 2;
 }
 
+/* mma applies the factored gradient operators up to this many dofs per element (P5 tetrahedra): beyond, the shared
+   memory of the two staged products costs more than the DMMAs saved (share/bench/simplex run 8) */
+#define FEG_MMA_FACTORED_MAXNB 56
+
 /* Device data of the matfree kernel in use, rebuilt when the kernel or the stored pairs change */
 static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev)
 {
@@ -116,11 +120,50 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
     r->thread = mf->kernel == FEG_MF_REFOP && !mf->ne && !mf->nb && !mf->nr && FEGDevRefOpThreadCompiled((int)Nb);
     r->Oph    = mf->Op;
     r->dim    = (int)disc->dim;
-    if (r->thread && mf->factored) PetscCall(FEGMatFreeFactorRefOps(op));
+    if ((r->thread || mf->kernel == FEG_MF_MMA) && mf->factored) PetscCall(FEGMatFreeFactorRefOps(op));
     r->fk  = r->thread && mf->factored && FEGDevRefOpFactoredCompiled((int)Nb, (int)disc->dim, (int)mf->frank) ? (int)mf->frank : 0;
     r->Cfh = mf->Cf;
     PetscCheck(mf->kernel != FEG_MF_REFOP || r->nr <= 2, PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_nr %d: refop takes 1 or 2 rows per thread (4 is for mma)", r->nr);
-    if (mf->kernel == FEG_MF_MMA) {
+    /* factored unless a tile shape of the unfactored kernel was asked for (row tiles, or more than 2 element tiles) */
+    if (mf->kernel == FEG_MF_MMA && mf->factored && mf->frank && Nb <= FEG_MMA_FACTORED_MAXNB && !mf->nr && mf->ne <= 2) {
+      /* factored: A1 = [C_1; ...; C_dim] (dim k x Nb) and A2 = [C_1^T ... C_dim^T M] (Nb x (dim k + Nb), M the mass
+         operator if the kind has one), fragment-major as below */
+      const int DK = (int)(disc->dim * mf->frank), vv = mf->kind == FEG_MF_VVGG_SYM, RT1 = (DK + 7) / 8, KT1 = (int)(Nb + 3) / 4, RT2 = (int)(Nb + 7) / 8, K2 = DK + (vv ? 4 * KT1 : 0), KT2 = (K2 + 3) / 4;
+      double   *Af;
+
+      r->fk  = (int)mf->frank;
+      r->Mp1 = 8 * RT1;
+      r->Kp  = 4 * KT1;
+      r->Mp  = 8 * RT2;
+      r->K2p = 4 * KT2;
+      r->Kb  = PetscMax(DK + r->Kp, r->K2p);
+      PetscCall(PetscCalloc1((size_t)(RT1 * KT1 + RT2 * KT2) * 32, &Af));
+      for (int rt = 0; rt < RT1; rt++)
+        for (int kt = 0; kt < KT1; kt++)
+          for (int l = 0; l < 32; l++) {
+            const int a = 8 * rt + l / 4, b = 4 * kt + l % 4;
+
+            if (a < DK && b < Nb) Af[(rt * KT1 + kt) * 32 + l] = mf->Cf[(size_t)a * Nb + b];
+          }
+      for (int rt = 0; rt < RT2; rt++)
+        for (int kt = 0; kt < KT2; kt++)
+          for (int l = 0; l < 32; l++) {
+            const int a = 8 * rt + l / 4, j = 4 * kt + l % 4;
+            double   *A = &Af[(RT1 * KT1 + rt * KT2 + kt) * 32 + l];
+
+            if (a >= Nb) continue;
+            if (j < DK) *A = mf->Cf[(size_t)j * Nb + a];
+            else if (vv && j - DK < Nb) *A = mf->Op[(size_t)(j - DK) * Nb + a]; /* the mass pair is the first */
+          }
+      PetscCall(FEGDevMallocCopy((void **)&dev->mfAf, Af, sizeof(double) * (RT1 * KT1 + RT2 * KT2) * 32, NULL));
+      PetscCall(PetscFree(Af));
+      r->Af  = dev->mfAf;
+      r->Af2 = dev->mfAf + (size_t)RT1 * KT1 * 32;
+      r->wr  = 1;
+      r->mt  = 1;
+      r->nt  = mf->ne ? (int)mf->ne : 2;
+      r->wc  = mf->nb ? (int)mf->nb : 1;
+    } else if (mf->kernel == FEG_MF_MMA) {
       /* Af[((m*RT+rt)*KT+kt)*32+lane] = Op_m[8 rt + lane/4][4 kt + lane%4]: each A fragment one coalesced load */
       const int RT = (int)(Nb + 7) / 8, KT = (int)(Nb + 3) / 4;
       double   *Af;
@@ -472,6 +515,11 @@ static PetscErrorCode FEGOpView_MatFree_CUDA(FEGOp op, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree gemm: cuBLAS DGEMM (%d x %d) x (%d x chunk) with leading dimension %d, %d elements per chunk\n", dev->ro.nops * dev->ro.Nb, dev->ro.Nb, dev->ro.Nb, dev->mfLda, dev->mfEc));
     break;
   case FEG_MF_MMA:
+    if (dev->ro.Af2) {
+      PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree mma: gradient operators factored (M^rs = C_r^T C_s, rank %d): U = A1 X with A1 %d x %d, Z = G U, Y = A2 [Z; g0 X] with A2 %d x %d, %d elements per block, %zu bytes of shared memory, scatter by %s\n",
+                                       dev->ro.fk, dev->ro.Mp1, dev->ro.Kp, dev->ro.Mp, dev->ro.K2p, 8 * dev->ro.nt * dev->ro.wc, FEGDevRefOpMmaShared(&dev->ro), dev->base.unique ? "plain stores" : (dev->base.tlist ? "transpose gather" : "atomics")));
+      break;
+    }
     PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree mma: mma.sync m8n8k4 FP64, operators padded to %d x %d, %d x %d tiles of 8 x 8 per warp, %d x %d warps per block (%d elements), %zu bytes of shared memory, scatter by %s\n", dev->ro.Mp,
                                      dev->ro.Kp, dev->ro.mt, dev->ro.nt, dev->ro.wr, dev->ro.wc, 8 * dev->ro.nt * dev->ro.wc, FEGDevRefOpMmaShared(&dev->ro), dev->base.unique ? "plain stores" : (dev->base.tlist ? "transpose gather" : "atomics")));
     break;

@@ -21,6 +21,10 @@ typedef struct {
      8 x 8 tiles, wr x wc warps per block */
   int           Mp, Kp, mt, nt, wr, wc;
   const double *Af;
+  /* mma factored (fk > 0): U = A1 X with A1 = [C_1; ...; C_dim] padded to Mp1 x Kp, mixed by the factors into Z in
+     place, then Y = A2 [Z; g_0 X] with A2 = [C_1^T ... C_dim^T M] padded to Mp x K2p (Af2); Kb rows staged per element */
+  int           Mp1, K2p, Kb;
+  const double *Af2;
   /* refop with one thread per element (small Nb): the operators from the host copy into the kernel's parameters */
   int           thread;
   const double *Oph; /* host: Oph[(m*Nb+k)*Nb+n] = Op_m[n][k] */

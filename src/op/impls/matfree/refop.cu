@@ -541,10 +541,119 @@ static __global__ void FEGRefOpMma_Kernel(const FEGDevRefOp r, const double *__r
   }
 }
 
+/* mma with the gradient operators factored (diffusion kinds), three phases in one block of 4 warps over EB elements:
+   U = A1 X (dim k rows), Z_q = sum_s G_qs U_s in place and X scaled by the mass factor, Y = A2 [Z; g_0 X]. Each
+   phase's 8 x 8 tiles are shared out over the warps, NT element tiles per warp so every A fragment serves NT
+   products. P4: 192 DMMAs per 8 elements instead of 315, and no multiply per B fragment. One tile per block: the
+   persistent, double-buffered form of the per-thread refop was slower here (44.6% against 52.3% of the roofline at P3,
+   46.5% against 70.9% at P4: share/bench/simplex run 9 against run 8). */
+template <int NT>
+static __global__ void FEGRefOpMmaFactored_Kernel(const FEGDevRefOp r, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int overwrite)
+{
+  extern __shared__ double sm[];
+  const int                lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+  const int                Nb = r.Nb, K = r.fk, dim = r.dim, DK = dim * K, nops = r.nops, vv = nops > dim * (dim + 1) / 2;
+  const int                EB = 8 * NT * r.wc, ld = EB + 4, ET = r.wc, RT1 = r.Mp1 / 8, KT1 = r.Kp / 4, RT2 = r.Mp / 8, KT2 = r.K2p / 4;
+  const int                E0 = r.e0 + blockIdx.x * EB, nel = min(EB, r.e1 - E0);
+  double                  *bs = sm, *gs = sm + (size_t)r.Kb * ld, *xs = bs + (size_t)DK * ld;
+
+  /* x in rows DK.., zero beyond Nb and nel and in the rows past them; the factors as gs[m*EB+i] */
+  for (int t = threadIdx.x; t < EB * (r.Kb - DK); t += blockDim.x) {
+    int i, k;
+
+    if (r.contig) i = t / (r.Kb - DK), k = t % (r.Kb - DK);
+    else i = t % EB, k = t / EB;
+    xs[k * ld + i] = i < nel && k < Nb ? x[r.contig ? (size_t)(E0 + i) * Nb + k : (size_t)r.idx[(size_t)k * r.Ne + E0 + i]] : 0.0;
+  }
+  for (int t = threadIdx.x; t < EB * nops; t += blockDim.x) {
+    const int i = t / nops, m = t % nops;
+    gs[m * EB + i] = i < nel ? r.G[(size_t)(E0 + i) * nops + m] : 0.0;
+  }
+  __syncthreads();
+
+  /* U = A1 X into rows 0..DK-1 */
+  for (int item = w; item < RT1 * ET; item += nw) {
+    const int     rt = item % RT1, ct = item / RT1, col = ct * 8 * NT + (lane >> 2);
+    const double *A = r.Af + (size_t)rt * KT1 * 32 + lane, *xk = xs + (lane & 3) * ld + col;
+    double        c[NT][2];
+
+#pragma unroll
+    for (int j = 0; j < NT; j++) c[j][0] = c[j][1] = 0.0;
+#pragma unroll 2
+    for (int kt = 0; kt < KT1; kt++) {
+      const double a = __ldg(A + kt * 32);
+#pragma unroll
+      for (int j = 0; j < NT; j++) FEG_DMMA884(c[j], a, xk[kt * 4 * ld + 8 * j]);
+    }
+    const int n = rt * 8 + (lane >> 2);
+    if (n < DK)
+#pragma unroll
+      for (int j = 0; j < NT; j++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) bs[n * ld + ct * 8 * NT + j * 8 + 2 * (lane & 3) + h] = c[j][h];
+  }
+  __syncthreads();
+  /* Z_q = sum_s G_qs U_s in place, element by element; x times the mass factor */
+  for (int t = threadIdx.x; t < K * EB; t += blockDim.x) {
+    const int i = t / EB, e = t % EB;
+    double    u[3] = {0.0, 0.0, 0.0};
+
+#pragma unroll
+    for (int s = 0; s < 3; s++)
+      if (s < dim) u[s] = bs[(s * K + i) * ld + e];
+#pragma unroll
+    for (int q = 0; q < 3; q++) {
+      double z = 0.0;
+
+      if (q >= dim) break;
+#pragma unroll
+      for (int s = 0; s < 3; s++)
+        if (s < dim) z = fma(gs[FEGSymPairIndex(dim, vv, q + 1, s + 1) * EB + e], u[s], z);
+      bs[(q * K + i) * ld + e] = z;
+    }
+  }
+  if (vv)
+    for (int t = threadIdx.x; t < Nb * EB; t += blockDim.x) xs[(t / EB) * ld + t % EB] *= gs[t % EB];
+  __syncthreads();
+
+  /* Y = A2 [Z; g_0 X] */
+  for (int item = w; item < RT2 * ET; item += nw) {
+    const int     rt = item % RT2, ct = item / RT2, col = ct * 8 * NT + (lane >> 2);
+    const double *A = r.Af2 + (size_t)rt * KT2 * 32 + lane, *bk = bs + (lane & 3) * ld + col;
+    double        c[NT][2];
+
+#pragma unroll
+    for (int j = 0; j < NT; j++) c[j][0] = c[j][1] = 0.0;
+#pragma unroll 2
+    for (int kt = 0; kt < KT2; kt++) {
+      const double a = __ldg(A + kt * 32);
+#pragma unroll
+      for (int j = 0; j < NT; j++) FEG_DMMA884(c[j], a, bk[kt * 4 * ld + 8 * j]);
+    }
+    const int n = rt * 8 + (lane >> 2);
+    if (n >= Nb) continue;
+#pragma unroll
+    for (int j = 0; j < NT; j++)
+#pragma unroll
+      for (int h = 0; h < 2; h++) {
+        const int ie = ct * 8 * NT + j * 8 + 2 * (lane & 3) + h, e = E0 + ie;
+        if (ie >= nel) continue;
+        if (ybuf) ybuf[(size_t)n * r.Ne + e] = c[j][h];
+        else {
+          const size_t id = r.contig ? (size_t)e * Nb + n : (size_t)r.idx[(size_t)n * r.Ne + e];
+          if (overwrite) y[id] = c[j][h];
+          else if (r.unique) y[id] += c[j][h];
+          else atomicAdd(&y[id], c[j][h]);
+        }
+      }
+  }
+}
+
 /* shared memory of one mma block */
 size_t FEGDevRefOpMmaShared(const FEGDevRefOp *r)
 {
   const int EB = 8 * r->nt * r->wc;
+  if (r->Af2) return sizeof(double) * ((size_t)r->Kb * (EB + 4) + (size_t)r->nops * EB);
   return sizeof(double) * ((size_t)r->Kp * (EB + 4) + (size_t)r->nops * EB);
 }
 
@@ -573,7 +682,19 @@ PetscErrorCode FEGDevRefOpMmaApply(const FEGDevRefOp *ro, int e0, int e1, const 
   PetscFunctionBegin;
   rr.e0 = e0;
   rr.e1 = e1;
-  if (e1 > e0) {
+  if (e1 > e0 && r->Af2) {
+    const int    EB = 8 * r->nt * r->wc, nth = 128, nblk = (r->e1 - r->e0 + EB - 1) / EB;
+    const size_t shm                                                         = FEGDevRefOpMmaShared(r);
+    int          nact                                                        = 0;
+    void (*kern)(const FEGDevRefOp, const double *, double *, double *, int) = r->nt == 1 ? FEGRefOpMmaFactored_Kernel<1> : FEGRefOpMmaFactored_Kernel<2>;
+
+    PetscCheck(r->nt == 1 || r->nt == 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "mma (factored): %d element tiles per warp is not compiled: use 1 or 2 (-feg_matfree_ne)", r->nt);
+    if (shm > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+    PetscCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nact, kern, nth, shm));
+    PetscCheck(nact > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "mma (factored): %d elements per block (%zu bytes of shared memory) do not fit on this GPU; lower -feg_matfree_nb", EB, shm);
+    kern<<<nblk, nth, shm>>>(*r, x, y, yb, overwrite);
+    FEGCheckLaunch("FEGRefOpMmaFactored_Kernel");
+  } else if (e1 > e0) {
 #define FEG_MMA_CASE(MT, NT) \
   if (r->mt == MT && r->nt == NT) PetscCall(FEGRefOpMmaLaunch<MT, NT>(r, x, y, yb, transpose, overwrite)); \
   else
