@@ -241,8 +241,8 @@ static __global__ void __launch_bounds__(128) FEGRefOpThread_Kernel(const FEGDev
 
 /* one launch of the per-thread kernel: as many persistent blocks as fit on the device at once (at most one per tile),
    or, for the unfactored operators at 10 dofs, one block per tile with one buffer (the next-tile loop never runs): 56
-   registers and twice the shared memory made the persistent form slower there (39.8% against 42.8% of the roofline
-   at P2 on the H100, share/bench/simplex run 7) */
+   registers and twice the shared memory made the persistent form slower there (39.5-39.9% against 42.4-42.8% of the
+   roofline at P2 on the H100, share/bench/simplex run7pre and run 7) */
 template <int NB, int NOPS, class OPS>
 static PetscErrorCode FEGRefOpThreadLaunch(const FEGDevRefOp *r, const OPS &P, const double *x, double *y, double *ybuf, int transpose, int overwrite)
 {
