@@ -422,8 +422,7 @@ START_TEST(test_gpu_matfree_mma)
     TCHK(PetscOptionsSetValue(NULL, "-feg_matfree_factored", fac ? "1" : "0"));
     TCHK(compare_matfree_view(DM_POLYTOPE_TETRAHEDRON, order, cont, fac ? FORM_POISSON : FORM_MASSSTIFF, "mma", cont ? "gather" : "atomic", &err, view, sizeof(view)));
     ck_assert_msg(err < 1e-12, "tetrahedra P%d%s mma %s (%s form, %s warp columns): GPU differs from host by %g", (int)order, cont ? "" : " (DG)", fac ? "factored" : "unfactored", fegtest_form_name(fac ? FORM_POISSON : FORM_MASSSTIFF), nb[shape], (double)err);
-    /* factored up to P5 (56 dofs), beyond it costs more than it saves */
-    ck_assert_msg(!strstr(view, "operators factored") == !(fac && order <= 5), "P%d: mma with -feg_matfree_factored %d, but the view says:\n%s", (int)order, fac, view);
+    ck_assert_msg(!strstr(view, "operators factored") == !fac, "P%d: mma with -feg_matfree_factored %d, but the view says:\n%s", (int)order, fac, view);
   }
   TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_factored"));
   TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_nb"));

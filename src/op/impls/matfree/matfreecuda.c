@@ -75,9 +75,16 @@ static void FEGRefOpMmaTuning(const FEGOp_MatFree *mf, FEGDevRefOp *r)
   while (!mf->nb && r->wc > 1 && FEGDevRefOpMmaShared(r) > 227 * 1024) r->wc /= 2;
 }
 
-/* mma applies the factored gradient operators up to this many dofs per element (P5 tetrahedra): beyond, the shared
-   memory of the two staged products costs more than the DMMAs saved (share/bench/simplex run 8) */
-#define FEG_MMA_FACTORED_MAXNB 56
+/* factored mma: warps per block by the row tiles of its first product (4 for P3, P4; 8 for P5; 16 for P6-P8
+   tetrahedra) and 16-element tile groups per block (2 at P6 tetrahedra, else 1), from the sweeps on the H100
+   (share/bench/simplex runs 11, 12: with 4 warps P5-P8 were slower factored than unfactored) */
+static void FEGRefOpMmaFactoredTuning(const FEGOp_MatFree *mf, PetscInt dim, PetscInt Nb, FEGDevRefOp *r)
+{
+  r->mt = 1;
+  r->nt = mf->ne ? (int)mf->ne : 2;
+  r->wr = r->Mp1 <= 64 ? 4 : (r->Mp1 <= 128 ? 8 : 16);
+  r->wc = mf->nb ? (int)mf->nb : (dim == 3 && Nb == 84 ? 2 : 1);
+}
 
 /* Device data of the matfree kernel in use, rebuilt when the kernel or the stored pairs change */
 static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev)
@@ -125,7 +132,7 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
     r->Cfh = mf->Cf;
     PetscCheck(mf->kernel != FEG_MF_REFOP || r->nr <= 2, PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_nr %d: refop takes 1 or 2 rows per thread (4 is for mma)", r->nr);
     /* factored unless a tile shape of the unfactored kernel was asked for (row tiles, or more than 2 element tiles) */
-    if (mf->kernel == FEG_MF_MMA && mf->factored && mf->frank && Nb <= FEG_MMA_FACTORED_MAXNB && !mf->nr && mf->ne <= 2) {
+    if (mf->kernel == FEG_MF_MMA && mf->factored && mf->frank && !mf->nr && mf->ne <= 2) {
       /* factored: A1 = [C_1; ...; C_dim] (dim k x Nb) and A2 = [C_1^T ... C_dim^T M] (Nb x (dim k + Nb), M the mass
          operator if the kind has one), fragment-major as below */
       const int DK = (int)(disc->dim * mf->frank), vv = mf->kind == FEG_MF_VVGG_SYM, RT1 = (DK + 7) / 8, KT1 = (int)(Nb + 3) / 4, RT2 = (int)(Nb + 7) / 8, K2 = DK + (vv ? 4 * KT1 : 0), KT2 = (K2 + 3) / 4;
@@ -159,10 +166,7 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
       PetscCall(PetscFree(Af));
       r->Af  = dev->mfAf;
       r->Af2 = dev->mfAf + (size_t)RT1 * KT1 * 32;
-      r->wr  = 1;
-      r->mt  = 1;
-      r->nt  = mf->ne ? (int)mf->ne : 2;
-      r->wc  = mf->nb ? (int)mf->nb : 1;
+      FEGRefOpMmaFactoredTuning(mf, disc->dim, Nb, r);
     } else if (mf->kernel == FEG_MF_MMA) {
       /* Af[((m*RT+rt)*KT+kt)*32+lane] = Op_m[8 rt + lane/4][4 kt + lane%4]: each A fragment one coalesced load */
       const int RT = (int)(Nb + 7) / 8, KT = (int)(Nb + 3) / 4;
@@ -516,8 +520,8 @@ static PetscErrorCode FEGOpView_MatFree_CUDA(FEGOp op, PetscViewer viewer)
     break;
   case FEG_MF_MMA:
     if (dev->ro.Af2) {
-      PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree mma: gradient operators factored (M^rs = C_r^T C_s, rank %d): U = A1 X with A1 %d x %d, Z = G U, Y = A2 [Z; g0 X] with A2 %d x %d, %d elements per block, %zu bytes of shared memory, scatter by %s\n",
-                                       dev->ro.fk, dev->ro.Mp1, dev->ro.Kp, dev->ro.Mp, dev->ro.K2p, 8 * dev->ro.nt * dev->ro.wc, FEGDevRefOpMmaShared(&dev->ro), dev->base.unique ? "plain stores" : (dev->base.tlist ? "transpose gather" : "atomics")));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree mma: gradient operators factored (M^rs = C_r^T C_s, rank %d): U = A1 X with A1 %d x %d, Z = G U, Y = A2 [Z; g0 X] with A2 %d x %d, %d elements and %d warps per block, %zu bytes of shared memory, scatter by %s\n",
+                                       dev->ro.fk, dev->ro.Mp1, dev->ro.Kp, dev->ro.Mp, dev->ro.K2p, 8 * dev->ro.nt * dev->ro.wc, dev->ro.wr, FEGDevRefOpMmaShared(&dev->ro), dev->base.unique ? "plain stores" : (dev->base.tlist ? "transpose gather" : "atomics")));
       break;
     }
     PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree mma: mma.sync m8n8k4 FP64, operators padded to %d x %d, %d x %d tiles of 8 x 8 per warp, %d x %d warps per block (%d elements), %zu bytes of shared memory, scatter by %s\n", dev->ro.Mp,

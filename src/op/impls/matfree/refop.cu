@@ -541,10 +541,11 @@ static __global__ void FEGRefOpMma_Kernel(const FEGDevRefOp r, const double *__r
   }
 }
 
-/* mma with the gradient operators factored (diffusion kinds), three phases in one block of 4 warps over EB elements:
+/* mma with the gradient operators factored (diffusion kinds), three phases in one block over EB elements:
    U = A1 X (dim k rows), Z_q = sum_s G_qs U_s in place and X scaled by the mass factor, Y = A2 [Z; g_0 X]. Each
    phase's 8 x 8 tiles are shared out over the warps, NT element tiles per warp so every A fragment serves NT
-   products. P4: 192 DMMAs per 8 elements instead of 315, and no multiply per B fragment. One tile per block: the
+   products. P4: 192 DMMAs per 8 elements instead of 315, and no multiply per B fragment. blockDim.x / 32 warps (4
+   to 16, more for more row tiles: FEGRefOpMmaFactoredTuning). One tile per block: the
    persistent, double-buffered form of the per-thread refop was slower here (44.6% against 52.3% of the roofline at P3,
    46.5% against 70.9% at P4: share/bench/simplex run 9 against run 8). */
 template <int NT>
@@ -683,7 +684,7 @@ PetscErrorCode FEGDevRefOpMmaApply(const FEGDevRefOp *ro, int e0, int e1, const 
   rr.e0 = e0;
   rr.e1 = e1;
   if (e1 > e0 && r->Af2) {
-    const int    EB = 8 * r->nt * r->wc, nth = 128, nblk = (r->e1 - r->e0 + EB - 1) / EB;
+    const int    EB = 8 * r->nt * r->wc, nth = 32 * r->wr, nblk = (r->e1 - r->e0 + EB - 1) / EB;
     const size_t shm                                                         = FEGDevRefOpMmaShared(r);
     int          nact                                                        = 0;
     void (*kern)(const FEGDevRefOp, const double *, double *, double *, int) = r->nt == 1 ? FEGRefOpMmaFactored_Kernel<1> : FEGRefOpMmaFactored_Kernel<2>;
