@@ -541,6 +541,21 @@ static __global__ void FEGRefOpMma_Kernel(const FEGDevRefOp r, const double *__r
   }
 }
 
+/* one warp's 8 x 8 NT tile of a product: c = A B with the A fragments fragment-major from A (this lane's, 32 apart)
+   and B's 4 x 8 fragments from shared memory, this lane's row at b, rows ld apart, element tiles 8 apart */
+template <int NT>
+static __device__ __forceinline__ void FEGMmaWarpTile(const double *__restrict__ A, const double *b, int KT, int ld, double c[NT][2])
+{
+#pragma unroll
+  for (int j = 0; j < NT; j++) c[j][0] = c[j][1] = 0.0;
+#pragma unroll 2
+  for (int kt = 0; kt < KT; kt++) {
+    const double a = __ldg(A + kt * 32);
+#pragma unroll
+    for (int j = 0; j < NT; j++) FEG_DMMA884(c[j], a, b[kt * 4 * ld + 8 * j]);
+  }
+}
+
 /* mma with the gradient operators factored (diffusion kinds), three phases in one block over EB elements:
    U = A1 X (dim k rows), Z_q = sum_s G_qs U_s in place and X scaled by the mass factor, Y = A2 [Z; g_0 X]. Each
    phase's 8 x 8 tiles are shared out over the warps, NT element tiles per warp so every A fragment serves NT
@@ -574,18 +589,10 @@ static __global__ void FEGRefOpMmaFactored_Kernel(const FEGDevRefOp r, const dou
 
   /* U = A1 X into rows 0..DK-1 */
   for (int item = w; item < RT1 * ET; item += nw) {
-    const int     rt = item % RT1, ct = item / RT1, col = ct * 8 * NT + (lane >> 2);
-    const double *A = r.Af + (size_t)rt * KT1 * 32 + lane, *xk = xs + (lane & 3) * ld + col;
-    double        c[NT][2];
+    const int rt = item % RT1, ct = item / RT1, col = ct * 8 * NT + (lane >> 2);
+    double    c[NT][2];
 
-#pragma unroll
-    for (int j = 0; j < NT; j++) c[j][0] = c[j][1] = 0.0;
-#pragma unroll 2
-    for (int kt = 0; kt < KT1; kt++) {
-      const double a = __ldg(A + kt * 32);
-#pragma unroll
-      for (int j = 0; j < NT; j++) FEG_DMMA884(c[j], a, xk[kt * 4 * ld + 8 * j]);
-    }
+    FEGMmaWarpTile<NT>(r.Af + (size_t)rt * KT1 * 32 + lane, xs + (lane & 3) * ld + col, KT1, ld, c);
     const int n = rt * 8 + (lane >> 2);
     if (n < DK)
 #pragma unroll
@@ -619,18 +626,10 @@ static __global__ void FEGRefOpMmaFactored_Kernel(const FEGDevRefOp r, const dou
 
   /* Y = A2 [Z; g_0 X] */
   for (int item = w; item < RT2 * ET; item += nw) {
-    const int     rt = item % RT2, ct = item / RT2, col = ct * 8 * NT + (lane >> 2);
-    const double *A = r.Af2 + (size_t)rt * KT2 * 32 + lane, *bk = bs + (lane & 3) * ld + col;
-    double        c[NT][2];
+    const int rt = item % RT2, ct = item / RT2, col = ct * 8 * NT + (lane >> 2);
+    double    c[NT][2];
 
-#pragma unroll
-    for (int j = 0; j < NT; j++) c[j][0] = c[j][1] = 0.0;
-#pragma unroll 2
-    for (int kt = 0; kt < KT2; kt++) {
-      const double a = __ldg(A + kt * 32);
-#pragma unroll
-      for (int j = 0; j < NT; j++) FEG_DMMA884(c[j], a, bk[kt * 4 * ld + 8 * j]);
-    }
+    FEGMmaWarpTile<NT>(r.Af2 + (size_t)rt * KT2 * 32 + lane, bs + (lane & 3) * ld + col, KT2, ld, c);
     const int n = rt * 8 + (lane >> 2);
     if (n >= Nb) continue;
 #pragma unroll
