@@ -305,15 +305,23 @@ static PetscErrorCode compare_matfree_view(DMPolytopeType ct, PetscInt order, Pe
   PetscRandom rnd;
   PetscReal   r;
 
+  char      fac[8] = "";
+  PetscBool hasfac;
+
   PetscFunctionBegin;
   *err = 0.0;
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-feg_matfree_factored", fac, sizeof(fac), &hasfac));
   for (int g = 0; g < 2; g++) {
     PetscCall(setup_matfree_dm(ct, order, cont, &dm[g]));
     if (g) PetscCall(DMSetVecType(dm[g], VECCUDA));
     PetscCall(fegtest_make_form(dm[g], kind, &aux[g], &ax[g], &f[g]));
-    /* the host has no gemm or mma: it checks them against refop */
+    /* the host has no gemm or mma: it checks them against refop, with the operators as they are (not factored, so
+       the GPU's factored kernels meet an independent result) */
     PetscCall(PetscOptionsSetValue(NULL, "-feg_matfree_kernel", g || (strcmp(mfk, "gemm") && strcmp(mfk, "mma")) ? mfk : "refop"));
     PetscCall(PetscOptionsSetValue(NULL, "-feg_lma_scatter", scatter));
+    if (!g) PetscCall(PetscOptionsSetValue(NULL, "-feg_matfree_factored", "0"));
+    else if (hasfac) PetscCall(PetscOptionsSetValue(NULL, "-feg_matfree_factored", fac));
+    else PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_factored"));
     PetscCall(fegtest_operator(dm[g], f[g], FEGOPMATFREE, &A[g]));
     PetscCall(DMCreateGlobalVector(dm[g], &x[g]));
     PetscCall(VecDuplicate(x[g], &y[g]));

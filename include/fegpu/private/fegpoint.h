@@ -240,6 +240,15 @@ FEG_INLINE int FEGMFPairs(int dim, int kind, int pr[], int ps[])
   return n;
 }
 
+/* index of the stored pair (r, s), 1 <= r, s <= dim, in the symmetric diffusion kinds (FEGMFPairs: the mass pair
+   first if vv, then row by row); compile-time constant where dim, vv, r and s are */
+FEG_INLINE int FEGMFSymPairIndex(int dim, int vv, int r, int s)
+{
+  const int lo = r < s ? r : s, hi = r < s ? s : r;
+
+  return vv + (lo - 1) * dim - (lo - 1) * (lo - 2) / 2 + (hi - lo);
+}
+
 /* the smallest kind holding every nonzero of Chat: vv, vg, gv, gg say which blocks of C (value-value, value trial and
    gradient test, gradient trial and value test, gradient-gradient) can be nonzero */
 FEG_INLINE int FEGMFKindOf(int sym, int vv, int vg, int gv, int gg)

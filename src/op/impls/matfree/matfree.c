@@ -62,6 +62,31 @@ static PetscErrorCode FEGElemApply_RefOp(FEGOp op, PetscInt e, const PetscScalar
   const PetscScalar   *G  = &mf->G[e * mf->npairs];
 
   PetscFunctionBeginHot;
+  if (mf->factored && mf->frank) {
+    /* diffusion kinds, factored (FEGMatFreeFactorRefOps): u_s = C_s x, z_q = sum_s G_qs u_s, y = g_0 M x + sum_q C_q^T z_q */
+    const PetscInt dim = op->disc->dim, k = mf->frank, vv = mf->kind == FEG_MF_VVGG_SYM;
+    PetscScalar   *u = mf->fwork, *z = mf->fwork + dim * k;
+
+    for (PetscInt t = 0; t < dim * k; t++) {
+      u[t] = 0.0;
+      for (PetscInt b = 0; b < Nb; b++) u[t] += mf->Cf[t * Nb + b] * xe[b];
+    }
+    for (PetscInt q = 0; q < dim; q++)
+      for (PetscInt i = 0; i < k; i++) {
+        z[q * k + i] = 0.0;
+        for (PetscInt s = 0; s < dim; s++) z[q * k + i] += G[FEGMFSymPairIndex((int)dim, (int)vv, (int)q + 1, (int)s + 1)] * u[s * k + i];
+      }
+    for (PetscInt a = 0; a < Nb; a++) {
+      PetscScalar v = 0.0;
+
+      for (PetscInt t = 0; t < dim * k; t++) v += mf->Cf[t * Nb + a] * z[t];
+      if (vv)
+        for (PetscInt b = 0; b < Nb; b++) v += G[0] * mf->Op[b * Nb + a] * xe[b];
+      ye[a] = v;
+    }
+    PetscCall(PetscLogFlops(2.0 * (2.0 * dim * k * Nb + dim * dim * k + (vv ? Nb * (Nb + 1) : 0))));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   for (PetscInt a = 0; a < Nb; a++) ye[a] = 0.0;
   for (PetscInt m = 0; m < mf->npairs; m++) {
     const PetscReal  *Om = &mf->Op[(size_t)m * Nb * Nb];
@@ -118,8 +143,8 @@ static PetscErrorCode FEGMatFreeBuildRefOps(FEGDisc *d, FEGOp_MatFree *mf)
    columns of Q an orthonormal basis of the span of the weighted reference derivatives W^(1/2) R_s b (k = dim P_(N-1),
    found by Gram-Schmidt, twice). The GPU's per-thread refop then applies u_s = C_s x, z_r = sum_s G_rs u_s,
    y = sum_r C_r^T z_r: 2 dim k Nb + dim^2 k FMAs instead of dim (dim+1)/2 Nb^2 (376 instead of 700 at P2, 3D).
-   Kinds with value-gradient pairs, and rules with a negative weight, are not factored (frank = 0). Computed once, for
-   the kernel that uses it, after FEGMatFreeBuildRefOps(). */
+   Kinds with value-gradient pairs, and rules with a negative weight, are not factored (frank = 0). Computed once after
+   FEGMatFreeBuildRefOps() unless -feg_matfree_factored 0; the host's refop applies it too. */
 PetscErrorCode FEGMatFreeFactorRefOps(FEGOp op)
 {
   FEGOp_MatFree *mf = (FEGOp_MatFree *)op->data;
@@ -157,6 +182,8 @@ PetscErrorCode FEGMatFreeFactorRefOps(FEGOp op)
     k++;
   }
   PetscCall(PetscCalloc1((size_t)dim * k * Nb, &mf->Cf));
+  PetscCall(PetscFree(mf->fwork));
+  PetscCall(PetscMalloc1(2 * dim * k, &mf->fwork));
   for (PetscInt s = 0; s < dim; s++)
     for (PetscInt i = 0; i < k; i++)
       for (PetscInt b = 0; b < Nb; b++) {
@@ -498,6 +525,7 @@ PetscErrorCode FEGMatFreeSelect(FEGOp op, const FEGMatFreeCaps *caps)
     PetscCall(FEGMatFreeBuildRefOps(d, mf));
     mf->opKind = mf->kind;
   }
+  if (isref && mf->factored) PetscCall(FEGMatFreeFactorRefOps(op));
   mf->elemApply = FEGMatFreeHost[k].apply;
   mf->elemDiag  = FEGMatFreeHost[k].diag;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -652,6 +680,7 @@ PetscErrorCode FEGOpDestroy_MatFree(FEGOp op)
   PetscFunctionBegin;
   PetscCall(PetscFree(mf->Op));
   PetscCall(PetscFree(mf->Cf));
+  PetscCall(PetscFree(mf->fwork));
   PetscCall(PetscFree(mf->G));
   PetscCall(PetscFree6(mf->B1, mf->D1, mf->Bt, mf->Dt, mf->Gq, mf->W1));
   PetscCall(PetscFree2(mf->lex, mf->qlex));

@@ -52,6 +52,7 @@ typedef struct {
   PetscScalar *G;      /* host: per-element factors G[e*npairs+m] = (detJ T^T C T)_(pr,ps) */
   PetscInt     frank;  /* diffusion kinds: rank of the factored gradient operators, M^rs = C_r^T C_s (0: not factored) */
   PetscReal   *Cf;     /* Cf[(s*frank+i)*Nb+b]: C_(s+1) */
+  PetscScalar *fwork;  /* host: u and z of the factored apply, 2 dim frank */
   /* sumfact */
   PetscInt     P, Q;       /* 1D nodes and 1D quadrature points */
   PetscBool    gll;        /* the rule is Gauss-Lobatto-Legendre (else Gauss) */

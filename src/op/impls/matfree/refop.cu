@@ -118,13 +118,6 @@ struct FEGRefOpFactored {
   double                m[VV ? NB * NB : 1];
 };
 
-/* index of the stored pair (r, s), 1 <= r, s <= DIM, in the symmetric diffusion kinds (FEGMFPairs: the mass pair
-   first if VV, then row by row) */
-__host__ __device__ constexpr int FEGSymPairIndex(int dim, int vv, int r, int s)
-{
-  return r <= s ? vv + (r - 1) * dim - (r - 1) * (r - 2) / 2 + (s - r) : vv + (s - 1) * dim - (s - 1) * (s - 2) / 2 + (r - s);
-}
-
 /* start copying a tile's factors, and its x if the element-owned dofs are contiguous, into shared memory (cp.async,
    8 bytes a copy so that any first element will do); one commit group per tile */
 template <int NB, int NOPS>
@@ -191,7 +184,7 @@ static __global__ void __launch_bounds__(128) FEGRefOpThread_Kernel(const FEGDev
           for (int i = 0; i < K; i++) {
             double t = 0.0;
 #pragma unroll
-            for (int s = 0; s < DIM; s++) t = fma(g[FEGSymPairIndex(DIM, OPS::VV, q + 1, s + 1)], u[s][i], t);
+            for (int s = 0; s < DIM; s++) t = fma(g[FEGMFSymPairIndex(DIM, OPS::VV, q + 1, s + 1)], u[s][i], t);
             z[q][i] = t;
           }
       }
@@ -616,7 +609,7 @@ static __global__ void FEGRefOpMmaFactored_Kernel(const FEGDevRefOp r, const dou
       if (q >= dim) break;
 #pragma unroll
       for (int s = 0; s < 3; s++)
-        if (s < dim) z = fma(gs[FEGSymPairIndex(dim, vv, q + 1, s + 1) * EB + e], u[s], z);
+        if (s < dim) z = fma(gs[FEGMFSymPairIndex(dim, vv, q + 1, s + 1) * EB + e], u[s], z);
       bs[(q * K + i) * ld + e] = z;
     }
   }
