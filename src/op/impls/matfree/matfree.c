@@ -543,7 +543,7 @@ static PetscErrorCode FEGOpSetFromOptions_MatFree(FEGOp op, PetscOptionItems *Pe
   PetscCall(PetscOptionsInt("-feg_matfree_ne", "GPU refop: elements per thread (1, 2, 4, 8); GPU mma: 8-element tiles per warp (2, 4, 8; factored: 1, 2) (0: tuned per order)", "FEGOpSetFromOptions", mf->ne, &mf->ne, NULL));
   PetscCall(PetscOptionsInt("-feg_matfree_nb", "GPU refop: element groups per thread block; GPU mma: warps across the elements of a block (factored: element tile groups per block); GPU sumfact: elements per thread block (0: tuned per order)", "FEGOpSetFromOptions", mf->nb, &mf->nb, NULL));
   PetscCall(PetscOptionsInt("-feg_matfree_nr", "GPU refop: rows per thread, 1 or 2; GPU mma: 8-row tiles per warp, 1, 2 or 4, with the operators unfactored (0: tuned per order)", "FEGOpSetFromOptions", mf->nr, &mf->nr, NULL));
-  PetscCall(PetscOptionsBool("-feg_matfree_factored", "GPU refop (one thread per element) and mma: apply the gradient operators of diffusion forms factored, M^rs = C_r^T C_s (fewer operations)", "FEGOpSetFromOptions", mf->factored, &mf->factored, NULL));
+  PetscCall(PetscOptionsBool("-feg_matfree_factored", "refop (host, GPU one thread per element) and GPU mma: apply the gradient operators of diffusion forms factored, M^rs = C_r^T C_s (fewer operations)", "FEGOpSetFromOptions", mf->factored, &mf->factored, NULL));
   PetscCall(PetscOptionsInt("-feg_matfree_gemm_mb", "GPU gemm: work space (MB) per chunk of elements; small enough for the L2 cache keeps the GEMM output there", "FEGOpSetFromOptions", mf->gemmMB, &mf->gemmMB, NULL));
   PetscCall(FEGScatterSetFromOptions(PetscOptionsObject, &mf->scatter));
   PetscOptionsHeadEnd();

@@ -37,7 +37,7 @@ typedef struct {
   PetscInt         ne, nb, nr; /* GPU refop: elements per thread, element groups per block, rows per thread; mma: element
                                   tiles per warp, warp columns per block, row tiles per warp (0: tuned) */
   PetscInt         gemmMB;     /* GPU gemm: MB of work space per element chunk */
-  PetscBool        factored;   /* GPU refop per thread and mma: diffusion kinds' gradient operators factored (-feg_matfree_factored) */
+  PetscBool        factored;   /* refop (host, GPU per thread) and mma: diffusion kinds' gradient operators factored (-feg_matfree_factored) */
   FEGScatter       scatter;    /* -feg_lma_scatter (GPU) */
   /* the kernel for the current form */
   FEGMatFreeKernel kernel;
