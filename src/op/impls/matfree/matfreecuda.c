@@ -503,7 +503,7 @@ static PetscErrorCode FEGOpView_MatFree_CUDA(FEGOp op, PetscViewer viewer)
   PetscCall(FEGDevOpView(op, &dev->base, viewer));
   if (dev->mfG) bytes += (PetscLogDouble)dev->ro.nops * d->Nb * dev->ro.ldo * sizeof(double);
   if (dev->mfWork) bytes += (PetscLogDouble)dev->mfEc * (dev->mfLda + d->Nb) * sizeof(double);
-  if (dev->mfAf) bytes += (PetscLogDouble)dev->ro.nops * dev->ro.Mp * dev->ro.Kp * sizeof(double);
+  if (dev->mfAf) bytes += (dev->ro.Af2 ? (PetscLogDouble)dev->ro.Mp1 * dev->ro.Kp + (PetscLogDouble)dev->ro.Mp * dev->ro.K2p : (PetscLogDouble)dev->ro.nops * dev->ro.Mp * dev->ro.Kp) * sizeof(double);
   if (dev->sfIdx) bytes += (PetscLogDouble)d->Ne * d->Nb * sizeof(int);
   switch (dev->mfKernel) {
   case FEG_MF_REFOP:
