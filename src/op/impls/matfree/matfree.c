@@ -119,7 +119,7 @@ static PetscErrorCode FEGMatFreeBuildRefOps(FEGDisc *d, FEGOp_MatFree *mf)
 
   PetscFunctionBegin;
   PetscCall(PetscFree(mf->Op));
-  PetscCall(PetscFree(mf->Cf)); /* factored again from these when a kernel asks (FEGMatFreeFactorRefOps) */
+  PetscCall(PetscFree(mf->Cf)); /* factored again from these by FEGMatFreeSelect() */
   mf->frank = 0;
   PetscCall(PetscCalloc1((size_t)mf->npairs * Nb * Nb, &mf->Op));
   for (PetscInt m = 0; m < mf->npairs; m++) {
@@ -141,11 +141,11 @@ static PetscErrorCode FEGMatFreeBuildRefOps(FEGDisc *d, FEGOp_MatFree *mf)
 
 /* The gradient pairs of the diffusion kinds factored, M^rs = C_r^T C_s, with C_s = Q^T W^(1/2) R_s (k x Nb) and the k
    columns of Q an orthonormal basis of the span of the weighted reference derivatives W^(1/2) R_s b (k = dim P_(N-1),
-   found by Gram-Schmidt, twice). The GPU's per-thread refop then applies u_s = C_s x, z_r = sum_s G_rs u_s,
-   y = sum_r C_r^T z_r: 2 dim k Nb + dim^2 k FMAs instead of dim (dim+1)/2 Nb^2 (376 instead of 700 at P2, 3D).
-   Kinds with value-gradient pairs, and rules with a negative weight, are not factored (frank = 0). Computed once after
-   FEGMatFreeBuildRefOps() unless -feg_matfree_factored 0; the host's refop applies it too. */
-PetscErrorCode FEGMatFreeFactorRefOps(FEGOp op)
+   found by Gram-Schmidt, twice). The refop kernels (host, GPU per thread, GPU mma) then apply u_s = C_s x,
+   z_r = sum_s G_rs u_s, y = sum_r C_r^T z_r: 2 dim k Nb + dim^2 k FMAs instead of dim (dim+1)/2 Nb^2 (376 instead of
+   700 at P2, 3D). Kinds with value-gradient pairs, and rules with a negative weight, are not factored (frank = 0).
+   Computed once after FEGMatFreeBuildRefOps() unless -feg_matfree_factored 0. */
+static PetscErrorCode FEGMatFreeFactorRefOps(FEGOp op)
 {
   FEGOp_MatFree *mf = (FEGOp_MatFree *)op->data;
   FEGDisc       *d  = op->disc;
@@ -154,7 +154,7 @@ PetscErrorCode FEGMatFreeFactorRefOps(FEGOp op)
   PetscInt       k = 0;
 
   PetscFunctionBegin;
-  if (mf->Cf || mf->opKind != mf->kind || (mf->kind != FEG_MF_GG_SYM && mf->kind != FEG_MF_VVGG_SYM)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (mf->Cf || (mf->kind != FEG_MF_GG_SYM && mf->kind != FEG_MF_VVGG_SYM)) PetscFunctionReturn(PETSC_SUCCESS);
   for (PetscInt q = 0; q < Nq; q++)
     if (d->qweights[q] < 0.0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscMalloc2((size_t)Nq * nc, &Q, Nq, &v));

@@ -72,6 +72,5 @@ typedef struct {
 } FEGOp_MatFree;
 
 PETSC_INTERN PetscErrorCode FEGMatFreeSelect(FEGOp, const FEGMatFreeCaps *);
-PETSC_INTERN PetscErrorCode FEGMatFreeFactorRefOps(FEGOp);
 PETSC_INTERN PetscErrorCode FEGOpView_MatFree(FEGOp, PetscViewer);
 PETSC_INTERN PetscErrorCode FEGOpDestroy_MatFree(FEGOp);

@@ -127,7 +127,7 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
     r->thread = mf->kernel == FEG_MF_REFOP && !mf->ne && !mf->nb && !mf->nr && FEGDevRefOpThreadCompiled((int)Nb);
     r->Oph    = mf->Op;
     r->dim    = (int)disc->dim;
-    if ((r->thread || mf->kernel == FEG_MF_MMA) && mf->factored) PetscCall(FEGMatFreeFactorRefOps(op));
+    /* the factors, if any, come from FEGMatFreeSelect() */
     r->fk  = r->thread && mf->factored && FEGDevRefOpFactoredCompiled((int)Nb, (int)disc->dim, (int)mf->frank) ? (int)mf->frank : 0;
     r->Cfh = mf->Cf;
     PetscCheck(mf->kernel != FEG_MF_REFOP || r->nr <= 2, PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_nr %d: refop takes 1 or 2 rows per thread (4 is for mma)", r->nr);

@@ -9,6 +9,19 @@
    10 dofs; at 20, P3 tetrahedra, it was 1.5x slower than mma on the H100) */
 #define FEG_REFOP_THREAD_NB(X) X(3) X(4) X(6) X(10)
 
+/* entry n of element e's action (Nb dofs per element): into ybuf for the deterministic gather, else into y by a plain
+   store (overwrite, or dofs no other element shares) or an atomic add */
+static __device__ __forceinline__ void FEGRefOpStore(const FEGDevRefOp &r, int Nb, double *__restrict__ y, double *__restrict__ ybuf, int e, int n, double v, int overwrite)
+{
+  if (ybuf) ybuf[(size_t)n * r.Ne + e] = v;
+  else {
+    const size_t id = r.contig ? (size_t)e * Nb + n : (size_t)r.idx[(size_t)n * r.Ne + e];
+    if (overwrite) y[id] = v;
+    else if (r.unique) y[id] += v;
+    else atomicAdd(&y[id], v);
+  }
+}
+
 /* ------------------------------------------------------------------------------------------------------------------
    refop (Swirydowicz et al.'s stiffness-action kernel, 004): thread n of element group j computes row n of NE
    elements, y_n = sum_m G_m sum_k Op_m[n,k] x_k. The NOPS operator entries of column k are loaded once and used for
@@ -84,13 +97,7 @@ static __global__ void FEGRefOp_Kernel(const FEGDevRefOp r, const double *__rest
     for (int q = 0; q < NR; q++) {
       const int n = n0 + q;
       if (n >= Nb) break;
-      if (ybuf) ybuf[(size_t)n * r.Ne + e] = v[q];
-      else {
-        const size_t id = r.contig ? (size_t)e * Nb + n : (size_t)r.idx[(size_t)n * r.Ne + e];
-        if (overwrite) y[id] = v[q];
-        else if (r.unique) y[id] += v[q];
-        else atomicAdd(&y[id], v[q]);
-      }
+      FEGRefOpStore(r, Nb, y, ybuf, e, n, v[q], overwrite);
     }
   }
 }
@@ -212,13 +219,7 @@ static __global__ void __launch_bounds__(128) FEGRefOpThread_Kernel(const FEGDev
           }
         }
         if (staged) buf[threadIdx.x * NB + n] = v;
-        else if (ybuf) ybuf[(size_t)n * r.Ne + e] = v;
-        else {
-          const size_t id = r.contig ? (size_t)e * NB + n : (size_t)r.idx[(size_t)n * r.Ne + e];
-          if (overwrite) y[id] = v;
-          else if (r.unique) y[id] += v;
-          else atomicAdd(&y[id], v);
-        }
+        else FEGRefOpStore(r, NB, y, ybuf, e, n, v, overwrite);
       }
     }
     if (staged) {
@@ -522,6 +523,9 @@ static __global__ void FEGRefOpMma_Kernel(const FEGDevRefOp r, const double *__r
         for (int h = 0; h < 2; h++) {
           const int ie = wc * NT * 8 + j * 8 + 2 * (lane & 3) + h, e = E0 + ie;
           if (ie >= nel) continue;
+          /* FEGRefOpStore() written out, like the staging above (the factored kernel's twin): with the helper here,
+             or the staging in a helper shared with that kernel, nvcc gave these kernels up to 24 more registers (72
+             -> 80 at 1 x 4 tiles, 72 -> 96 at 2 x 2) */
           if (ybuf) ybuf[(size_t)n * r.Ne + e] = c[i][j][h];
           else {
             const size_t id = r.contig ? (size_t)e * Nb + n : (size_t)r.idx[(size_t)n * r.Ne + e];
@@ -631,13 +635,7 @@ static __global__ void FEGRefOpMmaFactored_Kernel(const FEGDevRefOp r, const dou
       for (int h = 0; h < 2; h++) {
         const int ie = ct * 8 * NT + j * 8 + 2 * (lane & 3) + h, e = E0 + ie;
         if (ie >= nel) continue;
-        if (ybuf) ybuf[(size_t)n * r.Ne + e] = c[j][h];
-        else {
-          const size_t id = r.contig ? (size_t)e * Nb + n : (size_t)r.idx[(size_t)n * r.Ne + e];
-          if (overwrite) y[id] = c[j][h];
-          else if (r.unique) y[id] += c[j][h];
-          else atomicAdd(&y[id], c[j][h]);
-        }
+        FEGRefOpStore(r, Nb, y, ybuf, e, n, c[j][h], overwrite);
       }
   }
 }
@@ -729,13 +727,7 @@ static __global__ void FEGGemmCombine_Kernel(const FEGDevRefOp r, int e0, int Ec
 
 #pragma unroll
   for (int m = 0; m < NOPS; m++) v = fma(G[transpose ? r.tperm[m] : m], z[m * r.Nb], v);
-  if (ybuf) ybuf[(size_t)n * r.Ne + e] = v;
-  else {
-    const size_t id = r.contig ? (size_t)e * r.Nb + n : (size_t)r.idx[(size_t)n * r.Ne + e];
-    if (overwrite) y[id] = v;
-    else if (r.unique) y[id] += v;
-    else atomicAdd(&y[id], v);
-  }
+  FEGRefOpStore(r, r.Nb, y, ybuf, e, n, v, overwrite);
 }
 
 PetscErrorCode FEGDevGemmApply(const FEGDevRefOp *r, int e0, int e1, const double *A, int lda, double *work, int Ec, const double *x, double *y, int transpose, int overwrite, int nlocal, const int *toff, const int *tlist, double *ybuf)
