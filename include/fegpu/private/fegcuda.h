@@ -145,7 +145,6 @@ static __device__ __forceinline__ void FEGChatDev(int dim, const double C[16], c
   else FEGChat(3, C, invJ, wdet, Ch);
 }
 
-/* the geometry (invJ, then det J) of point q of element e */
 /* where CSR position p of an FEGDevOutput lives (one array on one process; diagonal block, off-diagonal block or send
    buffer on several) */
 static __device__ __forceinline__ double *FEGDevTarget(const FEGDevOutput &o, int p)
@@ -154,6 +153,7 @@ static __device__ __forceinline__ double *FEGDevTarget(const FEGDevOutput &o, in
   return p < o.nAB ? o.vals2 + (p - o.nA) : o.vals3 + (p - o.nAB);
 }
 
+/* the geometry (invJ, then det J) of point q of element e */
 static __device__ __forceinline__ const double *FEGDevGeo(const FEGDevDisc &d, int e, int q)
 {
   return d.geo + ((size_t)e * d.nG + (d.nG == 1 ? 0 : q)) * (d.dim * d.dim + 1);

@@ -1,12 +1,12 @@
 #!/bin/bash
 # FEGComputeRHS against the element-matrix integration of the same elements, per element, every cell type, on the GPU:
-#   source .gpu/env.sh && bash share/bench/setup/rhs-cells.sh OUTDIR
+#   source .gpu/env.sh && bash share/bench/setup/rhs-cells.sh OUTDIR [cells, e.g. "hex tet"; all by default]
 # cdr_integration (full 4x4 C, perturbed cells, continuous for p = 1, discontinuous for every p; medians of 10), one
 # process per cell type and order on a mesh of 2M (p = 1) down to 15k (hexahedra p = 4) elements, so that the element
 # matrices lma keeps stay under 2 GB and launch latencies are amortised as on a user's mesh:
 # OUTDIR/rhs-cells.log and rhs-cells.csv (cell, p, space, elements, element matrix us, rhs us, rhs / element matrix).
 set -u
-out=$1
+out=$1 only=${2:-}
 here=$(cd "$(dirname "$0")/../../.." && pwd)
 mkdir -p "$out"
 : > "$out/rhs-cells.log"
@@ -16,6 +16,7 @@ for c in "tri 1000 700 700 700" "quad 1400 1000 1000 700" "tet 70 55 44 32" "hex
   set -- $c
   cell=$1
   shift
+  if [ -n "$only" ] && [[ " $only " != *" $cell "* ]]; then continue; fi
   for p in 1 2 3 4; do
     f=$1
     shift
