@@ -125,16 +125,27 @@ struct FEGRefOpFactored {
   double                m[VV ? NB * NB : 1];
 };
 
+/* shared-memory stride of a thread's NB values in the per-thread kernel's tile: NB + 1 when NB is a multiple of 4, whose
+   stride put the threads of a warp reading their own element's values 4-way on the same banks (P1: 7-11% faster padded,
+   share/bench/simplex run 19); the 2-way conflicts of 10 doubles (P2) cost less than padding them (4% slower, run 18) */
+template <int NB>
+static __host__ __device__ constexpr int FEGRefOpThreadStride()
+{
+  return NB % 4 ? NB : NB + 1;
+}
+
 /* start copying a tile's factors, and its x if the element-owned dofs are contiguous, into shared memory (cp.async,
-   8 bytes a copy so that any first element will do); one commit group per tile */
+   8 bytes a copy so that any first element will do, each thread's values FEGRefOpThreadStride apart); one commit group
+   per tile */
 template <int NB, int NOPS>
 static __device__ __forceinline__ void FEGRefOpThreadPrefetch(const FEGDevRefOp &r, const double *__restrict__ x, double *buf, int b0, int nel)
 {
-  double *sx = buf, *sg = buf + blockDim.x * NB;
+  constexpr int XS = FEGRefOpThreadStride<NB>(), GS = FEGRefOpThreadStride<NOPS>();
+  double       *sx = buf, *sg = buf + blockDim.x * XS;
 
-  for (int t = threadIdx.x; t < nel * NOPS; t += blockDim.x) __pipeline_memcpy_async(&sg[t], &r.G[(size_t)b0 * NOPS + t], sizeof(double));
+  for (int t = threadIdx.x; t < nel * NOPS; t += blockDim.x) __pipeline_memcpy_async(&sg[t / NOPS * GS + t % NOPS], &r.G[(size_t)b0 * NOPS + t], sizeof(double));
   if (r.contig)
-    for (int t = threadIdx.x; t < nel * NB; t += blockDim.x) __pipeline_memcpy_async(&sx[t], &x[(size_t)b0 * NB + t], sizeof(double));
+    for (int t = threadIdx.x; t < nel * NB; t += blockDim.x) __pipeline_memcpy_async(&sx[t / NB * XS + t % NB], &x[(size_t)b0 * NB + t], sizeof(double));
   __pipeline_commit();
 }
 
@@ -146,14 +157,15 @@ template <int NB, int NOPS, class OPS>
 static __global__ void __launch_bounds__(128) FEGRefOpThread_Kernel(const FEGDevRefOp r, const OPS P, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose, int overwrite)
 {
   extern __shared__ double sm[];
-  const int                per = blockDim.x * (NB + NOPS), ntiles = (r.e1 - r.e0 + blockDim.x - 1) / blockDim.x;
+  constexpr int            XS = FEGRefOpThreadStride<NB>(), GS = FEGRefOpThreadStride<NOPS>();
+  const int                per = blockDim.x * (XS + GS), ntiles = (r.e1 - r.e0 + blockDim.x - 1) / blockDim.x;
   const bool               staged = r.contig && !ybuf && (overwrite || r.unique);
   int                      cur    = 0;
 
   if ((int)blockIdx.x < ntiles) FEGRefOpThreadPrefetch<NB, NOPS>(r, x, sm, r.e0 + blockIdx.x * blockDim.x, min((int)blockDim.x, r.e1 - r.e0 - (int)(blockIdx.x * blockDim.x)));
   for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x, cur ^= 1) {
     const int b0 = r.e0 + tile * blockDim.x, nel = min((int)blockDim.x, r.e1 - b0), e = b0 + threadIdx.x, next = tile + gridDim.x;
-    double   *buf = sm + cur * per, *sg = buf + blockDim.x * NB;
+    double   *buf = sm + cur * per, *sg = buf + blockDim.x * XS;
     double    xe[NB], g[NOPS];
 
     if (next < ntiles) FEGRefOpThreadPrefetch<NB, NOPS>(r, x, sm + (cur ^ 1) * per, r.e0 + next * blockDim.x, min((int)blockDim.x, r.e1 - r.e0 - next * (int)blockDim.x));
@@ -162,9 +174,9 @@ static __global__ void __launch_bounds__(128) FEGRefOpThread_Kernel(const FEGDev
     __syncthreads();
     if (threadIdx.x < nel) {
 #pragma unroll
-      for (int k = 0; k < NB; k++) xe[k] = r.contig ? buf[threadIdx.x * NB + k] : x[r.idx[(size_t)k * r.Ne + e]];
+      for (int k = 0; k < NB; k++) xe[k] = r.contig ? buf[threadIdx.x * XS + k] : x[r.idx[(size_t)k * r.Ne + e]];
 #pragma unroll
-      for (int m = 0; m < NOPS; m++) g[m] = sg[threadIdx.x * NOPS + (transpose ? r.tperm[m] : m)];
+      for (int m = 0; m < NOPS; m++) g[m] = sg[threadIdx.x * GS + (transpose ? r.tperm[m] : m)];
     }
     if (staged) __syncthreads(); /* every x read before y overwrites it */
     if (threadIdx.x < nel) {
@@ -218,15 +230,17 @@ static __global__ void __launch_bounds__(128) FEGRefOpThread_Kernel(const FEGDev
             v = fma(g[m], t, v);
           }
         }
-        if (staged) buf[threadIdx.x * NB + n] = v;
+        if (staged) buf[threadIdx.x * XS + n] = v;
         else FEGRefOpStore(r, NB, y, ybuf, e, n, v, overwrite);
       }
     }
     if (staged) {
       __syncthreads();
       for (int t = threadIdx.x; t < nel * NB; t += blockDim.x) {
-        if (overwrite) y[(size_t)b0 * NB + t] = buf[t];
-        else y[(size_t)b0 * NB + t] += buf[t];
+        const double v = buf[t / NB * XS + t % NB];
+
+        if (overwrite) y[(size_t)b0 * NB + t] = v;
+        else y[(size_t)b0 * NB + t] += v;
       }
     }
     __syncthreads(); /* the buffer is free before the next prefetch into it */
@@ -242,7 +256,7 @@ static PetscErrorCode FEGRefOpThreadLaunch(const FEGDevRefOp *r, const OPS &P, c
 {
   const int    nt = 128, ntiles = (r->e1 - r->e0 + nt - 1) / nt;
   const bool   persistent = OPS::factored || NB < 10;
-  const size_t shm        = (persistent ? 2 : 1) * sizeof(double) * nt * (NB + NOPS);
+  const size_t shm        = (persistent ? 2 : 1) * sizeof(double) * nt * (FEGRefOpThreadStride<NB>() + FEGRefOpThreadStride<NOPS>());
   static int   nblk; /* blocks resident on the device: the same for every launch of this kernel */
 
   PetscFunctionBegin;
@@ -559,28 +573,41 @@ static __device__ __forceinline__ void FEGMmaWarpTile(const double *__restrict__
    products. P4: 192 DMMAs per 8 elements instead of 315, and no multiply per B fragment. blockDim.x / 32 warps (4
    to 16, more for more row tiles: FEGRefOpMmaFactoredTuning). One tile per block: the
    persistent, double-buffered form of the per-thread refop was slower here (44.6% against 52.3% of the roofline at P3,
-   46.5% against 70.9% at P4: share/bench/simplex run 9 against run 8). */
-template <int NT>
+   46.5% against 70.9% at P4: share/bench/simplex run 9 against run 8). The kernel is issue-bound (Nsight Compute at
+   P3: issue slots 75% busy, 262 instructions per element for 7 DMMAs), so its index arithmetic is kept to shifts and
+   masks: the tile groups per block (WC) are compile-time, the staging loops avoid divisions by run-time sizes, and
+   the shared-memory stores of x and the factors are conflict-free (they were 4.9-way); P3-P8 went 8-18% faster
+   (share/bench/simplex run 18). */
+template <int NT, int WC>
 static __global__ void FEGRefOpMmaFactored_Kernel(const FEGDevRefOp r, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int overwrite)
 {
   extern __shared__ double sm[];
   const int                lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
-  const int                Nb = r.Nb, K = r.fk, dim = r.dim, DK = dim * K, nops = r.nops, vv = nops > dim * (dim + 1) / 2;
-  const int                EB = 8 * NT * r.wc, ld = EB + 4, ET = r.wc, RT1 = r.Mp1 / 8, KT1 = r.Kp / 4, RT2 = r.Mp / 8, KT2 = r.K2p / 4;
-  const int                E0 = r.e0 + blockIdx.x * EB, nel = min(EB, r.e1 - E0);
-  double                  *bs = sm, *gs = sm + (size_t)r.Kb * ld, *xs = bs + (size_t)DK * ld;
+  const int                Nb = r.Nb, K = r.fk, dim = r.dim, DK = dim * K, nops = r.nops, GS = nops | 1, vv = nops > dim * (dim + 1) / 2;
+  /* WC > 0: the tile groups per block at compile time, so the element index of a shared-memory slot is a mask */
+  const int EB = 8 * NT * (WC ? WC : r.wc), ld = EB + 4, ET = WC ? WC : r.wc, RX = r.Kb - DK, RT1 = r.Mp1 / 8, KT1 = r.Kp / 4, RT2 = r.Mp / 8, KT2 = r.K2p / 4;
+  const int E0 = r.e0 + blockIdx.x * EB, nel = min(EB, r.e1 - E0);
+  double   *bs = sm, *gs = sm + (size_t)r.Kb * ld, *xs = bs + (size_t)DK * ld;
 
-  /* x in rows DK.., zero beyond Nb and nel and in the rows past them; the factors as gs[m*EB+i] */
-  for (int t = threadIdx.x; t < EB * (r.Kb - DK); t += blockDim.x) {
-    int i, k;
+  /* x in rows DK.., zero beyond Nb and nel and in the rows past them. Element-owned dofs: 4 consecutive dofs of one
+     element per 4 lanes (whole 32-byte sectors read), elements next, so the column-major shared stores are free of
+     bank conflicts with ld = EB + 4 (a dof per lane made them 5-way at P3) */
+  if (r.contig)
+    for (int t = threadIdx.x; t < EB * ((RX + 3) & ~3); t += blockDim.x) {
+      const int i = (t >> 2) % EB, k = ((t >> 2) / EB) * 4 + (t & 3);
 
-    if (r.contig) i = t / (r.Kb - DK), k = t % (r.Kb - DK);
-    else i = t % EB, k = t / EB;
-    xs[k * ld + i] = i < nel && k < Nb ? x[r.contig ? (size_t)(E0 + i) * Nb + k : (size_t)r.idx[(size_t)k * r.Ne + E0 + i]] : 0.0;
-  }
+      if (k < RX) xs[k * ld + i] = i < nel && k < Nb ? x[(size_t)(E0 + i) * Nb + k] : 0.0;
+    }
+  else
+    for (int t = threadIdx.x; t < EB * RX; t += blockDim.x) {
+      const int i = t % EB, k = t / EB;
+
+      xs[k * ld + i] = i < nel && k < Nb ? x[(size_t)r.idx[(size_t)k * r.Ne + E0 + i]] : 0.0;
+    }
+  /* the factors element-major, gs[i*GS+m] (GS odd: conflict-free reads across elements) */
   for (int t = threadIdx.x; t < EB * nops; t += blockDim.x) {
-    const int i = t / nops, m = t % nops;
-    gs[m * EB + i] = i < nel ? r.G[(size_t)(E0 + i) * nops + m] : 0.0;
+    const int i = t / nops, m = t - i * nops;
+    gs[i * GS + m] = i < nel ? r.G[(size_t)(E0 + i) * nops + m] : 0.0;
   }
   __syncthreads();
 
@@ -600,8 +627,9 @@ static __global__ void FEGRefOpMmaFactored_Kernel(const FEGDevRefOp r, const dou
   __syncthreads();
   /* Z_q = sum_s G_qs U_s in place, element by element; x times the mass factor */
   for (int t = threadIdx.x; t < K * EB; t += blockDim.x) {
-    const int i = t / EB, e = t % EB;
-    double    u[3] = {0.0, 0.0, 0.0};
+    const int     i = t / EB, e = t % EB;
+    const double *ge   = gs + e * GS;
+    double        u[3] = {0.0, 0.0, 0.0};
 
 #pragma unroll
     for (int s = 0; s < 3; s++)
@@ -613,12 +641,12 @@ static __global__ void FEGRefOpMmaFactored_Kernel(const FEGDevRefOp r, const dou
       if (q >= dim) break;
 #pragma unroll
       for (int s = 0; s < 3; s++)
-        if (s < dim) z = fma(gs[FEGMFSymPairIndex(dim, vv, q + 1, s + 1) * EB + e], u[s], z);
+        if (s < dim) z = fma(ge[FEGMFSymPairIndex(dim, vv, q + 1, s + 1)], u[s], z);
       bs[(q * K + i) * ld + e] = z;
     }
   }
   if (vv)
-    for (int t = threadIdx.x; t < Nb * EB; t += blockDim.x) xs[(t / EB) * ld + t % EB] *= gs[t % EB];
+    for (int t = threadIdx.x; t < Nb * EB; t += blockDim.x) xs[(t / EB) * ld + t % EB] *= gs[(t % EB) * GS];
   __syncthreads();
 
   /* Y = A2 [Z; g_0 X] */
@@ -644,7 +672,7 @@ static __global__ void FEGRefOpMmaFactored_Kernel(const FEGDevRefOp r, const dou
 size_t FEGDevRefOpMmaShared(const FEGDevRefOp *r)
 {
   const int EB = 8 * r->nt * r->wc;
-  if (r->Af2) return sizeof(double) * ((size_t)r->Kb * (EB + 4) + (size_t)r->nops * EB);
+  if (r->Af2) return sizeof(double) * ((size_t)r->Kb * (EB + 4) + (size_t)(r->nops | 1) * EB);
   return sizeof(double) * ((size_t)r->Kp * (EB + 4) + (size_t)r->nops * EB);
 }
 
@@ -675,9 +703,13 @@ PetscErrorCode FEGDevRefOpMmaApply(const FEGDevRefOp *ro, int e0, int e1, const 
   rr.e1 = e1;
   if (e1 > e0 && r->Af2) {
     const int    EB = 8 * r->nt * r->wc, nth = 32 * r->wr, nblk = (r->e1 - r->e0 + EB - 1) / EB;
-    const size_t shm                                                         = FEGDevRefOpMmaShared(r);
-    int          nact                                                        = 0;
-    void (*kern)(const FEGDevRefOp, const double *, double *, double *, int) = r->nt == 1 ? FEGRefOpMmaFactored_Kernel<1> : FEGRefOpMmaFactored_Kernel<2>;
+    const size_t shm  = FEGDevRefOpMmaShared(r);
+    int          nact = 0;
+    void (*kern)(const FEGDevRefOp, const double *, double *, double *, int);
+
+    /* the tuned tile groups (1, 2) compiled, any other -feg_matfree_nb at run time */
+    if (r->nt == 1) kern = r->wc == 1 ? FEGRefOpMmaFactored_Kernel<1, 1> : (r->wc == 2 ? FEGRefOpMmaFactored_Kernel<1, 2> : FEGRefOpMmaFactored_Kernel<1, 0>);
+    else kern = r->wc == 1 ? FEGRefOpMmaFactored_Kernel<2, 1> : (r->wc == 2 ? FEGRefOpMmaFactored_Kernel<2, 2> : FEGRefOpMmaFactored_Kernel<2, 0>);
 
     PetscCheck(r->nt == 1 || r->nt == 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "mma (factored): %d element tiles per warp is not compiled: use 1 or 2 (-feg_matfree_ne)", r->nt);
     if (shm > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
