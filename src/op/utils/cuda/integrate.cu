@@ -457,22 +457,18 @@ static __global__ void FEGElemVector_Kernel(const FEGDevDisc d, const FEGDevCoef
   for (int k = 0; k < NA; k++) F[k] = 0.0;
   if (ref) {
     /* affine cell, constant D: b_a = sum_b K'_ab for the form whose trial value row is D (u = 1 = sum_b phi_b), from the
-       reference tensors M the element matrices use, without the quadrature loop */
-    const double *geo    = d.geo + (size_t)e * (DIM * DIM + 1);
+       row sums of the reference tensors M the element matrices use (kept after them), without the quadrature loop */
+    const double *geo = d.geo + (size_t)e * (DIM * DIM + 1), *Mv = d.M + (size_t)Nd * Nd * d.Nb * d.Nb; /* Mv: row sums */
     double        Cd[16] = {0}, Ch[4][4];
 
     for (int j = 0; j < 4; j++) Cd[j] = c.D0[j];
     FEGChat(DIM, Cd, geo, geo[DIM * DIM], Ch);
+
 #pragma unroll
     for (int k = 0; k < NA; k++) {
       if (k >= na) break;
-      for (int t = 0; t < Nd; t++) {
-        const double *Mt = d.M + ((size_t)t * d.Nb + a0 + k) * d.Nb; /* r = 0: the trial value */
-        double        sb = 0.0;
-
-        for (int b = 0; b < d.Nb; b++) sb += __ldg(&Mt[b]);
-        F[k] += Ch[0][t] * sb;
-      }
+#pragma unroll
+      for (int t = 0; t < Nd; t++) F[k] += Ch[0][t] * __ldg(&Mv[t * d.Nb + a0 + k]);
     }
   }
   for (int q = 0; q < d.Nq && (!ref || lift); q++) {

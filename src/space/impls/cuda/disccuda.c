@@ -137,13 +137,17 @@ PetscErrorCode FEGDevDiscCreate(FEGDisc *disc, PetscBool integration, FEGDevDisc
     const PetscReal *R = disc->R;
     double          *M;
 
-    PetscCall(PetscCalloc1(Nd * Nd * Nb * Nb, &M));
+    PetscCall(PetscCalloc1(Nd * Nd * Nb * Nb + Nd * Nb, &M));
     for (PetscInt r = 0; r < Nd; r++)
       for (PetscInt s = 0; s < Nd; s++)
         for (PetscInt a = 0; a < Nb; a++)
           for (PetscInt b = 0; b < Nb; b++)
             for (PetscInt q = 0; q < Nq; q++) M[((r * Nd + s) * Nb + a) * Nb + b] += disc->qweights[q] * R[q * Nd + r + b * KK] * R[q * Nd + s + a * KK];
-    PetscCall(FEGDevMallocCopy((void **)&d->M, M, sizeof(double) * Nd * Nd * Nb * Nb, &d->bytes));
+    /* the right-hand side's rows: Mv[t*Nb+a] = sum_b M^0t_ab (trial value u = 1) */
+    for (PetscInt t = 0; t < Nd; t++)
+      for (PetscInt a = 0; a < Nb; a++)
+        for (PetscInt b = 0; b < Nb; b++) M[Nd * Nd * Nb * Nb + t * Nb + a] += M[(t * Nb + a) * Nb + b];
+    PetscCall(FEGDevMallocCopy((void **)&d->M, M, sizeof(double) * (Nd * Nd * Nb * Nb + Nd * Nb), &d->bytes));
     PetscCall(PetscFree(M));
   }
   PetscCall(FEGDevMallocCopy((void **)&d->G, disc->Gc, sizeof(double) * Nq * disc->Nv * dim, &d->bytes));
