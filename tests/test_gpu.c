@@ -815,12 +815,13 @@ END_TEST
 /* FEGComputeRHS on the GPU in each vector layout it treats apart: one process without constraints (straight into b),
    discontinuous (stores instead of atomics, no zeroing when the elements cover every dof), with essential boundary
    conditions (local vector and DMLocalToGlobal), atomic and gather, pointwise and constant coefficients (affine
-   simplices: the reference-tensor form); equal to the host's to 1e-12 */
+   simplices: the reference-tensor form), elements of one and of several chunks of basis functions per thread; equal to
+   the host's to 1e-12 */
 START_TEST(test_gpu_rhs_layouts)
 {
   const DMPolytopeType ct   = fegtest_cells[_i / 4];
   const PetscBool      cont = (PetscBool)(_i % 2), bc = (PetscBool)((_i / 2) % 2);
-  const PetscInt       order      = 2;
+  const PetscInt       order      = _i % 4 == 1 ? 3 : 2; /* P3: more basis functions than one thread takes (tetrahedra too) */
   const char          *scatter[2] = {"atomic", "gather"};
 
   for (int k = 0; k < 4; k++) { /* atomic, gather; pointwise coefficients, then constant ones (on simplices the

@@ -7,6 +7,7 @@
 #include <fegpu/private/fegcuda.h>
 
 #define FEG_SMALL_NB 20 /* the one-element-per-thread kernel keeps the element matrix in registers/local memory */
+#define FEG_VEC_NB   10 /* basis functions per thread of the element-vector kernel */
 
 /* Physical value and gradient of basis function b at quadrature point q: phi[0..dim] */
 static __device__ __forceinline__ void FEGPhi(const FEGDevDisc &d, int dim, const double *invJ, int q, int b, double phi[4])
@@ -423,34 +424,24 @@ static __global__ void FEGElemBlock_Kernel(const FEGDevDisc d, const FEGDevCoeff
   }
 }
 
-/* Element vectors F_a = int sum_j D_j d_j phi_a - a(g_h, phi_a): one element (perelem: up to FEG_VEC_NB dofs) or one
-   (element, basis function) per thread. g (local boundary values, zero elsewhere) lifts the Dirichlet data: g_h =
-   sum_b g_b phi_b is evaluated on the fly, only on elements that touch it, so no element matrix is needed. F is added
-   into y with atomics, or stored per entry in ybuf[a*Ne+e] for a deterministic gather (FEGDevGather). The quadrature
-   loop is outside the loop over a thread's basis functions, so each point's geometry, coefficients and g_h are read
-   and computed once per thread: with the points inside, a Q1 hexahedron's 8 points x 10 doubles were read 8 times over
-   (3x the element matrix's time). */
-#define FEG_VEC_NB 10
+/* Element vectors F_a = int sum_j D_j d_j phi_a - a(g_h, phi_a): one thread per element and chunk of up to NA basis
+   functions (one chunk up to P2 tetrahedra and Q1 hexahedra). g (local boundary values, zero elsewhere) lifts the
+   Dirichlet data: g_h = sum_b g_b phi_b is evaluated on the fly, only on elements that touch it, so no element matrix is
+   needed. F is added into y with atomics, or stored per entry in ybuf[a*Ne+e] for a deterministic gather
+   (FEGDevGather). The quadrature loop is outside the loop over a thread's basis functions, so each point's geometry,
+   coefficients and g_h are read and computed once per chunk: with the points inside, a Q1 hexahedron's 8 points x 10
+   doubles were read 8 times over (3x the element matrix's time), and with a thread per basis function a Q2
+   hexahedron's 27 points 27 times over. */
 template <int DIM, int NA>
 static __global__ void FEGElemVector_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const double *__restrict__ g, double *__restrict__ y, double *__restrict__ ybuf, int unique, int ref)
 {
   constexpr int Nd = DIM + 1;
-  const size_t  i  = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  int           e, a0, na;
-  double        F[NA];
-  bool          lift = false;
+  const size_t  i = (size_t)blockIdx.x * blockDim.x + threadIdx.x, nch = (d.Nb + NA - 1) / NA;
+  if (i >= (size_t)d.Ne * nch) return;
+  const int e = (int)(i % d.Ne), a0 = (int)(i / d.Ne) * NA, na = min(NA, d.Nb - a0);
+  double    F[NA];
+  bool      lift = false;
 
-  if (NA > 1) {
-    if (i >= (size_t)d.Ne) return;
-    e  = (int)i;
-    a0 = 0;
-    na = d.Nb;
-  } else {
-    if (i >= (size_t)d.Ne * d.Nb) return;
-    e  = (int)(i % d.Ne);
-    a0 = (int)(i / d.Ne);
-    na = 1;
-  }
   if (g)
     for (int b = 0; b < d.Nb && !lift; b++) lift = g[d.idx[(size_t)b * d.Ne + e]] != 0.0;
 #pragma unroll
@@ -616,17 +607,14 @@ PetscErrorCode FEGDevElementMatrices(const FEGDevDisc *d, const FEGDevCoeff *c, 
    with constant coefficients take the element matrices' reference tensors (the quadrature loop only for the lifting) */
 PetscErrorCode FEGDevElementVectors(const FEGDevDisc *d, const FEGDevCoeff *c, const double *g, double *y, double *ybuf, PetscBool unique)
 {
-  const int      perelem = d->Nb <= FEG_VEC_NB; /* up to P2 tetrahedra, Q1 hexahedra */
-  const size_t   n       = (size_t)d->Ne * (perelem ? 1 : d->Nb);
+  const size_t   n  = (size_t)d->Ne * ((d->Nb + FEG_VEC_NB - 1) / FEG_VEC_NB); /* threads: elements x chunks */
   const int      nt = 128, ref = d->M && c->mode == FEG_DEV_COEFF_CONSTANT ? 1 : 0;
   const unsigned nb = (unsigned)((n + nt - 1) / nt);
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
-  if (d->dim == 2 && perelem) FEGElemVector_Kernel<2, FEG_VEC_NB><<<nb, nt>>>(*d, *c, g, y, ybuf, unique ? 1 : 0, ref);
-  else if (d->dim == 2) FEGElemVector_Kernel<2, 1><<<nb, nt>>>(*d, *c, g, y, ybuf, unique ? 1 : 0, ref);
-  else if (perelem) FEGElemVector_Kernel<3, FEG_VEC_NB><<<nb, nt>>>(*d, *c, g, y, ybuf, unique ? 1 : 0, ref);
-  else FEGElemVector_Kernel<3, 1><<<nb, nt>>>(*d, *c, g, y, ybuf, unique ? 1 : 0, ref);
+  if (d->dim == 2) FEGElemVector_Kernel<2, FEG_VEC_NB><<<nb, nt>>>(*d, *c, g, y, ybuf, unique ? 1 : 0, ref);
+  else FEGElemVector_Kernel<3, FEG_VEC_NB><<<nb, nt>>>(*d, *c, g, y, ybuf, unique ? 1 : 0, ref);
   FEGCheckLaunch("FEGElemVector_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
