@@ -2,10 +2,7 @@
 # Run 17 (H100, one call): make check-gpu on this tree, then FEGComputeRHS against the element matrix on every cell
 # type in this tree and the non-triangle cells in .old (4a5c006), back to back:
 #   bash share/bench/setup/run17.sh  (from the repository root; OUT set by the device; .old built from 4a5c006)
-source .gpu/env.sh
-(./configure --with-check-dir=.gpu/check > /dev/null && make -j16 > $OUT/build.log 2>&1) &
-(cd .old && ./configure --with-check-dir=$PWD/../.gpu/check > /dev/null && make -j16 > $OUT/build-old.log 2>&1) &
-wait
+source share/bench/build-old-new.sh
 make check-gpu > $OUT/run17-check-gpu.log 2>&1; echo "check-gpu rc $?" >> $OUT/run17-check-gpu.log
 tail -3 $OUT/run17-check-gpu.log
 bash share/bench/setup/rhs-cells.sh $OUT/rhs-new > /dev/null 2>&1

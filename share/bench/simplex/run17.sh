@@ -3,10 +3,8 @@
 # experiments (FEG_EXP_BAL: as many persistent blocks as make every block take the same number of tiles; FEG_EXP_MINB:
 # __launch_bounds__(128, 7); both read in a temporary build of refop.cu, since removed), and ncu.sh at P2 and P3.
 #   run from the repository root with .old built from 4a5c006: bash share/bench/simplex/run17.sh  (OUT set by the device)
-source .gpu/env.sh
-(./configure --with-check-dir=.gpu/check > /dev/null && make -j16 > $OUT/build.log 2>&1) &
-(cp share/bench/setup/rhs-cells.sh .old/share/bench/setup/ && cd .old && ./configure --with-check-dir=$PWD/../.gpu/check > /dev/null && make -j16 > $OUT/build-old.log 2>&1) &
-wait
+source share/bench/build-old-new.sh
+cp share/bench/setup/rhs-cells.sh .old/share/bench/setup/
 tail -2 $OUT/build.log $OUT/build-old.log
 (CK_RUN_CASE=rhs ./tests/test_gpu -dm_vec_type cuda > $OUT/test-rhs.log 2>&1; echo rc $? >> $OUT/test-rhs.log); tail -3 $OUT/test-rhs.log
 bash share/bench/setup/rhs-cells.sh $OUT/rhs-new

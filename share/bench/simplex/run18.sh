@@ -2,10 +2,7 @@
 # Run 18 (H100, one call): this tree against .old (4a5c006), simplex orders 1-8 twice, FEGComputeRHS on every cell,
 # Nsight Compute stall reasons and the SASS opcode counts of the per-thread P2 kernel:
 #   bash share/bench/simplex/run18.sh  (OUT set by the device; .old built from 4a5c006)
-source .gpu/env.sh
-(./configure --with-check-dir=.gpu/check > /dev/null && make -j16 > $OUT/build.log 2>&1) &
-(cd .old && ./configure --with-check-dir=$PWD/../.gpu/check > /dev/null && make -j16 > $OUT/build-old.log 2>&1) &
-wait
+source share/bench/build-old-new.sh
 tail -1 $OUT/build.log $OUT/build-old.log
 for c in matfree rhs; do CK_RUN_CASE=$c ./tests/test_gpu -dm_vec_type cuda 2>&1 | grep -E "^[0-9]+%|Checks|Failures|Errors|:[EF]:" | head -5; done > $OUT/tests.log
 cat $OUT/tests.log

@@ -2,10 +2,7 @@
 # Run 19 (H100, one call): P1, P2 with the per-thread kernel's operators in shared memory (FEG_EXP_SOPS, a temporary
 # build of refop.cu, since removed) and with the factored mma, against the auto kernel and .old (4a5c006):
 #   bash share/bench/simplex/run19.sh
-source .gpu/env.sh
-(./configure --with-check-dir=.gpu/check > /dev/null && make -j16 > $OUT/build.log 2>&1) &
-(cd .old && ./configure --with-check-dir=$PWD/../.gpu/check > /dev/null && make -j16 > $OUT/build-old.log 2>&1) &
-wait
+source share/bench/build-old-new.sh
 CK_RUN_CASE=matfree ./tests/test_gpu -dm_vec_type cuda 2>&1 | grep -E "^[0-9]+%|:[EF]:" | head -5
 for rep in a b; do
  for v in base SOPS mma old; do

@@ -1,10 +1,7 @@
 #!/bin/bash
 # Run 20 (H100, one call): the final tree's make check-gpu, then simplex orders 1-8 twice against .old (4a5c006):
 #   bash share/bench/simplex/run20.sh  (OUT set by the device; .old built from 4a5c006)
-source .gpu/env.sh
-(./configure --with-check-dir=.gpu/check > /dev/null && make -j16 > $OUT/build.log 2>&1) &
-(cd .old && ./configure --with-check-dir=$PWD/../.gpu/check > /dev/null && make -j16 > $OUT/build-old.log 2>&1) &
-wait
+source share/bench/build-old-new.sh
 make check-gpu > $OUT/run20-check-gpu.log 2>&1; echo "check-gpu rc $?" >> $OUT/run20-check-gpu.log
 tail -4 $OUT/run20-check-gpu.log
 for rep in a b; do
