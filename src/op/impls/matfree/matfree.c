@@ -150,24 +150,28 @@ static PetscErrorCode FEGMatFreeFactorRefOps(FEGOp op)
   FEGOp_MatFree *mf = (FEGOp_MatFree *)op->data;
   FEGDisc       *d  = op->disc;
   const PetscInt Nb = d->Nb, Nq = d->Nq, dim = d->dim, nc = dim * Nb;
-  PetscReal     *Q, *v, nmax = 0.0, err = 0.0, omax = 0.0;
+  PetscReal     *Q, *v, *Rw, nmax = 0.0, err = 0.0, omax = 0.0;
   PetscInt       k = 0;
 
   PetscFunctionBegin;
   if (mf->Cf || (mf->kind != FEG_MF_GG_SYM && mf->kind != FEG_MF_VVGG_SYM)) PetscFunctionReturn(PETSC_SUCCESS);
   for (PetscInt q = 0; q < Nq; q++)
     if (d->qweights[q] < 0.0) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscMalloc2((size_t)Nq * nc, &Q, Nq, &v));
+  /* Rw[c*Nq+q] = W^(1/2) R_s b at point q, column c = s*Nb+b */
+  PetscCall(PetscMalloc3((size_t)Nq * nc, &Q, Nq, &v, (size_t)Nq * nc, &Rw));
   for (PetscInt c = 0; c < nc; c++) {
     PetscReal n2 = 0.0;
 
-    for (PetscInt q = 0; q < Nq; q++) n2 += d->qweights[q] * PetscSqr(FEGRef(d, q, 1 + c / Nb, c % Nb));
+    for (PetscInt q = 0; q < Nq; q++) {
+      Rw[c * Nq + q] = PetscSqrtReal(d->qweights[q]) * FEGRef(d, q, 1 + c / Nb, c % Nb);
+      n2 += PetscSqr(Rw[c * Nq + q]);
+    }
     nmax = PetscMax(nmax, PetscSqrtReal(n2));
   }
   for (PetscInt c = 0; c < nc && k < Nq; c++) {
     PetscReal nv = 0.0;
 
-    for (PetscInt q = 0; q < Nq; q++) v[q] = PetscSqrtReal(d->qweights[q]) * FEGRef(d, q, 1 + c / Nb, c % Nb);
+    PetscCall(PetscArraycpy(v, &Rw[c * Nq], Nq));
     for (int pass = 0; pass < 2; pass++)
       for (PetscInt j = 0; j < k; j++) {
         PetscReal t = 0.0;
@@ -184,15 +188,15 @@ static PetscErrorCode FEGMatFreeFactorRefOps(FEGOp op)
   PetscCall(PetscCalloc1((size_t)dim * k * Nb, &mf->Cf));
   PetscCall(PetscFree(mf->fwork));
   PetscCall(PetscMalloc1(2 * dim * k, &mf->fwork));
-  for (PetscInt s = 0; s < dim; s++)
-    for (PetscInt i = 0; i < k; i++)
-      for (PetscInt b = 0; b < Nb; b++) {
-        PetscReal t = 0.0;
+  /* C_s = Q^T W^(1/2) R_s */
+  for (PetscInt i = 0; i < k; i++)
+    for (PetscInt c = 0; c < nc; c++) {
+      PetscReal t = 0.0;
 
-        for (PetscInt q = 0; q < Nq; q++) t += Q[i * Nq + q] * PetscSqrtReal(d->qweights[q]) * FEGRef(d, q, 1 + s, b);
-        mf->Cf[(s * k + i) * Nb + b] = t;
-      }
-  PetscCall(PetscFree2(Q, v));
+      for (PetscInt q = 0; q < Nq; q++) t += Q[i * Nq + q] * Rw[c * Nq + q];
+      mf->Cf[((c / Nb) * k + i) * Nb + c % Nb] = t;
+    }
+  PetscCall(PetscFree3(Q, v, Rw));
   /* the factors reproduce every stored gradient operator (M^rs + M^sr for r < s) */
   for (PetscInt m = 0; m < mf->npairs; m++) {
     const PetscInt r = mf->pr[m] - 1, s = mf->ps[m] - 1;
