@@ -106,6 +106,7 @@ PETSC_INTERN PetscErrorCode FEGDevMapIndices(size_t, const int *, const int *, i
 PETSC_INTERN PetscErrorCode FEGDevGetCublas(void **);
 PETSC_INTERN PetscErrorCode FEGDevRoofline(double *, double *, double *);
 PETSC_INTERN PetscErrorCode FEGDevSelect(void);
+PETSC_INTERN PetscErrorCode FEGDevKernelFit(const void *, int, size_t, int *, int *);
 
 #if defined(__cplusplus)
 }

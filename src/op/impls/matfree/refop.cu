@@ -257,20 +257,12 @@ static PetscErrorCode FEGRefOpThreadLaunch(const FEGDevRefOp *r, const OPS &P, c
   const int    nt = 128, ntiles = (r->e1 - r->e0 + nt - 1) / nt;
   const bool   persistent = OPS::factored || NB < 10;
   const size_t shm        = (persistent ? 2 : 1) * sizeof(double) * nt * (FEGRefOpThreadStride<NB>() + FEGRefOpThreadStride<NOPS>());
-  static int   nblk; /* blocks resident on the device: the same for every launch of this kernel */
+  int          nact, sms;
 
   PetscFunctionBegin;
-  if (persistent && !nblk) {
-    int dev, sms, nact;
-
-    PetscCallCUDA(cudaGetDevice(&dev));
-    PetscCallCUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    if (shm > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(FEGRefOpThread_Kernel<NB, NOPS, OPS>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
-    PetscCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nact, FEGRefOpThread_Kernel<NB, NOPS, OPS>, nt, shm));
-    PetscCheck(nact > 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "refop: the per-thread kernel (%d threads, %zu bytes of shared memory) does not fit on this GPU", nt, shm);
-    nblk = sms * nact;
-  }
-  FEGRefOpThread_Kernel<NB, NOPS, OPS><<<persistent ? PetscMin(nblk, ntiles) : ntiles, nt, shm>>>(*r, P, x, y, ybuf, transpose, overwrite);
+  PetscCall(FEGDevKernelFit((const void *)FEGRefOpThread_Kernel<NB, NOPS, OPS>, nt, shm, &nact, &sms));
+  PetscCheck(nact > 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "refop: the per-thread kernel (%d threads, %zu bytes of shared memory) does not fit on this GPU", nt, shm);
+  FEGRefOpThread_Kernel<NB, NOPS, OPS><<<persistent ? PetscMin(sms * nact, ntiles) : ntiles, nt, shm>>>(*r, P, x, y, ybuf, transpose, overwrite);
   FEGCheckLaunch("FEGRefOpThread_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -391,8 +383,7 @@ static PetscErrorCode FEGRefOpLaunchNE(const FEGDevRefOp *r, const double *x, do
 #define FEG_REFOP_CASE(NE) \
   case NE: { \
     int nact = 0; \
-    if (shm > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(FEGRefOp_Kernel<NOPS, NE, NR>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm)); \
-    PetscCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nact, FEGRefOp_Kernel<NOPS, NE, NR>, (int)(block.x * block.y), shm)); \
+    PetscCall(FEGDevKernelFit((const void *)FEGRefOp_Kernel<NOPS, NE, NR>, (int)(block.x * block.y), shm, &nact, NULL)); \
     PetscCheck(nact > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "refop: %d elements per thread x %d groups per block (%d threads, %zu bytes of shared memory) do not fit on this GPU; lower -feg_matfree_ne or -feg_matfree_nb", NE, r->nb, \
                (int)(block.x * block.y), shm); \
     FEGRefOp_Kernel<NOPS, NE, NR><<<nblk, block, shm>>>(*r, x, y, ybuf, transpose, overwrite); \
@@ -684,8 +675,7 @@ static PetscErrorCode FEGRefOpMmaLaunch(const FEGDevRefOp *r, const double *x, d
   int          nact = 0;
 
   PetscFunctionBegin;
-  if (shm > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(FEGRefOpMma_Kernel<MT, NT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
-  PetscCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nact, FEGRefOpMma_Kernel<MT, NT>, nth, shm));
+  PetscCall(FEGDevKernelFit((const void *)FEGRefOpMma_Kernel<MT, NT>, nth, shm, &nact, NULL));
   PetscCheck(nact > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "mma: %d x %d warps per block with %d x %d tiles each (%d threads, %zu bytes of shared memory) do not fit on this GPU; lower -feg_matfree_nb or -feg_matfree_ne", r->wr, r->wc, MT, NT, nth, shm);
   FEGRefOpMma_Kernel<MT, NT><<<nblk, nth, shm>>>(*r, x, y, ybuf, transpose, overwrite);
   FEGCheckLaunch("FEGRefOpMma_Kernel");
@@ -712,8 +702,7 @@ PetscErrorCode FEGDevRefOpMmaApply(const FEGDevRefOp *ro, int e0, int e1, const 
     else kern = r->wc == 1 ? FEGRefOpMmaFactored_Kernel<2, 1> : (r->wc == 2 ? FEGRefOpMmaFactored_Kernel<2, 2> : FEGRefOpMmaFactored_Kernel<2, 0>);
 
     PetscCheck(r->nt == 1 || r->nt == 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "mma (factored): %d element tiles per warp is not compiled: use 1 or 2 (-feg_matfree_ne)", r->nt);
-    if (shm > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
-    PetscCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nact, kern, nth, shm));
+    PetscCall(FEGDevKernelFit((const void *)kern, nth, shm, &nact, NULL));
     PetscCheck(nact > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "mma (factored): %d elements per block (%zu bytes of shared memory) do not fit on this GPU; lower -feg_matfree_nb", EB, shm);
     kern<<<nblk, nth, shm>>>(*r, x, y, yb, overwrite);
     FEGCheckLaunch("FEGRefOpMmaFactored_Kernel");

@@ -426,16 +426,18 @@ static PetscErrorCode FEGSumFactLaunchMode(const FEGDevSumFact *sf, const double
   auto           kern  = FEGSumFactKernel<DIM, P, Q, MODE>();
   const dim3     block = DIM == 3 ? dim3(T, T, sf->neb) : dim3(sf->nthreads);
 
+  int nact = 0;
+
   PetscFunctionBegin;
-  if (DIM == 3) {
+  PetscCall(FEGDevKernelFit((const void *)kern, sf->nthreads, (size_t)sf->shmem, &nact, NULL));
+  if (!nact) {
     cudaFuncAttributes attr;
 
     /* the registers of a block, not only its threads, bound the elements per block */
     PetscCallCUDA(cudaFuncGetAttributes(&attr, kern));
-    PetscCheck(sf->nthreads <= attr.maxThreadsPerBlock, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_nb %d: the sumfact kernel for %d nodes and %d points per direction runs at most %d threads (%d elements) per block, with %d registers per thread", sf->neb, P, Q,
-               attr.maxThreadsPerBlock, attr.maxThreadsPerBlock / (T * T), attr.numRegs);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_nb %d: the sumfact kernel for %d nodes and %d points per direction (%d threads, %d bytes of shared memory per block) does not fit on this GPU: at most %d threads per block with %d registers per thread", sf->neb, P, Q, sf->nthreads, sf->shmem,
+            attr.maxThreadsPerBlock, attr.numRegs);
   }
-  if (sf->shmem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, sf->shmem));
   kern<<<nblk, block, sf->shmem>>>(*sf, x, y, ybuf, transpose);
   FEGCheckLaunch("FEGSumFact_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);

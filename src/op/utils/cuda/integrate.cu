@@ -505,8 +505,11 @@ static __global__ void FEGElemVector_Kernel(const FEGDevDisc d, const FEGDevCoef
 template <int NENT>
 static PetscErrorCode FEGLaunchBlock(const FEGDevDisc *d, const FEGDevCoeff *c, const int *elist, int nel, const FEGDevOutput *o, int T, int QB, int jac, size_t shmem)
 {
+  int nact = 0;
+
   PetscFunctionBegin;
-  if (shmem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(FEGElemBlock_Kernel<NENT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+  PetscCall(FEGDevKernelFit((const void *)FEGElemBlock_Kernel<NENT>, T, shmem, &nact, NULL));
+  PetscCheck(nact > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The block kernel (%d threads, %zu bytes of shared memory) does not fit on this GPU: lower -feg_cuda_block_size or -feg_cuda_qchunk", T, shmem);
   FEGElemBlock_Kernel<NENT><<<nel, T, shmem>>>(*d, *c, elist, *o, QB, jac);
   FEGCheckLaunch("FEGElemBlock_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);

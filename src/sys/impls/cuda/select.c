@@ -20,3 +20,46 @@ PetscErrorCode FEGDevMemInfo(size_t *fr, size_t *tot)
   PetscCallCUDA(cudaMemGetInfo(fr, tot));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* Whether kernel kern fits on this process's GPU with nth threads and shm bytes of dynamic shared memory: *nact blocks
+   resident per multiprocessor (0: it does not fit, nor when shm is over the device's limit), *nsm multiprocessors.
+   The kernel's shared-memory limit is raised on first use; the answer is kept per device, kernel and shape, so that
+   the apply path of a solve asks the CUDA runtime once, not at every launch */
+PetscErrorCode FEGDevKernelFit(const void *kern, int nth, size_t shm, int *nact, int *nsm)
+{
+  typedef struct {
+    const void *kern;
+    int         dev, nth, nact, nsm;
+    size_t      shm;
+  } FEGKernelFitEntry;
+  static FEGKernelFitEntry fit[64];
+  static int               nfit, next;
+  int                      dev;
+  cudaError_t              err = cudaSuccess;
+
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaGetDevice(&dev));
+  for (int i = 0; i < nfit; i++)
+    if (fit[i].kern == kern && fit[i].dev == dev && fit[i].nth == nth && fit[i].shm == shm) {
+      *nact = fit[i].nact;
+      if (nsm) *nsm = fit[i].nsm;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  *nact = 0;
+  if (shm > 48 * 1024) err = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm);
+  if (err == cudaSuccess) err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(nact, kern, nth, shm);
+  if (err == cudaErrorInvalidValue) { /* more shared memory or threads than the device allows: does not fit */
+    (void)cudaGetLastError();
+    *nact = 0;
+  } else PetscCallCUDA(err);
+  fit[next].kern = kern;
+  fit[next].dev  = dev;
+  fit[next].nth  = nth;
+  fit[next].shm  = shm;
+  fit[next].nact = *nact;
+  PetscCallCUDA(cudaDeviceGetAttribute(&fit[next].nsm, cudaDevAttrMultiProcessorCount, dev));
+  if (nsm) *nsm = fit[next].nsm;
+  next = (next + 1) % 64;
+  nfit = PetscMin(nfit + 1, 64);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
