@@ -2,23 +2,38 @@
    (non-affine where the cell allows) meshes, with a non-constant coefficient field and an x-dependent part given by a
    pointwise function or as values at the quadrature points */
 #include "fegtest.h"
+#include <fegpu/private/fegimpl.h>
 
 typedef struct {
   PetscReal mat, rhs;
+  PetscBool affine; /* what fegpu's setup found */
 } oracle_result;
+
+/* the box: perturbed by default; affine tests place it off the origin (lo), unperturbed or nearly so */
+static PetscReal oracle_perturb = 0.2, oracle_lo[3] = {0.0, 0.0, 0.0};
 
 static PetscErrorCode compare_with_oracle(DMPolytopeType ct, PetscInt order, PetscBool cont, PetscBool bc, PetscInt n, oracle_result *r)
 {
-  DM      dm, auxdm;
-  Vec     aux, F, b;
-  FEGForm form;
-  Mat     A, J;
+  DM             dm, auxdm;
+  Vec            aux, F, b;
+  FEGForm        form;
+  Mat            A, J;
+  PetscContainer c;
+  FEGDisc       *disc;
+  PetscInt       faces[3] = {n, n, n};
+  PetscReal      hi[3];
 
   PetscFunctionBegin;
-  PetscCall(fegtest_setup(PETSC_COMM_SELF, ct, order, cont, bc, n, &dm));
+  for (PetscInt d = 0; d < 3; d++) hi[d] = oracle_lo[d] + 1.0 + 0.5 * d;
+  PetscCall(FEGCreateBoxMesh(PETSC_COMM_SELF, ct, faces, oracle_lo, hi, oracle_perturb, &dm));
+  PetscCall(FEGSetUpDiscretization(dm, order, cont, "u"));
+  if (bc) PetscCall(fegtest_wall(dm, fegtest_bcfunc));
   PetscCall(fegtest_aux(dm, &auxdm, &aux));
   PetscCall(fegtest_form(PETSC_COMM_SELF, auxdm, aux, PETSC_TRUE, &form));
   PetscCall(fegtest_operator(dm, form, FEGOPADDTO, &A));
+  PetscCall(FEGDMGetDisc(dm, &disc, &c));
+  r->affine = disc->affine;
+  PetscCall(PetscContainerDestroy(&c));
   PetscCall(DMCreateGlobalVector(dm, &b));
   PetscCall(FEGComputeRHS(dm, form, b));
   PetscCall(fegtest_oracle(dm, auxdm, aux, PETSC_TRUE, &J, &F));
@@ -41,6 +56,8 @@ static void check_case(DMPolytopeType ct, PetscInt order, PetscBool cont, PetscB
   oracle_result r;
 
   TCHK(compare_with_oracle(ct, order, cont, bc, n, &r));
+  /* the box builder moves interior vertices only: one cell a side stays a parallelepiped */
+  ck_assert_msg(r.affine == (PetscBool)(oracle_perturb == 0.0 || n == 1 || ct == DM_POLYTOPE_TRIANGLE || ct == DM_POLYTOPE_TETRAHEDRON), "%s order %d, %d cells a side perturbed by %g: the setup took the cells for %saffine", DMPolytopeTypes[ct], (int)order, (int)n, (double)oracle_perturb, r.affine ? "" : "non-");
   ck_assert_msg(r.mat < 1e-12, "%s order %d %s%s: matrix differs from PETSc's by %g (relative, Frobenius)", DMPolytopeTypes[ct], (int)order, cont ? "continuous" : "discontinuous", bc ? " with Dirichlet" : "", (double)r.mat);
   ck_assert_msg(r.rhs < 1e-12, "%s order %d %s%s: right-hand side differs from PETSc's by %g (relative)", DMPolytopeTypes[ct], (int)order, cont ? "continuous" : "discontinuous", bc ? " with Dirichlet" : "", (double)r.rhs);
 }
@@ -56,6 +73,24 @@ START_TEST(test_orders_1_to_4)
   const PetscInt n = dim == 2 ? 3 : (order <= 2 || ct == DM_POLYTOPE_TRI_PRISM ? 2 : 1);
 
   check_case(ct, order, cont, cont, n);
+}
+END_TEST
+
+/* Unperturbed boxes away from the origin: every cell type is affine (parallelograms, parallelepipeds, right prisms),
+   so one Jacobian per cell, and the operator still equals PETSc's (which evaluates the Jacobian at every point); a box
+   perturbed by 1e-6 of a cell is not affine for quadrilaterals, hexahedra and prisms. Orders 2 and 3 */
+START_TEST(test_affine_cells)
+{
+  const DMPolytopeType ct      = fegtest_cells[_i / 3];
+  const PetscInt       variant = _i % 3, n = fegtest_dim(ct) == 2 ? 3 : 2;
+
+  oracle_perturb = variant == 2 ? 1e-6 : 0.0;
+  oracle_lo[0]   = variant == 1 ? 40.0 : 0.0;
+  oracle_lo[1]   = variant == 1 ? -7.0 : 0.0;
+  oracle_lo[2]   = variant == 1 ? 3.0 : 0.0;
+  check_case(ct, variant == 1 ? 3 : 2, PETSC_TRUE, PETSC_TRUE, n);
+  oracle_perturb = 0.2;
+  oracle_lo[0] = oracle_lo[1] = oracle_lo[2] = 0.0;
 }
 END_TEST
 
@@ -441,6 +476,7 @@ static void add_tests(Suite *s)
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, test_orders_1_to_4, 0, 5 * 8);
   tcase_add_loop_test(tc, test_high_order, 0, 5);
+  tcase_add_loop_test(tc, test_affine_cells, 0, 5 * 3);
   tcase_add_loop_test(tc, test_gll_nodes, 0, 8);
   tcase_add_test(tc, test_no_aux_constant);
   tcase_add_test(tc, test_oracle_can_fail);

@@ -49,11 +49,69 @@ static PetscErrorCode FEGDiscCoordinateTabulate(FEGDisc *disc, PetscInt np, cons
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Coordinates of every cell's coordinate nodes, and whether every cell's Jacobian is constant: straight simplices, or
-   simplices with high-order coordinate nodes whose Jacobian does not vary in any cell */
+/* Whether the Jacobian of every cell is the same at all its quadrature points (straight simplices, parallelograms,
+   parallelepipeds, right prisms, curved-looking coordinate nodes that are not). J(q) = sum_v X_v Gc(q,v)^T, so it is
+   constant iff each coordinate's node values are orthogonal to the differences Gc(q,.,d) - Gc(0,.,d); an orthonormal
+   basis S of their span is found once (empty for straight simplices, 4 vectors for trilinear hexahedra), and a cell
+   costs dim |S| Nv multiply-adds, not a Jacobian at every quadrature point. Tolerance: 1e-12 relative to the cell's
+   size. Collective */
+static PetscErrorCode FEGDiscAffine_Private(FEGDisc *disc)
+{
+  const PetscInt   dim = disc->dim, Nv = disc->Nv, Nq = disc->Nq;
+  const PetscReal *Gc = disc->Gc;
+  PetscReal       *S, *w;
+  PetscInt         nS = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc2(Nv * Nv, &S, Nv, &w));
+  for (PetscInt q = 1; q < Nq && nS < Nv; q++)
+    for (PetscInt d = 0; d < dim && nS < Nv; d++) {
+      PetscReal n0 = 0.0, n = 0.0;
+
+      for (PetscInt v = 0; v < Nv; v++) {
+        w[v] = Gc[(q * Nv + v) * dim + d] - Gc[v * dim + d];
+        n0 += w[v] * w[v];
+      }
+      if (n0 == 0.0) continue;
+      for (PetscInt pass = 0; pass < 2; pass++) /* Gram-Schmidt twice, for orthogonality to rounding */
+        for (PetscInt k = 0; k < nS; k++) {
+          PetscReal p = 0.0;
+
+          for (PetscInt v = 0; v < Nv; v++) p += S[k * Nv + v] * w[v];
+          for (PetscInt v = 0; v < Nv; v++) w[v] -= p * S[k * Nv + v];
+        }
+      for (PetscInt v = 0; v < Nv; v++) n += w[v] * w[v];
+      if (n <= 1e-20 * n0) continue; /* in the span already */
+      n = PetscSqrtReal(n);
+      for (PetscInt v = 0; v < Nv; v++) S[nS * Nv + v] = w[v] / n;
+      nS++;
+    }
+  disc->affine = PETSC_TRUE;
+  for (PetscInt e = 0; e < disc->Ne && disc->affine; e++) {
+    const PetscReal *X = disc->X + (size_t)e * Nv * dim;
+    PetscReal        h = 0.0;
+
+    for (PetscInt v = 1; v < Nv; v++)
+      for (PetscInt c = 0; c < dim; c++) h = PetscMax(h, PetscAbsReal(X[v * dim + c] - X[c]));
+    /* S is orthogonal to the constants (sum_v Gc(q,v) = 0), so differences to node 0 keep far-off cells exact */
+    for (PetscInt k = 0; k < nS && disc->affine; k++)
+      for (PetscInt c = 0; c < dim; c++) {
+        PetscReal r = 0.0;
+
+        for (PetscInt v = 1; v < Nv; v++) r += (X[v * dim + c] - X[c]) * S[k * Nv + v];
+        if (PetscAbsReal(r) > 1e-12 * h) disc->affine = PETSC_FALSE;
+      }
+  }
+  PetscCall(PetscFree2(S, w));
+  /* one answer on every process, so that choices made from it (kernels, -feg_strategy auto) agree */
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &disc->affine, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)disc->dm)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Coordinates of every cell's coordinate nodes, and whether every cell's Jacobian is constant */
 static PetscErrorCode FEGDiscCoordinates_Private(FEGDisc *disc)
 {
-  const PetscInt dim = disc->dim, Nv = disc->Nv, Nq = disc->Nq, ng = dim * dim + 1;
+  const PetscInt dim = disc->dim, Nv = disc->Nv, Nq = disc->Nq;
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc1((size_t)disc->Ne * Nv * dim, &disc->X));
@@ -101,21 +159,7 @@ static PetscErrorCode FEGDiscCoordinates_Private(FEGDisc *disc)
       PetscCall(DMPlexRestoreCellCoordinates(disc->dm, disc->cStart + e, &isDG, &n, &array, &x));
     }
   }
-  disc->affine = disc->cell->simplex;
-  if (disc->affine && Nv != disc->cell->nverts) {
-    PetscReal g0[10], g[10];
-
-    for (PetscInt e = 0; e < disc->Ne && disc->affine; e++) {
-      const PetscReal *X = disc->X + (size_t)e * Nv * dim;
-
-      g0[ng - 1] = FEGGeometryAt((int)dim, (int)Nv, X, disc->Gc, g0);
-      for (PetscInt q = 1; q < Nq && disc->affine; q++) {
-        g[ng - 1] = FEGGeometryAt((int)dim, (int)Nv, X, disc->Gc + q * Nv * dim, g);
-        for (PetscInt k = 0; k < ng; k++)
-          if (PetscAbsReal(g[k] - g0[k]) > 1e-12 * (1.0 + PetscAbsReal(g0[k]))) disc->affine = PETSC_FALSE;
-      }
-    }
-  }
+  PetscCall(FEGDiscAffine_Private(disc));
   disc->nG = disc->affine ? 1 : Nq;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -501,7 +501,7 @@ PetscErrorCode FEGMatFreeSelect(FEGOp op, const FEGMatFreeCaps *caps)
     mf->structureFound = PETSC_TRUE;
   }
   if (k == FEG_MF_AUTO) {
-    if (d->affine && cellconst) {
+    if (d->affine && d->cell->simplex && cellconst) {
       k = FEG_MF_REFOP;
       if (caps->gemm && d->dim == 3 && caps->mmaFromNb && d->Nb >= caps->mmaFromNb) k = FEG_MF_MMA;
     } else if (mf->tensor) k = FEG_MF_SUMFACT;
@@ -509,7 +509,8 @@ PetscErrorCode FEGMatFreeSelect(FEGOp op, const FEGMatFreeCaps *caps)
   }
   PetscCheck(k != FEG_MF_SUMFACT || mf->tensor, comm, PETSC_ERR_SUP, "-feg_matfree_kernel sumfact cannot be used on %s cells of order %" PetscInt_FMT " with %" PetscInt_FMT " quadrature points: %s; use qp or auto", DMPolytopeTypes[d->ct], d->order, d->Nq, mf->tensorWhy);
   isref = FEGMatFreeIsRefOp(k);
-  PetscCheck(!isref || d->affine, comm, PETSC_ERR_SUP, "-feg_matfree_kernel %s needs affine simplices (triangles, tetrahedra with straight edges), not %s cells%s; use qp, sumfact or auto", FEGMatFreeKernels[k], DMPolytopeTypes[d->ct], d->cell->simplex ? " with curved edges" : "");
+  PetscCheck(!isref || (d->affine && d->cell->simplex), comm, PETSC_ERR_SUP, "-feg_matfree_kernel %s needs affine simplices (triangles, tetrahedra with straight edges), not %s cells%s; use qp, sumfact or auto", FEGMatFreeKernels[k], DMPolytopeTypes[d->ct],
+             d->cell->simplex ? " with curved edges" : "");
   PetscCheck(!isref || cellconst, comm, PETSC_ERR_SUP, "-feg_matfree_kernel %s needs a coefficient constant on each cell (no pointwise function, auxiliary fields piecewise constant); use qp or auto", FEGMatFreeKernels[k]);
   PetscCheck((k != FEG_MF_GEMM && k != FEG_MF_MMA) || caps->gemm, comm, PETSC_ERR_SUP, "-feg_matfree_kernel %s is a GPU kernel (%s): it needs CUDA vectors (-dm_vec_type cuda); on the host use refop or auto", FEGMatFreeKernels[k], k == FEG_MF_GEMM ? "cuBLAS" : "FP64 tensor cores");
   mf->kernel = k;

@@ -39,12 +39,12 @@ static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDe
 }
 
 /* Affine cells with constant C: K_ab = sum_rs Chat_rs M^rs_ab, no quadrature loop and no element matrix to hold;
-   a kernel of its own so its few registers give full occupancy */
+   a kernel of its own so its few registers give full occupancy (NB = 0: any size) */
 template <int NB, int DIM>
 static __global__ void FEGElemRef_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, int nel, const FEGDevOutput o)
 {
-  constexpr int NBM = NB > 0 ? NB : FEG_SMALL_NB, Nd = DIM + 1;
-  const int     i = blockIdx.x * blockDim.x + threadIdx.x;
+  constexpr int Nd = DIM + 1;
+  const int     i  = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= nel) return;
   const int     e = elist ? elist[i] : i, Nb = NB > 0 ? NB : d.Nb;
   const double *g = d.geo + (size_t)e * (DIM * DIM + 1);
@@ -52,11 +52,9 @@ static __global__ void FEGElemRef_Kernel(const FEGDevDisc d, const FEGDevCoeff c
 
   FEGChat(DIM, c.C0, g, g[DIM * DIM], Ch);
 #pragma unroll
-  for (int a = 0; a < NBM; a++) {
-    if (a >= Nb) break;
+  for (int a = 0; a < Nb; a++) {
 #pragma unroll
-    for (int b = 0; b < NBM; b++) {
-      if (b >= Nb) break;
+    for (int b = 0; b < Nb; b++) {
       double s = 0.0;
 #pragma unroll
       for (int r = 0; r < Nd; r++)
@@ -515,24 +513,58 @@ static PetscErrorCode FEGLaunchBlock(const FEGDevDisc *d, const FEGDevCoeff *c, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* lma's element-interleaved values of larger elements from the reference tensors: a warp's 32 threads take one row of
+   32 consecutive elements (stores coalesced, each M^rs_ab one broadcast load), the block's 8 warps different rows;
+   each thread computes its element's Chat, in registers */
+template <int DIM>
+static __global__ void __launch_bounds__(256) FEGElemRefRows_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, int nel, const FEGDevOutput o)
+{
+  constexpr int Nd = DIM + 1;
+  const int     i  = blockIdx.x * 32 + threadIdx.x;
+  if (i >= nel) return;
+  const int     e = elist ? elist[i] : i, Nb = d.Nb;
+  const double *g = d.geo + (size_t)e * (DIM * DIM + 1);
+  double        Ch[4][4];
+
+  FEGChat(DIM, c.C0, g, g[DIM * DIM], Ch);
+  for (int a = threadIdx.y; a < Nb; a += blockDim.y)
+    for (int b = 0; b < Nb; b++) {
+      double s = 0.0;
+#pragma unroll
+      for (int r = 0; r < Nd; r++)
+#pragma unroll
+        for (int t = 0; t < Nd; t++) s += Ch[r][t] * __ldg(&d.M[((r * Nd + t) * Nb + a) * Nb + b]);
+      FEGStore(d, o, e, i, a, b, s);
+    }
+}
+
 static PetscErrorCode FEGLaunchRefEntries(const FEGDevDisc *d, const FEGDevCoeff *c, const int *elist, int nel, const FEGDevOutput *o)
 {
   const int    nent = d->Nb * d->Nb, G = PetscMax(1, 4096 / nent), nb = (nel + G - 1) / G, nt = 256;
   const size_t shmem = (size_t)G * 16 * sizeof(double);
 
   PetscFunctionBegin;
-  if (d->dim == 2) FEGElemRefEntries_Kernel<2><<<nb, nt, shmem>>>(*d, *c, elist, nel, *o, G);
-  else FEGElemRefEntries_Kernel<3><<<nb, nt, shmem>>>(*d, *c, elist, nel, *o, G);
-  FEGCheckLaunch("FEGElemRefEntries_Kernel");
+  if (o->out == FEG_DEV_OUT_LMA || o->out == FEG_DEV_OUT_LMA_SINGLE) {
+    const dim3 block(32, 8);
+
+    if (d->dim == 2) FEGElemRefRows_Kernel<2><<<(nel + 31) / 32, block>>>(*d, *c, elist, nel, *o);
+    else FEGElemRefRows_Kernel<3><<<(nel + 31) / 32, block>>>(*d, *c, elist, nel, *o);
+    FEGCheckLaunch("FEGElemRefRows_Kernel");
+  } else {
+    if (d->dim == 2) FEGElemRefEntries_Kernel<2><<<nb, nt, shmem>>>(*d, *c, elist, nel, *o, G);
+    else FEGElemRefEntries_Kernel<3><<<nb, nt, shmem>>>(*d, *c, elist, nel, *o, G);
+    FEGCheckLaunch("FEGElemRefEntries_Kernel");
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* What auto runs: reference tensors one entry per thread for affine cells with constant C and elements of more than 10
-   dofs when the output is addressed element by element (CSR positions, COO; lma's element-interleaved storage is
-   written coalesced by one element per thread), otherwise one element per thread up to FEG_SMALL_NB dofs, GEMM above */
+/* What auto runs: on affine cells with constant C, the reference tensors one entry per thread for elements of more than
+   10 dofs when the output is addressed element by element (CSR positions, COO) or the element is too large for one
+   thread (lma above FEG_SMALL_NB dofs), else one element per thread (lma's element-interleaved storage is written
+   coalesced that way); otherwise one element per thread up to FEG_SMALL_NB dofs, GEMM above */
 static int FEGDevAutoKernel(const FEGDevDisc *d, PetscBool constant, FEGDevOut out)
 {
-  if (d->M && constant && d->Nb > 10 && (out == FEG_DEV_OUT_CSR_ATOMIC || out == FEG_DEV_OUT_COO)) return 4;
+  if (d->M && constant && d->Nb > 10 && (out == FEG_DEV_OUT_CSR_ATOMIC || out == FEG_DEV_OUT_COO || d->Nb > FEG_SMALL_NB)) return 4;
   return d->Nb <= FEG_SMALL_NB ? 1 : 3;
 }
 
@@ -553,7 +585,7 @@ PetscErrorCode FEGDevElementMatrices(const FEGDevDisc *d, const FEGDevCoeff *c, 
   PetscFunctionBegin;
   if (nel <= 0) PetscFunctionReturn(PETSC_SUCCESS);
   if (kernel == 0) kernel = FEGDevAutoKernel(d, (PetscBool)(c->mode == FEG_DEV_COEFF_CONSTANT), o->out);
-  PetscCheck(kernel != 1 || d->Nb <= FEG_SMALL_NB, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The one-element-per-thread kernel handles at most %d basis functions, the element has %d: use -feg_cuda_kernel block or gemm", FEG_SMALL_NB, d->Nb);
+  PetscCheck(kernel != 1 || d->Nb <= FEG_SMALL_NB || (d->M && c->mode == FEG_DEV_COEFF_CONSTANT), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The one-element-per-thread kernel handles at most %d basis functions, the element has %d: use -feg_cuda_kernel block or gemm", FEG_SMALL_NB, d->Nb);
   tune->used = kernel;
   if (kernel == 1) {
     PetscCall(FEGLaunchSmall(d, c, elist, nel, o));
