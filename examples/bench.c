@@ -370,9 +370,15 @@ int main(int argc, char **argv)
   if (csv[0]) {
     FILE       *fp;
     PetscMPIInt rank;
-    char        cell[64] = "";
+    char        cell[64] = "", file[PETSC_MAX_PATH_LEN] = "";
+    PetscReal   perturb = 0.0;
+    PetscBool   affine;
 
     PetscCall(PetscOptionsGetString(NULL, NULL, "-feg_cell_type", cell, sizeof(cell), NULL));
+    /* the box's cells are affine unless perturbed, simplices always (mesh files: only simplices counted as affine) */
+    PetscCall(PetscOptionsGetReal(NULL, NULL, "-feg_perturb", &perturb, NULL));
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-feg_mesh_file", file, sizeof(file), NULL));
+    affine = (PetscBool)(!cell[0] || !strcmp(cell, "tri") || !strcmp(cell, "tet") || (perturb == 0.0 && !file[0]));
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-order", &order_, NULL));
     PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
     if (!rank) {
@@ -381,9 +387,9 @@ int main(int argc, char **argv)
       PetscCall(PetscTestFile(csv, 'r', &exists));
       fp = fopen(csv, "a");
       PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open %s", csv);
-      if (!exists) fprintf(fp, "device,cell,order,continuous,strategy,elements,dofs_per_element,setup_s,assembly_ms,elements_per_s,matmult_ms,matmult_gbs,matmult_gflops,pct_triad,bytes_per_dof,triad_gbs,fma_gflops,atomic_gups\n");
+      if (!exists) fprintf(fp, "device,cell,order,continuous,strategy,elements,dofs_per_element,setup_s,assembly_ms,elements_per_s,matmult_ms,matmult_gbs,matmult_gflops,pct_triad,bytes_per_dof,triad_gbs,fma_gflops,atomic_gups,affine\n");
       for (PetscInt s = 0; s < PetscMin(nstrat, 8); s++)
-        fprintf(fp, "%s,%s,%d,%d,%s,%d,%d,%.4f,%.5f,%.4e,%.5f,%.1f,%.2f,%.1f,%.1f,%.0f,%.0f,%.1f\n", ondevice ? "gpu" : "cpu", cell[0] ? cell : "tri", (int)(order_ ? order_ : order), (int)cont, rLabel[s], (int)Ne, (int)Nb, rSet[s], rAsm[s] * 1e3, Ne / rAsm[s], rMult[s] * 1e3, (double)rGbs[s], (double)rGfl[s], (double)(100.0 * rGbs[s] / triad), (double)rBpd[s], (double)triad, (double)fmaPeak, (double)atomRate);
+        fprintf(fp, "%s,%s,%d,%d,%s,%d,%d,%.4f,%.5f,%.4e,%.5f,%.1f,%.2f,%.1f,%.1f,%.0f,%.0f,%.1f,%d\n", ondevice ? "gpu" : "cpu", cell[0] ? cell : "tri", (int)(order_ ? order_ : order), (int)cont, rLabel[s], (int)Ne, (int)Nb, rSet[s], rAsm[s] * 1e3, Ne / rAsm[s], rMult[s] * 1e3, (double)rGbs[s], (double)rGfl[s], (double)(100.0 * rGbs[s] / triad), (double)rBpd[s], (double)triad, (double)fmaPeak, (double)atomRate, (int)affine);
       fclose(fp);
     }
   }

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The cost model of -feg_strategy auto from calibration runs of examples/bench (share/bench/auto/matrix.sh): per
-device kind, cell, order and operator type, setup seconds (FEGCreateOperator(): the DM's discretization setup and the
+device kind, cell, affine or not (the CSV's affine column; files without it: simplices affine, other cells not, as
+fegpu treated them then), order and operator type, setup seconds (FEGCreateOperator(): the DM's discretization setup and the
 first assembly included) and seconds of one MatMult as a + b Ne (least squares over the mesh sizes calibrated; through
 0 where one size was), and the bytes one MatMult moves per element. Writes the C table src/op/impls/auto/automodel.h.
   python3 share/bench/auto/fit.py OUT.h SOURCE-NOTE calib1.csv [calib2.csv ...]"""
@@ -16,7 +17,9 @@ for f in files:
             continue
         ne = float(r["elements"])
         mm = float(r["matmult_ms"]) * 1e-3
-        pts.setdefault((r["device"], r["cell"], int(r["order"]), t), []).append((ne, float(r["setup_s"]), mm, float(r["matmult_gbs"]) * 1e9 * mm / ne))
+        # files before the affine column: simplices were always affine, other cells never treated so
+        aff = int(r.get("affine") or (1 if r["cell"] in ("tri", "tet") else 0))
+        pts.setdefault((r["device"], r["cell"], aff, int(r["order"]), t), []).append((ne, float(r["setup_s"]), mm, float(r["matmult_gbs"]) * 1e9 * mm / ne))
 
 
 def line(xs, ys):
@@ -43,7 +46,7 @@ with open(out, "w") as h:
         s0, s1 = line([q[0] for q in p], [q[1] for q in p])
         m0, m1 = line([q[0] for q in p], [q[2] for q in p])
         by = sum(q[3] for q in p) / len(p)
-        h.write('  {"%s", "%s", %d, "%s", %.4e, %.4e, %.4e, %.4e, %.4e}, /* %d sizes */\n' % (k[0], k[1], k[2], k[3], s0, s1, m0, m1, by, len(set(q[0] for q in p))))
+        h.write('  {"%s", "%s", %d, %d, "%s", %.4e, %.4e, %.4e, %.4e, %.4e}, /* %d sizes */\n' % (k[0], k[1], k[2], k[3], k[4], s0, s1, m0, m1, by, len(set(q[0] for q in p))))
     h.write("};\n")
     h.write('static const char FEGAutoModelSource[] = "%s";\n' % note)
 print("wrote %d rows to %s" % (len(pts), out))

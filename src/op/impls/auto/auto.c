@@ -6,6 +6,7 @@
 typedef struct {
   const char *device; /* "gpu" or "cpu" */
   const char *cell;   /* FEGCellInfo.name */
+  int         affine; /* calibrated on affine cells (one Jacobian per cell, reference tensors) */
   int         order;
   const char *type;
   double      setup0, setup1; /* seconds of setup: setup0 + setup1 Ne */
@@ -31,16 +32,17 @@ static PetscErrorCode FEGOpSetFromOptions_Auto(FEGOp op, PetscOptionItems *Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the model's row for a type nearest to (cell, order) on this device, and the row's cell: the same order, else the
-   nearest lower one (or higher, below the table's first order); cells the table lacks take a table cell of the same
+/* the model's row for a type nearest to (cell, affine, order) on this device, and the row's cell: the same order, else
+   the nearest lower one (or higher, below the table's first order); rows of the same cell calibrated on the other kind
+   of cells (affine or not) when the table has none of this kind; cells the table lacks take a table cell of the same
    shape family (triangles: tetrahedra, quadrilaterals: hexahedra) */
-static PetscErrorCode FEGAutoModelFind(const char *device, const FEGCellInfo *cell, PetscInt order, const char *type, const FEGAutoModelRow **row, const FEGCellInfo **rowcell)
+static PetscErrorCode FEGAutoModelFind(const char *device, const FEGCellInfo *cell, PetscBool affine, PetscInt order, const char *type, const FEGAutoModelRow **row, const FEGCellInfo **rowcell)
 {
   const PetscInt n = (PetscInt)(sizeof(FEGAutoModel) / sizeof(FEGAutoModel[0]));
 
   PetscFunctionBegin;
   *row = NULL;
-  for (int pass = 0; pass < 2 && !*row; pass++) {
+  for (int pass = 0; pass < 3 && !*row; pass++) {
     for (PetscInt i = 0; i < n; i++) {
       const FEGAutoModelRow *r = &FEGAutoModel[i], *best = *row;
       const FEGCellInfo     *rc;
@@ -51,8 +53,9 @@ static PetscErrorCode FEGAutoModelFind(const char *device, const FEGCellInfo *ce
       PetscCall(PetscEnumFind(FEGCellNames, r->cell, &c, &found)); /* FEGCellNames lists FEGCellInfos' names in order */
       if (!found) continue;
       rc = &FEGCellInfos[c];
-      if (pass == 0 && rc != cell) continue;
-      if (pass == 1 && (rc->simplex != cell->simplex || rc->tensor != cell->tensor)) continue;
+      if (pass == 0 && (rc != cell || r->affine != (int)affine)) continue;
+      if (pass == 1 && rc != cell) continue;
+      if (pass == 2 && (rc->simplex != cell->simplex || rc->tensor != cell->tensor)) continue;
       if (!best || (r->order <= order && (best->order > order || r->order > best->order)) || (r->order > order && best->order > order && r->order < best->order)) {
         *row     = r;
         *rowcell = rc;
@@ -119,7 +122,7 @@ static PetscErrorCode FEGOpChooseType_Auto(FEGOp op, PetscBool ondevice, char ty
     char                   item[128];
 
     if (!strcmp(names[i], FEGOPAUTO)) continue;
-    PetscCall(FEGAutoModelFind(device, d->cell, d->order, names[i], &r, &rc));
+    PetscCall(FEGAutoModelFind(device, d->cell, d->affine, d->order, names[i], &r, &rc));
     if (!r) continue;
     if (op->precision == FEG_PRECISION_SINGLE) { /* its create function says whether the type stores single */
       PetscCall(FEGOpCreate(PETSC_COMM_SELF, &probe));
