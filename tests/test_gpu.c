@@ -215,8 +215,9 @@ START_TEST(test_gpu_qpoints)
 END_TEST
 
 /* Constant C on affine cells (an unperturbed box) with more than 10 dofs per element: addto's reference-tensor kernel
-   with one entry per thread and element-major positions (atomic, colour) and COO values; lma keeps one element per
-   thread. Triangles P4, quadrilaterals Q3, tetrahedra P3 and P4, hexahedra Q2 and Q3, prisms P2; np 1 and 2 */
+   with one entry per thread and element-major positions (atomic, colour) and COO values; lma one element per thread
+   up to 20 dofs, one row of 32 elements per warp above. Triangles P4, quadrilaterals Q3, tetrahedra P3 and P4,
+   hexahedra Q2 and Q3, prisms P2; np 1 and 2 */
 START_TEST(test_gpu_constant_affine)
 {
   const DMPolytopeType ct[7]    = {DM_POLYTOPE_TRIANGLE, DM_POLYTOPE_QUADRILATERAL, DM_POLYTOPE_TETRAHEDRON, DM_POLYTOPE_TETRAHEDRON, DM_POLYTOPE_HEXAHEDRON, DM_POLYTOPE_HEXAHEDRON, DM_POLYTOPE_TRI_PRISM};
