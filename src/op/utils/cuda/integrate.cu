@@ -39,22 +39,20 @@ static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDe
 }
 
 /* Affine cells with constant C: K_ab = sum_rs Chat_rs M^rs_ab, no quadrature loop and no element matrix to hold;
-   a kernel of its own so its few registers give full occupancy (NB = 0: any size). ROWS (lma's element-interleaved
-   values of larger elements): blocks of 32 x 8 threads, a warp on one row of 32 consecutive elements (stores coalesced,
-   each M^rs_ab one broadcast load), the block's 8 warps on different rows */
-template <int NB, int DIM, bool ROWS = false>
+   a kernel of its own so its few registers give full occupancy (NB = 0: any size) */
+template <int NB, int DIM>
 static __global__ void FEGElemRef_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, int nel, const FEGDevOutput o)
 {
   constexpr int Nd = DIM + 1;
   const int     i  = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= nel) return;
-  const int     e = elist ? elist[i] : i, Nb = NB > 0 ? NB : d.Nb, a0 = ROWS ? threadIdx.y : 0, da = ROWS ? blockDim.y : 1;
+  const int     e = elist ? elist[i] : i, Nb = NB > 0 ? NB : d.Nb;
   const double *g = d.geo + (size_t)e * (DIM * DIM + 1);
   double        Ch[4][4];
 
   FEGChat(DIM, c.C0, g, g[DIM * DIM], Ch);
 #pragma unroll
-  for (int a = a0; a < Nb; a += da) {
+  for (int a = 0; a < Nb; a++) {
 #pragma unroll
     for (int b = 0; b < Nb; b++) {
       double s = 0.0;
@@ -515,6 +513,33 @@ static PetscErrorCode FEGLaunchBlock(const FEGDevDisc *d, const FEGDevCoeff *c, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* lma's element-interleaved values of larger elements from the reference tensors: a warp's 32 threads take one row of
+   32 consecutive elements (stores coalesced, each M^rs_ab one broadcast load), the block's 8 warps different rows;
+   each thread computes its element's Chat, in registers. Not FEGElemRef_Kernel with a row stride: that form (its
+   unrolled loops, no launch bound) took lma at Q2/Q3 hexahedra from 0.363/0.466 to 0.447/0.767 ms (share/bench/fused
+   runs 6 and 8) */
+template <int DIM>
+static __global__ void __launch_bounds__(256) FEGElemRefRows_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, int nel, const FEGDevOutput o)
+{
+  constexpr int Nd = DIM + 1;
+  const int     i  = blockIdx.x * 32 + threadIdx.x;
+  if (i >= nel) return;
+  const int     e = elist ? elist[i] : i, Nb = d.Nb;
+  const double *g = d.geo + (size_t)e * (DIM * DIM + 1);
+  double        Ch[4][4];
+
+  FEGChat(DIM, c.C0, g, g[DIM * DIM], Ch);
+  for (int a = threadIdx.y; a < Nb; a += blockDim.y)
+    for (int b = 0; b < Nb; b++) {
+      double s = 0.0;
+#pragma unroll
+      for (int r = 0; r < Nd; r++)
+#pragma unroll
+        for (int t = 0; t < Nd; t++) s += Ch[r][t] * __ldg(&d.M[((r * Nd + t) * Nb + a) * Nb + b]);
+      FEGStore(d, o, e, i, a, b, s);
+    }
+}
+
 static PetscErrorCode FEGLaunchRefEntries(const FEGDevDisc *d, const FEGDevCoeff *c, const int *elist, int nel, const FEGDevOutput *o)
 {
   const int    nent = d->Nb * d->Nb, G = PetscMax(1, 4096 / nent), nb = (nel + G - 1) / G, nt = 256;
@@ -524,9 +549,9 @@ static PetscErrorCode FEGLaunchRefEntries(const FEGDevDisc *d, const FEGDevCoeff
   if (o->out == FEG_DEV_OUT_LMA || o->out == FEG_DEV_OUT_LMA_SINGLE) {
     const dim3 block(32, 8);
 
-    if (d->dim == 2) FEGElemRef_Kernel<0, 2, true><<<(nel + 31) / 32, block>>>(*d, *c, elist, nel, *o);
-    else FEGElemRef_Kernel<0, 3, true><<<(nel + 31) / 32, block>>>(*d, *c, elist, nel, *o);
-    FEGCheckLaunch("FEGElemRef_Kernel (rows)");
+    if (d->dim == 2) FEGElemRefRows_Kernel<2><<<(nel + 31) / 32, block>>>(*d, *c, elist, nel, *o);
+    else FEGElemRefRows_Kernel<3><<<(nel + 31) / 32, block>>>(*d, *c, elist, nel, *o);
+    FEGCheckLaunch("FEGElemRefRows_Kernel");
   } else {
     if (d->dim == 2) FEGElemRefEntries_Kernel<2><<<nb, nt, shmem>>>(*d, *c, elist, nel, *o, G);
     else FEGElemRefEntries_Kernel<3><<<nb, nt, shmem>>>(*d, *c, elist, nel, *o, G);
