@@ -168,6 +168,26 @@ PETSC_EXTERN PetscErrorCode FEGDiscGetGlobalIndices(FEGDisc *, const PetscInt **
 PETSC_EXTERN PetscErrorCode FEGDiscGetLocalToGlobal(FEGDisc *, const PetscInt **);
 PETSC_INTERN PetscErrorCode FEGFormCheckQuadrature(FEGForm, const FEGDisc *);
 
+/* Gram-Schmidt, twice for orthogonality to rounding: v (length n, overwritten) made orthogonal to the k orthonormal
+   rows Q[j*n..] and appended as row k (k incremented) when the norm it keeps exceeds tol */
+static inline void FEGOrthoAppend(PetscInt n, PetscReal Q[], PetscInt *k, PetscReal v[], PetscReal tol)
+{
+  PetscReal nv = 0.0;
+
+  for (int pass = 0; pass < 2; pass++)
+    for (PetscInt j = 0; j < *k; j++) {
+      PetscReal t = 0.0;
+
+      for (PetscInt i = 0; i < n; i++) t += Q[j * n + i] * v[i];
+      for (PetscInt i = 0; i < n; i++) v[i] -= t * Q[j * n + i];
+    }
+  for (PetscInt i = 0; i < n; i++) nv += v[i] * v[i];
+  nv = PetscSqrtReal(nv);
+  if (nv <= tol) return;
+  for (PetscInt i = 0; i < n; i++) Q[*k * n + i] = v[i] / nv;
+  (*k)++;
+}
+
 /* the geometry of point q of cell e: invJ and det J */
 static inline const PetscReal *FEGDiscGeometry(const FEGDisc *d, PetscInt e, PetscInt q)
 {

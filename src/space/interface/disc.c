@@ -66,25 +66,13 @@ static PetscErrorCode FEGDiscAffine_Private(FEGDisc *disc)
   PetscCall(PetscMalloc2(Nv * Nv, &S, Nv, &w));
   for (PetscInt q = 1; q < Nq && nS < Nv; q++)
     for (PetscInt d = 0; d < dim && nS < Nv; d++) {
-      PetscReal n0 = 0.0, n = 0.0;
+      PetscReal n0 = 0.0;
 
       for (PetscInt v = 0; v < Nv; v++) {
         w[v] = Gc[(q * Nv + v) * dim + d] - Gc[v * dim + d];
         n0 += w[v] * w[v];
       }
-      if (n0 == 0.0) continue;
-      for (PetscInt pass = 0; pass < 2; pass++) /* Gram-Schmidt twice, for orthogonality to rounding */
-        for (PetscInt k = 0; k < nS; k++) {
-          PetscReal p = 0.0;
-
-          for (PetscInt v = 0; v < Nv; v++) p += S[k * Nv + v] * w[v];
-          for (PetscInt v = 0; v < Nv; v++) w[v] -= p * S[k * Nv + v];
-        }
-      for (PetscInt v = 0; v < Nv; v++) n += w[v] * w[v];
-      if (n <= 1e-20 * n0) continue; /* in the span already */
-      n = PetscSqrtReal(n);
-      for (PetscInt v = 0; v < Nv; v++) S[nS * Nv + v] = w[v] / n;
-      nS++;
+      if (n0 > 0.0) FEGOrthoAppend(Nv, S, &nS, w, 1e-10 * PetscSqrtReal(n0)); /* not kept if in the span already */
     }
   disc->affine = PETSC_TRUE;
   for (PetscInt e = 0; e < disc->Ne && disc->affine; e++) {

@@ -169,21 +169,8 @@ static PetscErrorCode FEGMatFreeFactorRefOps(FEGOp op)
     nmax = PetscMax(nmax, PetscSqrtReal(n2));
   }
   for (PetscInt c = 0; c < nc && k < Nq; c++) {
-    PetscReal nv = 0.0;
-
     PetscCall(PetscArraycpy(v, &Rw[c * Nq], Nq));
-    for (int pass = 0; pass < 2; pass++)
-      for (PetscInt j = 0; j < k; j++) {
-        PetscReal t = 0.0;
-
-        for (PetscInt q = 0; q < Nq; q++) t += Q[j * Nq + q] * v[q];
-        for (PetscInt q = 0; q < Nq; q++) v[q] -= t * Q[j * Nq + q];
-      }
-    for (PetscInt q = 0; q < Nq; q++) nv += v[q] * v[q];
-    nv = PetscSqrtReal(nv);
-    if (nv <= 1e-10 * nmax) continue;
-    for (PetscInt q = 0; q < Nq; q++) Q[k * Nq + q] = v[q] / nv;
-    k++;
+    FEGOrthoAppend(Nq, Q, &k, v, 1e-10 * nmax);
   }
   PetscCall(PetscCalloc1((size_t)dim * k * Nb, &mf->Cf));
   PetscCall(PetscFree(mf->fwork));
