@@ -1,4 +1,5 @@
 #include <fegpu/private/fegimpl.h>
+#include <petscblaslapack.h>
 #include <petscds.h>
 #include <petscbt.h>
 
@@ -149,6 +150,35 @@ static PetscErrorCode FEGDiscCoordinates_Private(FEGDisc *disc)
   }
   PetscCall(FEGDiscAffine_Private(disc));
   disc->nG = disc->affine ? 1 : Nq;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  FEGDiscRefTensor - a reference tensor of affine cells, out[i + j Nb] = sum_q w_q R_x(q, i) R_y(q, j), R_0 the
+  reference values and R_r (r >= 1) the reference derivatives along r - 1 of the basis functions: one DGEMM
+
+  Not Collective
+
+  Level: developer
+@*/
+PetscErrorCode FEGDiscRefTensor(const FEGDisc *disc, PetscInt x, PetscInt y, PetscReal out[])
+{
+  const PetscInt  Nb = disc->Nb, Nq = disc->Nq, Nd = disc->dim + 1, KK = Nq * Nd;
+  const PetscReal one = 1.0, zero = 0.0;
+  PetscReal      *A, *WA;
+  PetscBLASInt    bNb, bNq;
+
+  PetscFunctionBegin;
+  PetscCall(PetscBLASIntCast(Nb, &bNb));
+  PetscCall(PetscBLASIntCast(Nq, &bNq));
+  PetscCall(PetscMalloc2(Nq * Nb, &A, Nq * Nb, &WA));
+  for (PetscInt b = 0; b < Nb; b++)
+    for (PetscInt q = 0; q < Nq; q++) {
+      A[b * Nq + q]  = disc->R[q * Nd + x + b * KK];
+      WA[b * Nq + q] = disc->qweights[q] * disc->R[q * Nd + y + b * KK];
+    }
+  PetscCallBLAS("BLASgemm", BLASgemm_("T", "N", &bNb, &bNb, &bNq, &one, A, &bNq, WA, &bNq, &zero, out, &bNb));
+  PetscCall(PetscFree2(A, WA));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

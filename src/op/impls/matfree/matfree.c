@@ -116,26 +116,26 @@ static PetscErrorCode FEGElemDiag_RefOp(FEGOp op, PetscInt e, PetscScalar de[])
 static PetscErrorCode FEGMatFreeBuildRefOps(FEGDisc *d, FEGOp_MatFree *mf)
 {
   const PetscInt Nb = d->Nb;
+  PetscReal     *T;
 
   PetscFunctionBegin;
   PetscCall(PetscFree(mf->Op));
   PetscCall(PetscFree(mf->Cf)); /* factored again from these by FEGMatFreeSelect() */
   mf->frank = 0;
-  PetscCall(PetscCalloc1((size_t)mf->npairs * Nb * Nb, &mf->Op));
+  PetscCall(PetscMalloc1((size_t)mf->npairs * Nb * Nb, &mf->Op));
+  PetscCall(PetscMalloc1((size_t)Nb * Nb, &T));
   for (PetscInt m = 0; m < mf->npairs; m++) {
     const PetscInt r = mf->pr[m], s = mf->ps[m];
     PetscReal     *Om = &mf->Op[(size_t)m * Nb * Nb];
 
-    for (PetscInt q = 0; q < d->Nq; q++)
-      for (PetscInt b = 0; b < Nb; b++) {
-        const PetscReal wr = d->qweights[q] * FEGRef(d, q, r, b), ws = d->qweights[q] * FEGRef(d, q, s, b);
-
-        for (PetscInt a = 0; a < Nb; a++) {
-          Om[b * Nb + a] += wr * FEGRef(d, q, s, a);
-          if (mf->kind != FEG_MF_FULL && r != s) Om[b * Nb + a] += ws * FEGRef(d, q, r, a);
-        }
-      }
+    /* Om[b*Nb+a] = sum_q w_q R_r(b) R_s(a), plus R_s(b) R_r(a) for the symmetric kinds' off-diagonal pairs */
+    PetscCall(FEGDiscRefTensor(d, s, r, Om));
+    if (mf->kind != FEG_MF_FULL && r != s) {
+      PetscCall(FEGDiscRefTensor(d, r, s, T));
+      for (PetscInt k = 0; k < Nb * Nb; k++) Om[k] += T[k];
+    }
   }
+  PetscCall(PetscFree(T));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,7 +1,6 @@
 /* A discretization on the device: reference tables, coordinates and dof indices uploaded from the host FEGDisc, and the
    geometry computed there by the same FEGGeometryAt() the host used */
 #include <fegpu/private/fegcudaimpl.h>
-#include <petscblaslapack.h>
 
 PetscErrorCode FEGDevMallocCopy(void **d, const void *h, size_t bytes, size_t *total)
 {
@@ -137,25 +136,12 @@ PetscErrorCode FEGDevDiscCreate(FEGDisc *disc, PetscBool integration, FEGDevDisc
      simplex (no cheaper way to their element matrices) and for other cells while building it stays in the tens of
      milliseconds (hexahedra to Q4, prisms to P4, quadrilaterals at every order) */
   if (disc->affine && integration && (disc->cell->simplex || (double)Nd * Nd * Nb * Nb * Nq <= 33554432.0)) {
-    const PetscReal *R   = disc->R;
-    const PetscReal  one = 1.0, zero = 0.0;
-    double          *M, *A, *WA;
-    PetscBLASInt     bNb, bNq;
+    double *M;
 
-    PetscCall(PetscBLASIntCast(Nb, &bNb));
-    PetscCall(PetscBLASIntCast(Nq, &bNq));
     PetscCall(PetscCalloc1(Nd * Nd * Nb * Nb + Nd * Nb, &M));
-    /* M^rs, column-major with (b, a) at b + a Nb, is R_r^T W R_s, R_r(q, b) = R[q Nd + r + b KK]: one DGEMM each */
-    PetscCall(PetscMalloc2(Nd * Nq * Nb, &A, Nd * Nq * Nb, &WA));
+    /* M^rs[a*Nb+b] = sum_q w_q R_r(b) R_s(a) */
     for (PetscInt r = 0; r < Nd; r++)
-      for (PetscInt b = 0; b < Nb; b++)
-        for (PetscInt q = 0; q < Nq; q++) {
-          A[(r * Nb + b) * Nq + q]  = R[q * Nd + r + b * KK];
-          WA[(r * Nb + b) * Nq + q] = disc->qweights[q] * R[q * Nd + r + b * KK];
-        }
-    for (PetscInt r = 0; r < Nd; r++)
-      for (PetscInt s = 0; s < Nd; s++) PetscCallBLAS("BLASgemm", BLASgemm_("T", "N", &bNb, &bNb, &bNq, &one, A + r * Nb * Nq, &bNq, WA + s * Nb * Nq, &bNq, &zero, M + (r * Nd + s) * Nb * Nb, &bNb));
-    PetscCall(PetscFree2(A, WA));
+      for (PetscInt s = 0; s < Nd; s++) PetscCall(FEGDiscRefTensor(disc, r, s, M + (r * Nd + s) * Nb * Nb));
     /* the right-hand side's rows: Mv[t*Nb+a] = sum_b M^0t_ab (trial value u = 1) */
     for (PetscInt t = 0; t < Nd; t++)
       for (PetscInt a = 0; a < Nb; a++)
