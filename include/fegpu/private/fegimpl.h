@@ -157,6 +157,17 @@ typedef struct {
   PetscErrorCode (*rhsdevdestroy)(void **);
 } FEGDisc;
 
+/* one section's closure of every cell, read in FEGPlexGetClosureBulk()'s pass over the cones */
+typedef struct {
+  DM                 dm;   /* a DM with the topology read: the mesh, its coordinate DM, an auxiliary DM */
+  PetscSection       sec;  /* a local section on it */
+  PetscInt           n;    /* closure indices per cell */
+  PetscInt          *idx;  /* the indices, idx[(c - cStart) n + i]; or NULL, and then */
+  const PetscScalar *vals; /* x[(c - cStart) n + i] = Re vals[index] (a local vector's array) */
+  PetscReal         *x;
+} FEGClosureTarget;
+
+PETSC_EXTERN PetscErrorCode FEGPlexGetClosureBulk(DM, PetscInt, PetscInt, PetscInt, const FEGClosureTarget[], PetscInt *);
 PETSC_EXTERN PetscErrorCode FEGPlexGetClosureIndicesBulk(DM, PetscSection, PetscInt, PetscInt, PetscInt, PetscInt[], PetscInt *);
 PETSC_EXTERN PetscErrorCode FEGDiscCreate(DM, FEGDisc *);
 PETSC_EXTERN PetscErrorCode FEGDiscDestroy(FEGDisc *);

@@ -11,11 +11,10 @@
 #define FEG_RAW_MAX 256
 
 typedef struct {
-  PetscInt        nraw, nsig;
-  PetscInt       *raw, *sig;     /* per cell: its raw DAG points in breadth-first cone order, and their cones' orientations */
-  PetscInt        pStart, pEnd;  /* the chart */
-  PetscInt       *coff, *csize;  /* the cone section as arrays */
-  const PetscInt *cones, *ornts; /* the plex's cone and orientation arrays */
+  PetscInt         nraw, nsig;
+  PetscInt        *raw, *sig;     /* per cell: its raw DAG points in breadth-first cone order, and their cones' orientations */
+  FEGSectionLayout cs;            /* the cone section's arrays */
+  const PetscInt  *cones, *ornts; /* the plex's cone and orientation arrays */
 } FEGRawDAG;
 
 static PetscErrorCode FEGRawDAGCreate(DM dm, FEGRawDAG *g)
@@ -24,22 +23,18 @@ static PetscErrorCode FEGRawDAGCreate(DM dm, FEGRawDAG *g)
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(g, sizeof(*g)));
-  PetscCall(DMPlexGetChart(dm, &g->pStart, &g->pEnd));
   PetscCall(DMPlexGetConeSection(dm, &cs));
+  PetscCall(FEGSectionGetLayout(cs, &g->cs));
   PetscCall(DMPlexGetCones(dm, (PetscInt **)&g->cones));
   PetscCall(DMPlexGetConeOrientations(dm, (PetscInt **)&g->ornts));
-  PetscCall(PetscMalloc4(g->pEnd - g->pStart, &g->coff, g->pEnd - g->pStart, &g->csize, FEG_RAW_MAX, &g->raw, FEG_RAW_MAX, &g->sig));
-  for (PetscInt p = g->pStart; p < g->pEnd; p++) {
-    PetscCall(PetscSectionGetOffset(cs, p, &g->coff[p - g->pStart]));
-    PetscCall(PetscSectionGetDof(cs, p, &g->csize[p - g->pStart]));
-  }
+  PetscCall(PetscMalloc2(FEG_RAW_MAX, &g->raw, FEG_RAW_MAX, &g->sig));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode FEGRawDAGDestroy(FEGRawDAG *g)
 {
   PetscFunctionBegin;
-  PetscCall(PetscFree4(g->coff, g->csize, g->raw, g->sig));
+  PetscCall(PetscFree2(g->raw, g->sig));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -51,7 +46,7 @@ static PetscErrorCode FEGRawDAGRead(FEGRawDAG *g, PetscInt c)
   PetscFunctionBegin;
   g->raw[0] = c;
   for (PetscInt i = 0; i < n; i++) {
-    const PetscInt p = g->raw[i] - g->pStart, cs = g->csize[p], o = g->coff[p];
+    const PetscInt p = g->raw[i] - g->cs.pStart, cs = g->cs.dof[p], o = g->cs.off[p];
 
     PetscCheck(n + cs <= FEG_RAW_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cell %" PetscInt_FMT " reaches more than %d points through its cones", c, FEG_RAW_MAX);
     for (PetscInt k = 0; k < cs; k++) {
@@ -127,102 +122,137 @@ static PetscErrorCode FEGClassTableDestroy(FEGClassTable *t)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* where index x of a new class's first cell lies: slot s of the raw DAG and offset in its point */
+static PetscErrorCode FEGClassLocate(const FEGRawDAG *g, const FEGSectionLayout *L, PetscInt c, PetscInt x, PetscInt *slot, PetscInt *rel)
+{
+  PetscInt s;
+
+  PetscFunctionBegin;
+  for (s = 0; s < g->nraw; s++) {
+    const PetscInt p = g->raw[s] - L->pStart;
+
+    if (p >= 0 && p < L->pEnd - L->pStart && L->dof[p] > 0 && x >= L->off[p] && x < L->off[p] + L->dof[p]) break;
+  }
+  PetscCheck(s < g->nraw, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Closure index %" PetscInt_FMT " of cell %" PetscInt_FMT " lies on none of the cell's points", x, c);
+  *slot = s;
+  *rel  = x - L->off[g->raw[s] - L->pStart];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@C
-  FEGPlexGetClosureIndicesBulk - the closure indices of cells cStart..cEnd-1 in a local section, as
-  DMPlexGetClosureIndices(dm, sec, sec, c, PETSC_TRUE, ...) gives them (constrained dofs by their offset, not encoded)
+  FEGPlexGetClosureBulk - the closure indices of cells cStart..cEnd-1 in several local sections on one topology, as
+  DMPlexGetClosureIndices(t.dm, t.sec, t.sec, c, PETSC_TRUE, ...) gives them (constrained dofs by their offset, not
+  encoded), or the values of a local array at them, in one pass over the cells' cones
 
   Not Collective
 
   Input Parameters:
-+ dm     - the DMPlex (or a clone sharing its topology: an auxiliary or coordinate DM)
-. sec    - a local section on it
++ dm     - the DMPlex whose cones are read
 . cStart - first cell
 . cEnd   - end of the cells
-- n      - the number of closure indices every cell must have
+. nt     - the number of targets
+- t      - the targets: for each a DM with dm's topology (dm, its coordinate DM, an auxiliary DM) and a local section
+           on it, the number n of closure indices every cell must have, and either idx (caller-allocated, filled with
+           idx[(c-cStart)*n+i]) or vals and x (x[(c-cStart)*n+i] = the real part of vals at that index)
 
-  Output Parameters:
-+ idx      - idx[(c-cStart)*n+i], caller-allocated
-- nclasses - the number of orientation classes met (PETSc's closure was computed once for each), or NULL
+  Output Parameter:
+. nclasses - the number of orientation classes met (PETSc's closure was computed once for each and target), or NULL
+
+  Level: developer
+@*/
+PetscErrorCode FEGPlexGetClosureBulk(DM dm, PetscInt cStart, PetscInt cEnd, PetscInt nt, const FEGClosureTarget t[], PetscInt *nclasses)
+{
+  FEGRawDAG         g;
+  FEGClassTable     tab;
+  FEGSectionLayout *lay;
+  PetscInt         *base, ntot = 0;
+
+  PetscFunctionBegin;
+  if (nclasses) *nclasses = 0;
+  if (cEnd <= cStart || nt < 1) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscMemzero(&tab, sizeof(tab)));
+  PetscCall(FEGRawDAGCreate(dm, &g));
+  PetscCall(FEGClassTableGrow(&tab));
+  PetscCall(PetscMalloc2(nt, &lay, nt + 1, &base));
+  for (PetscInt k = 0; k < nt; k++) {
+    PetscCall(FEGSectionGetLayout(t[k].sec, &lay[k]));
+    base[k] = ntot;
+    ntot += t[k].n;
+  }
+  base[nt] = ntot;
+  for (PetscInt c = cStart; c < cEnd; c++) {
+    PetscInt               k;
+    uint64_t               hslot;
+    const FEGClosureClass *cl;
+
+    PetscCall(FEGRawDAGRead(&g, c));
+    k = FEGClassFind(&tab, &g, &hslot);
+    if (k < 0) {
+      /* a new class: PETSc's closure of this cell in each section, each index located in one of the raw points */
+      FEGClosureClass *nc;
+
+      if (2 * (tab.n + 1) > tab.cap) {
+        PetscCall(FEGClassTableGrow(&tab));
+        (void)FEGClassFind(&tab, &g, &hslot);
+      }
+      if (tab.n == tab.max) {
+        tab.max = tab.max ? 2 * tab.max : 16;
+        PetscCall(PetscRealloc((size_t)tab.max * sizeof(FEGClosureClass), &tab.cls));
+      }
+      nc       = &tab.cls[tab.n];
+      nc->nsig = g.nsig;
+      PetscCall(PetscMalloc3(g.nsig, &nc->sig, ntot, &nc->slot, ntot, &nc->rel));
+      PetscCall(PetscArraycpy(nc->sig, g.sig, g.nsig));
+      for (PetscInt j = 0; j < nt; j++) {
+        PetscInt nidx, *pidx = NULL;
+
+        PetscCall(DMPlexGetClosureIndices(t[j].dm, t[j].sec, t[j].sec, c, PETSC_TRUE, &nidx, &pidx, NULL, NULL));
+        PetscCheck(nidx == t[j].n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cell %" PetscInt_FMT " has %" PetscInt_FMT " closure indices, expected %" PetscInt_FMT, c, nidx, t[j].n);
+        for (PetscInt i = 0; i < t[j].n; i++) PetscCall(FEGClassLocate(&g, &lay[j], c, pidx[i] >= 0 ? pidx[i] : -(pidx[i] + 1), &nc->slot[base[j] + i], &nc->rel[base[j] + i]));
+        PetscCall(DMPlexRestoreClosureIndices(t[j].dm, t[j].sec, t[j].sec, c, PETSC_TRUE, &nidx, &pidx, NULL, NULL));
+      }
+      tab.table[hslot] = ++tab.n;
+      k                = tab.n - 1;
+    }
+    cl = &tab.cls[k];
+    for (PetscInt j = 0; j < nt; j++) {
+      const FEGSectionLayout *L = &lay[j];
+      const PetscInt          n = t[j].n, np = L->pEnd - L->pStart;
+      const PetscInt         *slot = cl->slot + base[j], *rel = cl->rel + base[j];
+      const size_t            o = (size_t)(c - cStart) * n;
+
+      for (PetscInt i = 0; i < n; i++) {
+        const PetscInt p = g.raw[slot[i]] - L->pStart;
+
+        /* same orientations, same kind of points: a point with fewer dofs than its class's first cell means another
+           section layout, which this cannot handle */
+        PetscCheck(p >= 0 && p < np && rel[i] < L->dof[p], PETSC_COMM_SELF, PETSC_ERR_SUP, "Cell %" PetscInt_FMT ": point %" PetscInt_FMT " has fewer dofs than %" PetscInt_FMT " where a cell of the same orientations had more", c, p + L->pStart, rel[i] + 1);
+        if (t[j].x) t[j].x[o + i] = PetscRealPart(t[j].vals[L->off[p] + rel[i]]);
+        else t[j].idx[o + i] = L->off[p] + rel[i];
+      }
+    }
+  }
+  if (nclasses) *nclasses = tab.n;
+  PetscCall(PetscFree2(lay, base));
+  PetscCall(FEGClassTableDestroy(&tab));
+  PetscCall(FEGRawDAGDestroy(&g));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  FEGPlexGetClosureIndicesBulk - the closure indices of cells cStart..cEnd-1 in a local section, as
+  DMPlexGetClosureIndices(dm, sec, sec, c, PETSC_TRUE, ...) gives them (constrained dofs by their offset, not encoded):
+  FEGPlexGetClosureBulk() with one target
+
+  Not Collective
 
   Level: developer
 @*/
 PetscErrorCode FEGPlexGetClosureIndicesBulk(DM dm, PetscSection sec, PetscInt cStart, PetscInt cEnd, PetscInt n, PetscInt idx[], PetscInt *nclasses)
 {
-  FEGRawDAG     g;
-  FEGClassTable t;
-  PetscInt      sStart, sEnd, *off, *dof;
+  FEGClosureTarget t = {dm, sec, n, idx, NULL, NULL};
 
   PetscFunctionBegin;
-  if (nclasses) *nclasses = 0;
-  if (cEnd <= cStart) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscMemzero(&t, sizeof(t)));
-  PetscCall(FEGRawDAGCreate(dm, &g));
-  PetscCall(FEGClassTableGrow(&t));
-  /* the section's offsets and sizes over the whole chart (0 dofs outside the section's chart) */
-  PetscCall(PetscSectionGetChart(sec, &sStart, &sEnd));
-  PetscCall(PetscMalloc2(g.pEnd - g.pStart, &off, g.pEnd - g.pStart, &dof));
-  for (PetscInt p = g.pStart; p < g.pEnd; p++) {
-    off[p - g.pStart] = dof[p - g.pStart] = 0;
-    if (p < sStart || p >= sEnd) continue;
-    PetscCall(PetscSectionGetOffset(sec, p, &off[p - g.pStart]));
-    PetscCall(PetscSectionGetDof(sec, p, &dof[p - g.pStart]));
-  }
-  for (PetscInt c = cStart; c < cEnd; c++) {
-    PetscInt              *ci = idx + (size_t)(c - cStart) * n, k;
-    uint64_t               hslot;
-    const FEGClosureClass *cl;
-
-    PetscCall(FEGRawDAGRead(&g, c));
-    k = FEGClassFind(&t, &g, &hslot);
-    if (k < 0) {
-      /* a new class: PETSc's closure of this cell, each index located in one of the raw points */
-      FEGClosureClass *nc;
-      PetscInt         nidx, *pidx = NULL;
-
-      if (2 * (t.n + 1) > t.cap) {
-        PetscCall(FEGClassTableGrow(&t));
-        (void)FEGClassFind(&t, &g, &hslot);
-      }
-      if (t.n == t.max) {
-        t.max = t.max ? 2 * t.max : 16;
-        PetscCall(PetscRealloc((size_t)t.max * sizeof(FEGClosureClass), &t.cls));
-      }
-      nc       = &t.cls[t.n];
-      nc->nsig = g.nsig;
-      PetscCall(PetscMalloc3(g.nsig, &nc->sig, n, &nc->slot, n, &nc->rel));
-      PetscCall(PetscArraycpy(nc->sig, g.sig, g.nsig));
-      PetscCall(DMPlexGetClosureIndices(dm, sec, sec, c, PETSC_TRUE, &nidx, &pidx, NULL, NULL));
-      PetscCheck(nidx == n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cell %" PetscInt_FMT " has %" PetscInt_FMT " closure indices, expected %" PetscInt_FMT, c, nidx, n);
-      for (PetscInt i = 0; i < n; i++) {
-        const PetscInt x = pidx[i] >= 0 ? pidx[i] : -(pidx[i] + 1);
-        PetscInt       s;
-
-        for (s = 0; s < g.nraw; s++) {
-          const PetscInt p = g.raw[s] - g.pStart;
-
-          if (dof[p] > 0 && x >= off[p] && x < off[p] + dof[p]) break;
-        }
-        PetscCheck(s < g.nraw, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Closure index %" PetscInt_FMT " of cell %" PetscInt_FMT " lies on none of the cell's points", x, c);
-        nc->slot[i] = s;
-        nc->rel[i]  = x - off[g.raw[s] - g.pStart];
-      }
-      PetscCall(DMPlexRestoreClosureIndices(dm, sec, sec, c, PETSC_TRUE, &nidx, &pidx, NULL, NULL));
-      t.table[hslot] = ++t.n;
-      k              = t.n - 1;
-    }
-    cl = &t.cls[k];
-    for (PetscInt i = 0; i < n; i++) {
-      const PetscInt p = g.raw[cl->slot[i]] - g.pStart;
-
-      /* same orientations, same kind of points: a point with fewer dofs than its class's first cell means another
-         section layout, which this cannot handle */
-      PetscCheck(cl->rel[i] < dof[p], PETSC_COMM_SELF, PETSC_ERR_SUP, "Cell %" PetscInt_FMT ": point %" PetscInt_FMT " has %" PetscInt_FMT " dofs where a cell of the same orientations had more than %" PetscInt_FMT, c, p + g.pStart, dof[p], cl->rel[i]);
-      ci[i] = off[p] + cl->rel[i];
-    }
-  }
-  if (nclasses) *nclasses = t.n;
-  PetscCall(PetscFree2(off, dof));
-  PetscCall(FEGClassTableDestroy(&t));
-  PetscCall(FEGRawDAGDestroy(&g));
+  PetscCall(FEGPlexGetClosureBulk(dm, cStart, cEnd, 1, &t, nclasses));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

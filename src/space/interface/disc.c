@@ -97,56 +97,35 @@ static PetscErrorCode FEGDiscAffine_Private(FEGDisc *disc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Coordinates of every cell's coordinate nodes, and whether every cell's Jacobian is constant */
-static PetscErrorCode FEGDiscCoordinates_Private(FEGDisc *disc)
+/* Coordinates of every cell's coordinate nodes (disc->X, read in bulk beside the dof map where bulk is set, checked here
+   on the first cells against PETSc's own DMPlexGetCellCoordinates(); cellwise (periodic) coordinates and layouts the
+   bulk read does not reproduce are read cell by cell), and whether every cell's Jacobian is constant */
+static PetscErrorCode FEGDiscCoordinates_Private(FEGDisc *disc, PetscBool bulk)
 {
   const PetscInt dim = disc->dim, Nv = disc->Nv, Nq = disc->Nq;
 
+  PetscInt ncheck = bulk ? PetscMin(disc->Ne, 64) : disc->Ne;
+
   PetscFunctionBegin;
-  PetscCall(PetscMalloc1((size_t)disc->Ne * Nv * dim, &disc->X));
-  {
-    DM                 cdm;
-    PetscSection       csec;
-    Vec                cellc, coords;
-    const PetscScalar *ca;
-    PetscInt          *cidx = NULL, ncheck = PetscMin(disc->Ne, 64);
-    PetscBool          bulk = PETSC_FALSE;
+  for (PetscInt e = 0; e < ncheck; e++) {
+    const PetscScalar *array;
+    PetscScalar       *x = NULL;
+    PetscBool          isDG;
+    PetscInt           n;
 
-    /* in bulk from the coordinate section's closure indices, checked on the first cells against PETSc's own
-       DMPlexGetCellCoordinates(); cellwise (periodic) coordinates are read cell by cell */
-    PetscCall(DMGetCellCoordinatesLocal(disc->dm, &cellc));
-    PetscCall(DMGetCoordinatesLocal(disc->dm, &coords));
-    if (!cellc && coords && disc->Ne > 0) {
-      PetscCall(DMGetCoordinateDM(disc->dm, &cdm));
-      PetscCall(DMGetLocalSection(cdm, &csec));
-      PetscCall(PetscMalloc1((size_t)disc->Ne * Nv * dim, &cidx));
-      PetscCall(FEGPlexGetClosureIndicesBulk(cdm, csec, disc->cStart, disc->cEnd, Nv * dim, cidx, NULL));
-      PetscCall(VecGetArrayRead(coords, &ca));
-      for (size_t k = 0; k < (size_t)disc->Ne * Nv * dim; k++) disc->X[k] = PetscRealPart(ca[cidx[k]]);
-      PetscCall(VecRestoreArrayRead(coords, &ca));
-      PetscCall(PetscFree(cidx));
-      bulk = PETSC_TRUE;
-    } else ncheck = disc->Ne;
-    for (PetscInt e = 0; e < ncheck; e++) {
-      const PetscScalar *array;
-      PetscScalar       *x = NULL;
-      PetscBool          isDG;
-      PetscInt           n;
+    PetscCall(DMPlexGetCellCoordinates(disc->dm, disc->cStart + e, &isDG, &n, &array, &x));
+    PetscCheck(n == Nv * dim, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cell %" PetscInt_FMT " has %" PetscInt_FMT " coordinate values, expected %" PetscInt_FMT " (%" PetscInt_FMT " nodes of the coordinate element)", disc->cStart + e, n, Nv * dim, Nv);
+    for (PetscInt k = 0; k < n; k++) {
+      PetscReal *X = &disc->X[(size_t)e * Nv * dim + k];
 
-      PetscCall(DMPlexGetCellCoordinates(disc->dm, disc->cStart + e, &isDG, &n, &array, &x));
-      PetscCheck(n == Nv * dim, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cell %" PetscInt_FMT " has %" PetscInt_FMT " coordinate values, expected %" PetscInt_FMT " (%" PetscInt_FMT " nodes of the coordinate element)", disc->cStart + e, n, Nv * dim, Nv);
-      for (PetscInt k = 0; k < n; k++) {
-        PetscReal *X = &disc->X[(size_t)e * Nv * dim + k];
-
-        /* a coordinate layout the bulk read does not reproduce: every cell through PETSc */
-        if (bulk && *X != PetscRealPart(x[k])) {
-          bulk   = PETSC_FALSE;
-          ncheck = disc->Ne;
-        }
-        *X = PetscRealPart(x[k]);
+      /* a coordinate layout the bulk read does not reproduce: every cell through PETSc */
+      if (bulk && *X != PetscRealPart(x[k])) {
+        bulk   = PETSC_FALSE;
+        ncheck = disc->Ne;
       }
-      PetscCall(DMPlexRestoreCellCoordinates(disc->dm, disc->cStart + e, &isDG, &n, &array, &x));
+      *X = PetscRealPart(x[k]);
     }
+    PetscCall(DMPlexRestoreCellCoordinates(disc->dm, disc->cStart + e, &isDG, &n, &array, &x));
   }
   PetscCall(FEGDiscAffine_Private(disc));
   disc->nG = disc->affine ? 1 : Nq;
@@ -233,25 +212,24 @@ PetscErrorCode FEGDiscGetLocalToGlobal(FEGDisc *disc, const PetscInt **l2g)
 {
   PetscFunctionBegin;
   if (!disc->l2g) {
-    PetscSection   lsec, gsec;
-    PetscInt       pStart, pEnd;
-    PetscLogDouble t0 = 0.0;
+    PetscSection     lsec, gsec;
+    FEGSectionLayout L, G;
+    PetscLogDouble   t0 = 0.0;
 
     PetscCall(FEGPhaseBegin(FEG_SetupDofMap, (PetscObject)disc->dm, &t0));
     PetscCall(DMGetLocalSection(disc->dm, &lsec));
     PetscCall(DMGetGlobalSection(disc->dm, &gsec));
-    PetscCall(PetscSectionGetChart(lsec, &pStart, &pEnd));
+    PetscCall(FEGSectionGetLayout(lsec, &L));
+    PetscCall(FEGSectionGetLayout(gsec, &G));
+    PetscCheck(G.pStart <= L.pStart && G.pEnd >= L.pEnd, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The global section's chart [%" PetscInt_FMT ", %" PetscInt_FMT ") does not cover the local section's [%" PetscInt_FMT ", %" PetscInt_FMT ")", G.pStart, G.pEnd, L.pStart, L.pEnd);
     PetscCall(PetscMalloc1(disc->nlocal + 1, &disc->l2g));
-    for (PetscInt p = pStart; p < pEnd; p++) {
-      const PetscInt *cind = NULL;
-      PetscInt        dof, cdof, lo, go, c = 0;
+    for (PetscInt p = L.pStart; p < L.pEnd; p++) {
+      const PetscInt  dof = L.dof[p - L.pStart], lo = L.off[p - L.pStart];
+      const PetscInt  cdof = p >= L.bcStart && p < L.bcEnd ? L.cdof[p - L.bcStart] : 0;
+      const PetscInt *cind = cdof ? L.cind + L.coff[p - L.bcStart] : NULL;
+      PetscInt        go = G.off[p - G.pStart], c = 0;
 
-      PetscCall(PetscSectionGetDof(lsec, p, &dof));
       if (!dof) continue;
-      PetscCall(PetscSectionGetConstraintDof(lsec, p, &cdof));
-      if (cdof) PetscCall(PetscSectionGetConstraintIndices(lsec, p, &cind));
-      PetscCall(PetscSectionGetOffset(lsec, p, &lo));
-      PetscCall(PetscSectionGetOffset(gsec, p, &go));
       if (go < 0) go = -(go + 1); /* owned by another process: its global offset */
       for (PetscInt k = 0; k < dof; k++) {
         if (c < cdof && cind[c] == k) {
@@ -306,6 +284,7 @@ PetscErrorCode FEGDiscCreate(DM dm, FEGDisc *disc)
   PetscSection    lsec, gsec;
   MPI_Comm        comm = PetscObjectComm((PetscObject)dm);
   PetscLogDouble  t0   = 0.0;
+  PetscBool       bulk;
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(disc, sizeof(*disc)));
@@ -366,7 +345,6 @@ PetscErrorCode FEGDiscCreate(DM dm, FEGDisc *disc)
   }
   PetscCall(FEGPhaseBegin(FEG_SetupGeometry, (PetscObject)dm, &t0));
   PetscCall(FEGDiscCoordinateTabulate(disc, disc->Nq, disc->qpoints, &disc->Bc, &disc->Gc));
-  PetscCall(FEGDiscCoordinates_Private(disc));
   PetscCall(FEGPhaseEnd(FEG_SetupGeometry, (PetscObject)dm, t0, &disc->tgeometry));
 
   PetscCall(DMGetLocalSection(dm, &lsec));
@@ -387,10 +365,35 @@ PetscErrorCode FEGDiscCreate(DM dm, FEGDisc *disc)
   }
   PetscCall(PetscSectionGetStorageSize(lsec, &disc->nlocal));
   PetscCall(PetscSectionGetConstrainedStorageSize(gsec, &disc->nglobal));
+  /* the dof map and, in the same pass over the cells' cones, their coordinates (the "dof map" phase) */
   PetscCall(FEGPhaseBegin(FEG_SetupDofMap, (PetscObject)dm, &t0));
   PetscCall(PetscMalloc1(disc->Ne * disc->Nb, &disc->lidx));
-  PetscCall(FEGPlexGetClosureIndicesBulk(dm, lsec, disc->cStart, disc->cEnd, disc->Nb, disc->lidx, &disc->nclasses));
+  PetscCall(PetscMalloc1((size_t)disc->Ne * disc->Nv * disc->dim, &disc->X));
+  {
+    FEGClosureTarget t[2] = {
+      {dm, lsec, disc->Nb, disc->lidx, NULL, NULL}
+    };
+    Vec                cellc, coords;
+    const PetscScalar *ca = NULL;
+
+    PetscCall(DMGetCellCoordinatesLocal(dm, &cellc));
+    PetscCall(DMGetCoordinatesLocal(dm, &coords));
+    bulk = (PetscBool)(!cellc && coords && disc->Ne > 0);
+    if (bulk) {
+      PetscCall(DMGetCoordinateDM(dm, &t[1].dm));
+      PetscCall(DMGetLocalSection(t[1].dm, &t[1].sec));
+      PetscCall(VecGetArrayRead(coords, &ca));
+      t[1].n    = disc->Nv * disc->dim;
+      t[1].vals = ca;
+      t[1].x    = disc->X;
+    }
+    PetscCall(FEGPlexGetClosureBulk(dm, disc->cStart, disc->cEnd, bulk ? 2 : 1, t, &disc->nclasses));
+    if (bulk) PetscCall(VecRestoreArrayRead(coords, &ca));
+  }
   PetscCall(FEGPhaseEnd(FEG_SetupDofMap, (PetscObject)dm, t0, &disc->tdofmap));
+  PetscCall(FEGPhaseBegin(FEG_SetupGeometry, (PetscObject)dm, &t0));
+  PetscCall(FEGDiscCoordinates_Private(disc, bulk));
+  PetscCall(FEGPhaseEnd(FEG_SetupGeometry, (PetscObject)dm, t0, &disc->tgeometry));
   /* held, so that a pointer compared later cannot be a new object at a freed one's address */
   disc->lsec = lsec;
   PetscCall(PetscObjectReference((PetscObject)lsec));

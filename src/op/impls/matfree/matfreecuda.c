@@ -409,7 +409,14 @@ static PetscErrorCode FEGOpAssemble_MatFree_CUDA(FEGOp op, Mat A)
   PetscCall(FEGMatFreeSelect(op, &FEGMatFreeDeviceCaps));
   /* matfree keeps only its factors: the geometry is recomputed for each assembly and freed after it */
   PetscCall(FEGDevDiscGeometry(&dev->base.d));
-  PetscCall(FEGMatFreeDevSetUpKernel(op, dev));
+  {
+    PetscLogDouble t0 = 0.0;
+
+    /* the kernel's own data (index layouts, reference operators) is setup, made here once the kernel is known */
+    PetscCall(FEGPhaseBegin(FEG_SetupDevice, (PetscObject)op, &t0));
+    PetscCall(FEGMatFreeDevSetUpKernel(op, dev));
+    PetscCall(FEGPhaseEnd(FEG_SetupDevice, (PetscObject)op, t0, &op->tdevice));
+  }
   for (PetscInt m = 0; m < mf->npairs; m++) {
     pr[m] = (int)mf->pr[m];
     ps[m] = (int)mf->ps[m];
