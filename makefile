@@ -20,7 +20,7 @@ endif
 OBJDIR := $(FEGPU_DIR)/lib/fegpu/obj
 LIBFEGPU := $(FEGPU_DIR)/lib/libfegpu.so
 FEGPU_INCLUDES := -I$(FEGPU_DIR)/include -I$(FEGPU_DIR)/lib/fegpu/include $(FEGPU_METIS_INCLUDE)
-FEGPU_CFLAGS := -fPIC -Wall -Wno-unknown-pragmas $(CFLAGS)
+FEGPU_CFLAGS := -fPIC -Wall -Wno-unknown-pragmas $(FEGPU_OPENMP_FLAGS) $(CFLAGS)
 FEGPU_LINK := -L$(FEGPU_DIR)/lib -Wl,-rpath,$(FEGPU_DIR)/lib -lfegpu $(PETSC_WITH_EXTERNAL_LIB)
 MPIEXEC_CMD := $(MPIEXEC)
 
@@ -60,7 +60,7 @@ $(OBJDIR)/%.cu.o: %.cu $(HEADERS) $(FEGPU_CONF)
 	$(CUDAC) -c -o $@ $(MPICXX_INCLUDES) $(CUDAC_FLAGS) -Xcompiler -fPIC $(FEGPU_INCLUDES) --compiler-options="$(PETSC_CXXCPPFLAGS)" $<
 
 $(LIBFEGPU): $(LIB_OBJ)
-	$(PCC_LINKER) -shared -o $@ $(LIB_OBJ) $(PETSC_WITH_EXTERNAL_LIB) $(FEGPU_METIS_LIB)
+	$(PCC_LINKER) -shared -o $@ $(LIB_OBJ) $(FEGPU_OPENMP_FLAGS) $(PETSC_WITH_EXTERNAL_LIB) $(FEGPU_METIS_LIB)
 
 $(FEGPU_DIR)/examples/%: $(FEGPU_DIR)/examples/%.c $(LIBFEGPU) $(HEADERS)
 	$(PCC) -o $@ $(PCC_FLAGS) $(FEGPU_CFLAGS) $(PETSC_CCPPFLAGS) $(FEGPU_INCLUDES) $< $(FEGPU_LINK)

@@ -4,7 +4,7 @@
    cell coordinates equal DMPlexGetCellCoordinates() on every cell, for every cell type, orders 1 to 4, continuous and
    discontinuous, with constraints, distributed, and on unstructured and curved Gmsh meshes; and the essential boundary
    values fegpu evaluates at the nodes equal DMPlexInsertBoundaryValues(), with one condition or two overlapping, and
-   FEGDMProjectFunction() equals DMProjectFunction() */
+   FEGDMProjectFunction() equals DMProjectFunction(); also with the read's threads on meshes large enough for them */
 #include "fegtest.h"
 #include <fegpu/private/fegimpl.h>
 
@@ -157,6 +157,23 @@ START_TEST(test_gmsh)
 }
 END_TEST
 
+/* meshes large enough for the bulk read's threads (16384 cells per process), with 3 threads (more than CI's cores:
+   the split of the cells must not matter) */
+START_TEST(test_threads)
+{
+  const DMPolytopeType ct[2] = {DM_POLYTOPE_HEXAHEDRON, DM_POLYTOPE_TETRAHEDRON};
+  const PetscInt       n[2]  = {33, 20};
+  DM                   dm;
+  PetscInt             ncl;
+
+  TCHK(PetscOptionsSetValue(NULL, "-feg_setup_threads", "3"));
+  TCHK(fegtest_setup(PETSC_COMM_WORLD, ct[_i], 2, PETSC_TRUE, PETSC_TRUE, n[_i], &dm));
+  TCHK(compare_with_petsc(dm, &ncl));
+  TCHK(PetscOptionsClearValue(NULL, "-feg_setup_threads"));
+  TCHK(DMDestroy(&dm));
+}
+END_TEST
+
 static void add_tests(Suite *s)
 {
   TCase *tc = tcase_create("dofmap");
@@ -164,6 +181,7 @@ static void add_tests(Suite *s)
   tcase_set_timeout(tc, 300);
   tcase_add_loop_test(tc, test_box, 0, 5 * 5);
   tcase_add_loop_test(tc, test_gmsh, 0, 3 * 3);
+  tcase_add_loop_test(tc, test_threads, 0, 2);
   suite_add_tcase(s, tc);
 }
 

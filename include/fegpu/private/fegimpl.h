@@ -148,6 +148,7 @@ typedef struct {
   PetscInt           nlocal, nglobal; /* local Vec size, owned global size */
   PetscLogDouble     bytes;
   PetscLogDouble     tdofmap, tgeometry; /* seconds spent reading the dof map and coordinates, making host geometry */
+  PetscInt           nthreads;           /* threads for the host's loops over cells (FEGSetupThreads()) */
   /* what the DM had when this was read: a DM whose section, field or coordinates changed gets a new one */
   PetscSection     lsec;
   Vec              coords;
@@ -167,7 +168,13 @@ typedef struct {
   PetscReal         *x;
 } FEGClosureTarget;
 
-PETSC_EXTERN PetscErrorCode FEGPlexGetClosureBulk(DM, PetscInt, PetscInt, PetscInt, const FEGClosureTarget[], PetscInt *);
+PETSC_EXTERN PetscErrorCode FEGSetupThreads(MPI_Comm, PetscInt *);
+/* the threads of a loop over the discretization's cells: one for small meshes (and the tests under valgrind) */
+static inline int FEGDiscThreads(const FEGDisc *disc)
+{
+  return (int)(disc->Ne >= 16384 ? PetscMax(1, disc->nthreads) : 1);
+}
+PETSC_EXTERN PetscErrorCode FEGPlexGetClosureBulk(DM, PetscInt, PetscInt, PetscInt, const FEGClosureTarget[], PetscInt, PetscInt *);
 PETSC_EXTERN PetscErrorCode FEGPlexGetClosureIndicesBulk(DM, PetscSection, PetscInt, PetscInt, PetscInt, PetscInt[], PetscInt *);
 PETSC_EXTERN PetscErrorCode FEGDiscCreate(DM, FEGDisc *);
 PETSC_EXTERN PetscErrorCode FEGDiscDestroy(FEGDisc *);

@@ -75,21 +75,27 @@ static PetscErrorCode FEGDiscAffine_Private(FEGDisc *disc)
       }
       if (n0 > 0.0) FEGOrthoAppend(Nv, S, &nS, w, 1e-10 * PetscSqrtReal(n0)); /* not kept if in the span already */
     }
-  disc->affine = PETSC_TRUE;
-  for (PetscInt e = 0; e < disc->Ne && disc->affine; e++) {
-    const PetscReal *X = disc->X + (size_t)e * Nv * dim;
-    PetscReal        h = 0.0;
+  {
+    int affine = 1;
 
-    for (PetscInt v = 1; v < Nv; v++)
-      for (PetscInt c = 0; c < dim; c++) h = PetscMax(h, PetscAbsReal(X[v * dim + c] - X[c]));
-    /* S is orthogonal to the constants (sum_v Gc(q,v) = 0), so differences to node 0 keep far-off cells exact */
-    for (PetscInt k = 0; k < nS && disc->affine; k++)
-      for (PetscInt c = 0; c < dim; c++) {
-        PetscReal r = 0.0;
+#pragma omp parallel for num_threads(FEGDiscThreads(disc)) schedule(static) reduction(min : affine)
+    for (PetscInt e = 0; e < disc->Ne; e++) {
+      const PetscReal *X = disc->X + (size_t)e * Nv * dim;
+      PetscReal        h = 0.0;
 
-        for (PetscInt v = 1; v < Nv; v++) r += (X[v * dim + c] - X[c]) * S[k * Nv + v];
-        if (PetscAbsReal(r) > 1e-12 * h) disc->affine = PETSC_FALSE;
-      }
+      if (!affine) continue;
+      for (PetscInt v = 1; v < Nv; v++)
+        for (PetscInt c = 0; c < dim; c++) h = PetscMax(h, PetscAbsReal(X[v * dim + c] - X[c]));
+      /* S is orthogonal to the constants (sum_v Gc(q,v) = 0), so differences to node 0 keep far-off cells exact */
+      for (PetscInt k = 0; k < nS && affine; k++)
+        for (PetscInt c = 0; c < dim; c++) {
+          PetscReal r = 0.0;
+
+          for (PetscInt v = 1; v < Nv; v++) r += (X[v * dim + c] - X[c]) * S[k * Nv + v];
+          if (PetscAbsReal(r) > 1e-12 * h) affine = 0;
+        }
+    }
+    disc->affine = affine ? PETSC_TRUE : PETSC_FALSE;
   }
   PetscCall(PetscFree2(S, w));
   /* one answer on every process, so that choices made from it (kernels, -feg_strategy auto) agree */
@@ -263,7 +269,10 @@ PetscErrorCode FEGDiscGetGlobalIndices(FEGDisc *disc, const PetscInt **gidx)
     PetscCall(FEGDiscGetLocalToGlobal(disc, &l2g));
     PetscCall(FEGPhaseBegin(FEG_SetupDofMap, (PetscObject)disc->dm, &t0));
     PetscCall(PetscMalloc1((size_t)disc->Ne * disc->Nb, &disc->gidx));
-    for (size_t k = 0; k < (size_t)disc->Ne * disc->Nb; k++) disc->gidx[k] = l2g[disc->lidx[k]];
+    /* threads also share the first touch of the array's pages */
+#pragma omp parallel for num_threads(FEGDiscThreads(disc)) schedule(static)
+    for (PetscInt e = 0; e < disc->Ne; e++)
+      for (PetscInt b = 0; b < disc->Nb; b++) disc->gidx[(size_t)e * disc->Nb + b] = l2g[disc->lidx[(size_t)e * disc->Nb + b]];
     disc->bytes += (PetscLogDouble)disc->Ne * disc->Nb * sizeof(PetscInt);
     PetscCall(FEGPhaseEnd(FEG_SetupDofMap, (PetscObject)disc->dm, t0, &disc->tdofmap));
   }
@@ -292,6 +301,7 @@ PetscErrorCode FEGDiscCreate(DM dm, FEGDisc *disc)
   PetscCheck(isplex, comm, PETSC_ERR_ARG_WRONG, "fegpu needs a DMPlex, not a %s", ((PetscObject)dm)->type_name);
   PetscCall(PetscLogEventBegin(FEG_Setup, dm, 0, 0, 0));
   disc->dm = dm;
+  PetscCall(FEGSetupThreads(comm, &disc->nthreads));
   PetscCall(DMGetDimension(dm, &disc->dim));
   PetscCall(DMGetCoordinateDim(dm, &cdim));
   PetscCheck(cdim == disc->dim, comm, PETSC_ERR_SUP, "Coordinate dimension %" PetscInt_FMT " differs from the mesh dimension %" PetscInt_FMT ": manifolds are not supported", cdim, disc->dim);
@@ -387,7 +397,7 @@ PetscErrorCode FEGDiscCreate(DM dm, FEGDisc *disc)
       t[1].vals = ca;
       t[1].x    = disc->X;
     }
-    PetscCall(FEGPlexGetClosureBulk(dm, disc->cStart, disc->cEnd, bulk ? 2 : 1, t, &disc->nclasses));
+    PetscCall(FEGPlexGetClosureBulk(dm, disc->cStart, disc->cEnd, bulk ? 2 : 1, t, disc->nthreads, &disc->nclasses));
     if (bulk) PetscCall(VecRestoreArrayRead(coords, &ca));
   }
   PetscCall(FEGPhaseEnd(FEG_SetupDofMap, (PetscObject)dm, t0, &disc->tdofmap));

@@ -1,0 +1,43 @@
+/* Threads for the host's setup loops over cells (the bulk dof-map read): each process takes its share of the node's
+   cores, so that several ranks per node do not oversubscribe it. Without OpenMP (configure --with-openmp=0) one. */
+#include <fegpu/private/fegimpl.h>
+#if defined(_OPENMP)
+  #include <omp.h>
+#endif
+
+/*@C
+  FEGSetupThreads - the number of threads a process uses in fegpu's host setup loops: -feg_setup_threads N, else the
+  OpenMP threads available (OMP_NUM_THREADS or the cores) divided by the processes of comm on the same node
+
+  Collective on comm the first time (a node-local communicator is split off it to count the node's processes)
+
+  Level: developer
+@*/
+PetscErrorCode FEGSetupThreads(MPI_Comm comm, PetscInt *nt)
+{
+  static PetscMPIInt nlocal = 0; /* processes of the first communicator asked about on this node */
+
+  PetscFunctionBegin;
+  *nt = 1;
+#if defined(_OPENMP)
+  {
+    PetscInt  n   = 0;
+    PetscBool set = PETSC_FALSE;
+
+    if (!nlocal) {
+      MPI_Comm node;
+
+      PetscCallMPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+      PetscCallMPI(MPI_Comm_size(node, &nlocal));
+      PetscCallMPI(MPI_Comm_free(&node));
+    }
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-feg_setup_threads", &n, &set));
+    PetscCheck(!set || n >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-feg_setup_threads %" PetscInt_FMT " must be at least 1", n);
+    *nt = set ? n : PetscMax(1, omp_get_max_threads() / nlocal);
+  }
+#else
+  (void)comm;
+  (void)nlocal;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
