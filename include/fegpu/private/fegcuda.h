@@ -26,6 +26,8 @@ typedef struct {
   double *geo;                 /* geo[(e*nG+g)*(dim*dim+1)+k]: invJ (row-major d xi_r / d x_c) then det J */
   int    *idx;                 /* idx[b*Ne+e] local dof of basis function b of element e (element-interleaved) */
   size_t  bytes;
+  int     shared; /* B, D, qw, R, M, G, X, idx belong to the discretization's tables, which every operator and
+                                  right-hand side on it shares (FEGDevDiscCreate()); geo and P are this copy's own */
 } FEGDevDisc;
 
 /* How C and D are given to a kernel */

@@ -156,6 +156,10 @@ typedef struct {
   /* right-hand sides on the device: the backend's cached data, freed with the discretization */
   void *rhsdev;
   PetscErrorCode (*rhsdevdestroy)(void **);
+  /* the device tables (reference tables, coordinates, dof map) every operator and right-hand side on this
+     discretization shares: the backend's, built by the first that needs them, freed with the discretization */
+  void *devdisc;
+  PetscErrorCode (*devdiscdestroy)(void **);
 } FEGDisc;
 
 /* one section's closure of every cell, read in FEGPlexGetClosureBulk()'s pass over the cones */

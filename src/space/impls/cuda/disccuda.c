@@ -113,29 +113,51 @@ PetscErrorCode FEGDevDiscFreeGeometry(FEGDevDisc *d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* integration: the element-matrix kernels' reference tensors (affine cells) and products of reference derivatives
-   (large elements) too */
-PetscErrorCode FEGDevDiscCreate(FEGDisc *disc, PetscBool integration, FEGDevDisc *d)
+static PetscErrorCode FEGDevDiscCacheDestroy(void **p)
 {
-  const PetscInt dim = disc->dim, Nb = disc->Nb, Nq = disc->Nq, Ne = disc->Ne, Nd = dim + 1, KK = Nq * Nd;
+  FEGDevDisc *c = (FEGDevDisc *)*p;
 
   PetscFunctionBegin;
-  PetscCall(PetscMemzero(d, sizeof(*d)));
-  d->dim    = (int)dim;
-  d->Nb     = (int)Nb;
-  d->Nq     = (int)Nq;
-  d->Ne     = (int)Ne;
-  d->nG     = (int)disc->nG;
-  d->Nv     = (int)disc->Nv;
-  d->cStart = (int)disc->cStart;
-  PetscCall(FEGDevMallocCopy((void **)&d->B, disc->T->T[0], sizeof(double) * Nq * Nb, &d->bytes));
-  PetscCall(FEGDevMallocCopy((void **)&d->D, disc->T->T[1], sizeof(double) * Nq * Nb * dim, &d->bytes));
-  PetscCall(FEGDevMallocCopy((void **)&d->qw, disc->qweights, sizeof(double) * Nq, &d->bytes));
-  PetscCall(FEGDevMallocCopy((void **)&d->R, disc->R, sizeof(double) * KK * Nb, &d->bytes));
+  if (c) {
+    c->shared = 0;
+    PetscCall(FEGDevDiscDestroy(c));
+  }
+  PetscCall(PetscFree(*p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The discretization's device tables, uploaded by the first operator or right-hand side that needs them and kept on the
+   FEGDisc (the DM's), so that the others on it upload nothing again: reference tables, coordinates and the
+   element-interleaved dof map; with integration on affine cells the reference tensors M^rs too, added when first asked */
+static PetscErrorCode FEGDevDiscShared(FEGDisc *disc, PetscBool integration, FEGDevDisc **dc)
+{
+  const PetscInt dim = disc->dim, Nb = disc->Nb, Nq = disc->Nq, Ne = disc->Ne, Nd = dim + 1, KK = Nq * Nd;
+  FEGDevDisc    *d = (FEGDevDisc *)disc->devdisc;
+
+  PetscFunctionBegin;
+  if (!d) {
+    PetscCall(PetscNew(&d));
+    d->dim    = (int)dim;
+    d->Nb     = (int)Nb;
+    d->Nq     = (int)Nq;
+    d->Ne     = (int)Ne;
+    d->nG     = (int)disc->nG;
+    d->Nv     = (int)disc->Nv;
+    d->cStart = (int)disc->cStart;
+    PetscCall(FEGDevMallocCopy((void **)&d->B, disc->T->T[0], sizeof(double) * Nq * Nb, &d->bytes));
+    PetscCall(FEGDevMallocCopy((void **)&d->D, disc->T->T[1], sizeof(double) * Nq * Nb * dim, &d->bytes));
+    PetscCall(FEGDevMallocCopy((void **)&d->qw, disc->qweights, sizeof(double) * Nq, &d->bytes));
+    PetscCall(FEGDevMallocCopy((void **)&d->R, disc->R, sizeof(double) * KK * Nb, &d->bytes));
+    PetscCall(FEGDevMallocCopy((void **)&d->G, disc->Gc, sizeof(double) * Nq * disc->Nv * dim, &d->bytes));
+    PetscCall(FEGDevMallocCopy((void **)&d->X, disc->X, sizeof(double) * Ne * disc->Nv * dim, &d->bytes));
+    PetscCall(FEGDevInterleaveIndices(disc, disc->lidx, NULL, &d->idx, &d->bytes));
+    disc->devdisc        = d;
+    disc->devdiscdestroy = FEGDevDiscCacheDestroy;
+  }
   /* affine cells: with constant C the element matrix is sum_rs Chat_rs M^rs, Chat = detJ T^T C T. Kept for every
      simplex (no cheaper way to their element matrices) and for other cells while building it stays in the tens of
      milliseconds (hexahedra to Q4, prisms to P4, quadrilaterals at every order) */
-  if (disc->affine && integration && (disc->cell->simplex || (double)Nd * Nd * Nb * Nb * Nq <= 33554432.0)) {
+  if (!d->M && disc->affine && integration && (disc->cell->simplex || (double)Nd * Nd * Nb * Nb * Nq <= 33554432.0)) {
     double *M;
 
     PetscCall(PetscCalloc1(Nd * Nd * Nb * Nb + Nd * Nb, &M));
@@ -149,26 +171,43 @@ PetscErrorCode FEGDevDiscCreate(FEGDisc *disc, PetscBool integration, FEGDevDisc
     PetscCall(FEGDevMallocCopy((void **)&d->M, M, sizeof(double) * (Nd * Nd * Nb * Nb + Nd * Nb), &d->bytes));
     PetscCall(PetscFree(M));
   }
-  PetscCall(FEGDevMallocCopy((void **)&d->G, disc->Gc, sizeof(double) * Nq * disc->Nv * dim, &d->bytes));
-  PetscCall(FEGDevMallocCopy((void **)&d->X, disc->X, sizeof(double) * Ne * disc->Nv * dim, &d->bytes));
-  PetscCall(FEGDevInterleaveIndices(disc, disc->lidx, NULL, &d->idx, &d->bytes));
+  *dc = d;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* An operator's or a right-hand side's device discretization: the shared tables (FEGDevDiscShared()), and its own
+   geometry and, with integration on large elements, products of reference derivatives */
+PetscErrorCode FEGDevDiscCreate(FEGDisc *disc, PetscBool integration, FEGDevDisc *d)
+{
+  FEGDevDisc *c = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(FEGDevDiscShared(disc, integration, &c));
+  *d        = *c;
+  d->shared = 1;
+  d->geo    = NULL;
+  d->P      = NULL;
+  if (!integration) d->M = NULL; /* as when each built its own: only integration uses the reference tensors */
   PetscCall(FEGDevDiscGeometry(d));
   PetscCall(FEGDevBuildP(d, integration ? (size_t)256 << 20 : 0)); /* matfree never builds element matrices */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* frees what this copy owns (everything, for the discretization's own tables) */
 PetscErrorCode FEGDevDiscDestroy(FEGDevDisc *d)
 {
   PetscFunctionBegin;
-  FEGDevFree(d->B);
-  FEGDevFree(d->D);
-  FEGDevFree(d->qw);
-  FEGDevFree(d->R);
-  FEGDevFree(d->M);
+  if (!d->shared) {
+    FEGDevFree(d->B);
+    FEGDevFree(d->D);
+    FEGDevFree(d->qw);
+    FEGDevFree(d->R);
+    FEGDevFree(d->M);
+    FEGDevFree(d->G);
+    FEGDevFree(d->X);
+    FEGDevFree(d->idx);
+  }
   FEGDevFree(d->P);
-  FEGDevFree(d->G);
-  FEGDevFree(d->X);
   FEGDevFree(d->geo);
-  FEGDevFree(d->idx);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
