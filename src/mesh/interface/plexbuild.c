@@ -39,41 +39,74 @@ static inline PetscInt FEGMinVertex(PetscInt s, const PetscInt v[])
   return m;
 }
 
-/* Per-vertex lists, one slot for every tuple whose smallest vertex it is: start[m] (from counts) and len[m] */
-static PetscErrorCode FEGVertexListsSetUp(PetscInt nvert, PetscInt *start, PetscInt *len)
+/* Distinct tuples among n raw ones, each given sorted (key[w r .. w r + w - 1], smallest vertex first, -1 padded),
+   numbered in order of first appearance (as DMPlexInterpolate() numbers them): id[r] for every raw tuple, first[u] the
+   first raw tuple of set u. The raw tuples are listed per smallest vertex in raw order; within a vertex's list a tuple
+   is compared only with the distinct ones before it (a handful: comparing with every tuple of a bucket was quadratic
+   in the valence, 1.8 s for a million tetrahedra). The vertices' lists are independent and go to nth threads; the
+   numbering is one serial pass. */
+static PetscErrorCode FEGUniqueTuples(PetscInt n, PetscInt w, const PetscInt key[], PetscInt nvert, int nth, PetscInt *nu, PetscInt id[], PetscInt **first)
 {
-  PetscFunctionBegin;
-  for (PetscInt m = 0; m < nvert; m++) start[m + 1] += start[m];
-  PetscCall(PetscArrayzero(len, nvert));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Distinct vertex sets among the cells' raw faces (r = nf c + j), numbered in order of first appearance (as
-   DMPlexInterpolate() numbers them): id[r] for every raw face, first[u] the first raw face of set u. Each vertex lists
-   the sets whose smallest vertex it is (a handful), with their other vertices sorted, so one pass in raw order compares
-   a face's sorted vertices only with those: bucketing and then comparing within whole buckets was quadratic in the
-   valence and took several passes (1.8 s for a million tetrahedra). */
-static PetscErrorCode FEGUniqueFaces(const FEGRawFaces *t, PetscInt numCells, PetscInt nvert, PetscInt *nu, PetscInt id[], PetscInt **first)
-{
-  const PetscInt nf = t->nf, n = numCells * nf;
-  PetscInt      *start, *len, *key, *set, v[4];
+  PetscInt *start, *len, *list;
 
   PetscFunctionBegin;
   PetscCall(PetscCalloc2(nvert + 1, &start, nvert, &len));
-  PetscCall(PetscMalloc2(3 * (size_t)n, &key, n, &set));
-  for (PetscInt c = 0; c < numCells; c++)
-    for (PetscInt j = 0; j < nf; j++) {
-      const PetscInt s = FEGCellFaceVertices(t, c, j, v);
+  PetscCall(PetscMalloc1(n, &list));
+  for (PetscInt r = 0; r < n; r++) start[key[w * (size_t)r] + 1]++;
+  for (PetscInt m = 0; m < nvert; m++) start[m + 1] += start[m];
+  for (PetscInt r = 0; r < n; r++) {
+    const PetscInt m = key[w * (size_t)r];
 
-      start[FEGMinVertex(s, v) + 1]++;
+    list[start[m] + len[m]++] = r;
+  }
+  /* id[r] = the first raw tuple equal to r (r itself for the first of a set) */
+#pragma omp parallel for num_threads(nth) schedule(dynamic, 512)
+  for (PetscInt m = 0; m < nvert; m++)
+    for (PetscInt i = start[m]; i < start[m] + len[m]; i++) {
+      const PetscInt  r  = list[i];
+      const PetscInt *kr = key + w * (size_t)r;
+
+      id[r] = r;
+      for (PetscInt j = start[m]; j < i; j++) {
+        const PetscInt  q  = list[j];
+        const PetscInt *kq = key + w * (size_t)q;
+        PetscInt        k  = 1;
+
+        if (id[q] != q) continue;
+        while (k < w && kq[k] == kr[k]) k++;
+        if (k == w) {
+          id[r] = q;
+          break;
+        }
+      }
     }
-  PetscCall(FEGVertexListsSetUp(nvert, start, len));
   PetscCall(PetscMalloc1(n, first));
   *nu = 0;
-  for (PetscInt c = 0, r = 0; c < numCells; c++)
-    for (PetscInt j = 0; j < nf; j++, r++) {
-      const PetscInt s = FEGCellFaceVertices(t, c, j, v);
-      PetscInt       m, q, *kq;
+  for (PetscInt r = 0; r < n; r++) {
+    if (id[r] == r) {
+      (*first)[*nu] = r;
+      id[r]         = (*nu)++;
+    } else id[r] = id[id[r]]; /* numbered already: id[r] < r */
+  }
+  PetscCall(PetscFree2(start, len));
+  PetscCall(PetscFree(list));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Distinct vertex sets among the cells' raw faces (r = nf c + j): FEGUniqueTuples() of their sorted vertices */
+static PetscErrorCode FEGUniqueFaces(const FEGRawFaces *t, PetscInt numCells, PetscInt nvert, int nth, PetscInt *nu, PetscInt id[], PetscInt **first)
+{
+  const PetscInt nf = t->nf, n = numCells * nf;
+  PetscInt      *key;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(4 * (size_t)n, &key));
+#pragma omp parallel for num_threads(nth) schedule(static)
+  for (PetscInt c = 0; c < numCells; c++)
+    for (PetscInt j = 0; j < nf; j++) {
+      PetscInt       v[4];
+      const PetscInt s  = FEGCellFaceVertices(t, c, j, v);
+      PetscInt      *kr = key + 4 * ((size_t)c * nf + j);
 
       /* sorted (at most 4), so a set is its smallest vertex and the three after it (-1 past a segment's or triangle's) */
       for (PetscInt a = 1; a < s; a++)
@@ -83,68 +116,52 @@ static PetscErrorCode FEGUniqueFaces(const FEGRawFaces *t, PetscInt numCells, Pe
           v[b]     = v[b - 1];
           v[b - 1] = x;
         }
-      for (PetscInt k = s; k < 4; k++) v[k] = -1;
-      m = v[0];
-      for (q = start[m], kq = key + 3 * (size_t)q; q < start[m] + len[m]; q++, kq += 3)
-        if (kq[0] == v[1] && kq[1] == v[2] && kq[2] == v[3]) break;
-      if (q < start[m] + len[m]) id[r] = set[q];
-      else {
-        kq[0]         = v[1];
-        kq[1]         = v[2];
-        kq[2]         = v[3];
-        set[q]        = *nu;
-        (*first)[*nu] = r;
-        id[r]         = (*nu)++;
-        len[m]++;
-      }
+      for (PetscInt k = 0; k < 4; k++) kr[k] = k < s ? v[k] : -1;
     }
-  PetscCall(PetscFree2(start, len));
-  PetscCall(PetscFree2(key, set));
+  PetscCall(FEGUniqueTuples(n, 4, key, nvert, nth, nu, id, first));
+  PetscCall(PetscFree(key));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Distinct edges among the faces' edges (face f in order, edge k from its vertex k to k + 1, the vertices of its first
    raw face), numbered in order of first appearance: eid[re] for raw edge re, ev[2 e], ev[2 e + 1] the vertices of edge
    e as first seen */
-static PetscErrorCode FEGUniqueEdges(const FEGRawFaces *t, PetscInt nfaces, const PetscInt ffirst[], PetscInt nvert, PetscInt *ne, PetscInt **eid, PetscInt **ev)
+static PetscErrorCode FEGUniqueEdges(const FEGRawFaces *t, PetscInt nfaces, const PetscInt ffirst[], PetscInt nvert, int nth, PetscInt *ne, PetscInt **eid, PetscInt **ev)
 {
-  PetscInt *start, *len, *other, *edge, nre = 0, v[4];
+  PetscInt *eoff, *key, *first, nre;
+  char     *swapped; /* raw edge re runs from its larger vertex to its smaller */
 
   PetscFunctionBegin;
-  PetscCall(PetscCalloc2(nvert + 1, &start, nvert, &len));
+  PetscCall(PetscMalloc1(nfaces + 1, &eoff));
+  eoff[0] = 0;
+  for (PetscInt f = 0; f < nfaces; f++) eoff[f + 1] = eoff[f] + FEGRawFaceSize(t, ffirst[f]);
+  nre = eoff[nfaces];
+  PetscCall(PetscMalloc2(2 * (size_t)nre, &key, nre, &swapped));
+#pragma omp parallel for num_threads(nth) schedule(static)
   for (PetscInt f = 0; f < nfaces; f++) {
+    PetscInt       v[4];
     const PetscInt s = FEGRawFaceVertices(t, ffirst[f], v);
 
-    for (PetscInt k = 0; k < s; k++) start[PetscMin(v[k], v[(k + 1) % s]) + 1]++;
-    nre += s;
-  }
-  PetscCall(FEGVertexListsSetUp(nvert, start, len));
-  PetscCall(PetscMalloc2(nre, &other, nre, &edge));
-  PetscCall(PetscMalloc1(nre, eid));
-  PetscCall(PetscMalloc1(2 * nre, ev));
-  *ne = 0;
-  for (PetscInt f = 0, re = 0; f < nfaces; f++) {
-    const PetscInt s = FEGRawFaceVertices(t, ffirst[f], v);
+    for (PetscInt k = 0; k < s; k++) {
+      const PetscInt a = v[k], b = v[(k + 1) % s], re = eoff[f] + k;
 
-    for (PetscInt k = 0; k < s; k++, re++) {
-      const PetscInt a = v[k], b = v[(k + 1) % s], m = PetscMin(a, b), M = PetscMax(a, b);
-      PetscInt       j;
-
-      for (j = 0; j < len[m]; j++)
-        if (other[start[m] + j] == M) break;
-      if (j < len[m]) (*eid)[re] = edge[start[m] + j];
-      else {
-        other[start[m] + len[m]] = M;
-        edge[start[m] + len[m]]  = *ne;
-        len[m]++;
-        (*ev)[2 * *ne]     = a;
-        (*ev)[2 * *ne + 1] = b;
-        (*eid)[re]         = (*ne)++;
-      }
+      key[2 * re]     = PetscMin(a, b);
+      key[2 * re + 1] = PetscMax(a, b);
+      swapped[re]     = (char)(a > b);
     }
   }
-  PetscCall(PetscFree2(start, len));
-  PetscCall(PetscFree2(other, edge));
+  PetscCall(PetscMalloc1(nre, eid));
+  PetscCall(FEGUniqueTuples(nre, 2, key, nvert, nth, ne, *eid, &first));
+  PetscCall(PetscMalloc1(2 * *ne, ev));
+  for (PetscInt e = 0; e < *ne; e++) {
+    const PetscInt re = first[e], sw = swapped[re];
+
+    (*ev)[2 * e]     = key[2 * re + sw];
+    (*ev)[2 * e + 1] = key[2 * re + 1 - sw];
+  }
+  PetscCall(PetscFree(first));
+  PetscCall(PetscFree2(key, swapped));
+  PetscCall(PetscFree(eoff));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -154,33 +171,47 @@ typedef struct {
   PetscInt o[3][256]; /* segments, triangles, quadrilaterals: s^s permutation codes */
 } FEGOrientationCache;
 
-static void FEGOrientationCacheInit(FEGOrientationCache *oc)
-{
-  for (PetscInt s = 0; s < 3; s++)
-    for (PetscInt c = 0; c < 256; c++) oc->o[s][c] = PETSC_MIN_INT;
-}
-
 static DMPolytopeType FEGFaceType(PetscInt size)
 {
   return size == 2 ? DM_POLYTOPE_SEGMENT : (size == 3 ? DM_POLYTOPE_TRIANGLE : DM_POLYTOPE_QUADRILATERAL);
 }
 
-static PetscErrorCode FEGOrientation(FEGOrientationCache *oc, PetscInt s, const PetscInt cone[], const PetscInt seen[], PetscInt *o)
+/* the orientations of segments, triangles and quadrilaterals computed up front (their rotations and reflections, the
+   only ways a face's vertices can be seen), so that lookups are thread-safe; other codes stay PETSC_MIN_INT */
+static PetscErrorCode FEGOrientationCacheInit(FEGOrientationCache *oc)
+{
+  PetscFunctionBegin;
+  for (PetscInt s = 2; s <= 4; s++) {
+    const PetscInt cone[4] = {0, 1, 2, 3};
+
+    for (PetscInt c = 0; c < 256; c++) oc->o[s - 2][c] = PETSC_MIN_INT;
+    for (PetscInt r = 0; r < s; r++)
+      for (PetscInt refl = 0; refl < 2; refl++) {
+        PetscInt seen[4], code = 0;
+
+        for (PetscInt k = 0; k < s; k++) seen[k] = refl ? (r - k + s) % s : (r + k) % s;
+        for (PetscInt k = s - 1; k >= 0; k--) code = code * s + seen[k]; /* as FEGOrientationOf() codes it */
+        PetscCall(DMPolytopeGetVertexOrientation(FEGFaceType(s), cone, seen, &oc->o[s - 2][code]));
+      }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the orientation of a face with vertices cone (its own order) seen as seen; PETSC_MIN_INT if seen is not a
+   permutation of cone. Thread-safe: no PETSc calls */
+static inline PetscInt FEGOrientationOf(const FEGOrientationCache *oc, PetscInt s, const PetscInt cone[], const PetscInt seen[])
 {
   PetscInt code = 0;
 
-  PetscFunctionBegin;
   for (PetscInt k = s - 1; k >= 0; k--) {
     PetscInt l;
 
     for (l = 0; l < s; l++)
       if (cone[l] == seen[k]) break;
-    PetscCheck(l < s, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Vertex %" PetscInt_FMT " is not in the face", seen[k]);
+    if (l == s) return PETSC_MIN_INT;
     code = code * s + l;
   }
-  if (oc->o[s - 2][code] == PETSC_MIN_INT) PetscCall(DMPolytopeGetVertexOrientation(FEGFaceType(s), cone, seen, &oc->o[s - 2][code]));
-  *o = oc->o[s - 2][code];
-  PetscFunctionReturn(PETSC_SUCCESS);
+  return oc->o[s - 2][code];
 }
 
 /* A label's stratum from points p with flag[p] set, in increasing order */
@@ -247,14 +278,18 @@ PetscErrorCode FEGPlexCreateFromCellList(MPI_Comm comm, const FEGCellInfo *cell,
   const FEGCellFaces *cf      = &cell->faces;
   PetscInt            foff[7] = {0}, nraw = numCells * nf, nfaces = 0, nedges = 0, *fid, *ffirst, *fnum, *fsize;
   PetscInt           *ev = NULL, *eid = NULL, typeStart[DM_NUM_POLYTOPES], typeCount[DM_NUM_POLYTOPES];
-  PetscInt            fStart, eStart, pEnd, coneStorage, *cones, *ornts, *soff, v[4], w[4];
+  PetscInt            fStart, eStart, pEnd, coneStorage, *cones, *ornts, *soff, v[4];
   PetscSection        cs;
   DMLabel             label;
   FEGRawFaces         rf;
   FEGOrientationCache oc;
+  PetscInt            nthreads, bad = -1;
+  int                 nth;
 
   PetscFunctionBegin;
   PetscCall(FEGInitializePackage());
+  PetscCall(FEGSetupThreads(comm, &nthreads));
+  nth = (int)(nraw >= 65536 ? nthreads : 1);
   PetscCall(PetscLogEventBegin(FEG_PlexFaces, 0, 0, 0, 0));
   for (PetscInt f = 0; f < nf; f++) foff[f + 1] = foff[f] + cf->size[f];
   rf.nf    = nf;
@@ -263,9 +298,9 @@ PetscErrorCode FEGPlexCreateFromCellList(MPI_Comm comm, const FEGCellInfo *cell,
   rf.off   = foff;
   rf.vert  = cf->vert;
   rf.cells = cells;
-  FEGOrientationCacheInit(&oc);
+  PetscCall(FEGOrientationCacheInit(&oc));
   PetscCall(PetscMalloc1(nraw, &fid));
-  PetscCall(FEGUniqueFaces(&rf, numCells, numVertices, &nfaces, fid, &ffirst));
+  PetscCall(FEGUniqueFaces(&rf, numCells, numVertices, nth, &nfaces, fid, &ffirst));
   /* faces numbered contiguously by type, in order of first appearance within a type (as PETSc does) */
   PetscCall(PetscArrayzero(typeCount, DM_NUM_POLYTOPES));
   for (PetscInt u = 0; u < nfaces; u++) typeCount[FEGFaceType(FEGRawFaceSize(&rf, ffirst[u]))]++;
@@ -286,7 +321,7 @@ PetscErrorCode FEGPlexCreateFromCellList(MPI_Comm comm, const FEGCellInfo *cell,
   PetscCall(PetscMalloc1(nfaces, &fsize));
   for (PetscInt f = 0; f < nfaces; f++) fsize[f] = FEGRawFaceSize(&rf, ffirst[f]);
   eStart = fStart + nfaces;
-  if (dim == 3) PetscCall(FEGUniqueEdges(&rf, nfaces, ffirst, numVertices, &nedges, &eid, &ev));
+  if (dim == 3) PetscCall(FEGUniqueEdges(&rf, nfaces, ffirst, numVertices, nth, &nedges, &eid, &ev));
   pEnd = eStart + nedges;
   PetscCall(PetscLogEventEnd(FEG_PlexFaces, 0, 0, 0, 0));
   PetscCall(PetscLogEventBegin(FEG_PlexTopology, 0, 0, 0, 0));
@@ -331,37 +366,52 @@ PetscErrorCode FEGPlexCreateFromCellList(MPI_Comm comm, const FEGCellInfo *cell,
   PetscCall(DMPlexGetCones(*dm, &cones));
   PetscCall(DMPlexGetConeOrientations(*dm, &ornts));
   /* cells: faces, oriented from the face's cone (its first cell's raw face) to this cell's raw face */
-  for (PetscInt c = 0, o = 0; c < numCells; c++) {
-    for (PetscInt f = 0; f < nf; f++, o++) {
+#pragma omp parallel for num_threads(nth) schedule(static) reduction(max : bad)
+  for (PetscInt c = 0; c < numCells; c++) {
+    for (PetscInt f = 0; f < nf; f++) {
       const PetscInt r = c * nf + f, u = fnum[fid[r]], r0 = ffirst[u];
+      PetscInt       cv[4], cw[4];
 
-      cones[o] = fStart + u;
-      if (r == r0) ornts[o] = 0;
+      cones[r] = fStart + u;
+      if (r == r0) ornts[r] = 0;
       else {
-        const PetscInt s = FEGRawFaceVertices(&rf, r0, v);
+        const PetscInt s = FEGRawFaceVertices(&rf, r0, cv);
 
-        (void)FEGCellFaceVertices(&rf, c, f, w);
-        PetscCall(FEGOrientation(&oc, s, v, w, &ornts[o]));
+        (void)FEGCellFaceVertices(&rf, c, f, cw);
+        ornts[r] = FEGOrientationOf(&oc, s, cv, cw);
+        if (ornts[r] == PETSC_MIN_INT) bad = PetscMax(bad, c);
       }
     }
   }
-  /* faces: their vertices (2D), or their edges oriented the same way (3D) */
-  for (PetscInt f = 0, re = 0, o = numCells * nf; f < nfaces; f++, o += fsize[f - 1]) {
-    const PetscInt s = FEGRawFaceVertices(&rf, ffirst[f], v);
+  PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cell %" PetscInt_FMT ": a face's vertices are not those of its first cell's face", bad);
+  /* faces: their vertices (2D), or their edges oriented the same way (3D); raw edges run on from face to face */
+  {
+    PetscInt *eoff;
 
-    for (PetscInt k = 0; k < s; k++) {
-      if (dim == 2) {
-        cones[o + k] = numCells + v[k];
-        ornts[o + k] = 0;
-      } else {
-        const PetscInt e = eid[re++], seen[2] = {v[k], v[(k + 1) % s]};
+    PetscCall(PetscMalloc1(nfaces + 1, &eoff));
+    eoff[0] = numCells * nf;
+    for (PetscInt f = 0; f < nfaces; f++) eoff[f + 1] = eoff[f] + fsize[f];
+#pragma omp parallel for num_threads(nth) schedule(static) reduction(max : bad)
+    for (PetscInt f = 0; f < nfaces; f++) {
+      PetscInt       fv[4];
+      const PetscInt s = FEGRawFaceVertices(&rf, ffirst[f], fv), o = eoff[f], re = eoff[f] - numCells * nf;
 
-        cones[o + k] = eStart + e;
-        if (seen[0] == ev[2 * e]) ornts[o + k] = 0;
-        else PetscCall(FEGOrientation(&oc, 2, ev + 2 * e, seen, &ornts[o + k]));
+      for (PetscInt k = 0; k < s; k++) {
+        if (dim == 2) {
+          cones[o + k] = numCells + fv[k];
+          ornts[o + k] = 0;
+        } else {
+          const PetscInt e = eid[re + k], seen[2] = {fv[k], fv[(k + 1) % s]};
+
+          cones[o + k] = eStart + e;
+          ornts[o + k] = seen[0] == ev[2 * e] ? 0 : FEGOrientationOf(&oc, 2, ev + 2 * e, seen);
+          if (ornts[o + k] == PETSC_MIN_INT) bad = PetscMax(bad, fStart + f);
+        }
       }
     }
+    PetscCall(PetscFree(eoff));
   }
+  PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Face %" PetscInt_FMT ": an edge's vertices are not those of its first face's edge", bad);
   for (PetscInt e = 0, o = coneStorage - 2 * nedges; e < nedges; e++, o += 2) {
     cones[o]     = numCells + ev[2 * e];
     cones[o + 1] = numCells + ev[2 * e + 1];
