@@ -76,6 +76,7 @@ typedef enum {
 } FEGReorderType;
 PETSC_EXTERN const char *const FEGReorderTypes[];
 PETSC_EXTERN PetscErrorCode    FEGMeshReorder(DM, FEGReorderType, DM *);
+PETSC_EXTERN PetscErrorCode    FEGMeshRefine(DM, DM *);
 PETSC_EXTERN PetscErrorCode    FEGSetUpDiscretization(DM, PetscInt, PetscBool, const char[]);
 PETSC_EXTERN PetscErrorCode    FEGDMSetUpSection(DM);
 PETSC_EXTERN PetscErrorCode    FEGDMCreateQuadratureVec(DM, PetscInt, Vec *);

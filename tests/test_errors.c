@@ -167,6 +167,14 @@ START_TEST(test_form_misuse)
     EXPECT_ERROR(FEGCreateBoxMesh(PETSC_COMM_SELF, DM_POLYTOPE_PYRAMID, NULL, NULL, NULL, 0.0, &dm), PETSC_ERR_ARG_WRONG, "Cell type pyramid is not supported");
     EXPECT_ERROR(FEGCreateBoxMesh(PETSC_COMM_SELF, DM_POLYTOPE_TRIANGLE, NULL, NULL, NULL, 0.7, &dm), PETSC_ERR_ARG_OUTOFRANGE, "Perturbation 0.7 must be in [0, 0.5)");
   }
+  {
+    DM dm, rdm;
+
+    /* second-order tetrahedra: coordinates on the edges too */
+    TCHK(DMPlexCreateGmshFromFile(PETSC_COMM_SELF, "../share/meshes/box_tet2.msh", PETSC_TRUE, &dm));
+    EXPECT_ERROR(FEGMeshRefine(dm, &rdm), PETSC_ERR_SUP, "FEGMeshRefine() cannot refine this mesh: its coordinates are not one point per vertex");
+    TCHK(DMDestroy(&dm));
+  }
 }
 END_TEST
 

@@ -309,6 +309,301 @@ START_TEST(test_cell_list_interpolation)
 }
 END_TEST
 
+/* A point as the sorted vertices of its closure (vertices numbered through vmap) and its depth, and a cell's vertices in
+   closure order */
+typedef struct {
+  PetscInt depth, n, v[8], ord[8];
+} RefPoint;
+
+static int refpoint_cmp(const void *a, const void *b)
+{
+  const RefPoint *x = (const RefPoint *)a, *y = (const RefPoint *)b;
+
+  if (x->depth != y->depth) return x->depth < y->depth ? -1 : 1;
+  if (x->n != y->n) return x->n < y->n ? -1 : 1;
+  for (PetscInt i = 0; i < x->n; i++)
+    if (x->v[i] != y->v[i]) return x->v[i] < y->v[i] ? -1 : 1;
+  return 0;
+}
+
+static PetscErrorCode ref_point(DM dm, PetscInt p, const PetscInt vmap[], RefPoint *r)
+{
+  PetscInt *cl = NULL, n, vStart, vEnd;
+
+  PetscFunctionBegin;
+  PetscCall(DMPlexGetDepthStratum(dm, 0, &vStart, &vEnd));
+  PetscCall(DMPlexGetPointDepth(dm, p, &r->depth));
+  r->n = 0;
+  PetscCall(DMPlexGetTransitiveClosure(dm, p, PETSC_TRUE, &n, &cl));
+  for (PetscInt i = 0; i < n; i++)
+    if (cl[2 * i] >= vStart && cl[2 * i] < vEnd) {
+      PetscCheck(r->n < 8, PETSC_COMM_SELF, PETSC_ERR_PLIB, "point %d has more than 8 vertices", (int)p);
+      r->ord[r->n] = r->v[r->n] = vmap ? vmap[cl[2 * i] - vStart] : cl[2 * i] - vStart;
+      r->n++;
+    }
+  PetscCall(DMPlexRestoreTransitiveClosure(dm, p, PETSC_TRUE, &n, &cl));
+  PetscCall(PetscSortInt(r->n, r->v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static const PetscReal *vsort_x;
+static PetscInt         vsort_dim;
+static int              vsort_cmp(const void *a, const void *b)
+{
+  const PetscInt i = *(const PetscInt *)a, j = *(const PetscInt *)b;
+
+  for (PetscInt d = 0; d < vsort_dim; d++) {
+    const PetscReal s = PetscFloorReal(vsort_x[i * vsort_dim + d] * 1e9 + 0.5), t = PetscFloorReal(vsort_x[j * vsort_dim + d] * 1e9 + 0.5);
+
+    if (s != t) return s < t ? -1 : 1;
+  }
+  return 0;
+}
+
+/* the vertices of dm in coordinate order */
+static PetscErrorCode vertex_order(DM dm, PetscInt *nv, PetscInt **order, PetscReal **x)
+{
+  PetscInt           vStart, vEnd, dim;
+  Vec                X;
+  const PetscScalar *a;
+  PetscSection       cs;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetDimension(dm, &dim));
+  PetscCall(DMPlexGetDepthStratum(dm, 0, &vStart, &vEnd));
+  *nv = vEnd - vStart;
+  PetscCall(PetscMalloc2(*nv, order, *nv * dim, x));
+  PetscCall(DMGetCoordinatesLocal(dm, &X));
+  PetscCall(DMGetCoordinateSection(dm, &cs));
+  PetscCall(VecGetArrayRead(X, &a));
+  for (PetscInt v = vStart; v < vEnd; v++) {
+    PetscInt o;
+
+    PetscCall(PetscSectionGetOffset(cs, v, &o));
+    for (PetscInt d = 0; d < dim; d++) (*x)[(v - vStart) * dim + d] = PetscRealPart(a[o + d]);
+    (*order)[v - vStart] = v - vStart;
+  }
+  PetscCall(VecRestoreArrayRead(X, &a));
+  vsort_x   = *x;
+  vsort_dim = dim;
+  qsort(*order, (size_t)*nv, sizeof(PetscInt), vsort_cmp);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* fegpu's refinement of a mesh is PETSc's (DMRefine()) up to point numbers: the same vertices (coordinates to 1e-12),
+   cells with the same vertices in the same closure order, the same faces and edges, every label's strata the same
+   points */
+static PetscErrorCode same_refined(DM mine, DM petsc)
+{
+  PetscInt   nm, np, *om, *op, *vmap, dim, pStart, pEnd, qStart, qEnd, nl;
+  PetscReal *xm, *xp;
+  RefPoint  *rm, *rp;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetDimension(mine, &dim));
+  PetscCall(vertex_order(mine, &nm, &om, &xm));
+  PetscCall(vertex_order(petsc, &np, &op, &xp));
+  PetscCheck(nm == np, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%d and %d vertices", (int)nm, (int)np);
+  PetscCall(PetscMalloc1(nm, &vmap));
+  for (PetscInt i = 0; i < nm; i++) {
+    for (PetscInt d = 0; d < dim; d++)
+      PetscCheck(PetscAbsReal(xm[om[i] * dim + d] - xp[op[i] * dim + d]) < 1e-12, PETSC_COMM_SELF, PETSC_ERR_PLIB, "vertex %d: coordinate %d is %g here and %g in PETSc's", (int)om[i], (int)d, (double)xm[om[i] * dim + d], (double)xp[op[i] * dim + d]);
+    vmap[om[i]] = op[i];
+  }
+  PetscCall(DMPlexGetChart(mine, &pStart, &pEnd));
+  PetscCall(DMPlexGetChart(petsc, &qStart, &qEnd));
+  PetscCheck(pEnd - pStart == qEnd - qStart, PETSC_COMM_SELF, PETSC_ERR_PLIB, "charts of %d and %d points", (int)(pEnd - pStart), (int)(qEnd - qStart));
+  PetscCall(PetscMalloc2(pEnd - pStart, &rm, qEnd - qStart, &rp));
+  for (PetscInt p = pStart; p < pEnd; p++) PetscCall(ref_point(mine, p, vmap, &rm[p - pStart]));
+  for (PetscInt p = qStart; p < qEnd; p++) PetscCall(ref_point(petsc, p, NULL, &rp[p - qStart]));
+  qsort(rm, (size_t)(pEnd - pStart), sizeof(RefPoint), refpoint_cmp);
+  qsort(rp, (size_t)(qEnd - qStart), sizeof(RefPoint), refpoint_cmp);
+  for (PetscInt i = 0; i < pEnd - pStart; i++) {
+    PetscCheck(!refpoint_cmp(&rm[i], &rp[i]), PETSC_COMM_SELF, PETSC_ERR_PLIB, "a point of depth %d with %d vertices here, of depth %d with %d vertices in PETSc's", (int)rm[i].depth, (int)rm[i].n, (int)rp[i].depth, (int)rp[i].n);
+    if (rm[i].depth == dim)
+      for (PetscInt k = 0; k < rm[i].n; k++) PetscCheck(rm[i].ord[k] == rp[i].ord[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "a cell's vertex %d is %d here and %d in PETSc's (vertex order)", (int)k, (int)rm[i].ord[k], (int)rp[i].ord[k]);
+  }
+  PetscCall(DMGetNumLabels(petsc, &nl));
+  for (PetscInt l = 0; l < nl; l++) {
+    const char     *name;
+    DMLabel         lm, lp;
+    IS              vis;
+    const PetscInt *vals;
+    PetscInt        nv;
+
+    PetscCall(DMGetLabelName(petsc, l, &name));
+    PetscCall(DMGetLabel(mine, name, &lm));
+    PetscCall(DMGetLabel(petsc, name, &lp));
+    PetscCheck(lm, PETSC_COMM_SELF, PETSC_ERR_PLIB, "no label %s", name);
+    PetscCall(DMLabelGetValueIS(lp, &vis));
+    PetscCall(ISGetLocalSize(vis, &nv));
+    PetscCall(ISGetIndices(vis, &vals));
+    for (PetscInt v = 0; v < nv; v++) {
+      IS              im, ip;
+      PetscInt        a, b;
+      const PetscInt *pa, *pb;
+
+      PetscCall(DMLabelGetStratumIS(lm, vals[v], &im));
+      PetscCall(DMLabelGetStratumIS(lp, vals[v], &ip));
+      PetscCall(DMLabelGetStratumSize(lm, vals[v], &a));
+      PetscCall(DMLabelGetStratumSize(lp, vals[v], &b));
+      PetscCheck(a == b, PETSC_COMM_SELF, PETSC_ERR_PLIB, "label %s value %d: %d points here and %d in PETSc's", name, (int)vals[v], (int)a, (int)b);
+      if (a) {
+        PetscCall(ISGetIndices(im, &pa));
+        PetscCall(ISGetIndices(ip, &pb));
+        for (PetscInt i = 0; i < a; i++) PetscCall(ref_point(mine, pa[i], vmap, &rm[i]));
+        for (PetscInt i = 0; i < b; i++) PetscCall(ref_point(petsc, pb[i], NULL, &rp[i]));
+        PetscCall(ISRestoreIndices(im, &pa));
+        PetscCall(ISRestoreIndices(ip, &pb));
+        qsort(rm, (size_t)a, sizeof(RefPoint), refpoint_cmp);
+        qsort(rp, (size_t)b, sizeof(RefPoint), refpoint_cmp);
+        for (PetscInt i = 0; i < a; i++) PetscCheck(!refpoint_cmp(&rm[i], &rp[i]), PETSC_COMM_SELF, PETSC_ERR_PLIB, "label %s value %d: another point of depth %d", name, (int)vals[v], (int)rm[i].depth);
+      }
+      PetscCall(ISDestroy(&im));
+      PetscCall(ISDestroy(&ip));
+    }
+    PetscCall(ISRestoreIndices(vis, &vals));
+    PetscCall(ISDestroy(&vis));
+  }
+  PetscCall(DMPlexCheckFaces(mine, 0));
+  PetscCall(DMPlexCheckSymmetry(mine));
+  PetscCall(DMPlexCheckSkeleton(mine, 0));
+  PetscCall(PetscFree2(rm, rp));
+  PetscCall(PetscFree(vmap));
+  PetscCall(PetscFree2(om, xm));
+  PetscCall(PetscFree2(op, xp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* FEGMeshRefine() against PETSc's DMRefine(), twice in a row: perturbed boxes of every cell type, shuffled (their
+   closures meet many orientations), a Gmsh triangle mesh and a Gmsh tetrahedral mesh read with straight cells, with
+   their Gmsh labels and fegpu's "marker"; then -dm_refine through FEGCreateMeshFromOptions() */
+START_TEST(test_refine)
+{
+  DM          dm, mine[2], petsc[2];
+  const char *files[2] = {"square_944.msh", "box_tet2.msh"};
+
+  if (_i < 5) {
+    const PetscInt     faces[3] = {3, 2, 2};
+    DM                 base;
+    PetscInt           nc, nvx, nper, *cells, dim;
+    PetscReal         *coords;
+    DMPolytopeType     ct;
+    const FEGCellInfo *info;
+    PetscRandom        r;
+
+    TCHK(FEGCreateBoxMesh(PETSC_COMM_SELF, fegtest_cells[_i], faces, NULL, NULL, 0.3, &base));
+    TCHK(DMGetDimension(base, &dim));
+    TCHK(cell_list(base, &ct, &nc, &nvx, &nper, &cells, &coords));
+    TCHK(PetscRandomCreate(PETSC_COMM_SELF, &r));
+    for (PetscInt c = nc - 1; c > 0; c--) {
+      PetscReal u;
+      PetscInt  j;
+
+      TCHK(PetscRandomGetValueReal(r, &u));
+      j = (PetscInt)(u * (c + 1)) % (c + 1);
+      for (PetscInt k = 0; k < nper; k++) {
+        const PetscInt t = cells[c * nper + k];
+
+        cells[c * nper + k] = cells[j * nper + k];
+        cells[j * nper + k] = t;
+      }
+    }
+    TCHK(PetscRandomDestroy(&r));
+    TCHK(FEGCellInfoGet(PETSC_COMM_SELF, ct, &info));
+    TCHK(FEGPlexCreateFromCellList(PETSC_COMM_SELF, info, nc, nvx, cells, coords, "marker", &dm));
+    {
+      DMLabel label;
+
+      /* a label of several values on cells, faces and vertices */
+      TCHK(DMCreateLabel(dm, "sets"));
+      TCHK(DMGetLabel(dm, "sets", &label));
+      for (PetscInt c = 0; c < nc; c += 3) TCHK(DMLabelSetValue(label, c, 1 + c % 2));
+      TCHK(DMLabelSetValue(label, nc, 7));
+      TCHK(DMLabelSetValue(label, nc + nvx, 5));
+    }
+    TCHK(PetscFree2(cells, coords));
+    TCHK(DMDestroy(&base));
+  } else {
+    char path[PETSC_MAX_PATH_LEN];
+
+    TCHK(PetscSNPrintf(path, sizeof(path), "../share/meshes/%s", files[_i - 5]));
+    TCHK(PetscOptionsSetValue(NULL, "-dm_plex_gmsh_highorder", "false"));
+    TCHK(DMPlexCreateGmshFromFile(PETSC_COMM_SELF, path, PETSC_TRUE, &dm));
+    TCHK(PetscOptionsClearValue(NULL, "-dm_plex_gmsh_highorder"));
+  }
+  TCHK(FEGMeshRefine(dm, &mine[0]));
+  TCHK(DMRefine(dm, PETSC_COMM_SELF, &petsc[0]));
+  TCHK(same_refined(mine[0], petsc[0]));
+  mine[1] = petsc[1] = NULL;
+  /* the second level (its coarse mesh made by fegpu) is too slow for the Gmsh meshes under valgrind */
+  if (_i < 5 || !getenv("FEGTEST_VALGRIND")) {
+    TCHK(FEGMeshRefine(mine[0], &mine[1]));
+    TCHK(DMRefine(petsc[0], PETSC_COMM_SELF, &petsc[1]));
+    TCHK(same_refined(mine[1], petsc[1]));
+  }
+  for (PetscInt k = 0; k < 2; k++) {
+    TCHK(DMDestroy(&mine[k]));
+    TCHK(DMDestroy(&petsc[k]));
+  }
+  TCHK(DMDestroy(&dm));
+  if (_i == 0) {
+    PetscInt  k;
+    PetscBool set;
+
+    /* the options path: fegpu's -dm_refine against PETSc's (-feg_fast_refine false), and -dm_refine left as given */
+    TCHK(PetscOptionsSetValue(NULL, "-fast_feg_mesh_file", "../share/meshes/square_944.msh"));
+    TCHK(PetscOptionsSetValue(NULL, "-fast_dm_refine", "2"));
+    TCHK(PetscOptionsSetValue(NULL, "-slow_feg_mesh_file", "../share/meshes/square_944.msh"));
+    TCHK(PetscOptionsSetValue(NULL, "-slow_dm_refine", "2"));
+    TCHK(PetscOptionsSetValue(NULL, "-slow_feg_fast_refine", "false"));
+    TCHK(FEGCreateMeshFromOptions(PETSC_COMM_SELF, "fast_", &mine[0]));
+    TCHK(FEGCreateMeshFromOptions(PETSC_COMM_SELF, "slow_", &petsc[0]));
+    TCHK(PetscOptionsGetInt(NULL, "fast_", "-dm_refine", &k, &set));
+    ck_assert_msg(set && k == 2, "-fast_dm_refine is %d after the mesh was made, not 2", (int)k);
+    TCHK(same_refined(mine[0], petsc[0]));
+    {
+      PetscInt c0, c1;
+
+      /* fegpu's numbering: coarse cell c's children are 4c..4c+3, so cell 1 lies in cell 0's corner, not PETSc's */
+      TCHK(DMPlexGetHeightStratum(mine[0], 0, &c0, &c1));
+      ck_assert_msg(c1 - c0 == 944 * 16, "%d cells after two refinements of 944", (int)(c1 - c0));
+    }
+    TCHK(DMDestroy(&mine[0]));
+    TCHK(DMDestroy(&petsc[0]));
+    TCHK(PetscOptionsClearValue(NULL, "-fast_feg_mesh_file"));
+    TCHK(PetscOptionsClearValue(NULL, "-fast_dm_refine"));
+    TCHK(PetscOptionsClearValue(NULL, "-slow_feg_mesh_file"));
+    TCHK(PetscOptionsClearValue(NULL, "-slow_dm_refine"));
+    TCHK(PetscOptionsClearValue(NULL, "-slow_feg_fast_refine"));
+  }
+}
+END_TEST
+
+/* what FEGMeshRefine() refuses: several processes, curved (second-order) coordinates */
+START_TEST(test_refine_errors)
+{
+  DM             dm, rdm;
+  PetscErrorCode ierr;
+  PetscMPIInt    size;
+  const PetscInt faces[2] = {2, 2};
+
+  TCHK(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  TCHK(DMPlexCreateGmshFromFile(PETSC_COMM_SELF, "../share/meshes/box_tet2.msh", PETSC_TRUE, &dm));
+  ierr = FEGMeshRefine(dm, &rdm);
+  ck_assert_msg(ierr == PETSC_ERR_SUP, "FEGMeshRefine() of second-order tetrahedra: error %d, expected PETSC_ERR_SUP", (int)ierr);
+  TCHK(DMDestroy(&dm));
+  (void)MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size > 1) {
+    TCHK(FEGCreateBoxMesh(PETSC_COMM_WORLD, DM_POLYTOPE_TRIANGLE, faces, NULL, NULL, 0.0, &dm));
+    ierr = FEGMeshRefine(dm, &rdm);
+    ck_assert_msg(ierr == PETSC_ERR_SUP, "FEGMeshRefine() on %d processes: error %d, expected PETSC_ERR_SUP", (int)size, (int)ierr);
+    TCHK(DMDestroy(&dm));
+  }
+  TCHK(PetscPopErrorHandler());
+}
+END_TEST
+
 static void add_tests(Suite *s)
 {
   TCase *tc;
@@ -318,6 +613,8 @@ static void add_tests(Suite *s)
   tcase_add_loop_test(tc, test_quadrature_exact, 0, 5 * 4);
   tcase_add_loop_test(tc, test_box_volume, 0, 5);
   tcase_add_loop_test(tc, test_cell_list_interpolation, 0, 9);
+  tcase_add_loop_test(tc, test_refine, 0, 7);
+  tcase_add_test(tc, test_refine_errors);
   suite_add_tcase(s, tc);
 }
 

@@ -11,7 +11,7 @@
 PETSC_INTERN PetscBool     FEGPackageInitialized;
 PETSC_INTERN PetscLogEvent FEG_Setup, FEG_Integrate, FEG_Assemble, FEG_Apply, FEG_RHS;
 PETSC_INTERN PetscLogEvent FEG_SetupDofMap, FEG_SetupGeometry, FEG_SetupPattern, FEG_SetupDevice, FEG_RHSBoundary;
-PETSC_INTERN PetscLogEvent FEG_BoxMesh, FEG_PlexFaces, FEG_PlexTopology;
+PETSC_INTERN PetscLogEvent FEG_BoxMesh, FEG_PlexFaces, FEG_PlexTopology, FEG_PlexRefine;
 
 /* A setup phase: its log event (-log_view) and its wall time added to *acc (-feg_view) */
 static inline PetscErrorCode FEGPhaseBegin(PetscLogEvent ev, PetscObject o, PetscLogDouble *t0)
@@ -56,6 +56,9 @@ typedef struct {
   void (*boxSplit)(const PetscInt corner[8], PetscInt cells[]);        /* those cells' vertices; corner[i + 2j + 4k] */
   DMPolytopeType listedAs;                                             /* what PETSc's cell-list reader takes a cell of nverts vertices for */
   FEGCellFaces   faces;                                                /* FEGPlexCreateFromCellList() interpolates with these */
+  PetscInt       refineChildren;                                       /* cells of its uniform refinement (FEGMeshRefine()) */
+  unsigned char  refine[8][8];                                         /* refine[j][i]: vertex i of child j, as the set of the cell's vertices (bit k: its k-th vertex in closure order) of
+                                  the vertex, edge, quadrilateral or hexahedron whose centre it is; children and vertex orders as DMRefine() */
 } FEGCellInfo;
 
 PETSC_INTERN const FEGCellInfo FEGCellInfos[];
@@ -70,6 +73,8 @@ PETSC_INTERN void              FEGBoxSplitPrism(const PetscInt[], PetscInt[]);
 PETSC_INTERN PetscErrorCode    FEGMeshReadFile_Private(MPI_Comm, const char[], DM *);
 PETSC_EXTERN PetscErrorCode    FEGPlexCreateFromCellList(MPI_Comm, const FEGCellInfo *, PetscInt, PetscInt, const PetscInt[], const PetscReal[], const char[], DM *);
 PETSC_INTERN PetscErrorCode    FEGMeshDistribute_Private(DM *, const char[], PetscBool);
+PETSC_INTERN PetscErrorCode    FEGMeshRefineFromOptions_Private(DM *, PetscInt *);
+PETSC_INTERN PetscErrorCode    FEGMeshRefineFromOptionsEnd_Private(DM, PetscInt);
 PETSC_INTERN PetscErrorCode    PetscPartitionerCreate_FEGMetis(PetscPartitioner);
 /* cell orderings of FEGMeshReorder(): perm[i] = the cell (counted from the first) that goes to position i */
 PETSC_INTERN PetscErrorCode FEGMeshOrderCells_Metis(DM, PetscInt, PetscInt[]);

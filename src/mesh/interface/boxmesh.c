@@ -203,7 +203,8 @@ PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt
 . -feg_perturb <r>                  - vertex perturbation, fraction of the spacing
 . -feg_reorder <none,metis,sfc>     - renumber each process's cells for locality (FEGMeshReorder(); on several
                                       processes the cells that touch a ghost point go last in any case)
-- -feg_reorder_part_size <n>        - cells per METIS part for -feg_reorder metis
+. -feg_reorder_part_size <n>        - cells per METIS part for -feg_reorder metis
+- -feg_fast_refine <bool>           - -dm_refine on one process by FEGMeshRefine() (default true)
 
   Note:
   Second-order Gmsh tetrahedra are repaired after PETSc reads them: PETSc (3.18 to 3.22) stores their coordinate nodes
@@ -216,7 +217,7 @@ PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *
 {
   char file[PETSC_MAX_PATH_LEN] = "";
   /* one slot more than any dimension, so a fourth value is seen and refused rather than dropped */
-  PetscInt       ctype = 0, faces[4] = {4, 4, 4, 4}, nf = 4, nl = 4, nu = 4, dim;
+  PetscInt       ctype = 0, faces[4] = {4, 4, 4, 4}, nf = 4, nl = 4, nu = 4, dim, nref;
   PetscReal      lower[4] = {0, 0, 0, 0}, upper[4] = {1, 1, 1, 1}, perturb = 0.0;
   PetscBool      flg, fset, lset, uset, ondevice;
   FEGReorderType reorder = FEG_REORDER_NONE;
@@ -265,7 +266,10 @@ PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *
     *dm = rdm;
   }
   if (prefix) PetscCall(PetscObjectSetOptionsPrefix((PetscObject)*dm, prefix));
+  /* -dm_refine on one process by fegpu (FEGMeshRefine()), the rest by DMSetFromOptions() */
+  PetscCall(FEGMeshRefineFromOptions_Private(dm, &nref));
   PetscCall(DMSetFromOptions(*dm));
+  PetscCall(FEGMeshRefineFromOptionsEnd_Private(*dm, nref));
   /* -dm_vec_type cuda with a fegpu or PETSc without CUDA: say so now, not as PETSc's "Unknown vector type" later */
   PetscCall(FEGDMIsOnDevice(*dm, &ondevice));
   PetscCall(DMViewFromOptions(*dm, NULL, "-dm_view"));
