@@ -171,7 +171,8 @@ PetscErrorCode FEGCreateFEWithNodes(MPI_Comm comm, PetscInt dim, DMPolytopeType 
   Level: beginner
 
   Note:
-  Continuous prisms of order 2 and higher get fegpu's section by cell type (FEGDMSetUpSection()).
+  The DM gets fegpu's section by cell type (FEGDMSetUpSection()), which continuous prisms of order 2 and higher need and
+  which is PETSc's section, built faster, for every other space.
 
 .seealso: FEGCreateFEWithNodes(), FEGDMSetUpSection()
 @*/
@@ -199,11 +200,7 @@ PetscErrorCode FEGSetUpDiscretization(DM dm, PetscInt order, PetscBool continuou
   PetscCall(DMSetField(dm, 0, NULL, (PetscObject)fe));
   PetscCall(DMCreateDS(dm));
   PetscCall(PetscFEDestroy(&fe));
-  {
-    const FEGCellInfo *cell;
-
-    PetscCall(FEGCellInfoGet(PetscObjectComm((PetscObject)dm), ctg, &cell));
-    if (continuous && order > 1 && cell->mixedFaces) PetscCall(FEGDMSetUpSection(dm));
-  }
+  /* continuous prisms of order >= 2 need it; every other space gets the same section as PETSc's, faster */
+  PetscCall(FEGDMSetUpSection(dm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
