@@ -93,12 +93,16 @@ static PetscErrorCode FEGDMCreateLocalSectionByType(DM dm)
   /* PETSc's section where it is right and fegpu's does not apply: several fields, vector fields, mixed meshes */
   Nc = 0;
   if (Nf == 1 && id == PETSCFE_CLASSID) PetscCall(PetscFEGetNumComponents((PetscFE)obj, &Nc));
-  if (!differ && Nc != 1) {
+  /* several components only with every dof on the cells (discontinuous): no symmetries to interleave */
+  if (Nc > 1)
+    for (PetscInt t = 0; t < DM_NUM_POLYTOPES; t++)
+      if (dof[t] > 0 && rep[t] != 0) Nc = 0;
+  if (!differ && Nc < 1) {
     PetscCall((*FEGPlexCreateLocalSection)(dm));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCheck(Nf == 1 && id == PETSCFE_CLASSID, comm, PETSC_ERR_SUP, "The DM has %" PetscInt_FMT " fields; fegpu's section by cell type (FEGDMSetUpSection(), needed for continuous prisms of order >= 2) is for one scalar PetscFE field", Nf);
-  PetscCheck(Nc == 1, comm, PETSC_ERR_SUP, "The field has %" PetscInt_FMT " components; fegpu's section by cell type (FEGDMSetUpSection(), needed for continuous prisms of order >= 2) is for scalar fields", Nc);
+  PetscCheck(Nc >= 1, comm, PETSC_ERR_SUP, "The field has several components and dofs on faces or edges; fegpu's section by cell type (FEGDMSetUpSection(), needed for continuous prisms of order >= 2) is for scalar or discontinuous fields");
   fe = (PetscFE)obj;
   PetscCall(DMPlexGetChart(dm, &pStart, &pEnd));
   PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
@@ -122,7 +126,7 @@ static PetscErrorCode FEGDMCreateLocalSectionByType(DM dm)
 
   PetscCall(PetscSectionCreate(comm, &s));
   PetscCall(PetscSectionSetNumFields(s, 1));
-  PetscCall(PetscSectionSetFieldComponents(s, 0, 1));
+  PetscCall(PetscSectionSetFieldComponents(s, 0, Nc));
   PetscCall(PetscObjectGetName((PetscObject)fe, &name));
   if (name) PetscCall(PetscSectionSetFieldName(s, 0, name));
   PetscCall(PetscSectionSetChart(s, pStart, pEnd));
