@@ -139,6 +139,31 @@ static PetscErrorCode cell_list(DM dm, DMPolytopeType *ct, PetscInt *nc, PetscIn
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A deterministic shuffle of a cell list, so that faces and edges appear in another order and cells' closures meet many
+   orientations */
+static PetscErrorCode shuffle_cells(PetscInt nc, PetscInt nper, PetscInt cells[])
+{
+  PetscRandom r;
+
+  PetscFunctionBegin;
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &r));
+  for (PetscInt c = nc - 1; c > 0; c--) {
+    PetscReal u;
+    PetscInt  j;
+
+    PetscCall(PetscRandomGetValueReal(r, &u));
+    j = (PetscInt)(u * (c + 1)) % (c + 1);
+    for (PetscInt k = 0; k < nper; k++) {
+      const PetscInt t = cells[c * nper + k];
+
+      cells[c * nper + k] = cells[j * nper + k];
+      cells[j * nper + k] = t;
+    }
+  }
+  PetscCall(PetscRandomDestroy(&r));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Two meshes identical point for point: chart, cones, orientations, cell types, vertex coordinates */
 static PetscErrorCode same_plex(DM a, DM b)
 {
@@ -252,26 +277,7 @@ START_TEST(test_cell_list_interpolation)
   }
   TCHK(DMGetDimension(dm, &dim));
   TCHK(cell_list(dm, &ct, &nc, &nvx, &nper, &cells, &coords));
-  if (_i < 5 || _i >= 7) {
-    PetscRandom r;
-
-    /* a deterministic shuffle of the cells */
-    TCHK(PetscRandomCreate(PETSC_COMM_SELF, &r));
-    for (PetscInt c = nc - 1; c > 0; c--) {
-      PetscReal u;
-      PetscInt  j;
-
-      TCHK(PetscRandomGetValueReal(r, &u));
-      j = (PetscInt)(u * (c + 1)) % (c + 1);
-      for (PetscInt k = 0; k < nper; k++) {
-        const PetscInt t = cells[c * nper + k];
-
-        cells[c * nper + k] = cells[j * nper + k];
-        cells[j * nper + k] = t;
-      }
-    }
-    TCHK(PetscRandomDestroy(&r));
-  }
+  if (_i < 5 || _i >= 7) TCHK(shuffle_cells(nc, nper, cells));
   TCHK(FEGCellInfoGet(PETSC_COMM_SELF, ct, &info));
   TCHK(FEGPlexCreateFromCellList(PETSC_COMM_SELF, info, nc, nvx, cells, coords, "marker", &mine));
   if (info->listedAs != ct) {
@@ -490,26 +496,11 @@ START_TEST(test_refine)
     PetscReal         *coords;
     DMPolytopeType     ct;
     const FEGCellInfo *info;
-    PetscRandom        r;
 
     TCHK(FEGCreateBoxMesh(PETSC_COMM_SELF, fegtest_cells[_i], faces, NULL, NULL, 0.3, &base));
     TCHK(DMGetDimension(base, &dim));
     TCHK(cell_list(base, &ct, &nc, &nvx, &nper, &cells, &coords));
-    TCHK(PetscRandomCreate(PETSC_COMM_SELF, &r));
-    for (PetscInt c = nc - 1; c > 0; c--) {
-      PetscReal u;
-      PetscInt  j;
-
-      TCHK(PetscRandomGetValueReal(r, &u));
-      j = (PetscInt)(u * (c + 1)) % (c + 1);
-      for (PetscInt k = 0; k < nper; k++) {
-        const PetscInt t = cells[c * nper + k];
-
-        cells[c * nper + k] = cells[j * nper + k];
-        cells[j * nper + k] = t;
-      }
-    }
-    TCHK(PetscRandomDestroy(&r));
+    TCHK(shuffle_cells(nc, nper, cells));
     TCHK(FEGCellInfoGet(PETSC_COMM_SELF, ct, &info));
     TCHK(FEGPlexCreateFromCellList(PETSC_COMM_SELF, info, nc, nvx, cells, coords, "marker", &dm));
     {
@@ -619,27 +610,12 @@ START_TEST(test_section_same)
   PetscReal         *coords;
   DMPolytopeType     ct;
   const FEGCellInfo *info;
-  PetscRandom        r;
 
   if (cont && order > 1 && fegtest_cells[ict] == DM_POLYTOPE_TRI_PRISM) return;
   TCHK(FEGCreateBoxMesh(PETSC_COMM_SELF, fegtest_cells[ict], faces, NULL, NULL, 0.3, &base));
   TCHK(DMGetDimension(base, &dim));
   TCHK(cell_list(base, &ct, &nc, &nvx, &nper, &cells, &coords));
-  TCHK(PetscRandomCreate(PETSC_COMM_SELF, &r));
-  for (PetscInt c = nc - 1; c > 0; c--) {
-    PetscReal u;
-    PetscInt  j;
-
-    TCHK(PetscRandomGetValueReal(r, &u));
-    j = (PetscInt)(u * (c + 1)) % (c + 1);
-    for (PetscInt k = 0; k < nper; k++) {
-      const PetscInt t = cells[c * nper + k];
-
-      cells[c * nper + k] = cells[j * nper + k];
-      cells[j * nper + k] = t;
-    }
-  }
-  TCHK(PetscRandomDestroy(&r));
+  TCHK(shuffle_cells(nc, nper, cells));
   TCHK(FEGCellInfoGet(PETSC_COMM_SELF, ct, &info));
   for (PetscInt k = 0; k < 2; k++) {
     PetscFE fe;
