@@ -240,6 +240,7 @@ PETSC_EXTERN PetscErrorCode FEGCoeffEvaluate(FEGDisc *, FEGCoeff *, PetscInt);
 PETSC_EXTERN PetscErrorCode FEGCoeffDestroy(FEGCoeff *);
 PETSC_EXTERN PetscErrorCode FEGIntegrateElementMatrix(FEGDisc *, FEGCoeff *, PetscInt, PetscScalar[], PetscScalar[]);
 PETSC_EXTERN PetscErrorCode FEGIntegrateElementVector(FEGDisc *, FEGCoeff *, PetscInt, PetscScalar[], PetscScalar[]);
+PETSC_EXTERN PetscErrorCode FEGIntegrateElementLift(FEGDisc *, FEGCoeff *, PetscInt, const PetscScalar[], PetscScalar[]);
 
 /* ------------------------------------------------------------------------------------------------------ devices */
 /* fegpu runs on the GPU when the DM's vectors are CUDA vectors */

@@ -7,7 +7,7 @@ static PetscErrorCode FEGComputeRHS_Host(FEGDisc *disc, FEGForm form, Vec b)
   FEGCoeff           coeff;
   Vec                bl, gl;
   PetscInt           nlift, *lift, l = 0;
-  PetscScalar       *work, *Fe, *Ke, *ba;
+  PetscScalar       *work, *Fe, *ge, *ba;
   const PetscScalar *ga;
 
   PetscFunctionBegin;
@@ -16,7 +16,7 @@ static PetscErrorCode FEGComputeRHS_Host(FEGDisc *disc, FEGForm form, Vec b)
   PetscCall(DMGetLocalVector(dm, &gl));
   PetscCall(VecZeroEntries(bl));
   PetscCall(FEGDiscBoundaryValues(disc, gl, NULL, &nlift, &lift));
-  PetscCall(PetscMalloc3(2 * disc->Nb * FEG_MAX_DERIV, &work, disc->Nb, &Fe, disc->Nb * disc->Nb, &Ke));
+  PetscCall(PetscMalloc3(2 * disc->Nb * FEG_MAX_DERIV, &work, disc->Nb, &Fe, disc->Nb, &ge));
   PetscCall(VecGetArrayRead(gl, &ga));
   PetscCall(VecGetArray(bl, &ba));
   for (PetscInt e = 0; e < disc->Ne; e++) {
@@ -26,9 +26,8 @@ static PetscErrorCode FEGComputeRHS_Host(FEGDisc *disc, FEGForm form, Vec b)
     PetscCall(FEGIntegrateElementVector(disc, &coeff, e, work, Fe));
     /* lift lists the elements with a non-zero boundary value, in order */
     if (l < nlift && lift[l] == e) {
-      PetscCall(FEGIntegrateElementMatrix(disc, &coeff, e, work, Ke));
-      for (PetscInt a = 0; a < disc->Nb; a++)
-        for (PetscInt c = 0; c < disc->Nb; c++) Fe[a] -= Ke[a * disc->Nb + c] * ga[idx[c]];
+      for (PetscInt c = 0; c < disc->Nb; c++) ge[c] = ga[idx[c]];
+      PetscCall(FEGIntegrateElementLift(disc, &coeff, e, ge, Fe));
       l++;
     }
     for (PetscInt a = 0; a < disc->Nb; a++) ba[idx[a]] += Fe[a];
@@ -37,7 +36,7 @@ static PetscErrorCode FEGComputeRHS_Host(FEGDisc *disc, FEGForm form, Vec b)
   PetscCall(VecRestoreArrayRead(gl, &ga));
   PetscCall(VecZeroEntries(b));
   PetscCall(DMLocalToGlobal(dm, bl, ADD_VALUES, b));
-  PetscCall(PetscFree3(work, Fe, Ke));
+  PetscCall(PetscFree3(work, Fe, ge));
   PetscCall(PetscFree(lift));
   PetscCall(DMRestoreLocalVector(dm, &bl));
   PetscCall(DMRestoreLocalVector(dm, &gl));

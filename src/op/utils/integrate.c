@@ -48,6 +48,34 @@ PetscErrorCode FEGIntegrateElementVector(FEGDisc *disc, FEGCoeff *coeff, PetscIn
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Fe[a] -= (Ke g)[a] = int sum_ij C_ij d_i u d_j phi_a with u = sum_c g[c] phi_c, the boundary values' lifting: u and
+   its gradient at each point first, so that it costs Nq Nb, not the element matrix's Nq Nb^2 (a Q8 hexahedron on the
+   boundary took 0.4 GFLOP) */
+PetscErrorCode FEGIntegrateElementLift(FEGDisc *disc, FEGCoeff *coeff, PetscInt e, const PetscScalar g[], PetscScalar Fe[])
+{
+  const PetscInt   Nb = disc->Nb, dim = disc->dim, Nd = dim + 1;
+  const PetscReal *T0 = disc->T->T[0], *T1 = disc->T->T[1];
+
+  PetscFunctionBeginHot;
+  for (PetscInt q = 0; q < disc->Nq; q++) {
+    const PetscReal *gq   = FEGDiscGeometry(disc, e, q);
+    const PetscReal  wdet = disc->qweights[q] * gq[dim * dim];
+    PetscScalar      u[4] = {0, 0, 0, 0}, cu[4], phi[4];
+
+    for (PetscInt c = 0; c < Nb; c++) {
+      if (g[c] == 0.0) continue;
+      FEGPhysical((int)dim, T0[q * Nb + c], &T1[(q * Nb + c) * dim], gq, phi);
+      for (PetscInt i = 0; i < Nd; i++) u[i] += g[c] * phi[i];
+    }
+    FEGWeighted((int)Nd, &coeff->C[q * 16], u, wdet, cu);
+    for (PetscInt a = 0; a < Nb; a++) {
+      FEGPhysical((int)dim, T0[q * Nb + a], &T1[(q * Nb + a) * dim], gq, phi);
+      Fe[a] -= FEGDot((int)Nd, phi, cu);
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@C
   FEGOpElementMatrices - every element matrix of an operator's form on the host, Ke[(e*Nb+a)*Nb+b] (row a: test
   function); for operator types that keep or assemble element matrices
