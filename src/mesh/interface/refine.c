@@ -51,6 +51,11 @@ static PetscErrorCode FEGMeshRefineCheck(DM dm, const FEGCellInfo **info, char w
   if (why[0]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
   PetscCall(DMPlexGetDepthStratum(dm, 0, &vStart, &vEnd));
+  PetscCall(DMPlexGetChart(dm, &n, NULL));
+  if (n != 0) {
+    PetscCall(PetscSNPrintf(why, len, "its chart starts at %d, not 0", (int)n));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (cEnd == cStart) {
     PetscCall(PetscSNPrintf(why, len, "it has no cells"));
     PetscFunctionReturn(PETSC_SUCCESS);
