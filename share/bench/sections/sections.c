@@ -2,17 +2,20 @@
    installs) on two copies of the same mesh and field, in one process; the mesh from FEGCreateMeshFromOptions().
      mpicc $(pkg-config --cflags petsc) -I../../../include -I../../../lib/fegpu/include sections.c -o sections \
        -L../../../lib -Wl,-rpath,$PWD/../../../lib -lfegpu $(pkg-config --libs petsc)
-     ./sections -feg_cell_type hex -feg_faces 100 -order 2 -reps 3 */
+     ./sections -feg_cell_type hex -feg_faces 100 -order 2 -reps 3 [-bc]   (-bc: an essential condition on the box's
+   boundary, label "marker", as BP3 has) */
 #include <fegpu.h>
 
 int main(int argc, char **argv)
 {
-  PetscInt order = 1, reps = 3, dim, cStart, cEnd, pStart, pEnd;
-  DM       base;
+  PetscInt  order = 1, reps = 3, dim, cStart, cEnd, pStart, pEnd;
+  PetscBool bc = PETSC_FALSE;
+  DM        base;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-order", &order, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-bc", &bc, NULL));
   PetscCall(FEGCreateMeshFromOptions(PETSC_COMM_WORLD, NULL, &base));
   PetscCall(DMGetDimension(base, &dim));
   PetscCall(DMPlexGetHeightStratum(base, 0, &cStart, &cEnd));
@@ -37,6 +40,13 @@ int main(int argc, char **argv)
         PetscCall(DMSetField(dm, 0, NULL, (PetscObject)fe));
         PetscCall(PetscFEDestroy(&fe));
         PetscCall(DMCreateDS(dm));
+      }
+      if (bc) {
+        DMLabel  label;
+        PetscInt id = 1;
+
+        PetscCall(DMGetLabel(dm, "marker", &label));
+        PetscCall(DMAddBoundary(dm, DM_BC_ESSENTIAL, "wall", label, 1, &id, 0, 0, NULL, NULL, NULL, NULL, NULL));
       }
       PetscCall(PetscTime(&t0));
       PetscCall(DMGetLocalSection(dm, &s));

@@ -72,7 +72,7 @@ static PetscErrorCode FEGDMCreateLocalSectionByType(DM dm)
   PetscSectionSym sym;
   DMLabel         ctLabel;
   PetscDS         ds;
-  PetscInt        Nf, Nc, numBd, pStart, pEnd, cStart, cEnd, maxc = 0, *idx;
+  PetscInt        Nf, Nc, numBd, pStart, pEnd, cStart, cEnd, maxc = 0, *idx, *con = NULL, ncon = 0, mcon = 0;
   PetscInt        dof[DM_NUM_POLYTOPES], rep[DM_NUM_POLYTOPES];
   PetscBool       differ = PETSC_FALSE;
   const char     *name;
@@ -177,9 +177,15 @@ static PetscErrorCode FEGDMCreateLocalSectionByType(DM dm)
 
         if (p < pStart || p >= pEnd || (p >= cStart && p < cEnd)) continue; /* PETSc leaves cells unconstrained too */
         PetscCall(PetscSectionGetDof(s, p, &d));
+        if (!d) continue;
         PetscCall(PetscSectionSetConstraintDof(s, p, d));
         PetscCall(PetscSectionSetFieldConstraintDof(s, p, 0, d));
         maxc = PetscMax(maxc, d);
+        if (ncon == mcon) {
+          mcon = PetscMax(2 * mcon, 1024);
+          PetscCall(PetscRealloc(mcon * sizeof(PetscInt), &con));
+        }
+        con[ncon++] = p;
       }
       PetscCall(ISRestoreIndices(is, &pts));
       PetscCall(ISDestroy(&is));
@@ -188,15 +194,13 @@ static PetscErrorCode FEGDMCreateLocalSectionByType(DM dm)
   PetscCall(PetscSectionSetUp(s));
   PetscCall(PetscMalloc1(maxc, &idx));
   for (PetscInt i = 0; i < maxc; i++) idx[i] = i;
-  for (PetscInt p = pStart; p < pEnd; p++) {
-    PetscInt c;
-
-    PetscCall(PetscSectionGetConstraintDof(s, p, &c));
-    if (!c) continue;
-    PetscCall(PetscSectionSetConstraintIndices(s, p, idx));
-    PetscCall(PetscSectionSetFieldConstraintIndices(s, p, 0, idx));
+  /* the constrained points only (a point of two conditions is set twice, the same way) */
+  for (PetscInt i = 0; i < ncon; i++) {
+    PetscCall(PetscSectionSetConstraintIndices(s, con[i], idx));
+    PetscCall(PetscSectionSetFieldConstraintIndices(s, con[i], 0, idx));
   }
   PetscCall(PetscFree(idx));
+  PetscCall(PetscFree(con));
 
   /* the interior dofs of an edge or face seen by a cell at orientation o are permuted by the symmetry of that point's
      own dual space, found through the cell-type label */
