@@ -686,6 +686,8 @@ START_TEST(test_tensor_tabulation)
   PetscRandom          r;
   PetscInt             Nb;
 
+  /* PETSc's own tabulation of orders 5 to 8 is too slow under valgrind (the code is the same at every order) */
+  if (order > 4 && getenv("FEGTEST_VALGRIND")) return;
   TCHK(FEGCreateFEWithNodes(PETSC_COMM_SELF, dim, ct, order, (PetscBool)(kind != 1), kind == 2 ? FEG_NODES_GLL : FEG_NODES_EQUISPACED, &fe));
   TCHK(PetscFEGetBasisSpace(fe, &P));
   TCHK(PetscFEGetDualSpace(fe, &Q));
