@@ -185,6 +185,31 @@ static inline int FEGDiscThreads(const FEGDisc *disc)
 }
 PETSC_EXTERN PetscErrorCode FEGPlexGetClosureBulk(DM, PetscInt, PetscInt, PetscInt, const FEGClosureTarget[], PetscInt, PetscInt *);
 PETSC_EXTERN PetscErrorCode FEGPlexGetClosureIndicesBulk(DM, PetscSection, PetscInt, PetscInt, PetscInt, PetscInt[], PetscInt *);
+/* value, first and second derivative at x of the 1D Lagrange function of node a of nodes[0..n-1] */
+static inline void FEGLagrange1D(PetscInt n, const PetscReal nodes[], PetscInt a, PetscReal x, PetscReal v[3])
+{
+  v[0] = 1.0;
+  v[1] = v[2] = 0.0;
+  for (PetscInt b = 0; b < n; b++)
+    if (b != a) v[0] *= (x - nodes[b]) / (nodes[a] - nodes[b]);
+  for (PetscInt c = 0; c < n; c++) {
+    PetscReal t = 1.0 / (nodes[a] - nodes[c]);
+
+    if (c == a) continue;
+    for (PetscInt b = 0; b < n; b++)
+      if (b != a && b != c) t *= (x - nodes[b]) / (nodes[a] - nodes[b]);
+    v[1] += t;
+    for (PetscInt m = 0; m < n; m++) {
+      PetscReal h = 1.0 / ((nodes[a] - nodes[c]) * (nodes[a] - nodes[m]));
+
+      if (m == a || m == c) continue;
+      for (PetscInt b = 0; b < n; b++)
+        if (b != a && b != c && b != m) h *= (x - nodes[b]) / (nodes[a] - nodes[b]);
+      v[2] += h;
+    }
+  }
+}
+PETSC_INTERN PetscErrorCode FEGTensorNodes(PetscDualSpace, PetscInt, PetscInt, PetscReal[], PetscInt[], PetscBool *);
 PETSC_EXTERN PetscErrorCode FEGDiscCreate(DM, FEGDisc *);
 PETSC_EXTERN PetscErrorCode FEGDiscDestroy(FEGDisc *);
 PETSC_EXTERN PetscErrorCode FEGDiscSetUpGeometry(FEGDisc *);

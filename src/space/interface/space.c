@@ -33,31 +33,6 @@ static PetscErrorCode FEGTensorBasisDestroy(void *ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the 1D Lagrange polynomial i through nodes x[0..n-1] and its first and second derivatives at t */
-static inline void FEGLagrange1D(PetscInt n, const PetscReal x[], PetscInt i, PetscReal t, PetscReal v[3])
-{
-  v[0] = 1.0;
-  v[1] = v[2] = 0.0;
-  for (PetscInt j = 0; j < n; j++) {
-    PetscReal d1 = 1.0, d2 = 0.0;
-
-    if (j == i) continue;
-    v[0] *= (t - x[j]) / (x[i] - x[j]);
-    /* d/dt of the product without factor j, then factor j's derivative */
-    for (PetscInt k = 0; k < n; k++) {
-      PetscReal pk = 1.0;
-
-      if (k == i || k == j) continue;
-      d1 *= (t - x[k]) / (x[i] - x[k]);
-      for (PetscInt m = 0; m < n; m++)
-        if (m != i && m != j && m != k) pk *= (t - x[m]) / (x[i] - x[m]);
-      d2 += pk / (x[i] - x[k]);
-    }
-    v[1] += d1 / (x[i] - x[j]);
-    v[2] += d2 / (x[i] - x[j]);
-  }
-}
-
 static PetscErrorCode FEGTensorTabulation(PetscFE fe, PetscInt npoints, const PetscReal points[], PetscInt K, PetscTabulation T)
 {
   PetscContainer  c;
@@ -105,74 +80,100 @@ static PetscErrorCode FEGTensorTabulation(PetscFE fe, PetscInt npoints, const Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* fe tabulates through FEGTensorTabulation() if its dual space is point evaluation at a tensor grid of nodes */
-static PetscErrorCode FEGUseTensorTabulation(PetscFE fe, PetscInt dim, PetscInt order)
+/*@C
+  FEGTensorNodes - the 1D nodes of a quadrilateral or hexahedral element whose functionals are point evaluations on a
+  tensor grid: the n distinct node coordinates, sorted, and the index along each direction of each basis function's
+  node; *ok = PETSC_FALSE (nothing else set) if the element is not such
+
+  Not Collective
+
+  Input Parameters:
++ Q   - the element's dual space
+. dim - 2 or 3
+- n   - nodes per direction (order + 1), at most 16
+
+  Output Parameters:
++ nodes - nodes[0..n-1]
+. ix    - ix[b dim + d], the index in nodes of basis function b's node coordinate d (n^dim x dim entries)
+- ok    - whether the element is a tensor grid of n nodes per direction
+
+  Level: developer
+@*/
+PetscErrorCode FEGTensorNodes(PetscDualSpace Q, PetscInt dim, PetscInt n, PetscReal nodes[], PetscInt ix[], PetscBool *ok)
 {
-  PetscDualSpace  Q;
-  FEGTensorBasis *tb;
-  PetscContainer  c;
-  PetscInt        Nb, n = order + 1, nx = 0;
-  PetscBool       ok = PETSC_TRUE;
+  PetscInt Nb, nx = 0;
 
   PetscFunctionBegin;
-  PetscCall(PetscFEGetDualSpace(fe, &Q));
+  *ok = PETSC_FALSE;
   PetscCall(PetscDualSpaceGetDimension(Q, &Nb));
   if (Nb != (dim == 2 ? n * n : n * n * n) || n > 16) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscNew(&tb));
-  PetscCall(PetscMalloc1(Nb * dim, &tb->ix));
-  tb->dim = dim;
-  tb->n   = n;
   /* the distinct node coordinates (the same along every direction) */
-  for (PetscInt b = 0; b < Nb && ok; b++) {
+  for (PetscInt b = 0; b < Nb; b++) {
     PetscQuadrature  f;
     const PetscReal *pt;
     PetscInt         np, nc;
 
     PetscCall(PetscDualSpaceGetFunctional(Q, b, &f));
     PetscCall(PetscQuadratureGetData(f, NULL, &nc, &np, &pt, NULL));
-    if (np != 1 || nc != 1) {
-      ok = PETSC_FALSE;
-      break;
-    }
+    if (np != 1 || nc != 1) PetscFunctionReturn(PETSC_SUCCESS);
     for (PetscInt d = 0; d < dim; d++) {
       PetscInt k = 0;
 
-      while (k < nx && PetscAbsReal(tb->x[k] - pt[d]) > 1e-12) k++;
+      while (k < nx && PetscAbsReal(nodes[k] - pt[d]) > 1e-12) k++;
       if (k == nx) {
-        if (nx == n) {
-          ok = PETSC_FALSE;
-          break;
-        }
-        tb->x[nx++] = pt[d];
+        if (nx == n) PetscFunctionReturn(PETSC_SUCCESS);
+        nodes[nx++] = pt[d];
       }
     }
   }
-  if (ok && nx == n) {
-    PetscCall(PetscSortReal(n, tb->x));
-    for (PetscInt b = 0; b < Nb; b++) {
-      PetscQuadrature  f;
-      const PetscReal *pt;
+  if (nx != n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscSortReal(n, nodes));
+  for (PetscInt b = 0; b < Nb; b++) {
+    PetscQuadrature  f;
+    const PetscReal *pt;
 
-      PetscCall(PetscDualSpaceGetFunctional(Q, b, &f));
-      PetscCall(PetscQuadratureGetData(f, NULL, NULL, NULL, &pt, NULL));
-      for (PetscInt d = 0; d < dim; d++) {
-        PetscInt k = 0;
+    PetscCall(PetscDualSpaceGetFunctional(Q, b, &f));
+    PetscCall(PetscQuadratureGetData(f, NULL, NULL, NULL, &pt, NULL));
+    for (PetscInt d = 0; d < dim; d++) {
+      PetscInt k = 0;
 
-        while (PetscAbsReal(tb->x[k] - pt[d]) > 1e-12) k++;
-        tb->ix[b * dim + d] = k;
-      }
+      while (PetscAbsReal(nodes[k] - pt[d]) > 1e-12) k++;
+      ix[b * dim + d] = k;
     }
-    tb->orig = fe->ops->createtabulation;
-    PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
-    PetscCall(PetscContainerSetPointer(c, tb));
-    PetscCall(PetscContainerSetUserDestroy(c, FEGTensorBasisDestroy));
-    PetscCall(PetscObjectCompose((PetscObject)fe, "FEGTensorBasis", (PetscObject)c));
-    PetscCall(PetscContainerDestroy(&c));
-    fe->ops->createtabulation = FEGTensorTabulation;
-  } else {
-    PetscCall(PetscFree(tb->ix));
-    PetscCall(PetscFree(tb));
   }
+  *ok = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* fe tabulates through FEGTensorTabulation() if its dual space is point evaluation at a tensor grid of nodes */
+static PetscErrorCode FEGUseTensorTabulation(PetscFE fe, PetscInt dim, PetscInt order)
+{
+  PetscDualSpace  Q;
+  FEGTensorBasis *tb;
+  PetscContainer  c;
+  PetscInt        Nb, n = order + 1;
+  PetscBool       ok;
+
+  PetscFunctionBegin;
+  if (n > 16) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscFEGetDualSpace(fe, &Q));
+  PetscCall(PetscDualSpaceGetDimension(Q, &Nb));
+  PetscCall(PetscNew(&tb));
+  PetscCall(PetscMalloc1(Nb * dim, &tb->ix));
+  tb->dim = dim;
+  tb->n   = n;
+  PetscCall(FEGTensorNodes(Q, dim, n, tb->x, tb->ix, &ok));
+  if (!ok) {
+    PetscCall(FEGTensorBasisDestroy(tb));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  tb->orig = fe->ops->createtabulation;
+  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
+  PetscCall(PetscContainerSetPointer(c, tb));
+  PetscCall(PetscContainerSetUserDestroy(c, FEGTensorBasisDestroy));
+  PetscCall(PetscObjectCompose((PetscObject)fe, "FEGTensorBasis", (PetscObject)c));
+  PetscCall(PetscContainerDestroy(&c));
+  fe->ops->createtabulation = FEGTensorTabulation;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -278,25 +278,6 @@ static PetscErrorCode FEGElemDiag_SumFact(FEGOp op, PetscInt e, PetscScalar de[]
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* value and derivative at x of the 1D Lagrange function of node a of nodes[0..P-1] */
-static void FEGLagrange1D(PetscInt P, const PetscReal nodes[], PetscInt a, PetscReal x, PetscReal *v, PetscReal *dv)
-{
-  *v  = 1.0;
-  *dv = 0.0;
-  for (PetscInt b = 0; b < P; b++) {
-    if (b == a) continue;
-    *v *= (x - nodes[b]) / (nodes[a] - nodes[b]);
-  }
-  for (PetscInt c = 0; c < P; c++) {
-    PetscReal t = 1.0 / (nodes[a] - nodes[c]);
-
-    if (c == a) continue;
-    for (PetscInt b = 0; b < P; b++)
-      if (b != a && b != c) t *= (x - nodes[b]) / (nodes[a] - nodes[b]);
-    *dv += t;
-  }
-}
-
 /* The tensor structure of a quadrilateral or hexahedral space, or *ok = PETSC_FALSE with the reason: the quadrature
    must be a tensor Gauss or Gauss-Lobatto-Legendre rule and the basis the tensor product of the 1D Lagrange basis on
    the element's own 1D nodes (any node family; checked against the element's tabulation). When the rule's
@@ -304,8 +285,8 @@ static void FEGLagrange1D(PetscInt P, const PetscReal nodes[], PetscInt a, Petsc
 static PetscErrorCode FEGMatFreeTensorSetUp(FEGDisc *d, FEGOp_MatFree *mf, PetscBool *ok, const char **why)
 {
   const PetscInt dim = d->dim;
-  PetscInt       P = d->order + 1, Q = 1, Nn = 1, nn = 0;
-  PetscReal     *gx, *gw, *nodes, *pts;
+  PetscInt       P = d->order + 1, Q = 1, Nn = 1, *ix;
+  PetscReal     *gx, *gw, *nodes;
   PetscDualSpace dsp;
 
   PetscFunctionBegin;
@@ -356,40 +337,20 @@ static PetscErrorCode FEGMatFreeTensorSetUp(FEGDisc *d, FEGOp_MatFree *mf, Petsc
     PetscCall(PetscFree3(gx, gw, nodes));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  /* the element's nodes (its functionals must be point evaluations), and its 1D nodes: the distinct first
-     coordinates of those, sorted */
-  PetscCall(PetscMalloc1(d->Nb * dim, &pts));
+  /* the element's nodes (its functionals must be point evaluations) on a tensor grid, and its 1D nodes */
+  PetscCall(PetscMalloc1(d->Nb * dim, &ix));
   PetscCall(PetscFEGetDualSpace(d->fe, &dsp));
-  for (PetscInt b = 0; b < d->Nb && *ok; b++) {
-    PetscQuadrature  f;
-    const PetscReal *fx;
-    PetscInt         np, i = 0;
-
-    PetscCall(PetscDualSpaceGetFunctional(dsp, b, &f));
-    PetscCall(PetscQuadratureGetData(f, NULL, NULL, &np, &fx, NULL));
-    if (np != 1) {
-      *ok = PETSC_FALSE;
-      break;
-    }
-    for (PetscInt c = 0; c < dim; c++) pts[b * dim + c] = fx[c];
-    while (i < nn && PetscAbsReal(fx[0] - nodes[i]) > 1e-12) i++;
-    if (i == nn) {
-      if (nn == P) *ok = PETSC_FALSE;
-      else nodes[nn++] = fx[0];
-    }
-  }
-  if (*ok && nn != P) *ok = PETSC_FALSE;
-  if (*ok) PetscCall(PetscSortReal(P, nodes));
+  PetscCall(FEGTensorNodes(dsp, dim, P, nodes, ix, ok));
   PetscCall(PetscMalloc6(Q * P, &mf->B1, Q * P, &mf->D1, Q * P, &mf->Bt, Q * P, &mf->Dt, Q * Q, &mf->Gq, Q, &mf->W1));
   mf->colloc = (PetscBool)(*ok && Q == P);
   for (PetscInt i = 0; i < Q && *ok; i++) {
     if (mf->colloc && PetscAbsReal(gx[i] - nodes[i]) > 1e-12) mf->colloc = PETSC_FALSE;
     for (PetscInt a = 0; a < P; a++) {
-      PetscReal v, dv;
+      PetscReal v[3];
 
-      FEGLagrange1D(P, nodes, a, gx[i], &v, &dv);
-      mf->B1[i * P + a] = mf->Bt[a * Q + i] = v;
-      mf->D1[i * P + a] = mf->Dt[a * Q + i] = dv;
+      FEGLagrange1D(P, nodes, a, gx[i], v);
+      mf->B1[i * P + a] = mf->Bt[a * Q + i] = v[0];
+      mf->D1[i * P + a] = mf->Dt[a * Q + i] = v[1];
     }
   }
   /* the derivatives at the points of the Lagrange functions of the points: for Q >= P they give the gradient from the
@@ -397,10 +358,10 @@ static PetscErrorCode FEGMatFreeTensorSetUp(FEGDisc *d, FEGOp_MatFree *mf, Petsc
   for (PetscInt i = 0; i < Q; i++) {
     mf->W1[i] = gw[i];
     for (PetscInt j = 0; j < Q; j++) {
-      PetscReal v, dv;
+      PetscReal v[3];
 
-      FEGLagrange1D(Q, gx, j, gx[i], &v, &dv);
-      mf->Gq[i * Q + j] = dv;
+      FEGLagrange1D(Q, gx, j, gx[i], v);
+      mf->Gq[i * Q + j] = v[1];
     }
   }
   /* collocated: the interpolation is exactly the identity, which the kernels skip */
@@ -414,13 +375,7 @@ static PetscErrorCode FEGMatFreeTensorSetUp(FEGDisc *d, FEGOp_MatFree *mf, Petsc
   for (PetscInt b = 0; b < d->Nb && *ok; b++) {
     PetscInt l = 0, stride = 1;
 
-    for (PetscInt c = 0; c < dim && *ok; c++, stride *= P) {
-      PetscInt i = 0;
-
-      while (i < P && PetscAbsReal(pts[b * dim + c] - nodes[i]) > 1e-12) i++;
-      if (i == P) *ok = PETSC_FALSE;
-      else l += i * stride;
-    }
+    for (PetscInt c = 0; c < dim; c++, stride *= P) l += ix[b * dim + c] * stride;
     if (*ok && mf->lex[l] >= 0) *ok = PETSC_FALSE;
     if (*ok) mf->lex[l] = b;
   }
@@ -444,7 +399,7 @@ static PetscErrorCode FEGMatFreeTensorSetUp(FEGDisc *d, FEGOp_MatFree *mf, Petsc
   mf->P = P;
   mf->Q = Q;
   PetscCall(PetscMalloc1(10 * (dim == 2 ? PetscMax(P, Q) * PetscMax(P, Q) : PetscMax(P, Q) * PetscMax(P, Q) * PetscMax(P, Q)), &mf->work));
-  PetscCall(PetscFree(pts));
+  PetscCall(PetscFree(ix));
   PetscCall(PetscFree3(gx, gw, nodes));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
