@@ -215,6 +215,33 @@ static PetscErrorCode FEGRefineLabels(DM dm, DM rdm, PetscInt pEnd, PetscInt qEn
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* What DMRefine_Plex() sets on the refined mesh besides its points and labels */
+static PetscErrorCode FEGMeshRefineCopy(DM dm, DM rdm)
+{
+  DM          cdm, rcdm;
+  MatType     mt;
+  VecType     vt;
+  PetscBool   dist;
+  const char *name, *prefix;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetMatType(dm, &mt));
+  PetscCall(DMSetMatType(rdm, mt));
+  PetscCall(DMGetVecType(dm, &vt));
+  PetscCall(DMSetVecType(rdm, vt));
+  PetscCall(DMCopyDisc(dm, rdm));
+  PetscCall(DMGetCoordinateDM(dm, &cdm));
+  PetscCall(DMGetCoordinateDM(rdm, &rcdm));
+  PetscCall(DMCopyDisc(cdm, rcdm));
+  PetscCall(DMPlexDistributeGetDefault(dm, &dist));
+  PetscCall(DMPlexDistributeSetDefault(rdm, dist));
+  PetscCall(PetscObjectGetName((PetscObject)dm, &name));
+  PetscCall(PetscObjectSetName((PetscObject)rdm, name));
+  PetscCall(PetscObjectGetOptionsPrefix((PetscObject)dm, &prefix));
+  PetscCall(PetscObjectSetOptionsPrefix((PetscObject)rdm, prefix));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode FEGMeshRefine_Private(DM dm, const FEGCellInfo *info, DM *rdm)
 {
   MPI_Comm           comm = PetscObjectComm((PetscObject)dm);
@@ -385,37 +412,11 @@ static PetscErrorCode FEGMeshRefine_Private(DM dm, const FEGCellInfo *info, DM *
   }
   PetscCheck(bad < 0, comm, PETSC_ERR_PLIB, "Refined point %" PetscInt_FMT ": no coarse point it comes from", bad);
   PetscCall(FEGRefineLabels(dm, *rdm, pEnd, qEnd, par));
+  PetscCall(FEGMeshRefineCopy(dm, *rdm));
   PetscCall(PetscFree(par));
   PetscCall(PetscFree3(pts, mask, cells));
   PetscCall(PetscFree2(newv, vpar));
   PetscCall(PetscLogEventEnd(FEG_PlexRefine, dm, 0, 0, 0));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* What DMRefine_Plex() sets on the refined mesh besides its points and labels */
-static PetscErrorCode FEGMeshRefineCopy(DM dm, DM rdm)
-{
-  DM          cdm, rcdm;
-  MatType     mt;
-  VecType     vt;
-  PetscBool   dist;
-  const char *name, *prefix;
-
-  PetscFunctionBegin;
-  PetscCall(DMGetMatType(dm, &mt));
-  PetscCall(DMSetMatType(rdm, mt));
-  PetscCall(DMGetVecType(dm, &vt));
-  PetscCall(DMSetVecType(rdm, vt));
-  PetscCall(DMCopyDisc(dm, rdm));
-  PetscCall(DMGetCoordinateDM(dm, &cdm));
-  PetscCall(DMGetCoordinateDM(rdm, &rcdm));
-  PetscCall(DMCopyDisc(cdm, rcdm));
-  PetscCall(DMPlexDistributeGetDefault(dm, &dist));
-  PetscCall(DMPlexDistributeSetDefault(rdm, dist));
-  PetscCall(PetscObjectGetName((PetscObject)dm, &name));
-  PetscCall(PetscObjectSetName((PetscObject)rdm, name));
-  PetscCall(PetscObjectGetOptionsPrefix((PetscObject)dm, &prefix));
-  PetscCall(PetscObjectSetOptionsPrefix((PetscObject)rdm, prefix));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -456,7 +457,6 @@ PetscErrorCode FEGMeshRefine(DM dm, DM *rdm)
   PetscCall(FEGMeshRefineCheck(dm, &info, why, sizeof(why)));
   PetscCheck(!why[0], PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "FEGMeshRefine() cannot refine this mesh: %s; DMRefine() can", why);
   PetscCall(FEGMeshRefine_Private(dm, info, rdm));
-  PetscCall(FEGMeshRefineCopy(dm, *rdm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -486,7 +486,7 @@ PetscErrorCode FEGMeshRefineFromOptions_Private(DM *dm, PetscInt *k)
 
     PetscCall(FEGMeshRefineCheck(*dm, &info, why, sizeof(why)));
     if (why[0]) break;
-    PetscCall(FEGMeshRefine(*dm, &rdm));
+    PetscCall(FEGMeshRefine_Private(*dm, info, &rdm));
     PetscCall(DMDestroy(dm));
     *dm = rdm;
   }

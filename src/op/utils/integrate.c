@@ -26,31 +26,36 @@ PetscErrorCode FEGIntegrateElementMatrix(FEGDisc *disc, FEGCoeff *coeff, PetscIn
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Fe[a] = int sum_j D_j d_j phi_a, with D taken to the reference cell at each point (D_0 and invJ D_1..dim), so that a
-   basis function costs dim + 1 multiply-adds per point, not its physical gradient */
-PetscErrorCode FEGIntegrateElementVector(FEGDisc *disc, FEGCoeff *coeff, PetscInt e, PetscScalar work[], PetscScalar Fe[])
+/* Fe[a] += s (c_0 phi_a + sum_j c_j d_j phi_a) at point q, with c's gradient part taken to the reference cell once
+   (invJ c), so that a basis function costs dim + 1 multiply-adds there, not its physical gradient */
+static inline void FEGTestAtPoint(const FEGDisc *disc, PetscInt q, const PetscReal invJ[], const PetscScalar c[], PetscScalar s, PetscScalar Fe[])
 {
   const PetscInt   Nb = disc->Nb, dim = disc->dim;
   const PetscReal *T0 = disc->T->T[0], *T1 = disc->T->T[1];
+  PetscScalar      r0 = s * c[0], rr[3] = {0, 0, 0};
 
+  for (PetscInt r = 0; r < dim; r++) {
+    for (PetscInt j = 0; j < dim; j++) rr[r] += invJ[r * dim + j] * c[1 + j];
+    rr[r] *= s;
+  }
+  for (PetscInt a = 0; a < Nb; a++) {
+    const PetscReal *t1 = &T1[(q * Nb + a) * dim];
+    PetscScalar      f  = r0 * T0[q * Nb + a];
+
+    for (PetscInt r = 0; r < dim; r++) f += rr[r] * t1[r];
+    Fe[a] += f;
+  }
+}
+
+/* Fe[a] = int sum_j D_j d_j phi_a */
+PetscErrorCode FEGIntegrateElementVector(FEGDisc *disc, FEGCoeff *coeff, PetscInt e, PetscScalar work[], PetscScalar Fe[])
+{
   PetscFunctionBeginHot;
-  PetscCall(PetscArrayzero(Fe, Nb));
+  PetscCall(PetscArrayzero(Fe, disc->Nb));
   for (PetscInt q = 0; q < disc->Nq; q++) {
-    const PetscReal   *g = FEGDiscGeometry(disc, e, q), wdet = disc->qweights[q] * g[dim * dim];
-    const PetscScalar *D  = &coeff->D[q * 4];
-    PetscScalar        r0 = wdet * D[0], rr[3] = {0, 0, 0};
+    const PetscReal *g = FEGDiscGeometry(disc, e, q);
 
-    for (PetscInt r = 0; r < dim; r++) {
-      for (PetscInt c = 0; c < dim; c++) rr[r] += g[r * dim + c] * D[1 + c];
-      rr[r] *= wdet;
-    }
-    for (PetscInt a = 0; a < Nb; a++) {
-      const PetscReal *t1 = &T1[(q * Nb + a) * dim];
-      PetscScalar      f  = r0 * T0[q * Nb + a];
-
-      for (PetscInt r = 0; r < dim; r++) f += rr[r] * t1[r];
-      Fe[a] += f;
-    }
+    FEGTestAtPoint(disc, q, g, &coeff->D[q * 4], disc->qweights[q] * g[disc->dim * disc->dim], Fe);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -66,7 +71,7 @@ PetscErrorCode FEGIntegrateElementLift(FEGDisc *disc, FEGCoeff *coeff, PetscInt 
   PetscFunctionBeginHot;
   for (PetscInt q = 0; q < disc->Nq; q++) {
     const PetscReal *gq = FEGDiscGeometry(disc, e, q), wdet = disc->qweights[q] * gq[dim * dim];
-    PetscScalar      u[4] = {0, 0, 0, 0}, ur[3] = {0, 0, 0}, cu[4], rr[3] = {0, 0, 0};
+    PetscScalar      u[4] = {0, 0, 0, 0}, ur[3] = {0, 0, 0}, cu[4] = {0, 0, 0, 0};
 
     /* u and its reference gradient, then the physical one */
     for (PetscInt c = 0; c < Nb; c++) {
@@ -77,16 +82,7 @@ PetscErrorCode FEGIntegrateElementLift(FEGDisc *disc, FEGCoeff *coeff, PetscInt 
     for (PetscInt c = 0; c < dim; c++)
       for (PetscInt r = 0; r < dim; r++) u[1 + c] += ur[r] * gq[r * dim + c];
     FEGWeighted((int)Nd, &coeff->C[q * 16], u, wdet, cu);
-    /* tested against every basis function in reference coordinates, as in FEGIntegrateElementVector() */
-    for (PetscInt r = 0; r < dim; r++)
-      for (PetscInt c = 0; c < dim; c++) rr[r] += gq[r * dim + c] * cu[1 + c];
-    for (PetscInt a = 0; a < Nb; a++) {
-      const PetscReal *t1 = &T1[(q * Nb + a) * dim];
-      PetscScalar      f  = cu[0] * T0[q * Nb + a];
-
-      for (PetscInt r = 0; r < dim; r++) f += rr[r] * t1[r];
-      Fe[a] -= f;
-    }
+    FEGTestAtPoint(disc, q, gq, cu, -1.0, Fe);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
