@@ -101,7 +101,8 @@ PETSC_INTERN PetscErrorCode FEGDevChat(const FEGDevDisc *, const FEGDevCoeff *, 
 PETSC_INTERN PetscErrorCode FEGDevTransposeMap(const FEGDevDisc *, int, int **, int **);
 PETSC_INTERN PetscErrorCode FEGDevZero(double *, size_t);
 PETSC_INTERN PetscErrorCode FEGDevGather(int, const int *, const int *, const double *, double *);
-PETSC_INTERN PetscErrorCode FEGDevOwnedToLocal(int, const int *, const int *, const double *, double *);
+PETSC_INTERN PetscErrorCode FEGDevCopyIndexed(int, const int *, const int *, const double *, double *);
+PETSC_INTERN PetscErrorCode FEGDevSumInto(int, const int *, const int *, const int *, const double *, double *);
 PETSC_INTERN PetscErrorCode FEGDevLocalToOwned(int, const int *, const int *, const double *, double *, int);
 PETSC_INTERN PetscErrorCode FEGDevInterleave(int, int, const int *, int *);
 PETSC_INTERN PetscErrorCode FEGDevMapIndices(size_t, const int *, const int *, int *);

@@ -48,6 +48,27 @@ PETSC_INTERN PetscErrorCode FEGDevCoeffPrepare(FEGDisc *, FEGForm, FEGDevCoeffCa
 PETSC_INTERN PetscErrorCode FEGDevCoeffRelease(FEGForm, FEGDevCoeffCache *);
 PETSC_INTERN PetscErrorCode FEGDevCoeffCacheDestroy(FEGDevCoeffCache *);
 
+/* The ghost exchange of the overlapped apply on several processes (-feg_halo_exchange pinned), from the halo SF's
+   rank lists: the values of owned dofs that other processes hold as ghosts are packed on the device, copied into
+   pinned host memory behind the kernels already queued, and sent with MPI point-to-point messages; what arrives is
+   copied up and unpacked, or (sums) added in a fixed order. PetscSF with an MPI that is not CUDA-aware does the same
+   through pageable memory and waits for the device before each message, which idled the GPU while halos moved. */
+typedef struct {
+  MPI_Comm     comm; /* PETSc's inner communicator, with a tag of its own */
+  PetscMPIInt  tag;
+  PetscMPIInt  nr, nl; /* ranks owning this process's ghosts; ranks holding ghosts of this process's dofs */
+  PetscMPIInt *rranks, *lranks;
+  PetscInt    *roff, *loff;         /* their segments of the ghost buffer and of the owned buffer (host) */
+  int          ng, no;              /* entries of the ghost and owned buffers */
+  int         *gidx, *oidx;         /* local index of each ghost entry; global-vector index of each owned entry (device) */
+  int          nsum;                /* owned dofs that receive sums, */
+  int         *srow, *soff, *slist; /* their index, and the owned-buffer entries added into each (device) */
+  double      *dg, *dn;             /* device buffers: ghost entries, owned entries */
+  double      *hg, *hn;             /* pinned host buffers of the same */
+  MPI_Request *req;
+  cudaEvent_t  packed, gread, nread; /* a buffer copied down; the ghost and owned host buffers read by the device */
+} FEGDevHalo;
+
 /* What every operator type keeps on the device */
 typedef struct {
   FEGDevDisc       d;
@@ -59,13 +80,14 @@ typedef struct {
   PetscBool        covering;     /* unique, and every local dof lies in an element */
   int             *toff, *tlist; /* dof -> element entries (-feg_lma_scatter gather) */
   double          *ybuf;         /* per-entry results the gather sums */
-  /* the overlapped apply (not direct, -feg_halo_overlap): fegpu moves the owned dofs itself and PetscSF only the ghosts */
-  PetscBool overlap;     /* this path is taken */
-  PetscSF   halo;        /* leaves: the local ghost dofs; roots: their owners' entries of the global vector (several processes) */
-  int       nown;        /* owned unconstrained dofs */
-  int      *lown, *gown; /* their local index and their index in the process's part of the global vector (device) */
-  PetscInt  nint;        /* elements 0..nint-1 touch no ghost dof (FEGMeshReorder() puts the others last) */
-  PetscInt  nfirst;      /* of them, the ones applied while ghost values arrive; the rest run while sums leave */
+  /* the overlapped apply (not direct, -feg_halo_overlap): fegpu moves the owned dofs itself, xchg or PetscSF the ghosts */
+  PetscBool   overlap;     /* this path is taken */
+  PetscSF     halo;        /* leaves: the local ghost dofs; roots: their owners' entries of the global vector (several processes) */
+  FEGDevHalo *xchg;        /* fegpu's exchange over halo's graph (-feg_halo_exchange pinned), or NULL: PetscSF's */
+  int         nown;        /* owned unconstrained dofs */
+  int        *lown, *gown; /* their local index and their index in the process's part of the global vector (device) */
+  PetscInt    nint;        /* elements 0..nint-1 touch no ghost dof (FEGMeshReorder() puts the others last) */
+  PetscInt    nfirst;      /* of them, the ones applied while ghost values arrive; the rest run while sums leave */
   /* one process with constraints: a type whose kernel reads and adds through global indices, skipping the constrained
      dofs (-1), applies on the global vectors with no copies around the kernel */
   const PetscInt *l2g;    /* global index of each local dof, -1 for a constrained one (host; the discretization's) */

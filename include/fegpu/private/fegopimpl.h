@@ -31,6 +31,13 @@ struct _FEGOpOps {
                                                                      name, from whether the DM is on the device */
 };
 
+/* the overlapped GPU apply's ghost values and sums: fegpu's messages from pinned host buffers, or PetscSF's */
+typedef enum {
+  FEG_HALO_PINNED,
+  FEG_HALO_PETSCSF
+} FEGHaloExchange;
+PETSC_INTERN const char *const FEGHaloExchanges[];
+
 struct _p_FEGOp {
   PETSCHEADER(struct _FEGOpOps);
   DM               dm;
@@ -50,6 +57,7 @@ struct _p_FEGOp {
   const char      *stores;              /* what that memory is, for FEGOpView() */
   Vec              xl, yl;              /* local work vectors of element-local operators */
   PetscBool        overlap;             /* -feg_halo_overlap (GPU element-local types) */
+  FEGHaloExchange  haloexchange;        /* -feg_halo_exchange: who moves the ghost values of the overlapped apply */
   FEGPrecision     precision;           /* -feg_precision */
   PetscBool        single;              /* set by the type's create function: it can store its data in single */
   char             autoinfo[640];       /* why -feg_strategy auto chose the type, for FEGOpView() */

@@ -3,8 +3,9 @@
 #include <fegpu/private/fegopimpl.h>
 
 PetscFunctionList FEGOpList = NULL, FEGOpDeviceList = NULL;
-const char *const FEGPmatTypes[]  = {"auto", "none", "addto", "lma", "FEGPmatType", "FEG_PMAT_", NULL};
-const char *const FEGPrecisions[] = {"double", "single", "FEGPrecision", "FEG_PRECISION_", NULL};
+const char *const FEGPmatTypes[]     = {"auto", "none", "addto", "lma", "FEGPmatType", "FEG_PMAT_", NULL};
+const char *const FEGPrecisions[]    = {"double", "single", "FEGPrecision", "FEG_PRECISION_", NULL};
+const char *const FEGHaloExchanges[] = {"pinned", "petscsf", "FEGHaloExchange", "FEG_HALO_", NULL};
 
 /*@C
   FEGOpRegister - adds an operator type, selectable with FEGOpSetType() or -feg_strategy
@@ -370,6 +371,8 @@ PetscErrorCode FEGOpSetFromOptions_Private(FEGOp op, PetscBool readtype)
   if (!((PetscObject)op)->type_name) PetscCall(FEGOpSetType(op, FEGOPADDTO));
   PetscCall(PetscOptionsEnum("-feg_pmat", "Preconditioning matrix for PCs that need values, for operators that are not assembled", "FEGOpSetPmatType", FEGPmatTypes, (PetscEnum)op->pmattype, (PetscEnum *)&op->pmattype, NULL));
   PetscCall(PetscOptionsBool("-feg_halo_overlap", "GPU lma and matfree: apply the elements that touch no ghost dof while ghost values and sums move between processes", "FEGOpSetFromOptions", op->overlap, &op->overlap, NULL));
+  PetscCall(PetscOptionsEnum("-feg_halo_exchange", "GPU overlapped apply on several processes: ghost values and sums sent by fegpu from pinned host buffers, or by PetscSF", "FEGOpSetFromOptions", FEGHaloExchanges, (PetscEnum)op->haloexchange,
+                             (PetscEnum *)&op->haloexchange, NULL));
   if (readtype) { /* an operator made for a fixed purpose (an addto preconditioning matrix) stores no element data */
     FEGPrecision p = op->precision;
     PetscBool    flg;
@@ -393,9 +396,14 @@ PetscErrorCode FEGOpSetFromOptions_Private(FEGOp op, PetscBool readtype)
 . -feg_auto_applies <k> - with auto: the applications (MatMult) expected per assembly (default 100)
 . -feg_pmat <auto,none,addto,lma> - see FEGOpSetPmatType()
 . -feg_precision <double,single> - see FEGOpSetPrecision()
-- -feg_halo_overlap <bool> - GPU lma and matfree with ghosts or constraints: fegpu moves the owned dofs itself, PetscSF
-                             only the ghost dofs, and the elements that touch no ghost dof are applied while those move
-                             (default true; false: DMGlobalToLocal() and DMLocalToGlobal() around one kernel)
+. -feg_halo_overlap <bool> - GPU lma and matfree with ghosts or constraints: fegpu moves the owned dofs itself, the
+                             ghost dofs move as -feg_halo_exchange says, and the elements that touch no ghost dof are
+                             applied while those move (default true; false: DMGlobalToLocal() and DMLocalToGlobal()
+                             around one kernel)
+- -feg_halo_exchange <pinned,petscsf> - with the overlapped apply on several processes, who moves the ghost values and
+                             sums: fegpu, through pinned host buffers and MPI point-to-point messages, the copies queued
+                             behind the kernels (default pinned); or PetscSF, which with an MPI that is not CUDA-aware
+                             waits for the device before each message and copies through pageable memory
 
   Level: intermediate
 @*/

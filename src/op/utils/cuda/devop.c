@@ -5,6 +5,9 @@
 
 PETSC_INTERN PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *, FEGForm, Vec);
 
+/* the stream fegpu's kernels run on (their launches name none): the halo's copies and events queue behind them */
+#define FEG_STREAM ((cudaStream_t)0)
+
 /* One process: the owned unconstrained dofs as (local, global) pairs from the sections (FEGDiscGetLocalToGlobal()),
    without the section SF PETSc would build and set up for DMGlobalToLocal() (0.2-0.7 s at 8M dofs); ok when every
    global entry has exactly one local dof, as with DMPlex sections */
@@ -34,6 +37,159 @@ static PetscErrorCode FEGDiscOwnedPairs(FEGDisc *disc, int *nown, int **lown, in
   }
   if (*nown != disc->nglobal) *ok = PETSC_FALSE;
   PetscCall(PetscFree(seen));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* n indices to the device as int, each checked against [0, bound) (w: room for n + 1 of them) */
+static PetscErrorCode FEGDevIndexCopy(PetscInt n, const PetscInt a[], PetscInt bound, int w[], int **d)
+{
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < n; k++) {
+    PetscCheck(a[k] >= 0 && a[k] < bound, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Halo index %" PetscInt_FMT " at %" PetscInt_FMT " is outside [0, %" PetscInt_FMT ")", a[k], k, bound);
+    w[k] = (int)a[k];
+  }
+  PetscCall(FEGDevMallocCopy((void **)d, w, sizeof(int) * (n + 1), NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* fegpu's exchange over the halo SF's graph (FEGDevHalo): PetscSF's rank lists give, per neighbour, the local ghosts
+   it owns (leaves, rmine) and the owned entries it holds as ghosts (roots, irootloc), both in the order PetscSF packs
+   them, so the two sides of each message agree */
+static PetscErrorCode FEGDevHaloCreate(PetscSF sf, PetscInt nlocal, FEGDevHalo **halo)
+{
+  FEGDevHalo        *h;
+  PetscMPIInt        nr, nl;
+  PetscInt           nroots, *cnt, *soff, *slist, *srow;
+  const PetscInt    *roff, *rmine, *rremote, *loff, *rootloc;
+  const PetscMPIInt *rranks, *lranks;
+  int               *w;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&h));
+  PetscCall(PetscSFGetGraph(sf, &nroots, NULL, NULL, NULL));
+  PetscCall(PetscSFGetRootRanks(sf, &nr, &rranks, &roff, &rmine, &rremote));
+  PetscCall(PetscSFGetLeafRanks(sf, &nl, &lranks, &loff, &rootloc));
+  PetscCall(PetscCommDuplicate(PetscObjectComm((PetscObject)sf), &h->comm, &h->tag));
+  h->nr = nr;
+  h->nl = nl;
+  h->ng = (int)roff[nr];
+  h->no = (int)loff[nl];
+  PetscCall(PetscMalloc4(nr, &h->rranks, nl, &h->lranks, nr + 1, &h->roff, nl + 1, &h->loff));
+  PetscCall(PetscArraycpy(h->rranks, rranks, nr));
+  PetscCall(PetscArraycpy(h->lranks, lranks, nl));
+  PetscCall(PetscArraycpy(h->roff, roff, nr + 1));
+  PetscCall(PetscArraycpy(h->loff, loff, nl + 1));
+  PetscCall(PetscMalloc1(nr + nl + 1, &h->req));
+  PetscCall(PetscMalloc1(PetscMax(h->ng, h->no) + 2, &w));
+  PetscCall(FEGDevIndexCopy(h->ng, rmine, nlocal, w, &h->gidx));
+  PetscCall(FEGDevIndexCopy(h->no, rootloc, nroots, w, &h->oidx));
+  /* the owned entries that receive sums, each with its buffer entries in buffer order: a counting sort by root */
+  PetscCall(PetscCalloc1(nroots + 1, &cnt));
+  for (int k = 0; k < h->no; k++) cnt[rootloc[k]]++;
+  PetscCall(PetscMalloc3(h->no + 1, &srow, h->no + 1, &soff, h->no + 1, &slist));
+  h->nsum = 0;
+  soff[0] = 0;
+  for (PetscInt r = 0; r < nroots; r++) {
+    if (!cnt[r]) continue;
+    srow[h->nsum]     = r;
+    soff[h->nsum + 1] = soff[h->nsum] + cnt[r];
+    cnt[r]            = soff[h->nsum]; /* now where the next entry of root r goes */
+    h->nsum++;
+  }
+  for (int k = 0; k < h->no; k++) slist[cnt[rootloc[k]]++] = k;
+  PetscCall(FEGDevIndexCopy(h->nsum, srow, nroots, w, &h->srow));
+  PetscCall(FEGDevIndexCopy(h->nsum + 1, soff, h->no + 1, w, &h->soff));
+  PetscCall(FEGDevIndexCopy(h->no, slist, h->no, w, &h->slist));
+  PetscCall(PetscFree(w));
+  PetscCall(PetscFree3(srow, soff, slist));
+  PetscCall(PetscFree(cnt));
+  PetscCall(FEGDevMallocCopy((void **)&h->dg, NULL, sizeof(double) * (h->ng + 1), NULL));
+  PetscCall(FEGDevMallocCopy((void **)&h->dn, NULL, sizeof(double) * (h->no + 1), NULL));
+  PetscCallCUDA(cudaMallocHost((void **)&h->hg, sizeof(double) * (h->ng + 1)));
+  PetscCallCUDA(cudaMallocHost((void **)&h->hn, sizeof(double) * (h->no + 1)));
+  PetscCallCUDA(cudaEventCreateWithFlags(&h->packed, cudaEventDisableTiming));
+  PetscCallCUDA(cudaEventCreateWithFlags(&h->gread, cudaEventDisableTiming));
+  PetscCallCUDA(cudaEventCreateWithFlags(&h->nread, cudaEventDisableTiming));
+  *halo = h;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGDevHaloDestroy(FEGDevHalo **halo)
+{
+  FEGDevHalo *h = *halo;
+
+  PetscFunctionBegin;
+  if (!h) PetscFunctionReturn(PETSC_SUCCESS);
+  FEGDevFree(h->gidx);
+  FEGDevFree(h->oidx);
+  FEGDevFree(h->srow);
+  FEGDevFree(h->soff);
+  FEGDevFree(h->slist);
+  FEGDevFree(h->dg);
+  FEGDevFree(h->dn);
+  PetscCallCUDA(cudaFreeHost(h->hg));
+  PetscCallCUDA(cudaFreeHost(h->hn));
+  PetscCallCUDA(cudaEventDestroy(h->packed));
+  PetscCallCUDA(cudaEventDestroy(h->gread));
+  PetscCallCUDA(cudaEventDestroy(h->nread));
+  PetscCall(PetscFree4(h->rranks, h->lranks, h->roff, h->loff));
+  PetscCall(PetscFree(h->req));
+  PetscCall(PetscCommDestroy(&h->comm));
+  PetscCall(PetscFree(*halo));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Posts the receives into one pinned buffer (once the device has finished reading what it held) and queues the packing
+   of the other behind the kernels on the stream: forward, the owned entries src[oidx[k]] of a global array; backward,
+   the ghost entries src[gidx[k]] of a local array; then the copy to pinned memory. Nothing here waits for the device. */
+static PetscErrorCode FEGDevHaloBegin(FEGDevHalo *h, PetscBool forward, const double *src)
+{
+  const PetscMPIInt  nrecv = forward ? h->nr : h->nl, nsend = forward ? h->nl : h->nr;
+  const PetscMPIInt *rk = forward ? h->rranks : h->lranks;
+  const PetscInt    *ro = forward ? h->roff : h->loff, *so = forward ? h->loff : h->roff;
+  double            *rbuf = forward ? h->hg : h->hn, *sdev = forward ? h->dn : h->dg, *shost = forward ? h->hn : h->hg;
+  const int         *idx = forward ? h->oidx : h->gidx;
+
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaEventSynchronize(forward ? h->gread : h->nread));
+  for (PetscMPIInt i = 0; i < nrecv; i++) {
+    PetscMPIInt n;
+
+    PetscCall(PetscMPIIntCast(ro[i + 1] - ro[i], &n));
+    PetscCallMPI(MPI_Irecv(rbuf + ro[i], n, MPI_DOUBLE, rk[i], h->tag, h->comm, &h->req[i]));
+  }
+  if (so[nsend]) {
+    PetscCall(FEGDevCopyIndexed((int)so[nsend], NULL, idx, src, sdev));
+    PetscCallCUDA(cudaMemcpyAsync(shost, sdev, sizeof(double) * so[nsend], cudaMemcpyDeviceToHost, FEG_STREAM));
+  }
+  PetscCallCUDA(cudaEventRecord(h->packed, FEG_STREAM));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Sends the packed entries once they are in host memory, waits for the other processes' and queues their unpacking:
+   forward, the ghost values into dst[gidx[k]]; backward, the ghost sums added into the owned entries of dst */
+static PetscErrorCode FEGDevHaloEnd(FEGDevHalo *h, PetscBool forward, double *dst)
+{
+  const PetscMPIInt  nrecv = forward ? h->nr : h->nl, nsend = forward ? h->nl : h->nr;
+  const PetscMPIInt *sk = forward ? h->lranks : h->rranks;
+  const PetscInt    *ro = forward ? h->roff : h->loff, *so = forward ? h->loff : h->roff;
+  double            *rhost = forward ? h->hg : h->hn, *rdev = forward ? h->dg : h->dn, *shost = forward ? h->hn : h->hg;
+
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaEventSynchronize(h->packed));
+  for (PetscMPIInt i = 0; i < nsend; i++) {
+    PetscMPIInt n;
+
+    PetscCall(PetscMPIIntCast(so[i + 1] - so[i], &n));
+    PetscCallMPI(MPI_Isend(shost + so[i], n, MPI_DOUBLE, sk[i], h->tag, h->comm, &h->req[nrecv + i]));
+  }
+  PetscCallMPI(MPI_Waitall(nrecv + nsend, h->req, MPI_STATUSES_IGNORE));
+  if (ro[nrecv]) {
+    PetscCallCUDA(cudaMemcpyAsync(rdev, rhost, sizeof(double) * ro[nrecv], cudaMemcpyHostToDevice, FEG_STREAM));
+    if (forward) PetscCall(FEGDevCopyIndexed((int)ro[nrecv], h->gidx, NULL, rdev, dst));
+    else PetscCall(FEGDevSumInto(h->nsum, h->srow, h->soff, h->slist, rdev, dst));
+  }
+  PetscCallCUDA(cudaEventRecord(forward ? h->gread : h->nread, FEG_STREAM));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -99,6 +255,7 @@ static PetscErrorCode FEGDevOpHaloSetUp(FEGOp op, FEGDevOp *dev)
       PetscCall(PetscSFCreate(comm, &dev->halo));
       PetscCall(PetscSFSetGraph(dev->halo, nroots, nrem, rloc, PETSC_COPY_VALUES, rrem, PETSC_COPY_VALUES));
       PetscCall(PetscSFSetUp(dev->halo));
+      if (op->haloexchange == FEG_HALO_PINNED) PetscCall(FEGDevHaloCreate(dev->halo, disc->nlocal, &dev->xchg));
     } else PetscCall(FEGDiscGetLocalToGlobal(disc, &dev->l2g));
     PetscCall(FEGDevMallocCopy((void **)&dev->lown, lown, sizeof(int) * PetscMax(nown, 1), NULL));
     PetscCall(FEGDevMallocCopy((void **)&dev->gown, gown, sizeof(int) * PetscMax(nown, 1), NULL));
@@ -195,6 +352,7 @@ PetscErrorCode FEGDevOpDestroy(FEGDevOp *dev)
   FEGDevFree(dev->lown);
   FEGDevFree(dev->gown);
   FEGDevFree(dev->tune.work);
+  PetscCall(FEGDevHaloDestroy(&dev->xchg));
   PetscCall(PetscSFDestroy(&dev->halo));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -204,9 +362,29 @@ size_t FEGDevOpBytes(const FEGDevOp *dev)
   return dev->d.bytes + (dev->tlist ? (size_t)dev->d.Ne * dev->d.Nb * (sizeof(int) + sizeof(double)) : 0) + (size_t)dev->nown * 2 * sizeof(int) + dev->tune.nwork * sizeof(double);
 }
 
+/* The ghost exchange of the overlapped apply, fegpu's or PetscSF's: forward, the owners' values of x (global) into the
+   ghosts of xl (local); backward, the ghost sums of yl (local) added into their owners' entries of y (global) */
+static PetscErrorCode FEGDevOpHaloBegin(FEGDevOp *dev, PetscBool forward, const double *src, double *dst)
+{
+  PetscFunctionBegin;
+  if (dev->xchg) PetscCall(FEGDevHaloBegin(dev->xchg, forward, src));
+  else if (dev->halo && forward) PetscCall(PetscSFBcastWithMemTypeBegin(dev->halo, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, src, PETSC_MEMTYPE_CUDA, dst, MPI_REPLACE));
+  else if (dev->halo) PetscCall(PetscSFReduceWithMemTypeBegin(dev->halo, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, src, PETSC_MEMTYPE_CUDA, dst, MPIU_SUM));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGDevOpHaloEnd(FEGDevOp *dev, PetscBool forward, const double *src, double *dst)
+{
+  PetscFunctionBegin;
+  if (dev->xchg) PetscCall(FEGDevHaloEnd(dev->xchg, forward, dst));
+  else if (dev->halo && forward) PetscCall(PetscSFBcastEnd(dev->halo, MPIU_SCALAR, src, dst, MPI_REPLACE));
+  else if (dev->halo) PetscCall(PetscSFReduceEnd(dev->halo, MPIU_SCALAR, src, dst, MPIU_SUM));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* y (+)= A x with the halo overlapped (FEGDevOpHaloSetUp()): while the ghost values travel, the owned ones are copied
-   in and the first interior elements applied; then the elements that touch ghosts, whose sums leave at once (PetscSF
-   stages them through the host when MPI is not CUDA-aware) while the other interior elements run; the owned sums are
+   in and the first interior elements applied; then the elements that touch ghosts, whose sums leave at once (staged
+   through pinned host memory, MPI not being CUDA-aware) while the other interior elements run; the owned sums are
    stored into y before the ghost sums arriving from other processes are added. The constrained entries of xl were
    zeroed at setup and are never written. */
 static PetscErrorCode FEGDevOpApplyOverlap(FEGOp op, FEGDevOp *dev, FEGDevApplyFn kernel, Vec x, Vec y, PetscBool transpose, PetscBool add)
@@ -223,22 +401,22 @@ static PetscErrorCode FEGDevOpApplyOverlap(FEGOp op, FEGDevOp *dev, FEGDevApplyF
   else PetscCall(VecCUDAGetArrayWrite(y, &ya));
   PetscCall(VecCUDAGetArray(xl, &xla));
   PetscCall(VecCUDAGetArrayWrite(yl, &yla));
-  if (dev->halo) PetscCall(PetscSFBcastWithMemTypeBegin(dev->halo, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, xa, PETSC_MEMTYPE_CUDA, xla, MPI_REPLACE));
+  PetscCall(FEGDevOpHaloBegin(dev, PETSC_TRUE, xa, xla));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(FEGDevOwnedToLocal(dev->nown, dev->lown, dev->gown, xa, xla));
+  PetscCall(FEGDevCopyIndexed(dev->nown, dev->lown, dev->gown, xa, xla));
   PetscCall(FEGDevZero(yla, op->disc->nlocal));
   PetscCall((*kernel)(op, xla, yla, transpose, PETSC_FALSE, 0, nfirst, PETSC_FALSE));
   PetscCall(PetscLogGpuTimeEnd());
-  if (dev->halo) PetscCall(PetscSFBcastEnd(dev->halo, MPIU_SCALAR, xa, xla, MPI_REPLACE));
+  PetscCall(FEGDevOpHaloEnd(dev, PETSC_TRUE, xa, xla));
   PetscCall(PetscLogGpuTimeBegin());
   PetscCall((*kernel)(op, xla, yla, transpose, PETSC_FALSE, nint, Ne, (PetscBool)(nfirst == nint)));
   PetscCall(PetscLogGpuTimeEnd());
-  if (dev->halo) PetscCall(PetscSFReduceWithMemTypeBegin(dev->halo, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, yla, PETSC_MEMTYPE_CUDA, ya, MPIU_SUM));
+  PetscCall(FEGDevOpHaloBegin(dev, PETSC_FALSE, yla, ya));
   PetscCall(PetscLogGpuTimeBegin());
   if (nfirst < nint) PetscCall((*kernel)(op, xla, yla, transpose, PETSC_FALSE, nfirst, nint, PETSC_TRUE));
   PetscCall(FEGDevLocalToOwned(dev->nown, dev->lown, dev->gown, yla, ya, add ? 1 : 0));
   PetscCall(PetscLogGpuTimeEnd());
-  if (dev->halo) PetscCall(PetscSFReduceEnd(dev->halo, MPIU_SCALAR, yla, ya, MPIU_SUM));
+  PetscCall(FEGDevOpHaloEnd(dev, PETSC_FALSE, yla, ya));
   PetscCall(VecCUDARestoreArrayWrite(yl, &yla));
   PetscCall(VecCUDARestoreArray(xl, &xla));
   PetscCall(VecCUDARestoreArrayRead(x, &xa));
@@ -316,10 +494,8 @@ PetscErrorCode FEGDevOpDiagonal(FEGOp op, FEGDevOp *dev, FEGDevDiagFn kernel, Ve
     /* the owned sums stored, the ghosts' sums added by the halo SF, as at the end of an apply */
     PetscCall(VecCUDAGetArrayWrite(diag, &da));
     PetscCall(FEGDevLocalToOwned(dev->nown, dev->lown, dev->gown, ya, da, 0));
-    if (dev->halo) {
-      PetscCall(PetscSFReduceWithMemTypeBegin(dev->halo, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, ya, PETSC_MEMTYPE_CUDA, da, MPIU_SUM));
-      PetscCall(PetscSFReduceEnd(dev->halo, MPIU_SCALAR, ya, da, MPIU_SUM));
-    }
+    PetscCall(FEGDevOpHaloBegin(dev, PETSC_FALSE, ya, da));
+    PetscCall(FEGDevOpHaloEnd(dev, PETSC_FALSE, ya, da));
     PetscCall(VecCUDARestoreArrayWrite(diag, &da));
     PetscCall(VecCUDARestoreArrayWrite(yl, &ya));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -349,7 +525,7 @@ PetscErrorCode FEGDevOpView(FEGOp op, FEGDevOp *dev, PetscViewer viewer)
     /* per process: the interior prefix is what can overlap the messages */
     PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)op), &rank));
     PetscCall(PetscViewerASCIIPushSynchronized(viewer));
-    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] apply: owned dofs moved by fegpu, ghost dofs by PetscSF; the first %" PetscInt_FMT " of %d elements touch no ghost dof, %" PetscInt_FMT " of them run while ghost values arrive\n", (int)rank,
+    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] apply: owned dofs copied by fegpu, ghost dofs moved by %s; the first %" PetscInt_FMT " of %d elements touch no ghost dof, %" PetscInt_FMT " of them run while ghost values arrive\n", (int)rank, dev->xchg ? "fegpu (pinned host buffers)" : "PetscSF",
                                                  dev->nint, dev->d.Ne, dev->nfirst));
     PetscCall(PetscViewerFlush(viewer));
     PetscCall(PetscViewerASCIIPopSynchronized(viewer));

@@ -5,13 +5,15 @@
 #include <cub/cub.cuh>
 #include <fegpu/private/fegcuda.h>
 
-static __global__ void FEGGather_Kernel(int n, const int *__restrict__ off, const int *__restrict__ list, const double *__restrict__ ybuf, double *__restrict__ y)
+/* y[rows ? rows[i] : i] += sum of ybuf[list[k]], k in off[i]..off[i+1]-1, in that order (no atomics: the result
+   does not depend on timing) */
+static __global__ void FEGGather_Kernel(int n, const int *__restrict__ rows, const int *__restrict__ off, const int *__restrict__ list, const double *__restrict__ ybuf, double *__restrict__ y)
 {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   double s = 0.0;
   for (int k = off[i]; k < off[i + 1]; k++) s += ybuf[list[k]];
-  y[i] += s;
+  y[rows ? rows[i] : i] += s;
 }
 
 /* y[i] += sum of the per-entry results of local dof i (the transpose map of FEGDevTransposeMap) */
@@ -21,17 +23,28 @@ PetscErrorCode FEGDevGather(int n, const int *off, const int *list, const double
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
-  FEGGather_Kernel<<<(n + nt - 1) / nt, nt>>>(n, off, list, ybuf, y);
+  FEGGather_Kernel<<<(n + nt - 1) / nt, nt>>>(n, NULL, off, list, ybuf, y);
+  FEGCheckLaunch("FEGGather_Kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y[rows[i]] += the entries of buf listed for row i: the ghost sums other processes sent (devop.c's halo) */
+PetscErrorCode FEGDevSumInto(int n, const int *rows, const int *off, const int *list, const double *buf, double *y)
+{
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  FEGGather_Kernel<<<(n + 255) / 256, 256>>>(n, rows, off, list, buf, y);
   FEGCheckLaunch("FEGGather_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The owned part of DMGlobalToLocal/DMLocalToGlobal, which the overlapped apply does itself (devop.c): owned
-   unconstrained dof k sits at lown[k] in the local vector and at gown[k] in the process's part of the global one */
-static __global__ void FEGOwnedToLocal_Kernel(int n, const int *__restrict__ lown, const int *__restrict__ gown, const double *__restrict__ x, double *__restrict__ xl)
+   unconstrained dof k sits at lown[k] in the local vector and at gown[k] in the process's part of the global one.
+   The same kernel packs and unpacks the halo's message buffers: dst[di ? di[k] : k] = src[si ? si[k] : k] */
+static __global__ void FEGCopyIndexed_Kernel(int n, const int *__restrict__ di, const int *__restrict__ si, const double *__restrict__ src, double *__restrict__ dst)
 {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < n) xl[lown[k]] = x[gown[k]];
+  if (k < n) dst[di ? di[k] : k] = src[si ? si[k] : k];
 }
 
 static __global__ void FEGLocalToOwned_Kernel(int n, const int *__restrict__ lown, const int *__restrict__ gown, const double *__restrict__ yl, double *__restrict__ y, int add)
@@ -40,12 +53,13 @@ static __global__ void FEGLocalToOwned_Kernel(int n, const int *__restrict__ low
   if (k < n) y[gown[k]] = add ? y[gown[k]] + yl[lown[k]] : yl[lown[k]];
 }
 
-PetscErrorCode FEGDevOwnedToLocal(int n, const int *lown, const int *gown, const double *x, double *xl)
+/* dst[di[k]] = src[si[k]] for k < n, a NULL index array standing for the identity */
+PetscErrorCode FEGDevCopyIndexed(int n, const int *di, const int *si, const double *src, double *dst)
 {
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
-  FEGOwnedToLocal_Kernel<<<(n + 255) / 256, 256>>>(n, lown, gown, x, xl);
-  FEGCheckLaunch("FEGOwnedToLocal_Kernel");
+  FEGCopyIndexed_Kernel<<<(n + 255) / 256, 256>>>(n, di, si, src, dst);
+  FEGCheckLaunch("FEGCopyIndexed_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
