@@ -1056,8 +1056,9 @@ static PetscErrorCode overlap_build(DMPolytopeType ct, PetscBool gpu, DM *dm, FE
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* from A's view: on every process some elements before the first that touches a ghost (all on one process, not all
-   on every process of several), and of them some (atomic) or all (gather) applied while ghost values arrive */
+/* from A's view: on each process the elements before the first that touches a ghost (all on one process; on several,
+   some on at least one process and not all on every one: a small mesh on many processes can leave a process whose
+   every element touches a ghost), and of them half (atomic) or all (gather) applied while ghost values arrive */
 static PetscErrorCode overlap_split(Mat A, PetscBool gather, PetscBool *ok)
 {
   PetscViewer viewer;
@@ -1065,6 +1066,7 @@ static PetscErrorCode overlap_split(Mat A, PetscBool gather, PetscBool *ok)
   const char *file     = "test_gpu_overlap_view.txt";
   int         lines    = 0;
   PetscBool   boundary = PETSC_FALSE; /* some process has elements that touch ghosts (the owner of shared points may not) */
+  PetscBool   interior = PETSC_FALSE; /* some process has elements that touch none */
 
   PetscFunctionBegin;
   *ok = PETSC_TRUE;
@@ -1085,12 +1087,15 @@ static PetscErrorCode overlap_split(Mat A, PetscBool gather, PetscBool *ok)
       if (!p) continue;
       lines++;
       if (sscanf(p, "the first %d of %d elements touch no ghost dof, %d of them", &nint, &ne, &nfirst) != 3) *ok = PETSC_FALSE;
-      else if (!(nint > 0 && nint <= ne) || (size == 1 && nint != ne)) *ok = PETSC_FALSE;
-      else if (gather ? nfirst != nint : !(nfirst > 0 && nfirst < nint)) *ok = PETSC_FALSE;
-      else if (nint < ne) boundary = PETSC_TRUE;
+      else if (!(nint >= 0 && nint <= ne) || (size == 1 && nint != ne)) *ok = PETSC_FALSE;
+      else if (gather ? nfirst != nint : nfirst != nint / 2) *ok = PETSC_FALSE;
+      else {
+        if (nint < ne) boundary = PETSC_TRUE;
+        if (nint > 1) interior = PETSC_TRUE;
+      }
     }
     if (fp) fclose(fp);
-    if (lines != size || (size > 1 && !boundary)) *ok = PETSC_FALSE;
+    if (lines != size || (size > 1 && !boundary) || !interior) *ok = PETSC_FALSE;
     remove(file);
   }
   PetscCallMPI(MPI_Bcast(ok, 1, MPIU_BOOL, 0, PETSC_COMM_WORLD));
