@@ -1,10 +1,11 @@
 #!/bin/bash
 # Scaling on the GPUs of one host (issue 14), one MPI process per GPU (share/fegpu/gpu-bind), meshes distributed by
 # fegpu's METIS partitioner. From the repository root on the GPU machine (run kind nvidia-h100-x4, say):
-#   source .gpu/env.sh && bash share/bench/scaling/run.sh check tet bp3weak bp3strong
+#   source .gpu/env.sh && bash share/bench/scaling/run.sh check tet bp3weak bp3strong petscsf
 #   source .gpu/env.sh && bash share/bench/scaling/run.sh bp3big cpu
 # Stages:
-#   check      make check-gpu (the multi-process tests use two of the GPUs)
+#   check      make check-gpu's tests (through runtests.py: make would rebuild carried binaries), then test_gpu's
+#              overlap case with one process on every GPU
 #   tet        weak: bench, addto (atomic, coo) assembly and lma MatMult, 998,250 P1 tetrahedra per GPU
 #   bp3weak    weak: bench_matfree BP3 matfree, 8M unknowns per GPU, orders BP3_ORDERS (default 2,4,8)
 #   bp3strong  strong: the same at 8M unknowns in all (one GPU is bp3weak's first run)
@@ -13,7 +14,8 @@
 #   cpu        the host cores: BP3 8M strong (one timed solve) and the tetrahedra weak, CPU_PER_GPU ranks (default
 #              cores / GPUs) for each GPU count of the GPU runs (CPU_NPS: which counts)
 # GPU counts are 1, 2, 4, 8 up to the GPUs the machine has (NPS overrides). Binaries: .gbuild (built elsewhere with the
-# same bundle and carried: lib/, examples/, tests/) when it holds them, else this tree is configured and built. Logs and CSVs go to $OUT.
+# same bundle and carried: lib/, examples/, tests/) when it holds them, else this tree is configured and built. Logs and
+# CSVs go to $OUT, and all of them into $OUT/0-all.tgz at the end.
 set -u
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
@@ -53,7 +55,7 @@ if [[ $stages == *" check "* ]]; then
   (time MPIEXEC=mpiexec python3 share/fegpu/runtests.py --root "$ROOT" --tests test_gpu --gpu --timeout 150 --extra-args "-dm_vec_type cuda") > "$OUT/check-gpu.log" 2>&1
   tail -n 3 "$OUT/check-gpu.log"
   # the overlapped apply (both ghost exchanges) on every GPU of the machine, one process each
-  (cd tests && CK_RUN_CASE=overlap timeout 200 mpiexec -n "$ngpu" $B ./test_gpu) >> "$OUT/check-gpu.log" 2>&1
+  (cd tests && CK_RUN_CASE=overlap timeout 120 mpiexec -n "$ngpu" $B ./test_gpu) >> "$OUT/check-gpu.log" 2>&1
   echo "test_gpu overlap on $ngpu GPUs: rc $?" | tee -a "$OUT/check-gpu.log"
 fi
 
@@ -83,11 +85,6 @@ bp() { # csv name, processes, label, bench_matfree arguments
   for n in $NPS; do [ $n -gt 1 ] && bp bp3strong $n "strong, 8M unknowns" -orders $BO -dofs $BD; done
 } > "$OUT/bp3strong.log" 2>&1
 [[ $stages == *" bp3strong "* ]] && grep -E "^==|^ *[0-9] +matfree" "$OUT/bp3strong.log"
-[[ $stages == *" bp3big "* ]] && {
-  for n in $NPS; do bp bp3big $n "strong, 64M unknowns" -orders ${BIG_ORDERS:-4,8} -dofs $BG; done
-} > "$OUT/bp3big.log" 2>&1
-[[ $stages == *" bp3big "* ]] && grep -E "^==|^ *[0-9] +matfree" "$OUT/bp3big.log"
-
 # the same runs with the ghosts moved by PetscSF (the exchange before fegpu's own), at the largest GPU count
 NMAX=${NPS##* }
 [[ $stages == *" petscsf "* ]] && {
@@ -98,6 +95,11 @@ NMAX=${NPS##* }
   bp bp3strong-petscsf $NMAX "strong, 8M unknowns, -feg_halo_exchange petscsf," -orders $BO -dofs $BD -feg_halo_exchange petscsf
 } > "$OUT/petscsf.log" 2>&1
 [[ $stages == *" petscsf "* ]] && grep -E "^==|^ *[0-9] +matfree|^lma " "$OUT/petscsf.log" | cut -c1-150
+
+[[ $stages == *" bp3big "* ]] && {
+  for n in $NPS; do bp bp3big $n "strong, 64M unknowns" -orders ${BIG_ORDERS:-4,8} -dofs $BG; done
+} > "$OUT/bp3big.log" 2>&1
+[[ $stages == *" bp3big "* ]] && grep -E "^==|^ *[0-9] +matfree" "$OUT/bp3big.log"
 
 # the host cores: PETSc's host vectors and fegpu's host operators, CPU_PER_GPU ranks standing for each GPU
 CPG=${CPU_PER_GPU:-$((ncore / ngpu))}
@@ -116,4 +118,6 @@ CPG=${CPU_PER_GPU:-$((ncore / ngpu))}
   done
 } > "$OUT/cpu.log" 2>&1
 [[ $stages == *" cpu "* ]] && grep -E "^==|^ *[0-9] +matfree|^(atomic|coo|lma) " "$OUT/cpu.log" | cut -c1-150
+# at most 8 files come back from the device machine: everything in one archive that sorts first
+(cd "$OUT" && tar czf 0-all.tgz --exclude 0-all.tgz -- *)
 exit 0

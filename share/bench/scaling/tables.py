@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Tables and a plot from the logs and CSVs of share/bench/scaling/run.sh.
 
-    python3 share/bench/scaling/tables.py DIR [--plot scaling.png]
+    python3 share/bench/scaling/tables.py DIR [DIR ...] [--out DIR] [--plot scaling.png]
 
-DIR holds what run.sh wrote (bp3weak.csv, bp3strong.csv, bp3big.csv, cpu-bp3.csv, tet.log, cpu.log). Writes
-DIR/scaling.csv (every figure with its reference, from the same run, and the ratio) and prints Markdown tables."""
+Each DIR holds what one run of run.sh wrote (bp3weak.csv, bp3strong.csv, bp3big.csv, cpu-bp3.csv, tet.log, cpu.log,
+petscsf.log); each file is taken from the first DIR that has it. A ratio compares figures of one run, or with --same-machine of
+runs made on one warm machine.
+Writes scaling.csv (every figure with its reference and the ratio) into --out (default: the first DIR) and prints a
+Markdown table."""
 import argparse
 import csv
 import os
@@ -42,51 +45,63 @@ def read_bench(path):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('dir')
+    ap.add_argument('dirs', nargs='+')
+    ap.add_argument('--out')
     ap.add_argument('--plot')
+    ap.add_argument('--same-machine', action='store_true', help='the DIRs are runs on one warm machine: compare across them')
     a = ap.parse_args()
-    d = a.dir
+
+    def first(name):
+        """the file name of the first directory that has it"""
+        for x in a.dirs:
+            if os.path.exists(os.path.join(x, name)):
+                return os.path.join(x, name)
+        return os.path.join(a.dirs[0], name)
+
     rows = []  # case, hardware, processes, order, unknowns, quantity, seconds, reference, ratio kind, ratio
+
+    def samerun(*names):
+        return a.same_machine or len(set(os.path.dirname(first(n)) for n in names)) == 1
 
     def add(case, hw, p, N, dofs, qty, t, ref, kind):
         ratio = ref / t if t > 0 else float('nan')
         rows.append([case, hw, p, N, dofs, qty, '%.6g' % t, '%.6g' % ref, kind, '%.4f' % ratio])
 
-    weak = read_bp(os.path.join(d, 'bp3weak.csv'))
+    weak = read_bp(first('bp3weak.csv'))
     one = {r['N']: r for r in weak if r['p'] == 1}
     for r in weak:
         if r['N'] in one:
             add('bp3 weak 8M/GPU', 'gpu', r['p'], r['N'], r['dofs'], 'cg 50 its', r['cg'], one[r['N']]['cg'], 'efficiency')
-    strong = read_bp(os.path.join(d, 'bp3strong.csv'))
+    strong = read_bp(first('bp3strong.csv'))
     for r in strong:
         if r['N'] in one:
             add('bp3 strong 8M', 'gpu', r['p'], r['N'], r['dofs'], 'cg 50 its', r['cg'], one[r['N']]['cg'], 'speedup')
-    big = read_bp(os.path.join(d, 'bp3big.csv'))
+    big = read_bp(first('bp3big.csv'))
     bone = {r['N']: r for r in big if r['p'] == 1}
     for r in big:
         if r['N'] in bone:
             add('bp3 strong 64M', 'gpu', r['p'], r['N'], r['dofs'], 'cg 50 its', r['cg'], bone[r['N']]['cg'], 'speedup')
     # fegpu's ghost exchange against PetscSF's, same GPU count, same call: the ratio is PetscSF's time over fegpu's
     for name, ref in (('bp3weak', weak), ('bp3strong', strong)):
-        for r in read_bp(os.path.join(d, name + '-petscsf.csv')):
+        for r in read_bp(first(name + '-petscsf.csv')):
             mine = [q for q in ref if q['p'] == r['p'] and q['N'] == r['N']]
             if mine:
                 add('bp3 ' + name[3:] + ' pinned vs petscsf', 'gpu', r['p'], r['N'], r['dofs'], 'cg 50 its, -feg_halo_exchange pinned', mine[0]['cg'], r['cg'], 'petscsf / pinned')
-    sf = read_bench(os.path.join(d, 'petscsf.log'))
+    sf = read_bench(first('petscsf.log'))
     for (p, s_), v in sorted(sf.items()):
-        if (p, s_) in read_bench(os.path.join(d, 'tet.log')) and s_ == 'lma':
-            mine = read_bench(os.path.join(d, 'tet.log'))[(p, s_)]
+        if (p, s_) in read_bench(first('tet.log')) and s_ == 'lma':
+            mine = read_bench(first('tet.log'))[(p, s_)]
             add('tet P1 weak pinned vs petscsf', 'gpu', p, 1, v['dofs'], 'lma MatMult, -feg_halo_exchange pinned', mine['mult_ms'] * 1e-3, v['mult_ms'] * 1e-3, 'petscsf / pinned')
     for r in weak + strong + big:
         rows.append(['bp3 process', 'gpu', r['p'], r['N'], r['dofs'], 'mesh+distribution / fegpu setup', '%.4g' % r['mesh'], '%.4g' % r['setup'], 'mesh/setup', '%.2f' % (r['mesh'] / r['setup'] if r['setup'] else 0)])
-    cpu = read_bp(os.path.join(d, 'cpu-bp3.csv'))
+    cpu = read_bp(first('cpu-bp3.csv'))
     gpu8 = {(1, r['N']): r for r in weak if r['p'] == 1}
     gpu8.update({(r['p'], r['N']): r for r in strong})
     cone = {r['N']: r for r in cpu if r['p'] == min(c['p'] for c in cpu)} if cpu else {}
     for r in cpu:
         if r['N'] in cone:
             add('bp3 strong 8M', 'cpu', r['p'], r['N'], r['dofs'], 'cg 50 its', r['cg'], cone[r['N']]['cg'], 'speedup over fewest ranks')
-    tet = read_bench(os.path.join(d, 'tet.log'))
+    tet = read_bench(first('tet.log'))
     for (p, s), v in sorted(tet.items()):
         if (1, s) not in tet:
             continue
@@ -94,21 +109,21 @@ def main():
             add('tet P1 weak 998k/GPU', 'gpu', p, 1, v['dofs'], s + ' assembly', v['asm_ms'] * 1e-3, tet[(1, s)]['asm_ms'] * 1e-3, 'efficiency')
         if s in ('lma', 'atomic'):
             add('tet P1 weak 998k/GPU', 'gpu', p, 1, v['dofs'], (s if s == 'lma' else 'aijcusparse') + ' MatMult', v['mult_ms'] * 1e-3, tet[(1, s)]['mult_ms'] * 1e-3, 'efficiency')
-    ctet = read_bench(os.path.join(d, 'cpu.log'))
-    for (p, s), v in sorted(ctet.items()):
+    ctet = read_bench(first('cpu.log'))
+    for (p, s), v in sorted(ctet.items() if samerun('cpu.log', 'tet.log') else []):
         if (p, s) in tet and s == 'lma':
             add('tet P1 weak 998k/GPU', 'cpu vs gpu', p, 1, v['dofs'], 'lma MatMult (cpu ranks for np)', tet[(p, s)]['mult_ms'] * 1e-3, v['mult_ms'] * 1e-3, 'gpu speedup')
         if (p, s) in tet and s == 'atomic':
             add('tet P1 weak 998k/GPU', 'cpu vs gpu', p, 1, v['dofs'], 'atomic assembly (cpu ranks for np)', tet[(p, s)]['asm_ms'] * 1e-3, v['asm_ms'] * 1e-3, 'gpu speedup')
     # the GPU against the host cores on the same 8M-unknown problem: cpu ranks r = p * (cores / GPUs)
-    if cpu:
+    if cpu and samerun('cpu-bp3.csv', 'bp3weak.csv', 'bp3strong.csv'):
         cps = sorted(set(r['p'] for r in cpu))
         for i, r in enumerate(sorted(cpu, key=lambda r: (r['N'], r['p']))):
             k = cps.index(r['p'])
             p = [1, 2, 4, 8][k]
             if (p, r['N']) in gpu8:
                 add('bp3 strong 8M', 'cpu vs gpu', p, r['N'], r['dofs'], 'cg 50 its (%d cpu ranks)' % r['p'], gpu8[(p, r['N'])]['cg'], r['cg'], 'gpu speedup')
-    with open(os.path.join(d, 'scaling.csv'), 'w', newline='') as f:
+    with open(os.path.join(a.out or a.dirs[0], 'scaling.csv'), 'w', newline='') as f:
         w = csv.writer(f)
         w.writerow(['case', 'hardware', 'processes', 'order', 'unknowns', 'quantity', 'seconds', 'reference_seconds', 'ratio_kind', 'ratio'])
         w.writerows(rows)
@@ -135,7 +150,7 @@ def main():
         ax[0].set_xlabel('GPUs (H100, one process each)')
         ax[0].set_ylabel('weak scaling efficiency %')
         ax[0].set_xscale('log', base=2)
-        ax[0].xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax[0].xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter('%g'))
         ax[0].set_ylim(0, 110)
         ax[0].legend(fontsize=7)
         for case, ls in (('bp3 strong 8M', '-'), ('bp3 strong 64M', '--')):
@@ -153,7 +168,7 @@ def main():
         ax[1].set_xscale('log', base=2)
         ax[1].set_yscale('log', base=2)
         for axis in (ax[1].xaxis, ax[1].yaxis):
-            axis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+            axis.set_major_formatter(matplotlib.ticker.FormatStrFormatter('%g'))
         ax[1].legend(fontsize=7)
         fig.tight_layout()
         fig.savefig(a.plot, dpi=110)
