@@ -357,16 +357,22 @@ FEG_INLINE double FEGRefOpDiagEntry(int nops, const double *G, const double *Op,
 }
 
 /* -------------------------------------------------------------------------------------- matrix-free: sumfact */
-/* One output of a stage of sum factorisation, out[rr] (+)= sum_a M[i*NA+a] in[(i0*NA+a)*inner+i1] with
-   rr = (i0*NO+i)*inner+i1: the host sweeps the outputs of an element, the device's threads those of several elements */
-FEG_INLINE double FEGContractEntry(const double *in, const double *M, int NA, int NO, int inner, int rr, double s)
+/* One output of a stage of sum factorisation, out[(i0*NO+i)*inner+i1] (+)= sum_a M[i*NA+a] in[(i0*NA+a)*inner+i1]:
+   the host sweeps i0, i, i1 of an element in loops, the device's threads the outputs rr of several elements
+   (FEGContractEntry()) */
+FEG_INLINE double FEGContractAt(const double *in, const double *M, int NA, int inner, int i0, int i, int i1, double s)
 {
-  const int     i1 = rr % inner, i = (rr / inner) % NO, i0 = rr / (inner * NO);
   const double *ip = in + i0 * NA * inner + i1, *mp = M + i * NA;
 
   FEG_UNROLL
   for (int a = 0; a < NA; a++) s += mp[a] * ip[a * inner];
   return s;
+}
+
+/* the same for output rr = (i0*NO+i)*inner+i1 */
+FEG_INLINE double FEGContractEntry(const double *in, const double *M, int NA, int NO, int inner, int rr, double s)
+{
+  return FEGContractAt(in, M, NA, inner, rr / (inner * NO), (rr / inner) % NO, rr % inner, s);
 }
 
 /* diagonal entry of lexicographic node l: the stored pairs c[m*stride + lq] at each lexicographic Gauss point lq

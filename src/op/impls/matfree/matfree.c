@@ -207,7 +207,10 @@ static PetscErrorCode FEGMatFreeFactorRefOps(FEGOp op)
 /* out[(i0*NO+i)*inner+i1] (+)= sum_a M[i*NA+a] in[(i0*NA+a)*inner+i1] for one element */
 static inline void FEGContract1(const PetscScalar *in, PetscScalar *out, const PetscReal *M, PetscInt n0, PetscInt NA, PetscInt NO, PetscInt inner, PetscBool add)
 {
-  for (PetscInt rr = 0; rr < n0 * NO * inner; rr++) out[rr] = FEGContractEntry(in, M, (int)NA, (int)NO, (int)inner, (int)rr, add ? out[rr] : 0.0);
+  /* loops over the output's indices (a division and a remainder per output cost more than its few products) */
+  for (int i0 = 0, rr = 0; i0 < (int)n0; i0++)
+    for (int i = 0; i < (int)NO; i++)
+      for (int i1 = 0; i1 < (int)inner; i1++, rr++) out[rr] = FEGContractAt(in, M, (int)NA, (int)inner, i0, i, i1, add ? out[rr] : 0.0);
 }
 
 static PetscErrorCode FEGElemApply_SumFact(FEGOp op, PetscInt e, const PetscScalar xe[], PetscScalar ye[], PetscBool transpose)
