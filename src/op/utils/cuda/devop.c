@@ -60,14 +60,14 @@ static PetscErrorCode FEGDevHaloCreate(PetscSF sf, PetscInt nlocal, FEGDevHalo *
   FEGDevHalo        *h;
   PetscMPIInt        nr, nl;
   PetscInt           nroots, *cnt, *soff, *slist, *srow;
-  const PetscInt    *roff, *rmine, *rremote, *loff, *rootloc;
+  const PetscInt    *roff, *rmine, *loff, *rootloc;
   const PetscMPIInt *rranks, *lranks;
   int               *w;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&h));
   PetscCall(PetscSFGetGraph(sf, &nroots, NULL, NULL, NULL));
-  PetscCall(PetscSFGetRootRanks(sf, &nr, &rranks, &roff, &rmine, &rremote));
+  PetscCall(PetscSFGetRootRanks(sf, &nr, &rranks, &roff, &rmine, NULL));
   PetscCall(PetscSFGetLeafRanks(sf, &nl, &lranks, &loff, &rootloc));
   PetscCall(PetscCommDuplicate(PetscObjectComm((PetscObject)sf), &h->comm, &h->tag));
   h->nr = nr;
