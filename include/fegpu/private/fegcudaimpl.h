@@ -64,6 +64,7 @@ typedef struct {
   int          nsum;                /* owned dofs that receive sums, */
   int         *srow, *soff, *slist; /* their index, and the owned-buffer entries added into each (device) */
   double      *dg, *dn;             /* device buffers: ghost entries, owned entries */
+  double      *dy;                  /* ghost sums a kernel with global indices adds in place, in ghost order */
   double      *hg, *hn;             /* pinned host buffers of the same */
   MPI_Request *req;
   cudaEvent_t  packed, gread, nread; /* a buffer copied down; the ghost and owned host buffers read by the device */
@@ -84,12 +85,16 @@ typedef struct {
   PetscBool   overlap;     /* this path is taken */
   PetscSF     halo;        /* leaves: the local ghost dofs; roots: their owners' entries of the global vector (several processes) */
   FEGDevHalo *xchg;        /* fegpu's exchange over halo's graph (-feg_halo_exchange pinned), or NULL: PetscSF's */
+  int        *lcode;       /* with xchg: each local dof's index in the process's part of the global vector, -2-k for the
+                              ghost entry k of xchg's buffers, -1 constrained (device): for kernels that index the global
+                              vectors (gindex) */
   int         nown;        /* owned unconstrained dofs */
   int        *lown, *gown; /* their local index and their index in the process's part of the global vector (device) */
   PetscInt    nint;        /* elements 0..nint-1 touch no ghost dof (FEGMeshReorder() puts the others last) */
   PetscInt    nfirst;      /* of them, the ones applied while ghost values arrive; the rest run while sums leave */
-  /* one process with constraints: a type whose kernel reads and adds through global indices, skipping the constrained
-     dofs (-1), applies on the global vectors with no copies around the kernel */
+  /* one process with constraints, or several with lcode: a type whose kernel reads and adds through global indices,
+     skipping the constrained dofs (-1) and reaching the ghosts in xchg's buffers (< -1), applies on the global vectors
+     with no copies around the kernel */
   const PetscInt *l2g;    /* global index of each local dof, -1 for a constrained one (host; the discretization's) */
   PetscBool       gindex; /* the type's kernel indexes the global vector through l2g */
 } FEGDevOp;

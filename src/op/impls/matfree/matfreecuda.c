@@ -222,12 +222,16 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
     PetscCall(FEGDevMallocCopy((void **)&dev->sfD1, D1, sizeof(double) * mf->P * mf->Q, NULL));
     PetscCall(FEGDevMallocCopy((void **)&dev->sfGq, Gq, sizeof(double) * mf->Q * mf->Q, NULL));
     PetscCall(FEGDevMallocCopy((void **)&dev->sfW1, W1, sizeof(double) * mf->Q, NULL));
-    /* in lexicographic node order; on one process with atomic adds, global indices (-1: constrained): no copies */
+    /* in lexicographic node order; with atomic adds, global indices (-1: constrained; on several processes < -1: the
+       halo's ghost buffers): no copies around the kernel */
     PetscCall(FEGDevInterleaveIndices(disc, disc->lidx, mf->lex, &dev->sfIdx, NULL));
-    if (dev->base.l2g && !dev->base.tlist) {
+    if ((dev->base.l2g || dev->base.lcode) && !dev->base.tlist) {
       int *gidx;
 
-      PetscCall(FEGDevLocalToGlobalIndices(disc, (size_t)Ne * Nb, dev->sfIdx, &gidx));
+      if (dev->base.lcode) {
+        PetscCall(FEGDevMallocCopy((void **)&gidx, NULL, sizeof(int) * (size_t)Ne * Nb, NULL));
+        PetscCall(FEGDevMapIndices((size_t)Ne * Nb, dev->sfIdx, dev->base.lcode, gidx));
+      } else PetscCall(FEGDevLocalToGlobalIndices(disc, (size_t)Ne * Nb, dev->sfIdx, &gidx));
       FEGDevFree(dev->sfIdx);
       dev->sfIdx       = gidx;
       dev->base.gindex = PETSC_TRUE;
@@ -249,6 +253,8 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
     sf->Gq     = dev->sfGq;
     sf->W1     = dev->sfW1;
     sf->idx    = dev->sfIdx;
+    sf->xg     = dev->base.gindex && dev->base.xchg ? dev->base.xchg->dg : NULL;
+    sf->yg     = dev->base.gindex && dev->base.xchg ? dev->base.xchg->dy : NULL;
     sf->lex    = dev->sfLex;
     PetscCall(FEGDevSumFactConfigure(sf, (int)mf->nb));
   }

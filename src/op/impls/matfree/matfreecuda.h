@@ -45,6 +45,10 @@ typedef struct {
   const double *Kc;                                          /* Kc[e*npairs+m]: pairs per element (affine hexahedra, C constant in each), the value at point l its weight times Kc */
   const int    *idx;                                         /* idx[l*Ne+e], l lexicographic */
   const int    *lex;                                         /* basis function of lexicographic node l */
+  /* with global indices on several processes, an index g < -1 is entry -2-g of the halo's ghost buffers: values xg
+     (received), sums yg (to send) */
+  const double *xg;
+  double       *yg;
 } FEGDevSumFact;
 
 PETSC_INTERN PetscErrorCode FEGDevQPApply(const FEGDevDisc *, int, int, const double *, const double *, double *, int, int, int, const int *, const int *, double *);

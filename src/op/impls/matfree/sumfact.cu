@@ -3,6 +3,22 @@
 #include <petscdevice_cuda.h>
 #include "matfreecuda.h"
 
+/* A dof's value and the adding of a result through the kernel's index g: an entry of the vector (local or global
+   indices), -1 a constrained dof (global indices: read as zero, never written), g < -1 the ghost buffers' entry -2-g
+   (global indices on several processes) */
+static __device__ __forceinline__ double FEGSumFactLoad(const FEGDevSumFact &sf, const double *__restrict__ x, int g)
+{
+  return g >= 0 ? x[g] : (g < -1 ? sf.xg[-2 - g] : 0.0);
+}
+
+static __device__ __forceinline__ void FEGSumFactAdd(const FEGDevSumFact &sf, double *__restrict__ y, int g, double v)
+{
+  if (g >= 0) {
+    if (sf.unique) y[g] += v;
+    else atomicAdd(&y[g], v);
+  } else if (g < -1) atomicAdd(&sf.yg[-2 - g], v);
+}
+
 /* ------------------------------------------------------------------------------------------------------------------
    sumfact on quadrilaterals: NEB elements per block, all threads sweeping the outputs of one 1D contraction at a time
    in shared memory: values and reference gradients at the Q^2 quadrature points by two stages of contractions (B or D
@@ -86,7 +102,7 @@ static __global__ void FEGSumFact2_Kernel(const FEGDevSumFact sf, const double *
     const int el = t % neb, l = t / neb;
     const int g = el < nel ? sf.idx[(size_t)l * sf.Ne + E0 + el] : -1;
 
-    buf[(size_t)el * st + l] = g >= 0 ? x[g] : 0.0; /* -1: a constrained dof (global indices) */
+    buf[(size_t)el * st + l] = FEGSumFactLoad(sf, x, g);
   }
   __syncthreads();
   /* slots: general U=V0 | T0=V1 | T1=V2 | T2 | T3; mass U=V0 | T0; collocated U=V0 | V1 | V2 */
@@ -150,9 +166,7 @@ static __global__ void FEGSumFact2_Kernel(const FEGDevSumFact sf, const double *
     const int    g = sf.idx[(size_t)l * sf.Ne + e];
 
     if (ybuf) ybuf[(size_t)sf.lex[l] * sf.Ne + e] = v;
-    else if (g < 0) continue;
-    else if (sf.unique) y[g] += v;
-    else atomicAdd(&y[g], v);
+    else FEGSumFactAdd(sf, y, g, v);
   }
 }
 
@@ -257,7 +271,7 @@ static __device__ __forceinline__ void FEGSumFact3_Body(const FEGDevSumFact &sf,
     for (int k = 0; k < P; k++) {
       const int g = sf.idx[(size_t)((k * P + ty) * P + tx) * sf.Ne + e];
 
-      r[k] = g >= 0 ? x[g] : 0.0; /* -1: a constrained dof (global indices) */
+      r[k] = FEGSumFactLoad(sf, x, g);
     }
   }
   __syncthreads();
@@ -364,9 +378,7 @@ static __device__ __forceinline__ void FEGSumFact3_Body(const FEGDevSumFact &sf,
       const int l = (k * P + ty) * P + tx, g = sf.idx[(size_t)l * sf.Ne + e];
 
       if (ybuf) ybuf[(size_t)sf.lex[l] * sf.Ne + e] = r[k];
-      else if (g < 0) continue;
-      else if (sf.unique) y[g] += r[k];
-      else atomicAdd(&y[g], r[k]);
+      else FEGSumFactAdd(sf, y, g, r[k]);
     }
   }
 }
@@ -407,6 +419,7 @@ static __global__ void FEGSumFactDiag_Kernel(const FEGDevSumFact sf, double *__r
 
   if (ybuf) ybuf[(size_t)sf.lex[l] * sf.Ne + e] = v; /* the entry order of the transpose map, as in the action */
   else if (g >= 0) atomicAdd(&y[g], v);
+  else if (g < -1) atomicAdd(&sf.yg[-2 - g], v);
 }
 
 /* the kernel of a dimension and mode (only that one instantiated) */

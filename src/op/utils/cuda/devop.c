@@ -105,6 +105,7 @@ static PetscErrorCode FEGDevHaloCreate(PetscSF sf, PetscInt nlocal, FEGDevHalo *
   PetscCall(PetscFree(cnt));
   PetscCall(FEGDevMallocCopy((void **)&h->dg, NULL, sizeof(double) * (h->ng + 1), NULL));
   PetscCall(FEGDevMallocCopy((void **)&h->dn, NULL, sizeof(double) * (h->no + 1), NULL));
+  PetscCall(FEGDevMallocCopy((void **)&h->dy, NULL, sizeof(double) * (h->ng + 1), NULL));
   PetscCallCUDA(cudaMallocHost((void **)&h->hg, sizeof(double) * (h->ng + 1)));
   PetscCallCUDA(cudaMallocHost((void **)&h->hn, sizeof(double) * (h->no + 1)));
   PetscCallCUDA(cudaEventCreateWithFlags(&h->packed, cudaEventDisableTiming));
@@ -127,6 +128,7 @@ static PetscErrorCode FEGDevHaloDestroy(FEGDevHalo **halo)
   FEGDevFree(h->slist);
   FEGDevFree(h->dg);
   FEGDevFree(h->dn);
+  FEGDevFree(h->dy);
   PetscCallCUDA(cudaFreeHost(h->hg));
   PetscCallCUDA(cudaFreeHost(h->hn));
   PetscCallCUDA(cudaEventDestroy(h->packed));
@@ -141,8 +143,9 @@ static PetscErrorCode FEGDevHaloDestroy(FEGDevHalo **halo)
 
 /* Posts the receives into one pinned buffer (once the device has finished reading what it held) and queues the packing
    of the other behind the kernels on the stream: forward, the owned entries src[oidx[k]] of a global array; backward,
-   the ghost entries src[gidx[k]] of a local array; then the copy to pinned memory. Nothing here waits for the device. */
-static PetscErrorCode FEGDevHaloBegin(FEGDevHalo *h, PetscBool forward, const double *src)
+   the ghost entries src[gidx[k]] of a local array, or src itself when it is in ghost order already (inorder); then
+   the copy to pinned memory. Nothing here waits for the device. */
+static PetscErrorCode FEGDevHaloBegin(FEGDevHalo *h, PetscBool forward, const double *src, PetscBool inorder)
 {
   const PetscMPIInt  nrecv = forward ? h->nr : h->nl, nsend = forward ? h->nl : h->nr;
   const PetscMPIInt *rk = forward ? h->rranks : h->lranks;
@@ -159,15 +162,16 @@ static PetscErrorCode FEGDevHaloBegin(FEGDevHalo *h, PetscBool forward, const do
     PetscCallMPI(MPI_Irecv(rbuf + ro[i], n, MPI_DOUBLE, rk[i], h->tag, h->comm, &h->req[i]));
   }
   if (so[nsend]) {
-    PetscCall(FEGDevCopyIndexed((int)so[nsend], NULL, idx, src, sdev));
-    PetscCallCUDA(cudaMemcpyAsync(shost, sdev, sizeof(double) * so[nsend], cudaMemcpyDeviceToHost, FEG_STREAM));
+    if (!inorder) PetscCall(FEGDevCopyIndexed((int)so[nsend], NULL, idx, src, sdev));
+    PetscCallCUDA(cudaMemcpyAsync(shost, inorder ? src : sdev, sizeof(double) * so[nsend], cudaMemcpyDeviceToHost, FEG_STREAM));
   }
   PetscCallCUDA(cudaEventRecord(h->packed, FEG_STREAM));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Sends the packed entries once they are in host memory, waits for the other processes' and queues their unpacking:
-   forward, the ghost values into dst[gidx[k]]; backward, the ghost sums added into the owned entries of dst */
+   forward, the ghost values into dst[gidx[k]] (dst NULL: left in the device buffer dg, where a kernel with global
+   indices reads them); backward, the ghost sums added into the owned entries of dst */
 static PetscErrorCode FEGDevHaloEnd(FEGDevHalo *h, PetscBool forward, double *dst)
 {
   const PetscMPIInt  nrecv = forward ? h->nr : h->nl, nsend = forward ? h->nl : h->nr;
@@ -186,8 +190,9 @@ static PetscErrorCode FEGDevHaloEnd(FEGDevHalo *h, PetscBool forward, double *ds
   PetscCallMPI(MPI_Waitall(nrecv + nsend, h->req, MPI_STATUSES_IGNORE));
   if (ro[nrecv]) {
     PetscCallCUDA(cudaMemcpyAsync(rdev, rhost, sizeof(double) * ro[nrecv], cudaMemcpyHostToDevice, FEG_STREAM));
-    if (forward) PetscCall(FEGDevCopyIndexed((int)ro[nrecv], h->gidx, NULL, rdev, dst));
-    else PetscCall(FEGDevSumInto(h->nsum, h->srow, h->soff, h->slist, rdev, dst));
+    if (forward) {
+      if (dst) PetscCall(FEGDevCopyIndexed((int)ro[nrecv], h->gidx, NULL, rdev, dst));
+    } else PetscCall(FEGDevSumInto(h->nsum, h->srow, h->soff, h->slist, rdev, dst));
   }
   PetscCallCUDA(cudaEventRecord(forward ? h->gread : h->nread, FEG_STREAM));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -255,7 +260,20 @@ static PetscErrorCode FEGDevOpHaloSetUp(FEGOp op, FEGDevOp *dev)
       PetscCall(PetscSFCreate(comm, &dev->halo));
       PetscCall(PetscSFSetGraph(dev->halo, nroots, nrem, rloc, PETSC_COPY_VALUES, rrem, PETSC_COPY_VALUES));
       PetscCall(PetscSFSetUp(dev->halo));
-      if (op->haloexchange == FEG_HALO_PINNED) PetscCall(FEGDevHaloCreate(dev->halo, disc->nlocal, &dev->xchg));
+      if (op->haloexchange == FEG_HALO_PINNED) {
+        const PetscInt *rmine;
+        int            *code;
+
+        PetscCall(FEGDevHaloCreate(dev->halo, disc->nlocal, &dev->xchg));
+        /* each local dof's place for kernels that index the global vectors: owned, ghost buffer entry, or neither */
+        PetscCall(PetscSFGetRootRanks(dev->halo, NULL, NULL, NULL, &rmine, NULL));
+        PetscCall(PetscMalloc1(disc->nlocal + 1, &code));
+        for (PetscInt l = 0; l < disc->nlocal; l++) code[l] = -1;
+        for (int k = 0; k < nown; k++) code[lown[k]] = gown[k];
+        for (int k = 0; k < dev->xchg->ng; k++) code[rmine[k]] = -2 - k;
+        PetscCall(FEGDevMallocCopy((void **)&dev->lcode, code, sizeof(int) * (disc->nlocal + 1), NULL));
+        PetscCall(PetscFree(code));
+      }
     } else PetscCall(FEGDiscGetLocalToGlobal(disc, &dev->l2g));
     PetscCall(FEGDevMallocCopy((void **)&dev->lown, lown, sizeof(int) * PetscMax(nown, 1), NULL));
     PetscCall(FEGDevMallocCopy((void **)&dev->gown, gown, sizeof(int) * PetscMax(nown, 1), NULL));
@@ -353,6 +371,7 @@ PetscErrorCode FEGDevOpDestroy(FEGDevOp *dev)
   FEGDevFree(dev->gown);
   FEGDevFree(dev->tune.work);
   PetscCall(FEGDevHaloDestroy(&dev->xchg));
+  FEGDevFree(dev->lcode);
   PetscCall(PetscSFDestroy(&dev->halo));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -367,7 +386,7 @@ size_t FEGDevOpBytes(const FEGDevOp *dev)
 static PetscErrorCode FEGDevOpHaloBegin(FEGDevOp *dev, PetscBool forward, const double *src, double *dst)
 {
   PetscFunctionBegin;
-  if (dev->xchg) PetscCall(FEGDevHaloBegin(dev->xchg, forward, src));
+  if (dev->xchg) PetscCall(FEGDevHaloBegin(dev->xchg, forward, src, PETSC_FALSE));
   else if (dev->halo && forward) PetscCall(PetscSFBcastWithMemTypeBegin(dev->halo, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, src, PETSC_MEMTYPE_CUDA, dst, MPI_REPLACE));
   else if (dev->halo) PetscCall(PetscSFReduceWithMemTypeBegin(dev->halo, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, src, PETSC_MEMTYPE_CUDA, dst, MPIU_SUM));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -425,6 +444,41 @@ static PetscErrorCode FEGDevOpApplyOverlap(FEGOp op, FEGDevOp *dev, FEGDevApplyF
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* y (+)= A x on several processes with a kernel that indexes the global vectors (gindex with lcode): the owned values
+   are read and their sums added in place, the ghosts' in the halo's device buffers, so no local vector is copied in or
+   out; the interior elements run while the ghost values arrive and while the ghost sums leave, as above */
+static PetscErrorCode FEGDevOpApplyGlobal(FEGOp op, FEGDevOp *dev, FEGDevApplyFn kernel, Vec x, Vec y, PetscBool transpose, PetscBool add)
+{
+  FEGDevHalo        *h = dev->xchg;
+  const PetscScalar *xa;
+  PetscScalar       *ya;
+  const int          Ne = dev->d.Ne, nint = (int)dev->nint, nfirst = (int)dev->nfirst;
+
+  PetscFunctionBegin;
+  PetscCall(VecCUDAGetArrayRead(x, &xa));
+  if (add) PetscCall(VecCUDAGetArray(y, &ya));
+  else PetscCall(VecCUDAGetArrayWrite(y, &ya));
+  PetscCall(FEGDevHaloBegin(h, PETSC_TRUE, xa, PETSC_FALSE));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (!add) PetscCall(FEGDevZero(ya, op->disc->nglobal));
+  PetscCall(FEGDevZero(h->dy, h->ng));
+  PetscCall((*kernel)(op, xa, ya, transpose, PETSC_FALSE, 0, nfirst, PETSC_FALSE));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(FEGDevHaloEnd(h, PETSC_TRUE, NULL));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall((*kernel)(op, xa, ya, transpose, PETSC_FALSE, nint, Ne, PETSC_FALSE));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(FEGDevHaloBegin(h, PETSC_FALSE, h->dy, PETSC_TRUE));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (nfirst < nint) PetscCall((*kernel)(op, xa, ya, transpose, PETSC_FALSE, nfirst, nint, PETSC_TRUE));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(FEGDevHaloEnd(h, PETSC_FALSE, ya));
+  PetscCall(VecCUDARestoreArrayRead(x, &xa));
+  if (add) PetscCall(VecCUDARestoreArray(y, &ya));
+  else PetscCall(VecCUDARestoreArrayWrite(y, &ya));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode FEGDevOpApply(FEGOp op, FEGDevOp *dev, FEGDevApplyFn kernel, PetscLogDouble flops, PetscBool mayOverwrite, Vec x, Vec y, PetscBool transpose, PetscBool add)
 {
   const PetscScalar *xa;
@@ -434,8 +488,9 @@ PetscErrorCode FEGDevOpApply(FEGOp op, FEGDevOp *dev, FEGDevApplyFn kernel, Pets
   Vec             xl, yl;
 
   PetscFunctionBegin;
-  if (dev->overlap && !dev->gindex) {
-    PetscCall(FEGDevOpApplyOverlap(op, dev, kernel, x, y, transpose, add));
+  if (dev->overlap && (!dev->gindex || dev->lcode)) {
+    if (dev->gindex) PetscCall(FEGDevOpApplyGlobal(op, dev, kernel, x, y, transpose, add));
+    else PetscCall(FEGDevOpApplyOverlap(op, dev, kernel, x, y, transpose, add));
     PetscCall(PetscLogGpuFlops(flops));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -480,7 +535,12 @@ PetscErrorCode FEGDevOpDiagonal(FEGOp op, FEGDevOp *dev, FEGDevDiagFn kernel, Ve
   if (dev->gindex || dev->direct) {
     PetscCall(VecCUDAGetArrayWrite(diag, &ya));
     PetscCall(FEGDevZero(ya, op->disc->nglobal));
+    if (dev->gindex && dev->lcode) PetscCall(FEGDevZero(dev->xchg->dy, dev->xchg->ng));
     PetscCall((*kernel)(op, ya));
+    if (dev->gindex && dev->lcode) { /* the ghosts' sums, added in place, go to their owners */
+      PetscCall(FEGDevHaloBegin(dev->xchg, PETSC_FALSE, dev->xchg->dy, PETSC_TRUE));
+      PetscCall(FEGDevHaloEnd(dev->xchg, PETSC_FALSE, ya));
+    }
     PetscCall(VecCUDARestoreArrayWrite(diag, &ya));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -518,14 +578,14 @@ PetscErrorCode FEGDevOpView(FEGOp op, FEGDevOp *dev, PetscViewer viewer)
   if (t->used == 3) PetscCall(PetscViewerASCIIPrintf(viewer, " (%s, %d elements per GEMM chunk)", dev->d.P ? "K = Chat P, P the products of reference derivatives" : "K = R^T U", t->nparts));
   if (t->used == 2) PetscCall(PetscViewerASCIIPrintf(viewer, " (block size %d, NENTPT %d, NR_PARTS %d, quadrature chunk %d, Jacobian data in shared memory: %s)", t->blockSize, t->nentpt, t->nparts, t->qchunk, t->jacShared ? "yes" : "no"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
-  if (dev->gindex) PetscCall(PetscViewerASCIIPrintf(viewer, "apply: one kernel on the global vectors through global indices, constrained dofs skipped\n"));
+  if (dev->gindex && !dev->lcode) PetscCall(PetscViewerASCIIPrintf(viewer, "apply: one kernel on the global vectors through global indices, constrained dofs skipped\n"));
   else if (dev->overlap) {
     PetscMPIInt rank;
 
     /* per process: the interior prefix is what can overlap the messages */
     PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)op), &rank));
     PetscCall(PetscViewerASCIIPushSynchronized(viewer));
-    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] apply: owned dofs copied by fegpu, ghost dofs moved by %s; the first %" PetscInt_FMT " of %d elements touch no ghost dof, %" PetscInt_FMT " of them run while ghost values arrive\n", (int)rank, dev->xchg ? "fegpu (pinned host buffers)" : "PetscSF",
+    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] apply: owned dofs %s, ghost dofs moved by %s; the first %" PetscInt_FMT " of %d elements touch no ghost dof, %" PetscInt_FMT " of them run while ghost values arrive\n", (int)rank, dev->gindex ? "read and summed in place through global indices" : "copied by fegpu", dev->xchg ? "fegpu (pinned host buffers)" : "PetscSF",
                                                  dev->nint, dev->d.Ne, dev->nfirst));
     PetscCall(PetscViewerFlush(viewer));
     PetscCall(PetscViewerASCIIPopSynchronized(viewer));
