@@ -63,6 +63,13 @@ def main():
     def samerun(*names):
         return a.same_machine or len(set(os.path.dirname(first(n)) for n in names)) == 1
 
+    def card(name):
+        """the GPU model of the run that name's figures come from (its gpus.txt), e.g. 'H200'"""
+        path = first(name)
+        g = os.path.join(os.path.dirname(path), 'gpus.txt') if path else ''
+        m = re.search(r'NVIDIA (\S+)', open(g).read()) if g and os.path.exists(g) else None
+        return m.group(1) if m else 'GPU'
+
     def add(case, hw, p, N, dofs, qty, t, ref, kind):
         ratio = ref / t if t > 0 else float('nan')
         rows.append([case, hw, p, N, dofs, qty, '%.6g' % t, '%.6g' % ref, kind, '%.4f' % ratio])
@@ -89,7 +96,7 @@ def main():
                 add('bp3 ' + name[3:] + ' pinned vs petscsf', 'gpu', r['p'], r['N'], r['dofs'], 'cg 50 its, -feg_halo_exchange pinned', mine[0]['cg'], r['cg'], 'petscsf / pinned')
     tet = read_bench(first('tet.log'))
     for (p, s_), v in sorted(read_bench(first('petscsf.log')).items()):
-        if s_ == 'lma' and (p, s_) in tet:
+        if s_ == 'lma' and (p, s_) in tet and samerun('tet.log', 'petscsf.log'):
             add('tet P1 weak pinned vs petscsf', 'gpu', p, 1, v['dofs'], 'lma MatMult, -feg_halo_exchange pinned', tet[(p, s_)]['mult_ms'] * 1e-3, v['mult_ms'] * 1e-3, 'petscsf / pinned')
     for r in weak + strong + big:
         rows.append(['bp3 process', 'gpu', r['p'], r['N'], r['dofs'], 'mesh+distribution / fegpu setup', '%.4g' % r['mesh'], '%.4g' % r['setup'], 'mesh/setup', '%.2f' % (r['mesh'] / r['setup'] if r['setup'] else 0)])
@@ -145,7 +152,9 @@ def main():
                 v.sort()
                 ax[0].plot([x for x, _ in v], [100 * y for _, y in v], 'o-', label=k)
         ax[0].axhline(85, color='grey', ls='--', lw=1, label='target 85%')
-        ax[0].set_xlabel('GPUs (H100, one process each)')
+        cards = sorted(set(card(n) for n in ('bp3weak.csv', 'tet.log') if first(n)))
+        ax[0].set_xlabel('GPUs (BP3 on %s, tetrahedra on %s; one process each)' % (card('bp3weak.csv'), card('tet.log'))
+                         if len(cards) > 1 else 'GPUs (%s, one process each)' % (cards[0] if cards else 'GPU'))
         ax[0].set_ylabel('weak scaling efficiency %')
         ax[0].set_xscale('log', base=2)
         ax[0].xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter('%g'))
@@ -161,7 +170,7 @@ def main():
                 ax[1].plot([x for x, _ in v], [y for _, y in v], 'o' + ls, label='%s Q%d' % (case[11:], k))
         xs = sorted(set(r[2] for r in rows if r[0].startswith('bp3 strong') and r[1] == 'gpu') | {1})
         ax[1].plot(xs, xs, color='grey', lw=1, label='ideal')
-        ax[1].set_xlabel('GPUs (H100, one process each)')
+        ax[1].set_xlabel('GPUs (%s, one process each)' % card('bp3strong.csv'))
         ax[1].set_ylabel('BP3 strong scaling speedup (50 CG its)')
         ax[1].set_xscale('log', base=2)
         ax[1].set_yscale('log', base=2)
