@@ -1109,8 +1109,8 @@ START_TEST(test_gpu_overlap)
   const char          *sc = _i % 2 ? "gather" : "atomic";
   DM                   dmh, dmg;
   FEGForm              fh, fg;
-  Mat                  Ah, Ag, An, Ap;
-  PetscReal            e1, e2, e3;
+  Mat                  Ah, Ag, An, Ap, Apin;
+  PetscReal            e1, e2, e3, e4;
   PetscBool            split;
   PetscMPIInt          size;
 
@@ -1126,14 +1126,19 @@ START_TEST(test_gpu_overlap)
   /* the ghosts moved by PetscSF instead of fegpu's own messages */
   TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_halo_exchange", "petscsf"));
   TCHK(fegtest_operator(dmg, fg, s, &Ap));
+  /* through pinned host buffers (the default, auto, moves them device to device where the processes share a node) */
+  TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_halo_exchange", "pinned"));
+  TCHK(fegtest_operator(dmg, fg, s, &Apin));
   TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_halo_exchange"));
   TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_lma_scatter"));
   TCHK(apply_diff(Ag, dmg, Ah, dmh, PETSC_TRUE, &e1));
   TCHK(apply_diff(An, dmg, Ah, dmh, PETSC_TRUE, &e2));
   TCHK(apply_diff(Ap, dmg, Ah, dmh, PETSC_TRUE, &e3));
+  TCHK(apply_diff(Apin, dmg, Ah, dmh, PETSC_TRUE, &e4));
   ck_assert_msg(e1 < 1e-12, "%s %s %s overlapped apply: differs from the host by %g", DMPolytopeTypes[ct], s, sc, (double)e1);
   ck_assert_msg(e2 < 1e-12, "%s %s %s with -feg_halo_overlap false: differs from the host by %g", DMPolytopeTypes[ct], s, sc, (double)e2);
   ck_assert_msg(e3 < 1e-12, "%s %s %s with -feg_halo_exchange petscsf: differs from the host by %g", DMPolytopeTypes[ct], s, sc, (double)e3);
+  ck_assert_msg(e4 < 1e-12, "%s %s %s with -feg_halo_exchange pinned: differs from the host by %g", DMPolytopeTypes[ct], s, sc, (double)e4);
   MPI_Comm_size(PETSC_COMM_WORLD, &size);
   if (size == 1 && ct == DM_POLYTOPE_HEXAHEDRON && !strcmp(s, FEGOPMATFREE) && _i % 2 == 0) {
     char view[4096];
@@ -1156,6 +1161,7 @@ START_TEST(test_gpu_overlap)
   TCHK(MatDestroy(&Ag));
   TCHK(MatDestroy(&An));
   TCHK(MatDestroy(&Ap));
+  TCHK(MatDestroy(&Apin));
   TCHK(FEGFormDestroy(&fh));
   TCHK(FEGFormDestroy(&fg));
   TCHK(DMDestroy(&dmh));

@@ -103,6 +103,7 @@ PETSC_INTERN PetscErrorCode FEGDevZero(double *, size_t);
 PETSC_INTERN PetscErrorCode FEGDevGather(int, const int *, const int *, const double *, double *);
 PETSC_INTERN PetscErrorCode FEGDevCopyIndexed(int, const int *, const int *, const double *, double *);
 PETSC_INTERN PetscErrorCode FEGDevSumInto(int, const int *, const int *, const int *, const double *, double *);
+PETSC_INTERN PetscErrorCode FEGDevCopyToPointers(int, const int *, const double *, double *const *);
 PETSC_INTERN PetscErrorCode FEGDevLocalToOwned(int, const int *, const int *, const double *, double *, int);
 PETSC_INTERN PetscErrorCode FEGDevInterleave(int, int, const int *, int *);
 PETSC_INTERN PetscErrorCode FEGDevMapIndices(size_t, const int *, const int *, int *);

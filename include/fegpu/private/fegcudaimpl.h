@@ -68,6 +68,15 @@ typedef struct {
   double      *hg, *hn;             /* pinned host buffers of the same */
   MPI_Request *req;
   cudaEvent_t  packed, gread, nread; /* a buffer copied down; the ghost and owned host buffers read by the device */
+  /* device to device (CUDA IPC, -feg_halo_exchange ipc): the packing kernel writes each entry straight into the
+     receiving process's dg (forward) or dn (backward), records an interprocess event and sends an empty message; the
+     receiver's stream waits on that event. No host copy, and the host never waits for the device. */
+  PetscBool    ipc;
+  double     **fptr, **bptr; /* where owned entry k (forward) and ghost entry k (backward) go in another process (device) */
+  cudaEvent_t  evf, evb;     /* this process's, recorded after packing forward and backward */
+  cudaEvent_t *wf, *wb;      /* the senders' of what this process receives: rranks' evf, lranks' evb (opened) */
+  void       **opened;       /* the other processes' buffers mapped here: rranks' dn, lranks' dg */
+  int          lastdir;      /* the last exchange's direction (0 forward, 1 backward, -1 none): two in a row sync */
 } FEGDevHalo;
 
 /* What every operator type keeps on the device */

@@ -31,8 +31,12 @@ struct _FEGOpOps {
                                                                      name, from whether the DM is on the device */
 };
 
-/* the overlapped GPU apply's ghost values and sums: fegpu's messages from pinned host buffers, or PetscSF's */
+/* the overlapped GPU apply's ghost values and sums: fegpu's, written by the kernels straight into the other GPUs'
+   buffers (CUDA IPC, processes of one node) or sent from pinned host buffers (auto: IPC where every neighbour allows
+   it), or PetscSF's */
 typedef enum {
+  FEG_HALO_AUTO,
+  FEG_HALO_IPC,
   FEG_HALO_PINNED,
   FEG_HALO_PETSCSF
 } FEGHaloExchange;

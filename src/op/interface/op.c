@@ -5,7 +5,7 @@
 PetscFunctionList FEGOpList = NULL, FEGOpDeviceList = NULL;
 const char *const FEGPmatTypes[]     = {"auto", "none", "addto", "lma", "FEGPmatType", "FEG_PMAT_", NULL};
 const char *const FEGPrecisions[]    = {"double", "single", "FEGPrecision", "FEG_PRECISION_", NULL};
-const char *const FEGHaloExchanges[] = {"pinned", "petscsf", "FEGHaloExchange", "FEG_HALO_", NULL};
+const char *const FEGHaloExchanges[] = {"auto", "ipc", "pinned", "petscsf", "FEGHaloExchange", "FEG_HALO_", NULL};
 
 /*@C
   FEGOpRegister - adds an operator type, selectable with FEGOpSetType() or -feg_strategy
@@ -371,8 +371,8 @@ PetscErrorCode FEGOpSetFromOptions_Private(FEGOp op, PetscBool readtype)
   if (!((PetscObject)op)->type_name) PetscCall(FEGOpSetType(op, FEGOPADDTO));
   PetscCall(PetscOptionsEnum("-feg_pmat", "Preconditioning matrix for PCs that need values, for operators that are not assembled", "FEGOpSetPmatType", FEGPmatTypes, (PetscEnum)op->pmattype, (PetscEnum *)&op->pmattype, NULL));
   PetscCall(PetscOptionsBool("-feg_halo_overlap", "GPU lma and matfree: apply the elements that touch no ghost dof while ghost values and sums move between processes", "FEGOpSetFromOptions", op->overlap, &op->overlap, NULL));
-  PetscCall(PetscOptionsEnum("-feg_halo_exchange", "GPU overlapped apply on several processes: ghost values and sums sent by fegpu from pinned host buffers, or by PetscSF", "FEGOpSetFromOptions", FEGHaloExchanges, (PetscEnum)op->haloexchange,
-                             (PetscEnum *)&op->haloexchange, NULL));
+  PetscCall(PetscOptionsEnum("-feg_halo_exchange", "GPU overlapped apply on several processes: ghost values and sums moved by fegpu device to device (ipc, processes of one node), from pinned host buffers (pinned), the first that every process allows (auto), or by PetscSF", "FEGOpSetFromOptions", FEGHaloExchanges,
+                             (PetscEnum)op->haloexchange, (PetscEnum *)&op->haloexchange, NULL));
   if (readtype) { /* an operator made for a fixed purpose (an addto preconditioning matrix) stores no element data */
     FEGPrecision p = op->precision;
     PetscBool    flg;

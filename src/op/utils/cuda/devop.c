@@ -55,7 +55,9 @@ static PetscErrorCode FEGDevIndexCopy(PetscInt n, const PetscInt a[], PetscInt b
 /* fegpu's exchange over the halo SF's graph (FEGDevHalo): PetscSF's rank lists give, per neighbour, the local ghosts
    it owns (leaves, rmine) and the owned entries it holds as ghosts (roots, irootloc), both in the order PetscSF packs
    them, so the two sides of each message agree */
-static PetscErrorCode FEGDevHaloCreate(PetscSF sf, PetscInt nlocal, FEGDevHalo **halo)
+static PetscErrorCode FEGDevHaloIpcSetUp(FEGDevHalo *, PetscBool *, const char **);
+
+static PetscErrorCode FEGDevHaloCreate(PetscSF sf, PetscInt nlocal, FEGHaloExchange mode, FEGDevHalo **halo)
 {
   FEGDevHalo        *h;
   PetscMPIInt        nr, nl;
@@ -111,7 +113,144 @@ static PetscErrorCode FEGDevHaloCreate(PetscSF sf, PetscInt nlocal, FEGDevHalo *
   PetscCallCUDA(cudaEventCreateWithFlags(&h->packed, cudaEventDisableTiming));
   PetscCallCUDA(cudaEventCreateWithFlags(&h->gread, cudaEventDisableTiming));
   PetscCallCUDA(cudaEventCreateWithFlags(&h->nread, cudaEventDisableTiming));
+  if (mode == FEG_HALO_AUTO || mode == FEG_HALO_IPC) {
+    PetscBool   ok;
+    const char *why;
+
+    PetscCall(FEGDevHaloIpcSetUp(h, &ok, &why));
+    PetscCheck(ok || mode != FEG_HALO_IPC, h->comm, PETSC_ERR_SUP, "-feg_halo_exchange ipc is not possible here (%s); use auto, pinned or petscsf", why);
+    if (!ok) PetscCall(PetscInfo(NULL, "Ghost exchange through pinned host buffers: %s\n", why));
+  }
   *halo = h;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* what one process tells a neighbour for the device-to-device exchange: its receive buffer (where the neighbour's
+   segment starts, how long it is) and the event the neighbour's stream waits on for what this process sends it */
+typedef struct {
+  cudaIpcMemHandle_t   mem;
+  cudaIpcEventHandle_t ev;
+  PetscInt             off, n;
+} FEGIpcLink;
+
+/* Sets up the device-to-device exchange when every neighbour is a process of this node and every buffer and event
+   opens (collective; *ok the same on every process; nothing is left open when it is false, *why says what failed) */
+static PetscErrorCode FEGDevHaloIpcSetUp(FEGDevHalo *h, PetscBool *ok, const char **why)
+{
+  MPI_Comm     node;
+  MPI_Group    gall, gnode;
+  PetscMPIInt  n     = h->nr + h->nl, *in, *out, tag2;
+  PetscBool    local = PETSC_TRUE, opened = PETSC_TRUE;
+  FEGIpcLink  *sl, *rl;
+  MPI_Request *req;
+  double     **fp, **bp;
+
+  PetscFunctionBegin;
+  *ok  = PETSC_FALSE;
+  *why = NULL;
+  /* every neighbour on this node */
+  PetscCallMPI(MPI_Comm_split_type(h->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  PetscCallMPI(MPI_Comm_group(h->comm, &gall));
+  PetscCallMPI(MPI_Comm_group(node, &gnode));
+  PetscCall(PetscMalloc2(n + 1, &in, n + 1, &out));
+  for (PetscMPIInt i = 0; i < h->nr; i++) in[i] = h->rranks[i];
+  for (PetscMPIInt i = 0; i < h->nl; i++) in[h->nr + i] = h->lranks[i];
+  PetscCallMPI(MPI_Group_translate_ranks(gall, n, in, gnode, out));
+  for (PetscMPIInt i = 0; i < n; i++)
+    if (out[i] == MPI_UNDEFINED) local = PETSC_FALSE;
+  PetscCall(PetscFree2(in, out));
+  PetscCallMPI(MPI_Group_free(&gall));
+  PetscCallMPI(MPI_Group_free(&gnode));
+  PetscCallMPI(MPI_Comm_free(&node));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &local, 1, MPIU_BOOL, MPI_LAND, h->comm));
+  if (!local) {
+    *why = "a neighbour is a process of another node";
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  /* this process's events, and its buffers and events told to each neighbour: to an owner (rranks) the ghost buffer
+     dg, where that owner's values go, and evb, which it waits on for sums; to a holder (lranks) the owned buffer dn and
+     evf */
+  PetscCallCUDA(cudaEventCreateWithFlags(&h->evf, cudaEventDisableTiming | cudaEventInterprocess));
+  PetscCallCUDA(cudaEventCreateWithFlags(&h->evb, cudaEventDisableTiming | cudaEventInterprocess));
+  PetscCall(PetscCalloc2(n + 1, &sl, n + 1, &rl));
+  PetscCall(PetscMalloc1(2 * n + 1, &req));
+  for (PetscMPIInt i = 0; i < n; i++) {
+    const PetscBool owner = (PetscBool)(i < h->nr); /* link i: to/from the owner rranks[i], else the holder lranks[i-nr] */
+    const PetscInt  j     = owner ? i : i - h->nr;
+
+    PetscCallCUDA(cudaIpcGetMemHandle(&sl[i].mem, owner ? (void *)h->dg : (void *)h->dn));
+    PetscCallCUDA(cudaIpcGetEventHandle(&sl[i].ev, owner ? h->evb : h->evf));
+    sl[i].off = owner ? h->roff[j] : h->loff[j];
+    sl[i].n   = owner ? h->roff[j + 1] - h->roff[j] : h->loff[j + 1] - h->loff[j];
+  }
+  /* a pair of processes can be linked both ways: what goes to an owner and what goes to a holder use two tags */
+  PetscCall(PetscCommGetNewTag(h->comm, &tag2));
+  for (PetscMPIInt i = 0; i < n; i++) {
+    const PetscBool owner = (PetscBool)(i < h->nr);
+
+    /* from an owner comes its dn (where this process's sums go); it was sent with the holders' tag */
+    PetscCallMPI(MPI_Irecv(&rl[i], (PetscMPIInt)sizeof(FEGIpcLink), MPI_BYTE, owner ? h->rranks[i] : h->lranks[i - h->nr], owner ? tag2 : h->tag, h->comm, &req[i]));
+    PetscCallMPI(MPI_Isend(&sl[i], (PetscMPIInt)sizeof(FEGIpcLink), MPI_BYTE, owner ? h->rranks[i] : h->lranks[i - h->nr], owner ? h->tag : tag2, h->comm, &req[n + i]));
+  }
+  PetscCallMPI(MPI_Waitall(2 * n, req, MPI_STATUSES_IGNORE));
+  PetscCall(PetscFree(req));
+  /* open them: an owner's dn and evf, a holder's dg and evb; the segments must be this process's */
+  PetscCall(PetscCalloc1(n + 1, &h->opened));
+  PetscCall(PetscCalloc2(h->nr + 1, &h->wf, h->nl + 1, &h->wb));
+  PetscCall(PetscMalloc2(h->no + 1, &fp, h->ng + 1, &bp));
+  for (PetscMPIInt i = 0; i < n && opened; i++) {
+    const PetscBool owner = (PetscBool)(i < h->nr);
+    const PetscInt  j = owner ? i : i - h->nr, mine = owner ? h->roff[j + 1] - h->roff[j] : h->loff[j + 1] - h->loff[j];
+    cudaEvent_t    *ev = owner ? &h->wf[j] : &h->wb[j];
+
+    PetscCheck(rl[i].n == mine, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Halo link to rank %d: it expects %" PetscInt_FMT " entries, this process has %" PetscInt_FMT, (int)(owner ? h->rranks[j] : h->lranks[j]), rl[i].n, mine);
+    if (cudaIpcOpenMemHandle(&h->opened[i], rl[i].mem, cudaIpcMemLazyEnablePeerAccess) != cudaSuccess) {
+      (void)cudaGetLastError();
+      h->opened[i] = NULL;
+      opened       = PETSC_FALSE;
+      *why         = "cudaIpcOpenMemHandle() failed";
+      break;
+    }
+    if (cudaIpcOpenEventHandle(ev, rl[i].ev) != cudaSuccess) {
+      (void)cudaGetLastError();
+      *ev    = NULL;
+      opened = PETSC_FALSE;
+      *why   = "cudaIpcOpenEventHandle() failed";
+      break;
+    }
+    /* owned entry k (forward) or ghost entry k (backward) of this segment goes to the neighbour's buffer at off + k - start */
+    for (PetscInt k = 0; k < mine; k++) {
+      if (owner) bp[h->roff[j] + k] = (double *)h->opened[i] + rl[i].off + k;
+      else fp[h->loff[j] + k] = (double *)h->opened[i] + rl[i].off + k;
+    }
+  }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &opened, 1, MPIU_BOOL, MPI_LAND, h->comm));
+  if (opened) {
+    PetscCall(FEGDevMallocCopy((void **)&h->fptr, fp, sizeof(double *) * (h->no + 1), NULL));
+    PetscCall(FEGDevMallocCopy((void **)&h->bptr, bp, sizeof(double *) * (h->ng + 1), NULL));
+    h->ipc     = PETSC_TRUE;
+    h->lastdir = -1;
+    *ok        = PETSC_TRUE;
+  } else {
+    if (!*why) *why = "another process could not open its neighbours' buffers";
+    for (PetscMPIInt i = 0; i < n; i++) {
+      const PetscBool owner = (PetscBool)(i < h->nr);
+      cudaEvent_t     ev    = owner ? h->wf[i] : h->wb[i - h->nr];
+
+      if (!h->opened[i]) break;
+      PetscCallCUDA(cudaIpcCloseMemHandle(h->opened[i]));
+      if (ev) PetscCallCUDA(cudaEventDestroy(ev));
+      else break;
+    }
+    PetscCall(PetscFree(h->opened));
+    PetscCall(PetscFree2(h->wf, h->wb));
+    PetscCallCUDA(cudaEventDestroy(h->evf));
+    PetscCallCUDA(cudaEventDestroy(h->evb));
+    /* no process may free a buffer another one still maps */
+    PetscCallMPI(MPI_Barrier(h->comm));
+  }
+  PetscCall(PetscFree2(fp, bp));
+  PetscCall(PetscFree2(sl, rl));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -121,6 +260,21 @@ static PetscErrorCode FEGDevHaloDestroy(FEGDevHalo **halo)
 
   PetscFunctionBegin;
   if (!h) PetscFunctionReturn(PETSC_SUCCESS);
+  if (h->ipc) {
+    /* the streams done with every buffer, then the mappings closed everywhere before any process frees its own */
+    PetscCallCUDA(cudaStreamSynchronize(FEG_STREAM));
+    PetscCallMPI(MPI_Barrier(h->comm));
+    for (PetscMPIInt i = 0; i < h->nr + h->nl; i++) PetscCallCUDA(cudaIpcCloseMemHandle(h->opened[i]));
+    for (PetscMPIInt i = 0; i < h->nr; i++) PetscCallCUDA(cudaEventDestroy(h->wf[i]));
+    for (PetscMPIInt i = 0; i < h->nl; i++) PetscCallCUDA(cudaEventDestroy(h->wb[i]));
+    PetscCallMPI(MPI_Barrier(h->comm));
+    PetscCallCUDA(cudaEventDestroy(h->evf));
+    PetscCallCUDA(cudaEventDestroy(h->evb));
+    FEGDevFree(h->fptr);
+    FEGDevFree(h->bptr);
+    PetscCall(PetscFree(h->opened));
+    PetscCall(PetscFree2(h->wf, h->wb));
+  }
   FEGDevFree(h->gidx);
   FEGDevFree(h->oidx);
   FEGDevFree(h->srow);
@@ -154,6 +308,21 @@ static PetscErrorCode FEGDevHaloBegin(FEGDevHalo *h, PetscBool forward, const do
   const int         *idx = forward ? h->oidx : h->gidx;
 
   PetscFunctionBegin;
+  if (h->ipc) {
+    /* a receiver is done with its buffer once it has sent the other way (its stream read the buffer before packing);
+       two exchanges the same way in a row (a diagonal after a diagonal) wait for every stream instead */
+    if (h->lastdir == (forward ? 0 : 1)) {
+      PetscCallCUDA(cudaStreamSynchronize(FEG_STREAM));
+      PetscCallMPI(MPI_Barrier(h->comm));
+    }
+    h->lastdir = forward ? 0 : 1;
+    for (PetscMPIInt i = 0; i < nrecv; i++) PetscCallMPI(MPI_Irecv(NULL, 0, MPI_BYTE, rk[i], h->tag, h->comm, &h->req[i]));
+    PetscCall(FEGDevCopyToPointers((int)so[nsend], inorder ? NULL : idx, src, forward ? h->fptr : h->bptr));
+    PetscCallCUDA(cudaEventRecord(forward ? h->evf : h->evb, FEG_STREAM));
+    /* the event is recorded: the receivers may queue their wait on it */
+    for (PetscMPIInt i = 0; i < nsend; i++) PetscCallMPI(MPI_Isend(NULL, 0, MPI_BYTE, forward ? h->lranks[i] : h->rranks[i], h->tag, h->comm, &h->req[nrecv + i]));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCallCUDA(cudaEventSynchronize(forward ? h->gread : h->nread));
   for (PetscMPIInt i = 0; i < nrecv; i++) {
     PetscMPIInt n;
@@ -180,6 +349,13 @@ static PetscErrorCode FEGDevHaloEnd(FEGDevHalo *h, PetscBool forward, double *ds
   double            *rhost = forward ? h->hg : h->hn, *rdev = forward ? h->dg : h->dn, *shost = forward ? h->hn : h->hg;
 
   PetscFunctionBegin;
+  if (h->ipc) {
+    PetscCallMPI(MPI_Waitall(nrecv + nsend, h->req, MPI_STATUSES_IGNORE));
+    for (PetscMPIInt i = 0; i < nrecv; i++) PetscCallCUDA(cudaStreamWaitEvent(FEG_STREAM, forward ? h->wf[i] : h->wb[i], 0));
+    if (forward && dst) PetscCall(FEGDevCopyIndexed(h->ng, h->gidx, NULL, h->dg, dst));
+    else if (!forward) PetscCall(FEGDevSumInto(h->nsum, h->srow, h->soff, h->slist, h->dn, dst));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCallCUDA(cudaEventSynchronize(h->packed));
   for (PetscMPIInt i = 0; i < nsend; i++) {
     PetscMPIInt n;
@@ -260,11 +436,11 @@ static PetscErrorCode FEGDevOpHaloSetUp(FEGOp op, FEGDevOp *dev)
       PetscCall(PetscSFCreate(comm, &dev->halo));
       PetscCall(PetscSFSetGraph(dev->halo, nroots, nrem, rloc, PETSC_COPY_VALUES, rrem, PETSC_COPY_VALUES));
       PetscCall(PetscSFSetUp(dev->halo));
-      if (op->haloexchange == FEG_HALO_PINNED) {
+      if (op->haloexchange != FEG_HALO_PETSCSF) {
         const PetscInt *rmine;
         int            *code;
 
-        PetscCall(FEGDevHaloCreate(dev->halo, disc->nlocal, &dev->xchg));
+        PetscCall(FEGDevHaloCreate(dev->halo, disc->nlocal, op->haloexchange, &dev->xchg));
         /* each local dof's place for kernels that index the global vectors: owned, ghost buffer entry, or neither */
         PetscCall(PetscSFGetRootRanks(dev->halo, NULL, NULL, NULL, &rmine, NULL));
         PetscCall(PetscMalloc1(disc->nlocal + 1, &code));
@@ -585,8 +761,8 @@ PetscErrorCode FEGDevOpView(FEGOp op, FEGDevOp *dev, PetscViewer viewer)
     /* per process: the interior prefix is what can overlap the messages */
     PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)op), &rank));
     PetscCall(PetscViewerASCIIPushSynchronized(viewer));
-    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] apply: owned dofs %s, ghost dofs moved by %s; the first %" PetscInt_FMT " of %d elements touch no ghost dof, %" PetscInt_FMT " of them run while ghost values arrive\n", (int)rank, dev->gindex ? "read and summed in place through global indices" : "copied by fegpu", dev->xchg ? "fegpu (pinned host buffers)" : "PetscSF",
-                                                 dev->nint, dev->d.Ne, dev->nfirst));
+    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] apply: owned dofs %s, ghost dofs moved by %s; the first %" PetscInt_FMT " of %d elements touch no ghost dof, %" PetscInt_FMT " of them run while ghost values arrive\n", (int)rank, dev->gindex ? "read and summed in place through global indices" : "copied by fegpu",
+                                                 dev->xchg ? (dev->xchg->ipc ? "fegpu (device to device, CUDA IPC)" : "fegpu (pinned host buffers)") : "PetscSF", dev->nint, dev->d.Ne, dev->nfirst));
     PetscCall(PetscViewerFlush(viewer));
     PetscCall(PetscViewerASCIIPopSynchronized(viewer));
   } else if (!dev->direct) PetscCall(PetscViewerASCIIPrintf(viewer, "apply: DMGlobalToLocal() and DMLocalToGlobal() around one kernel (-feg_halo_overlap false, or see -info)\n"));

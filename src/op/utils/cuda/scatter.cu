@@ -63,6 +63,22 @@ PetscErrorCode FEGDevCopyIndexed(int n, const int *di, const int *si, const doub
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* *dptr[k] = src[si ? si[k] : k]: the halo's entries written straight into other processes' buffers (CUDA IPC) */
+static __global__ void FEGCopyToPointers_Kernel(int n, const int *__restrict__ si, const double *__restrict__ src, double *const *__restrict__ dptr)
+{
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n) *dptr[k] = src[si ? si[k] : k];
+}
+
+PetscErrorCode FEGDevCopyToPointers(int n, const int *si, const double *src, double *const *dptr)
+{
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  FEGCopyToPointers_Kernel<<<(n + 255) / 256, 256>>>(n, si, src, dptr);
+  FEGCheckLaunch("FEGCopyToPointers_Kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* y = yl on the owned dofs (every entry of y has one), or y += yl with add */
 PetscErrorCode FEGDevLocalToOwned(int n, const int *lown, const int *gown, const double *yl, double *y, int add)
 {
