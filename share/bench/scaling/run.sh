@@ -11,6 +11,8 @@
 #   bp3strong  strong: the same at 8M unknowns in all (one GPU is bp3weak's first run)
 #   bp3big     strong: 64M unknowns in all, orders BIG_ORDERS (default 4,8; see the README for order 2)
 #   petscsf    the weak and strong runs at the largest GPU count again with -feg_halo_exchange petscsf
+#   pinned     the same with -feg_halo_exchange pinned (host-staged messages; the default, auto, moves the ghosts
+#              device to device where every process is on one node)
 #   cpu        the host cores: BP3 8M strong (one timed solve) and the tetrahedra weak, CPU_PER_GPU ranks (default
 #              cores / GPUs) for each GPU count of the GPU runs (CPU_NPS: which counts)
 # GPU counts are 1, 2, 4, 8 up to the GPUs the machine has (NPS overrides). Binaries: .gbuild (built elsewhere with the
@@ -85,16 +87,20 @@ bp() { # csv name, processes, label, bench_matfree arguments
   for n in $NPS; do [ $n -gt 1 ] && bp bp3strong $n "strong, 8M unknowns" -orders $BO -dofs $BD; done
 } > "$OUT/bp3strong.log" 2>&1
 [[ $stages == *" bp3strong "* ]] && grep -E "^==|^ *[0-9] +matfree" "$OUT/bp3strong.log"
-# the same runs with the ghosts moved by PetscSF (the exchange before fegpu's own), at the largest GPU count
+# the same runs with the ghosts moved another way (PetscSF's, the exchange before fegpu's own; fegpu's host-staged
+# one), at the largest GPU count
 NMAX=${NPS##* }
-[[ $stages == *" petscsf "* ]] && {
-  start "tet P1 weak np $NMAX, -feg_halo_exchange petscsf"
-  timeout 300 mpiexec -n $NMAX $B $BIN/bench $COMMON -bench_reps 20 -feg_cell_type tet -feg_faces $TN,$TN,$((TN * NMAX)) -order 1 -bench_strategies lma -feg_halo_exchange petscsf
-  stop $?
-  bp bp3weak-petscsf $NMAX "weak, 8M unknowns per GPU, -feg_halo_exchange petscsf," -orders $BO -dofs $BD -dofs_per_process -feg_halo_exchange petscsf
-  bp bp3strong-petscsf $NMAX "strong, 8M unknowns, -feg_halo_exchange petscsf," -orders $BO -dofs $BD -feg_halo_exchange petscsf
-} > "$OUT/petscsf.log" 2>&1
-[[ $stages == *" petscsf "* ]] && grep -E "^==|^ *[0-9] +matfree|^lma " "$OUT/petscsf.log" | cut -c1-150
+for x in petscsf pinned; do
+  [[ $stages == *" $x "* ]] || continue
+  {
+    start "tet P1 weak np $NMAX, -feg_halo_exchange $x"
+    timeout 300 mpiexec -n $NMAX $B $BIN/bench $COMMON -bench_reps 20 -feg_cell_type tet -feg_faces $TN,$TN,$((TN * NMAX)) -order 1 -bench_strategies lma -feg_halo_exchange $x
+    stop $?
+    bp bp3weak-$x $NMAX "weak, 8M unknowns per GPU, -feg_halo_exchange $x," -orders $BO -dofs $BD -dofs_per_process -feg_halo_exchange $x
+    bp bp3strong-$x $NMAX "strong, 8M unknowns, -feg_halo_exchange $x," -orders $BO -dofs $BD -feg_halo_exchange $x
+  } > "$OUT/$x.log" 2>&1
+  grep -E "^==|^ *[0-9] +matfree|^lma " "$OUT/$x.log" | cut -c1-150
+done
 
 [[ $stages == *" bp3big "* ]] && {
   for n in $NPS; do bp bp3big $n "strong, 64M unknowns" -orders ${BIG_ORDERS:-4,8} -dofs $BG; done

@@ -88,16 +88,20 @@ def main():
     for r in big:
         if r['N'] in bone:
             add('bp3 strong 64M', 'gpu', r['p'], r['N'], r['dofs'], 'cg 50 its', r['cg'], bone[r['N']]['cg'], 'speedup')
-    # fegpu's ghost exchange against PetscSF's, same GPU count, same call: the ratio is PetscSF's time over fegpu's
-    for name, ref in (('bp3weak', weak), ('bp3strong', strong)):
-        for r in read_bp(first(name + '-petscsf.csv')):
-            mine = [q for q in ref if q['p'] == r['p'] and q['N'] == r['N']]
-            if mine:
-                add('bp3 ' + name[3:] + ' pinned vs petscsf', 'gpu', r['p'], r['N'], r['dofs'], 'cg 50 its, -feg_halo_exchange pinned', mine[0]['cg'], r['cg'], 'petscsf / pinned')
+    # fegpu's default ghost exchange against another way, same GPU count, same call: the ratio is the other's time
+    # over the default's (runs before auto's device-to-device path: the default was pinned)
     tet = read_bench(first('tet.log'))
-    for (p, s_), v in sorted(read_bench(first('petscsf.log')).items()):
-        if s_ == 'lma' and (p, s_) in tet and samerun('tet.log', 'petscsf.log'):
-            add('tet P1 weak pinned vs petscsf', 'gpu', p, 1, v['dofs'], 'lma MatMult, -feg_halo_exchange pinned', tet[(p, s_)]['mult_ms'] * 1e-3, v['mult_ms'] * 1e-3, 'petscsf / pinned')
+    for x in ('petscsf', 'pinned'):
+        for name, ref in (('bp3weak', weak), ('bp3strong', strong)):
+            if not samerun(name + '.csv', name + '-' + x + '.csv'):
+                continue
+            for r in read_bp(first(name + '-' + x + '.csv')):
+                mine = [q for q in ref if q['p'] == r['p'] and q['N'] == r['N']]
+                if mine:
+                    add('bp3 ' + name[3:] + ' default vs ' + x, 'gpu', r['p'], r['N'], r['dofs'], 'cg 50 its, default exchange', mine[0]['cg'], r['cg'], x + ' / default')
+        for (p, s_), v in sorted(read_bench(first(x + '.log')).items()):
+            if s_ == 'lma' and (p, s_) in tet and samerun('tet.log', x + '.log'):
+                add('tet P1 weak default vs ' + x, 'gpu', p, 1, v['dofs'], 'lma MatMult, default exchange', tet[(p, s_)]['mult_ms'] * 1e-3, v['mult_ms'] * 1e-3, x + ' / default')
     for r in weak + strong + big:
         rows.append(['bp3 process', 'gpu', r['p'], r['N'], r['dofs'], 'mesh+distribution / fegpu setup', '%.4g' % r['mesh'], '%.4g' % r['setup'], 'mesh/setup', '%.2f' % (r['mesh'] / r['setup'] if r['setup'] else 0)])
     cpu = read_bp(first('cpu-bp3.csv'))
@@ -170,7 +174,8 @@ def main():
                 ax[1].plot([x for x, _ in v], [y for _, y in v], 'o' + ls, label='%s Q%d' % (case[11:], k))
         xs = sorted(set(r[2] for r in rows if r[0].startswith('bp3 strong') and r[1] == 'gpu') | {1})
         ax[1].plot(xs, xs, color='grey', lw=1, label='ideal')
-        ax[1].set_xlabel('GPUs (%s, one process each)' % card('bp3strong.csv'))
+        c8, c64 = card('bp3strong.csv'), card('bp3big.csv')
+        ax[1].set_xlabel('GPUs (%s, one process each)' % c8 if c8 == c64 else 'GPUs (8M on %s, 64M on %s; one process each)' % (c8, c64))
         ax[1].set_ylabel('BP3 strong scaling speedup (50 CG its)')
         ax[1].set_xscale('log', base=2)
         ax[1].set_yscale('log', base=2)
