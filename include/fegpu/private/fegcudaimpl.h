@@ -48,11 +48,12 @@ PETSC_INTERN PetscErrorCode FEGDevCoeffPrepare(FEGDisc *, FEGForm, FEGDevCoeffCa
 PETSC_INTERN PetscErrorCode FEGDevCoeffRelease(FEGForm, FEGDevCoeffCache *);
 PETSC_INTERN PetscErrorCode FEGDevCoeffCacheDestroy(FEGDevCoeffCache *);
 
-/* The ghost exchange of the overlapped apply on several processes (-feg_halo_exchange pinned), from the halo SF's
-   rank lists: the values of owned dofs that other processes hold as ghosts are packed on the device, copied into
-   pinned host memory behind the kernels already queued, and sent with MPI point-to-point messages; what arrives is
-   copied up and unpacked, or (sums) added in a fixed order. PetscSF with an MPI that is not CUDA-aware does the same
-   through pageable memory and waits for the device before each message, which idled the GPU while halos moved. */
+/* The ghost exchange of the overlapped apply on several processes (-feg_halo_exchange auto, ipc, pinned), from the
+   halo SF's rank lists: the values of owned dofs that other processes hold as ghosts are packed on the device and
+   either written straight into the receivers' device buffers (ipc, below) or copied into pinned host memory behind the
+   kernels already queued and sent with MPI point-to-point messages; what arrives is unpacked, or (sums) added in a
+   fixed order. PetscSF with an MPI that is not CUDA-aware does the same through pageable memory and waits for the
+   device before each message, which idled the GPU while halos moved. */
 typedef struct {
   MPI_Comm     comm; /* PETSc's inner communicator, with a tag of its own */
   PetscMPIInt  tag;
