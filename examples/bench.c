@@ -221,13 +221,26 @@ int main(int argc, char **argv)
   }
   PetscCall(HaloTime(dm, reps, "of the operator's vectors"));
   if (ondevice) {
-    PetscReal fma, atom;
+    PetscReal   fma, atom;
+    PetscMPIInt nproc;
 
     /* this GPU's own ceilings, measured now */
     PetscCall(FEGDeviceRoofline(&triad, &fma, &atom));
     fmaPeak  = fma;
     atomRate = atom;
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bench: roofline of this GPU: triad %.0f GB/s, FP64 FMA %.0f GFLOP/s, atomicAdd(double) %.1f G/s\n", (double)triad, (double)fma, (double)atom));
+    PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &nproc));
+    if (nproc > 1) {
+      PetscReal peak[3] = {triad, fma, atom};
+
+      /* the GB/s columns count every process's bytes: compare them with the ceilings of all the processes' GPUs (one
+         GPU per process, as share/fegpu/gpu-bind gives; processes sharing a GPU would count it more than once) */
+      PetscCall(MPIU_Allreduce(MPI_IN_PLACE, peak, 3, MPIU_REAL, MPIU_SUM, PETSC_COMM_WORLD));
+      triad    = peak[0];
+      fmaPeak  = peak[1];
+      atomRate = peak[2];
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bench: roofline of the %d processes' GPUs together (the %% triad column's): triad %.0f GB/s, FP64 FMA %.0f GFLOP/s, atomicAdd(double) %.1f G/s\n", (int)nproc, (double)triad, (double)fmaPeak, (double)atomRate));
+    }
   } else PetscCall(Triad(dm, reps, &triad));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bench: %" PetscInt_FMT " elements, %" PetscInt_FMT " dofs per element, vectors %s, mesh %.2f s, triad %.0f GB/s\n", Ne, Nb, vt, tsetup, (double)triad));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-8s %10s %10s %12s %12s %10s %10s %12s %9s %8s\n", "strategy", "dofs", "setup s", "assembly ms", "elements/s", "us/element", "MatMult ms", "MatMult GB/s", "% triad", "B/dof"));
