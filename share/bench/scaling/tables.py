@@ -65,29 +65,27 @@ def main():
 
     def card(name):
         """the GPU model of the run that name's figures come from (its gpus.txt), e.g. 'H200'"""
-        path = first(name)
-        g = os.path.join(os.path.dirname(path), 'gpus.txt') if path else ''
-        m = re.search(r'NVIDIA (\S+)', open(g).read()) if g and os.path.exists(g) else None
+        g = os.path.join(os.path.dirname(first(name)), 'gpus.txt')
+        m = re.search(r'NVIDIA (\S+)', open(g).read()) if os.path.exists(g) else None
         return m.group(1) if m else 'GPU'
 
     def add(case, hw, p, N, dofs, qty, t, ref, kind):
         ratio = ref / t if t > 0 else float('nan')
         rows.append([case, hw, p, N, dofs, qty, '%.6g' % t, '%.6g' % ref, kind, '%.4f' % ratio])
 
+    def against(runs, one, case, kind):
+        """each BP3 run against the one-GPU run of its order"""
+        for r in runs:
+            if r['N'] in one:
+                add(case, 'gpu', r['p'], r['N'], r['dofs'], 'cg 50 its', r['cg'], one[r['N']]['cg'], kind)
+
     weak = read_bp(first('bp3weak.csv'))
     one = {r['N']: r for r in weak if r['p'] == 1}
-    for r in weak:
-        if r['N'] in one:
-            add('bp3 weak 8M/GPU', 'gpu', r['p'], r['N'], r['dofs'], 'cg 50 its', r['cg'], one[r['N']]['cg'], 'efficiency')
+    against(weak, one, 'bp3 weak 8M/GPU', 'efficiency')
     strong = read_bp(first('bp3strong.csv'))
-    for r in strong:
-        if r['N'] in one:
-            add('bp3 strong 8M', 'gpu', r['p'], r['N'], r['dofs'], 'cg 50 its', r['cg'], one[r['N']]['cg'], 'speedup')
+    against(strong, one, 'bp3 strong 8M', 'speedup')
     big = read_bp(first('bp3big.csv'))
-    bone = {r['N']: r for r in big if r['p'] == 1}
-    for r in big:
-        if r['N'] in bone:
-            add('bp3 strong 64M', 'gpu', r['p'], r['N'], r['dofs'], 'cg 50 its', r['cg'], bone[r['N']]['cg'], 'speedup')
+    against(big, {r['N']: r for r in big if r['p'] == 1}, 'bp3 strong 64M', 'speedup')
     # fegpu's default ghost exchange against another way, same GPU count, same call: the ratio is the other's time
     # over the default's (runs before auto's device-to-device path: the default was pinned)
     tet = read_bench(first('tet.log'))
