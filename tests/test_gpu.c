@@ -1111,7 +1111,7 @@ START_TEST(test_gpu_overlap)
   FEGForm              fh, fg;
   Mat                  Ah, Ag, An, Ap, Apin;
   PetscReal            e1, e2, e3, e4;
-  PetscBool            split;
+  PetscBool            split, gindex;
   PetscMPIInt          size;
 
   TCHK(overlap_build(ct, PETSC_FALSE, &dmh, &fh));
@@ -1160,19 +1160,21 @@ START_TEST(test_gpu_overlap)
     TCHK(VecDestroy(&dh));
   }
   MPI_Comm_size(PETSC_COMM_WORLD, &size);
-  if (size == 1 && ct == DM_POLYTOPE_HEXAHEDRON && !strcmp(s, FEGOPMATFREE) && _i % 2 == 0) {
+  /* the kernels that index the global vectors: lma, and sum factorisation (hexahedral matfree), with atomic adds */
+  gindex = (PetscBool)(_i % 2 == 0 && (!strcmp(s, FEGOPLMA) || ct == DM_POLYTOPE_HEXAHEDRON));
+  if (size == 1 && gindex) {
     char view[4096];
 
-    /* sumfact with atomic adds on one process: no halo, and no copies either, its kernel indexing the global vector */
+    /* with atomic adds on one process: no halo, and no copies either, the kernel indexing the global vector */
     TCHK(fegtest_view_text(Ag, view, sizeof(view)));
-    ck_assert_msg(strstr(view, "one kernel on the global vectors through global indices") != NULL, "hexahedron matfree atomic on one process: expected the global-index apply, the view says\n%s", view);
+    ck_assert_msg(strstr(view, "one kernel on the global vectors through global indices") != NULL, "%s %s atomic on one process: expected the global-index apply, the view says\n%s", DMPolytopeTypes[ct], s, view);
   } else {
-    if (ct == DM_POLYTOPE_HEXAHEDRON && !strcmp(s, FEGOPMATFREE) && _i % 2 == 0) {
+    if (gindex) {
       char view[8192];
 
       /* on several processes too: the owned values read in place, the ghosts' in the exchange's buffers */
       TCHK(fegtest_view_text(Ag, view, sizeof(view)));
-      ck_assert_msg(strstr(view, "read and summed in place through global indices") != NULL, "hexahedron matfree atomic on %d processes: expected the global-index apply, the view says\n%s", (int)size, view);
+      ck_assert_msg(strstr(view, "read and summed in place through global indices") != NULL, "%s %s atomic on %d processes: expected the global-index apply, the view says\n%s", DMPolytopeTypes[ct], s, (int)size, view);
     }
     TCHK(overlap_split(Ag, (PetscBool)(_i % 2), &split));
     ck_assert_msg(split, "%s %s %s: the view does not show the interior elements split around the messages", DMPolytopeTypes[ct], s, sc);

@@ -128,6 +128,22 @@ PETSC_INTERN PetscErrorCode FEGDevKernelFit(const void *, int, size_t, int *, in
       } \
     } while (0)
 
+/* A dof's value and the adding of a result through a kernel's index g: an entry of the vector (local or global
+   indices), -1 a constrained dof (global indices: read as zero, never written), g < -1 entry -2-g of the halo's ghost
+   buffers (global indices on several processes: values xg received, sums yg to send) */
+static __device__ __forceinline__ double FEGCodedLoad(const double *__restrict__ x, const double *__restrict__ xg, int g)
+{
+  return g >= 0 ? x[g] : (g < -1 ? xg[-2 - g] : 0.0);
+}
+
+static __device__ __forceinline__ void FEGCodedAdd(double *__restrict__ y, double *__restrict__ yg, int g, double v, bool unique)
+{
+  if (g >= 0) {
+    if (unique) y[g] += v;
+    else atomicAdd(&y[g], v);
+  } else if (g < -1) atomicAdd(&yg[-2 - g], v);
+}
+
 /* C (and D) at quadrature point q of element e, in a kernel */
 static __device__ __forceinline__ void FEGCoeffAt(const FEGDevCoeff &c, int Nq, int e, int q, double C[16], double D[4], bool wantD)
 {

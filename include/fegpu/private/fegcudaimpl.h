@@ -94,7 +94,7 @@ typedef struct {
   /* the overlapped apply (not direct, -feg_halo_overlap): fegpu moves the owned dofs itself, xchg or PetscSF the ghosts */
   PetscBool   overlap;     /* this path is taken */
   PetscSF     halo;        /* leaves: the local ghost dofs; roots: their owners' entries of the global vector (several processes) */
-  FEGDevHalo *xchg;        /* fegpu's exchange over halo's graph (-feg_halo_exchange pinned), or NULL: PetscSF's */
+  FEGDevHalo *xchg;        /* fegpu's exchange over halo's graph (-feg_halo_exchange auto, ipc, pinned), or NULL: PetscSF's */
   int        *lcode;       /* with xchg: each local dof's index in the process's part of the global vector, -2-k for the
                               ghost entry k of xchg's buffers, -1 constrained (device): for kernels that index the global
                               vectors (gindex) */
@@ -123,4 +123,5 @@ PETSC_INTERN PetscErrorCode FEGDevOpApply(FEGOp, FEGDevOp *, FEGDevApplyFn, Pets
 /* the diagonal: kernel(op, y) adds the element diagonals into the local array y (with gindex the global one) */
 typedef PetscErrorCode (*FEGDevDiagFn)(FEGOp, double *);
 PETSC_INTERN PetscErrorCode FEGDevOpDiagonal(FEGOp, FEGDevOp *, FEGDevDiagFn, Vec);
+PETSC_INTERN PetscErrorCode FEGDevOpGlobalIndices(FEGOp, FEGDevOp *, size_t, const int *, int **);
 PETSC_INTERN PetscErrorCode FEGDevOpView(FEGOp, FEGDevOp *, PetscViewer);

@@ -7,15 +7,16 @@
 #define FEG_LMA_SMALL 32
 
 /* one element per thread, elements e0..e1-1; Ke[(a*Nb+b)*Ne+e], of type TK (double, or float with -feg_precision single:
-   products and sums in double); ybuf != NULL: write ye there ([a*Ne+e]) instead of atomics into y */
+   products and sums in double); ybuf != NULL: write ye there ([a*Ne+e]) instead of atomics into y. idx is local, or
+   global with codes (FEGCodedLoad: -1 constrained, < -1 the halo's buffers xg and yg) */
 template <int NBMAX, typename TK>
-static __global__ void FEGLMASmall_Kernel(int Ne, int e0, int e1, int Nb, const int *__restrict__ idx, const TK *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf)
+static __global__ void FEGLMASmall_Kernel(int Ne, int e0, int e1, int Nb, const int *__restrict__ idx, const TK *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf, const double *__restrict__ xg, double *__restrict__ yg)
 {
   const int e = e0 + blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= e1) return;
   double xe[NBMAX];
 
-  for (int b = 0; b < Nb; b++) xe[b] = x[idx[(size_t)b * Ne + e]];
+  for (int b = 0; b < Nb; b++) xe[b] = FEGCodedLoad(x, xg, idx[(size_t)b * Ne + e]);
   for (int a = 0; a < Nb; a++) {
     double s = 0.0;
     if (!transpose)
@@ -23,14 +24,14 @@ static __global__ void FEGLMASmall_Kernel(int Ne, int e0, int e1, int Nb, const 
     else
       for (int b = 0; b < Nb; b++) s += (double)Ke[((size_t)b * Nb + a) * Ne + e] * xe[b];
     if (ybuf) ybuf[(size_t)a * Ne + e] = s;
-    else atomicAdd(&y[idx[(size_t)a * Ne + e]], s);
+    else FEGCodedAdd(y, yg, idx[(size_t)a * Ne + e], s, false);
   }
 }
 
 /* large elements: one (element, row) pair per thread, element index fastest, so the element matrix loads are coalesced
    and small meshes of large elements still fill the GPU */
 template <typename TK>
-static __global__ void FEGLMARow_Kernel(int Ne, int e0, int e1, int Nb, const int *__restrict__ idx, const TK *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf)
+static __global__ void FEGLMARow_Kernel(int Ne, int e0, int e1, int Nb, const int *__restrict__ idx, const TK *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf, const double *__restrict__ xg, double *__restrict__ yg)
 {
   const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x, n = (size_t)(e1 - e0);
   if (t >= n * Nb) return;
@@ -38,29 +39,30 @@ static __global__ void FEGLMARow_Kernel(int Ne, int e0, int e1, int Nb, const in
   const size_t k = (size_t)a * Ne + e;
   double       s = 0.0;
 
-  for (int b = 0; b < Nb; b++) s += (double)Ke[((size_t)(transpose ? b * Nb + a : a * Nb + b)) * Ne + e] * __ldg(&x[idx[(size_t)b * Ne + e]]);
+  for (int b = 0; b < Nb; b++) s += (double)Ke[((size_t)(transpose ? b * Nb + a : a * Nb + b)) * Ne + e] * FEGCodedLoad(x, xg, idx[(size_t)b * Ne + e]);
   if (ybuf) ybuf[k] = s;
-  else atomicAdd(&y[idx[k]], s);
+  else FEGCodedAdd(y, yg, idx[k], s, false);
 }
 
 template <typename TK>
-static void FEGLMALaunch(const FEGDevDisc *d, int e0, int e1, const TK *Ke, const double *x, double *y, int transpose, double *yb)
+static void FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int e1, const TK *Ke, const double *x, double *y, int transpose, double *yb, const double *xg, double *yg)
 {
   const int nt = 128, n = e1 - e0;
 
-  if (d->Nb <= 8) FEGLMASmall_Kernel<8, TK><<<(n + nt - 1) / nt, nt>>>(d->Ne, e0, e1, d->Nb, d->idx, Ke, x, y, transpose, yb);
-  else if (d->Nb <= FEG_LMA_SMALL) FEGLMASmall_Kernel<FEG_LMA_SMALL, TK><<<(n + nt - 1) / nt, nt>>>(d->Ne, e0, e1, d->Nb, d->idx, Ke, x, y, transpose, yb);
-  else FEGLMARow_Kernel<TK><<<(unsigned)(((size_t)n * d->Nb + nt - 1) / nt), nt>>>(d->Ne, e0, e1, d->Nb, d->idx, Ke, x, y, transpose, yb);
+  if (d->Nb <= 8) FEGLMASmall_Kernel<8, TK><<<(n + nt - 1) / nt, nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
+  else if (d->Nb <= FEG_LMA_SMALL) FEGLMASmall_Kernel<FEG_LMA_SMALL, TK><<<(n + nt - 1) / nt, nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
+  else FEGLMARow_Kernel<TK><<<(unsigned)(((size_t)n * d->Nb + nt - 1) / nt), nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
 }
 
-/* elements e0..e1-1; Ke double, or float when single; nlocal > 0: then the transpose gather of every element's entries
-   (after the last range) */
-PetscErrorCode FEGDevLMAApply(const FEGDevDisc *d, int e0, int e1, const void *Ke, int single, const double *x, double *y, int transpose, int nlocal, const int *toff, const int *tlist, double *ybuf)
+/* elements e0..e1-1; Ke double, or float when single; idx NULL: the discretization's local indices, else global ones
+   with codes (xg, yg: the halo's buffers); nlocal > 0: then the transpose gather of every element's entries (after the
+   last range) */
+PetscErrorCode FEGDevLMAApply(const FEGDevDisc *d, const int *idx, const double *xg, double *yg, int e0, int e1, const void *Ke, int single, const double *x, double *y, int transpose, int nlocal, const int *toff, const int *tlist, double *ybuf)
 {
   PetscFunctionBegin;
   if (e1 > e0) {
-    if (single) FEGLMALaunch(d, e0, e1, (const float *)Ke, x, y, transpose, tlist ? ybuf : NULL);
-    else FEGLMALaunch(d, e0, e1, (const double *)Ke, x, y, transpose, tlist ? ybuf : NULL);
+    if (single) FEGLMALaunch(d, idx ? idx : d->idx, e0, e1, (const float *)Ke, x, y, transpose, tlist ? ybuf : NULL, xg, yg);
+    else FEGLMALaunch(d, idx ? idx : d->idx, e0, e1, (const double *)Ke, x, y, transpose, tlist ? ybuf : NULL, xg, yg);
     FEGCheckLaunch(d->Nb <= FEG_LMA_SMALL ? "FEGLMASmall_Kernel" : "FEGLMARow_Kernel");
   }
   if (tlist && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
@@ -68,7 +70,7 @@ PetscErrorCode FEGDevLMAApply(const FEGDevDisc *d, int e0, int e1, const void *K
 }
 
 template <typename TK>
-static __global__ void FEGLMADiag_Kernel(int Ne, int Nb, const int *__restrict__ idx, const TK *__restrict__ Ke, double *__restrict__ diag, double *__restrict__ ybuf)
+static __global__ void FEGLMADiag_Kernel(int Ne, int Nb, const int *__restrict__ idx, const TK *__restrict__ Ke, double *__restrict__ diag, double *__restrict__ ybuf, double *__restrict__ yg)
 {
   const int e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= Ne) return;
@@ -76,20 +78,21 @@ static __global__ void FEGLMADiag_Kernel(int Ne, int Nb, const int *__restrict__
     const double v = (double)Ke[((size_t)a * Nb + a) * Ne + e];
 
     if (ybuf) ybuf[(size_t)a * Ne + e] = v;
-    else atomicAdd(&diag[idx[(size_t)a * Ne + e]], v);
+    else FEGCodedAdd(diag, yg, idx[(size_t)a * Ne + e], v, false);
   }
 }
 
-/* diag += the element diagonals; with tlist the deterministic gather, as for the action */
-PetscErrorCode FEGDevLMADiagonal(const FEGDevDisc *d, const void *Ke, int single, double *diag, int nlocal, const int *toff, const int *tlist, double *ybuf)
+/* diag += the element diagonals (idx and yg as for the action); with tlist the deterministic gather, as for the action */
+PetscErrorCode FEGDevLMADiagonal(const FEGDevDisc *d, const int *idx, double *yg, const void *Ke, int single, double *diag, int nlocal, const int *toff, const int *tlist, double *ybuf)
 {
   const int nt = 128;
   double   *yb = tlist ? ybuf : NULL;
 
   PetscFunctionBegin;
   if (!d->Ne) PetscFunctionReturn(PETSC_SUCCESS);
-  if (single) FEGLMADiag_Kernel<float><<<(d->Ne + nt - 1) / nt, nt>>>(d->Ne, d->Nb, d->idx, (const float *)Ke, diag, yb);
-  else FEGLMADiag_Kernel<double><<<(d->Ne + nt - 1) / nt, nt>>>(d->Ne, d->Nb, d->idx, (const double *)Ke, diag, yb);
+  if (!idx) idx = d->idx;
+  if (single) FEGLMADiag_Kernel<float><<<(d->Ne + nt - 1) / nt, nt>>>(d->Ne, d->Nb, idx, (const float *)Ke, diag, yb, yg);
+  else FEGLMADiag_Kernel<double><<<(d->Ne + nt - 1) / nt, nt>>>(d->Ne, d->Nb, idx, (const double *)Ke, diag, yb, yg);
   FEGCheckLaunch("FEGLMADiag_Kernel");
   if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, diag));
   PetscFunctionReturn(PETSC_SUCCESS);

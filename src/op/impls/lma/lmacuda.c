@@ -8,6 +8,7 @@ typedef struct {
   FEGDevOp base;
   void    *Ke;     /* Ke[(a*Nb+b)*Ne+e] */
   int      single; /* Ke holds floats (-feg_precision single) */
+  int     *gidx;   /* with atomic adds and the overlapped apply: global indices with codes (base.gindex), else NULL */
 } FEGOp_LMA_CUDA;
 
 /* bytes of the stored element matrices */
@@ -30,6 +31,9 @@ static PetscErrorCode FEGOpSetUp_LMA_CUDA(FEGOp op)
   PetscCall(PetscNew(&dev));
   lma->dev = dev;
   PetscCall(FEGDevOpSetUp(op, PETSC_TRUE, &lma->tuning, lma->scatter, &dev->base));
+  /* with atomic adds, global indices (-1: constrained; on several processes < -1: the halo's ghost buffers): no copies
+     into and out of a local vector around the kernel, as sum factorisation */
+  PetscCall(FEGDevOpGlobalIndices(op, &dev->base, (size_t)dev->base.d.Ne * dev->base.d.Nb, dev->base.d.idx, &dev->gidx));
   dev->single = op->precision == FEG_PRECISION_SINGLE;
   PetscCall(FEGDevMallocCopy(&dev->Ke, NULL, FEGLMABytes(dev), NULL));
   op->stores = "element matrices on the GPU";
@@ -60,9 +64,10 @@ static PetscErrorCode FEGOpAssemble_LMA_CUDA(FEGOp op, Mat A)
 static PetscErrorCode FEGLMAKernel(FEGOp op, const double *x, double *y, PetscBool transpose, PetscBool overwrite, int e0, int e1, PetscBool last)
 {
   FEGOp_LMA_CUDA *dev = FEGLMADev(op);
+  FEGDevHalo     *h   = dev->gidx ? dev->base.xchg : NULL;
 
   PetscFunctionBegin;
-  PetscCall(FEGDevLMAApply(&dev->base.d, e0, e1, dev->Ke, dev->single, x, y, transpose ? 1 : 0, last ? (int)op->disc->nlocal : 0, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevLMAApply(&dev->base.d, dev->gidx, h ? h->dg : NULL, h ? h->dy : NULL, e0, e1, dev->Ke, dev->single, x, y, transpose ? 1 : 0, last ? (int)op->disc->nlocal : 0, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -89,7 +94,7 @@ static PetscErrorCode FEGLMADiagKernel(FEGOp op, double *y)
   FEGOp_LMA_CUDA *dev = FEGLMADev(op);
 
   PetscFunctionBegin;
-  PetscCall(FEGDevLMADiagonal(&dev->base.d, dev->Ke, dev->single, y, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevLMADiagonal(&dev->base.d, dev->gidx, dev->gidx && dev->base.xchg ? dev->base.xchg->dy : NULL, dev->Ke, dev->single, y, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -135,7 +140,7 @@ static PetscErrorCode FEGOpView_LMA_CUDA(FEGOp op, PetscViewer viewer)
   PetscFunctionBegin;
   PetscCall(FEGDevOpView(op, &dev->base, viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "GPU lma: element-interleaved matrices in %s precision, scatter by %s%s\n", dev->single ? "single" : "double", dev->base.tlist ? "transpose gather" : "atomics", dev->base.direct ? ", no global-to-local copies (one process, no constraints)" : ""));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "GPU memory: %.4g MB\n", ((PetscLogDouble)FEGDevOpBytes(&dev->base) + (PetscLogDouble)FEGLMABytes(dev)) / 1048576.0));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "GPU memory: %.4g MB\n", ((PetscLogDouble)FEGDevOpBytes(&dev->base) + (PetscLogDouble)FEGLMABytes(dev) + (dev->gidx ? (PetscLogDouble)dev->base.d.Ne * dev->base.d.Nb * sizeof(int) : 0.0)) / 1048576.0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -148,6 +153,7 @@ static PetscErrorCode FEGOpDestroy_LMA_CUDA(FEGOp op)
   if (dev) {
     PetscCall(FEGDevOpDestroy(&dev->base));
     FEGDevFree(dev->Ke);
+    FEGDevFree(dev->gidx);
     PetscCall(PetscFree(lma->dev));
   }
   PetscCall(FEGOpDestroy_LMA(op));

@@ -207,7 +207,7 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
   } else if (mf->kernel == FEG_MF_SUMFACT) {
     FEGDevSumFact *sf = &dev->sf;
     double        *B1, *D1, *Gq, *W1;
-    int           *lex, *qlex;
+    int           *lex, *qlex, *gidx;
 
     PetscCall(PetscMalloc6(mf->P * mf->Q, &B1, mf->P * mf->Q, &D1, mf->Q * mf->Q, &Gq, mf->Q, &W1, Nb, &lex, Nq, &qlex));
     for (PetscInt k = 0; k < mf->P * mf->Q; k++) {
@@ -225,16 +225,10 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
     /* in lexicographic node order; with atomic adds, global indices (-1: constrained; on several processes < -1: the
        halo's ghost buffers): no copies around the kernel */
     PetscCall(FEGDevInterleaveIndices(disc, disc->lidx, mf->lex, &dev->sfIdx, NULL));
-    if ((dev->base.l2g || dev->base.lcode) && !dev->base.tlist) {
-      int *gidx;
-
-      if (dev->base.lcode) {
-        PetscCall(FEGDevMallocCopy((void **)&gidx, NULL, sizeof(int) * (size_t)Ne * Nb, NULL));
-        PetscCall(FEGDevMapIndices((size_t)Ne * Nb, dev->sfIdx, dev->base.lcode, gidx));
-      } else PetscCall(FEGDevLocalToGlobalIndices(disc, (size_t)Ne * Nb, dev->sfIdx, &gidx));
+    PetscCall(FEGDevOpGlobalIndices(op, &dev->base, (size_t)Ne * Nb, dev->sfIdx, &gidx));
+    if (gidx) {
       FEGDevFree(dev->sfIdx);
-      dev->sfIdx       = gidx;
-      dev->base.gindex = PETSC_TRUE;
+      dev->sfIdx = gidx;
     }
     PetscCall(FEGDevMallocCopy((void **)&dev->sfLex, lex, sizeof(int) * Nb, NULL));
     PetscCall(FEGDevMallocCopy((void **)&dev->sfQlex, qlex, sizeof(int) * Nq, NULL));

@@ -3,20 +3,15 @@
 #include <petscdevice_cuda.h>
 #include "matfreecuda.h"
 
-/* A dof's value and the adding of a result through the kernel's index g: an entry of the vector (local or global
-   indices), -1 a constrained dof (global indices: read as zero, never written), g < -1 the ghost buffers' entry -2-g
-   (global indices on several processes) */
+/* a dof's value and the adding of a result through the kernel's index g (FEGCodedLoad/FEGCodedAdd, fegcuda.h) */
 static __device__ __forceinline__ double FEGSumFactLoad(const FEGDevSumFact &sf, const double *__restrict__ x, int g)
 {
-  return g >= 0 ? x[g] : (g < -1 ? sf.xg[-2 - g] : 0.0);
+  return FEGCodedLoad(x, sf.xg, g);
 }
 
 static __device__ __forceinline__ void FEGSumFactAdd(const FEGDevSumFact &sf, double *__restrict__ y, int g, double v)
 {
-  if (g >= 0) {
-    if (sf.unique) y[g] += v;
-    else atomicAdd(&y[g], v);
-  } else if (g < -1) atomicAdd(&sf.yg[-2 - g], v);
+  FEGCodedAdd(y, sf.yg, g, v, sf.unique);
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
@@ -418,8 +413,7 @@ static __global__ void FEGSumFactDiag_Kernel(const FEGDevSumFact sf, double *__r
   const double v = sf.Kc ? FEGSumFactDiagEntry(DIM, KIND, sf.P, sf.Q, sf.B1, sf.D1, sf.W1, sf.Kc + (size_t)e * sf.npairs, 1, l) : FEGSumFactDiagEntry(DIM, KIND, sf.P, sf.Q, sf.B1, sf.D1, NULL, sf.Cl + (size_t)e * sf.npairs * NQ, NQ, l);
 
   if (ybuf) ybuf[(size_t)sf.lex[l] * sf.Ne + e] = v; /* the entry order of the transpose map, as in the action */
-  else if (g >= 0) atomicAdd(&y[g], v);
-  else if (g < -1) atomicAdd(&sf.yg[-2 - g], v);
+  else FEGCodedAdd(y, sf.yg, g, v, false);
 }
 
 /* the kernel of a dimension and mode (only that one instantiated) */

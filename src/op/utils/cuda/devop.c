@@ -108,11 +108,6 @@ static PetscErrorCode FEGDevHaloCreate(PetscSF sf, PetscInt nlocal, FEGHaloExcha
   PetscCall(FEGDevMallocCopy((void **)&h->dg, NULL, sizeof(double) * (h->ng + 1), NULL));
   PetscCall(FEGDevMallocCopy((void **)&h->dn, NULL, sizeof(double) * (h->no + 1), NULL));
   PetscCall(FEGDevMallocCopy((void **)&h->dy, NULL, sizeof(double) * (h->ng + 1), NULL));
-  PetscCallCUDA(cudaMallocHost((void **)&h->hg, sizeof(double) * (h->ng + 1)));
-  PetscCallCUDA(cudaMallocHost((void **)&h->hn, sizeof(double) * (h->no + 1)));
-  PetscCallCUDA(cudaEventCreateWithFlags(&h->packed, cudaEventDisableTiming));
-  PetscCallCUDA(cudaEventCreateWithFlags(&h->gread, cudaEventDisableTiming));
-  PetscCallCUDA(cudaEventCreateWithFlags(&h->nread, cudaEventDisableTiming));
   if (mode == FEG_HALO_AUTO || mode == FEG_HALO_IPC) {
     PetscBool   ok;
     const char *why;
@@ -120,6 +115,14 @@ static PetscErrorCode FEGDevHaloCreate(PetscSF sf, PetscInt nlocal, FEGHaloExcha
     PetscCall(FEGDevHaloIpcSetUp(h, &ok, &why));
     PetscCheck(ok || mode != FEG_HALO_IPC, h->comm, PETSC_ERR_SUP, "-feg_halo_exchange ipc is not possible here (%s); use auto, pinned or petscsf", why);
     if (!ok) PetscCall(PetscInfo(NULL, "Ghost exchange through pinned host buffers: %s\n", why));
+  }
+  /* the host-staged exchange's buffers and events (the device-to-device one has none) */
+  if (!h->ipc) {
+    PetscCallCUDA(cudaMallocHost((void **)&h->hg, sizeof(double) * (h->ng + 1)));
+    PetscCallCUDA(cudaMallocHost((void **)&h->hn, sizeof(double) * (h->no + 1)));
+    PetscCallCUDA(cudaEventCreateWithFlags(&h->packed, cudaEventDisableTiming));
+    PetscCallCUDA(cudaEventCreateWithFlags(&h->gread, cudaEventDisableTiming));
+    PetscCallCUDA(cudaEventCreateWithFlags(&h->nread, cudaEventDisableTiming));
   }
   *halo = h;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -283,11 +286,13 @@ static PetscErrorCode FEGDevHaloDestroy(FEGDevHalo **halo)
   FEGDevFree(h->dg);
   FEGDevFree(h->dn);
   FEGDevFree(h->dy);
-  PetscCallCUDA(cudaFreeHost(h->hg));
-  PetscCallCUDA(cudaFreeHost(h->hn));
-  PetscCallCUDA(cudaEventDestroy(h->packed));
-  PetscCallCUDA(cudaEventDestroy(h->gread));
-  PetscCallCUDA(cudaEventDestroy(h->nread));
+  if (!h->ipc) {
+    PetscCallCUDA(cudaFreeHost(h->hg));
+    PetscCallCUDA(cudaFreeHost(h->hn));
+    PetscCallCUDA(cudaEventDestroy(h->packed));
+    PetscCallCUDA(cudaEventDestroy(h->gread));
+    PetscCallCUDA(cudaEventDestroy(h->nread));
+  }
   PetscCall(PetscFree4(h->rranks, h->lranks, h->roff, h->loff));
   PetscCall(PetscFree(h->req));
   PetscCall(PetscCommDestroy(&h->comm));
@@ -349,28 +354,23 @@ static PetscErrorCode FEGDevHaloEnd(FEGDevHalo *h, PetscBool forward, double *ds
   double            *rhost = forward ? h->hg : h->hn, *rdev = forward ? h->dg : h->dn, *shost = forward ? h->hn : h->hg;
 
   PetscFunctionBegin;
-  if (h->ipc) {
-    PetscCallMPI(MPI_Waitall(nrecv + nsend, h->req, MPI_STATUSES_IGNORE));
-    for (PetscMPIInt i = 0; i < nrecv; i++) PetscCallCUDA(cudaStreamWaitEvent(FEG_STREAM, forward ? h->wf[i] : h->wb[i], 0));
-    if (forward && dst) PetscCall(FEGDevCopyIndexed(h->ng, h->gidx, NULL, h->dg, dst));
-    else if (!forward) PetscCall(FEGDevSumInto(h->nsum, h->srow, h->soff, h->slist, h->dn, dst));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCallCUDA(cudaEventSynchronize(h->packed));
-  for (PetscMPIInt i = 0; i < nsend; i++) {
-    PetscMPIInt n;
+  if (!h->ipc) {
+    PetscCallCUDA(cudaEventSynchronize(h->packed));
+    for (PetscMPIInt i = 0; i < nsend; i++) {
+      PetscMPIInt n;
 
-    PetscCall(PetscMPIIntCast(so[i + 1] - so[i], &n));
-    PetscCallMPI(MPI_Isend(shost + so[i], n, MPI_DOUBLE, sk[i], h->tag, h->comm, &h->req[nrecv + i]));
+      PetscCall(PetscMPIIntCast(so[i + 1] - so[i], &n));
+      PetscCallMPI(MPI_Isend(shost + so[i], n, MPI_DOUBLE, sk[i], h->tag, h->comm, &h->req[nrecv + i]));
+    }
   }
   PetscCallMPI(MPI_Waitall(nrecv + nsend, h->req, MPI_STATUSES_IGNORE));
-  if (ro[nrecv]) {
-    PetscCallCUDA(cudaMemcpyAsync(rdev, rhost, sizeof(double) * ro[nrecv], cudaMemcpyHostToDevice, FEG_STREAM));
-    if (forward) {
-      if (dst) PetscCall(FEGDevCopyIndexed((int)ro[nrecv], h->gidx, NULL, rdev, dst));
-    } else PetscCall(FEGDevSumInto(h->nsum, h->srow, h->soff, h->slist, rdev, dst));
-  }
-  PetscCallCUDA(cudaEventRecord(forward ? h->gread : h->nread, FEG_STREAM));
+  /* what arrived is in rdev: written there by the senders' kernels (ipc), or copied up now */
+  if (h->ipc)
+    for (PetscMPIInt i = 0; i < nrecv; i++) PetscCallCUDA(cudaStreamWaitEvent(FEG_STREAM, forward ? h->wf[i] : h->wb[i], 0));
+  else if (ro[nrecv]) PetscCallCUDA(cudaMemcpyAsync(rdev, rhost, sizeof(double) * ro[nrecv], cudaMemcpyHostToDevice, FEG_STREAM));
+  if (forward && dst) PetscCall(FEGDevCopyIndexed((int)ro[nrecv], h->gidx, NULL, rdev, dst));
+  else if (!forward) PetscCall(FEGDevSumInto(h->nsum, h->srow, h->soff, h->slist, rdev, dst));
+  if (!h->ipc) PetscCallCUDA(cudaEventRecord(forward ? h->gread : h->nread, FEG_STREAM));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -555,6 +555,22 @@ PetscErrorCode FEGDevOpDestroy(FEGDevOp *dev)
 size_t FEGDevOpBytes(const FEGDevOp *dev)
 {
   return dev->d.bytes + (dev->tlist ? (size_t)dev->d.Ne * dev->d.Nb * (sizeof(int) + sizeof(double)) : 0) + (size_t)dev->nown * 2 * sizeof(int) + dev->tune.nwork * sizeof(double);
+}
+
+/* A type's element-to-dof indices idx (device, n of them) for a kernel that works on the global vectors: mapped through
+   lcode on several processes (ghosts in the halo's buffers), the local-to-global map on one; with atomic adds only
+   (the transpose gather sums into a local vector). Sets gindex; *out NULL where neither applies (keep the local ones). */
+PetscErrorCode FEGDevOpGlobalIndices(FEGOp op, FEGDevOp *dev, size_t n, const int *idx, int **out)
+{
+  PetscFunctionBegin;
+  *out = NULL;
+  if (!(dev->l2g || dev->lcode) || dev->tlist) PetscFunctionReturn(PETSC_SUCCESS);
+  if (dev->lcode) {
+    PetscCall(FEGDevMallocCopy((void **)out, NULL, sizeof(int) * (n + 1), NULL));
+    PetscCall(FEGDevMapIndices(n, idx, dev->lcode, *out));
+  } else PetscCall(FEGDevLocalToGlobalIndices(op->disc, n, idx, out));
+  dev->gindex = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The ghost exchange of the overlapped apply, fegpu's or PetscSF's: forward, the owners' values of x (global) into the
