@@ -13,8 +13,6 @@
 #   petscsf    the weak and strong runs at the largest GPU count again with -feg_halo_exchange petscsf
 #   pinned     the same with -feg_halo_exchange pinned (host-staged messages; the default, auto, moves the ghosts
 #              device to device where every process is on one node)
-#   nsys       one nsys profile per process of the tetrahedra's lma MatMult at the largest GPU count (PMI_RANK names
-#              the files: MPICH's mpiexec), then each process's GPU and CUDA API traces as CSV (nsys stats)
 #   cpu        the host cores: BP3 8M strong (one timed solve) and the tetrahedra weak, CPU_PER_GPU ranks (default
 #              cores / GPUs) for each GPU count of the GPU runs (CPU_NPS: which counts)
 # GPU counts are 1, 2, 4, 8 up to the GPUs the machine has (NPS overrides). Binaries: .gbuild (built elsewhere with the
@@ -109,16 +107,6 @@ done
 } > "$OUT/bp3big.log" 2>&1
 [[ $stages == *" bp3big "* ]] && grep -E "^==|^ *[0-9] +matfree" "$OUT/bp3big.log"
 
-[[ $stages == *" nsys "* ]] && {
-  start "nsys: tet P1 lma np $NMAX"
-  timeout 300 mpiexec -n $NMAX $B nsys profile -t cuda,osrt -s none --cpuctxsw=none -f true -o "$OUT/nsys-lma-%q{PMI_RANK}" $BIN/bench $COMMON -bench_reps 20 -feg_cell_type tet -feg_faces $TN,$TN,$((TN * NMAX)) -order 1 -bench_strategies lma
-  stop $?
-  for f in "$OUT"/nsys-lma-*.nsys-rep; do
-    [ -f "$f" ] && timeout 120 nsys stats -r cuda_gpu_trace,cuda_api_trace -f csv -o "${f%.nsys-rep}" "$f"
-  done
-} > "$OUT/nsys.log" 2>&1
-[[ $stages == *" nsys "* ]] && tail -n 5 "$OUT/nsys.log"
-
 # the host cores: PETSc's host vectors and fegpu's host operators, CPU_PER_GPU ranks standing for each GPU
 CPG=${CPU_PER_GPU:-$((ncore / ngpu))}
 [[ $stages == *" cpu "* ]] && {
@@ -137,5 +125,5 @@ CPG=${CPU_PER_GPU:-$((ncore / ngpu))}
 } > "$OUT/cpu.log" 2>&1
 [[ $stages == *" cpu "* ]] && grep -E "^==|^ *[0-9] +matfree|^(atomic|coo|lma) " "$OUT/cpu.log" | cut -c1-150
 # at most 8 files come back from the device machine: everything in one archive that sorts first
-(cd "$OUT" && tar czf 0-all.tgz --exclude 0-all.tgz --exclude '*.nsys-rep' --exclude '*.sqlite' -- *)
+(cd "$OUT" && tar czf 0-all.tgz --exclude 0-all.tgz -- *)
 exit 0
