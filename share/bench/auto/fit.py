@@ -4,16 +4,18 @@ device kind, cell, affine or not (the CSV's affine column; files without it: sim
 fegpu treated them then), order and operator type, setup seconds (FEGCreateOperator(): the DM's discretization setup and the
 first assembly included) and seconds of one MatMult as a + b Ne (least squares over the mesh sizes calibrated; through
 0 where one size was), and the bytes one MatMult moves per element. Writes the C table src/op/impls/auto/automodel.h.
-  python3 share/bench/auto/fit.py OUT.h SOURCE-NOTE calib1.csv [calib2.csv ...]"""
+  python3 share/bench/auto/fit.py OUT.h SOURCE-NOTE calib1.csv[:cell,...] [calib2.csv[:cell,...] ...]
+A file named with cells contributes only their rows (a calibration made stale by later kernels is left out by cell)."""
 import csv, sys
 
 out, note, files = sys.argv[1], sys.argv[2], sys.argv[3:]
 types = {"atomic": "addto", "lma": "lma", "matfree": "matfree"}
 pts = {}
-for f in files:
+for spec in files:
+    f, _, only = spec.partition(":")
     for r in csv.DictReader(open(f)):
         t = types.get(r["strategy"])
-        if not t or r["continuous"] != "1":
+        if not t or r["continuous"] != "1" or (only and r["cell"] not in only.split(",")):
             continue
         ne = float(r["elements"])
         mm = float(r["matmult_ms"]) * 1e-3
