@@ -385,18 +385,24 @@ static __global__ void FEGSumFact3_Kernel(const FEGDevSumFact sf, const double *
 }
 
 /* mass modes (BP1): few values per thread, but without a bound the compiler gave them 94 registers at Q4 (24%
-   occupancy, run5-ncu.txt). At most 256 threads per block, and blocks per multiprocessor so that the registers stay
-   near what the kernel needs without spilling: 64 up to T = 4, 85 for T = 5, 6, no bound above */
+   occupancy, run5-ncu.txt) and 238 at T = 10 (11.6%, bp run 10). At most 256 threads per block up to T = 6 (128 above,
+   what the launcher gives them), and blocks per multiprocessor so that the registers stay near what the kernel needs:
+   64 up to T = 4, 85 for T = 5, 6, 170 above (T = 9, 10 spill a little there, for 3 blocks per multiprocessor
+   instead of 2) */
 #if !defined(FEG_SF_MASS_CAP)
   #define FEG_SF_MASS_CAP 1
 #endif
+static constexpr int FEGSumFactMassMaxThreads(int T)
+{
+  return FEG_SF_MASS_CAP && T > 6 ? 128 : 256;
+}
 static constexpr int FEGSumFactMassMinBlocks(int T)
 {
-  return FEG_SF_MASS_CAP ? (T <= 4 ? 4 : (T <= 6 ? 3 : 1)) : 1;
+  return FEG_SF_MASS_CAP ? (T <= 4 ? 4 : 3) : 1;
 }
 
 template <int P, int Q, int MODE>
-static __global__ void __launch_bounds__(256, FEGSumFactMassMinBlocks(P > Q ? P : Q)) FEGSumFact3Mass_Kernel(const FEGDevSumFact sf, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose)
+static __global__ void __launch_bounds__(FEGSumFactMassMaxThreads(P > Q ? P : Q), FEGSumFactMassMinBlocks(P > Q ? P : Q)) FEGSumFact3Mass_Kernel(const FEGDevSumFact sf, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose)
 {
   FEGSumFact3_Body<P, Q, MODE>(sf, x, y, ybuf, transpose);
 }
