@@ -16,7 +16,7 @@
 /* The discretization on the device: reference tables, coordinates, dof indices and the geometry kernel's output
    (integration: also the reference tensors element-matrix kernels use) */
 PETSC_INTERN PetscErrorCode FEGDevDiscCreate(FEGDisc *, PetscBool, FEGDevDisc *);
-PETSC_INTERN PetscErrorCode FEGDevInterleaveIndices(const FEGDisc *, const PetscInt[], const PetscInt[], int **, size_t *);
+PETSC_INTERN PetscErrorCode FEGDevInterleaveIndices(const FEGDisc *, const PetscInt[], const PetscInt[], PetscBool, int **, size_t *);
 PETSC_INTERN PetscErrorCode FEGDevLocalToGlobalIndices(FEGDisc *, size_t, const int *, int **);
 PETSC_INTERN PetscErrorCode FEGDevDiscDestroy(FEGDevDisc *);
 PETSC_INTERN PetscErrorCode FEGDevDiscGeometry(FEGDevDisc *);

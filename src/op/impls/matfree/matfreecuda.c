@@ -223,8 +223,9 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
     PetscCall(FEGDevMallocCopy((void **)&dev->sfGq, Gq, sizeof(double) * mf->Q * mf->Q, NULL));
     PetscCall(FEGDevMallocCopy((void **)&dev->sfW1, W1, sizeof(double) * mf->Q, NULL));
     /* in lexicographic node order; with atomic adds, global indices (-1: constrained; on several processes < -1: the
-       halo's ghost buffers): no copies around the kernel */
-    PetscCall(FEGDevInterleaveIndices(disc, disc->lidx, mf->lex, &dev->sfIdx, NULL));
+       halo's ghost buffers): no copies around the kernel. Hexahedra element-major: a warp's threads hold the nodes of
+       one or two elements, whose indices are then a few sectors, not one per thread (bp run 12) */
+    PetscCall(FEGDevInterleaveIndices(disc, disc->lidx, mf->lex, (PetscBool)(disc->dim != 3), &dev->sfIdx, NULL));
     PetscCall(FEGDevOpGlobalIndices(op, &dev->base, (size_t)Ne * Nb, dev->sfIdx, &gidx));
     if (gidx) {
       FEGDevFree(dev->sfIdx);

@@ -43,7 +43,7 @@ typedef struct {
   const double *W1;                                          /* the Q 1D weights */
   const double *Cl;                                          /* Cl[(e*npairs+m)*Q^dim+l], or NULL with Kc */
   const double *Kc;                                          /* Kc[e*npairs+m]: pairs per element (affine hexahedra, C constant in each), the value at point l its weight times Kc */
-  const int    *idx;                                         /* idx[l*Ne+e], l lexicographic */
+  const int    *idx;                                         /* idx[l*Ne+e] (2D) or idx[e*P^3+l] (3D), l lexicographic */
   const int    *lex;                                         /* basis function of lexicographic node l */
   /* with global indices on several processes, an index g < -1 is entry -2-g of the halo's ghost buffers: values xg
      (received), sums yg (to send) */

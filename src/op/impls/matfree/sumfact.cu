@@ -264,7 +264,7 @@ static __device__ __forceinline__ void FEGSumFact3_Body(const FEGDevSumFact &sf,
   if (live && tx < P && ty < P) {
 #pragma unroll
     for (int k = 0; k < P; k++) {
-      const int g = sf.idx[(size_t)((k * P + ty) * P + tx) * sf.Ne + e];
+      const int g = sf.idx[(size_t)e * (P * P * P) + (k * P + ty) * P + tx];
 
       r[k] = FEGSumFactLoad(sf, x, g);
     }
@@ -370,7 +370,7 @@ static __device__ __forceinline__ void FEGSumFact3_Body(const FEGDevSumFact &sf,
   if (live && tx < P && ty < P) {
 #pragma unroll
     for (int k = 0; k < P; k++) {
-      const int l = (k * P + ty) * P + tx, g = sf.idx[(size_t)l * sf.Ne + e];
+      const int l = (k * P + ty) * P + tx, g = sf.idx[(size_t)e * (P * P * P) + l];
 
       if (ybuf) ybuf[(size_t)sf.lex[l] * sf.Ne + e] = r[k];
       else FEGSumFactAdd(sf, y, g, r[k]);
@@ -414,7 +414,7 @@ static __global__ void FEGSumFactDiag_Kernel(const FEGDevSumFact sf, double *__r
   const int    NP = DIM == 3 ? sf.P * sf.P * sf.P : sf.P * sf.P, NQ = DIM == 3 ? sf.Q * sf.Q * sf.Q : sf.Q * sf.Q;
   const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (size_t)sf.Ne * NP) return;
-  const int e = (int)(t % sf.Ne), l = (int)(t / sf.Ne), g = sf.idx[(size_t)l * sf.Ne + e];
+  const int e = (int)(t % sf.Ne), l = (int)(t / sf.Ne), g = DIM == 3 ? sf.idx[(size_t)e * NP + l] : sf.idx[(size_t)l * sf.Ne + e];
 
   const double v = sf.Kc ? FEGSumFactDiagEntry(DIM, KIND, sf.P, sf.Q, sf.B1, sf.D1, sf.W1, sf.Kc + (size_t)e * sf.npairs, 1, l) : FEGSumFactDiagEntry(DIM, KIND, sf.P, sf.Q, sf.B1, sf.D1, NULL, sf.Cl + (size_t)e * sf.npairs * NQ, NQ, l);
 

@@ -22,9 +22,10 @@ PetscErrorCode FEGDevMallocCopy(void **d, const void *h, size_t bytes, size_t *t
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* a per-element index array on the device in the element-interleaved order the kernels read:
-   d[l*Ne+e] = src[e*Nb + (perm ? perm[l] : l)]; total += its bytes when given */
-PetscErrorCode FEGDevInterleaveIndices(const FEGDisc *disc, const PetscInt src[], const PetscInt perm[], int **d, size_t *total)
+/* a per-element index array on the device in the element-interleaved order most kernels read,
+   d[l*Ne+e] = src[e*Nb + (perm ? perm[l] : l)], or with interleave false element-major, d[e*Nb+l]; total += its bytes
+   when given */
+PetscErrorCode FEGDevInterleaveIndices(const FEGDisc *disc, const PetscInt src[], const PetscInt perm[], PetscBool interleave, int **d, size_t *total)
 {
   const PetscInt Ne = disc->Ne, Nb = disc->Nb;
   int           *h, *t;
@@ -38,6 +39,11 @@ PetscErrorCode FEGDevInterleaveIndices(const FEGDisc *disc, const PetscInt src[]
       for (PetscInt l = 0; l < Nb; l++) h[(size_t)e * Nb + l] = (int)src[(size_t)e * Nb + (perm ? perm[l] : l)];
     PetscCall(FEGDevMallocCopy((void **)&t, h, sizeof(int) * Ne * Nb, NULL));
     PetscCall(PetscFree(h));
+  }
+  if (!interleave) {
+    *d = t;
+    if (total) *total += sizeof(int) * Ne * Nb;
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(FEGDevMallocCopy((void **)d, NULL, sizeof(int) * Ne * Nb, total));
   PetscCall(FEGDevInterleave((int)Ne, (int)Nb, t, *d));
@@ -150,7 +156,7 @@ static PetscErrorCode FEGDevDiscShared(FEGDisc *disc, PetscBool integration, FEG
     PetscCall(FEGDevMallocCopy((void **)&d->R, disc->R, sizeof(double) * KK * Nb, &d->bytes));
     PetscCall(FEGDevMallocCopy((void **)&d->G, disc->Gc, sizeof(double) * Nq * disc->Nv * dim, &d->bytes));
     PetscCall(FEGDevMallocCopy((void **)&d->X, disc->X, sizeof(double) * Ne * disc->Nv * dim, &d->bytes));
-    PetscCall(FEGDevInterleaveIndices(disc, disc->lidx, NULL, &d->idx, &d->bytes));
+    PetscCall(FEGDevInterleaveIndices(disc, disc->lidx, NULL, PETSC_TRUE, &d->idx, &d->bytes));
     disc->devdisc        = d;
     disc->devdiscdestroy = FEGDevDiscCacheDestroy;
   }
