@@ -39,10 +39,14 @@ static __device__ __forceinline__ void FEGContractDev(const double *in, double *
 }
 
 /* MODE: FEG_SF_MASS when only the mass pair is stored (no gradients), FEG_SF_COLLOC when the quadrature points are
-   the nodes (B1 = I: values need no contraction); each mode keeps only the buffer slots it uses */
+   the nodes (B1 = I: values need no contraction); each mode keeps only the buffer slots it uses. FEG_SF_CODED (the
+   hexahedral kernels' launch adds it): indices may name the halo's ghost buffers, or dofs are element-owned (plain
+   stores); without it every index is a global or local entry or -1, and the sums are atomic adds. The general load and
+   add cost the BP1 Q8 kernel 27% (bp run 14: their runtime branches kept the compiler from batching the adds) */
 enum {
   FEG_SF_MASS   = 1,
-  FEG_SF_COLLOC = 2
+  FEG_SF_COLLOC = 2,
+  FEG_SF_CODED  = 4
 };
 
 /* the mode of a pair set and rule, and the shared-memory slots (of max(P,Q)^2 doubles) the quadrilateral kernel uses
@@ -266,7 +270,7 @@ static __device__ __forceinline__ void FEGSumFact3_Body(const FEGDevSumFact &sf,
     for (int k = 0; k < P; k++) {
       const int g = sf.idx[(size_t)e * (P * P * P) + (k * P + ty) * P + tx];
 
-      r[k] = FEGSumFactLoad(sf, x, g);
+      r[k] = (MODE & FEG_SF_CODED) ? FEGSumFactLoad(sf, x, g) : (g >= 0 ? x[g] : 0.0);
     }
   }
   __syncthreads();
@@ -373,7 +377,8 @@ static __device__ __forceinline__ void FEGSumFact3_Body(const FEGDevSumFact &sf,
       const int l = (k * P + ty) * P + tx, g = sf.idx[(size_t)e * (P * P * P) + l];
 
       if (ybuf) ybuf[(size_t)sf.lex[l] * sf.Ne + e] = r[k];
-      else FEGSumFactAdd(sf, y, g, r[k]);
+      else if (MODE & FEG_SF_CODED) FEGSumFactAdd(sf, y, g, r[k]);
+      else if (g >= 0) atomicAdd(&y[g], r[k]);
     }
   }
 }
@@ -426,7 +431,7 @@ static __global__ void FEGSumFactDiag_Kernel(const FEGDevSumFact sf, double *__r
 template <int DIM, int P, int Q, int MODE>
 static constexpr auto FEGSumFactKernel()
 {
-  if constexpr (DIM == 2) return FEGSumFact2_Kernel<P, Q, MODE>;
+  if constexpr (DIM == 2) return FEGSumFact2_Kernel<P, Q, MODE & ~FEG_SF_CODED>;
   else if constexpr ((MODE & FEG_SF_MASS) != 0) return FEGSumFact3Mass_Kernel<P, Q, MODE>;
   else return FEGSumFact3_Kernel<P, Q, MODE>;
 }
@@ -436,7 +441,8 @@ static PetscErrorCode FEGSumFactLaunchMode(const FEGDevSumFact *sf, const double
 {
   constexpr int  T     = P > Q ? P : Q;
   const unsigned nblk  = (unsigned)((sf->e1 - sf->e0 + sf->neb - 1) / sf->neb);
-  auto           kern  = FEGSumFactKernel<DIM, P, Q, MODE>();
+  const bool     coded = sf->xg || sf->yg || sf->unique;
+  auto           kern  = coded ? FEGSumFactKernel<DIM, P, Q, MODE | FEG_SF_CODED>() : FEGSumFactKernel<DIM, P, Q, MODE>();
   const dim3     block = DIM == 3 ? dim3(T, T, sf->neb) : dim3(sf->nthreads);
 
   int nact = 0;
