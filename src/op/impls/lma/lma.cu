@@ -7,16 +7,17 @@
 #define FEG_LMA_SMALL 32
 
 /* one element per thread, elements e0..e1-1; Ke[(a*Nb+b)*Ne+e], of type TK (double, or float with -feg_precision single:
-   products and sums in double); ybuf != NULL: write ye there ([a*Ne+e]) instead of atomics into y. idx is local, or
-   global with codes (FEGCodedLoad: -1 constrained, < -1 the halo's buffers xg and yg) */
-template <int NBMAX, typename TK>
+   products and sums in double); ybuf != NULL: write ye there ([a*Ne+e]) instead of atomics into y. CODED false: idx
+   local (every entry a dof); true: global with codes (FEGCodedLoad: -1 constrained, < -1 the halo's buffers xg and yg),
+   whose run-time branches the local case does not pay (share/bench/bp run 14 on the same loads in sum factorisation) */
+template <int NBMAX, typename TK, bool CODED>
 static __global__ void FEGLMASmall_Kernel(int Ne, int e0, int e1, int Nb, const int *__restrict__ idx, const TK *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf, const double *__restrict__ xg, double *__restrict__ yg)
 {
   const int e = e0 + blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= e1) return;
   double xe[NBMAX];
 
-  for (int b = 0; b < Nb; b++) xe[b] = FEGCodedLoad(x, xg, idx[(size_t)b * Ne + e]);
+  for (int b = 0; b < Nb; b++) xe[b] = CODED ? FEGCodedLoad(x, xg, idx[(size_t)b * Ne + e]) : x[idx[(size_t)b * Ne + e]];
   for (int a = 0; a < Nb; a++) {
     double s = 0.0;
     if (!transpose)
@@ -24,13 +25,14 @@ static __global__ void FEGLMASmall_Kernel(int Ne, int e0, int e1, int Nb, const 
     else
       for (int b = 0; b < Nb; b++) s += (double)Ke[((size_t)b * Nb + a) * Ne + e] * xe[b];
     if (ybuf) ybuf[(size_t)a * Ne + e] = s;
-    else FEGCodedAdd(y, yg, idx[(size_t)a * Ne + e], s, false);
+    else if (CODED) FEGCodedAdd(y, yg, idx[(size_t)a * Ne + e], s, false);
+    else atomicAdd(&y[idx[(size_t)a * Ne + e]], s);
   }
 }
 
 /* large elements: one (element, row) pair per thread, element index fastest, so the element matrix loads are coalesced
    and small meshes of large elements still fill the GPU */
-template <typename TK>
+template <typename TK, bool CODED>
 static __global__ void FEGLMARow_Kernel(int Ne, int e0, int e1, int Nb, const int *__restrict__ idx, const TK *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf, const double *__restrict__ xg, double *__restrict__ yg)
 {
   const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x, n = (size_t)(e1 - e0);
@@ -39,19 +41,24 @@ static __global__ void FEGLMARow_Kernel(int Ne, int e0, int e1, int Nb, const in
   const size_t k = (size_t)a * Ne + e;
   double       s = 0.0;
 
-  for (int b = 0; b < Nb; b++) s += (double)Ke[((size_t)(transpose ? b * Nb + a : a * Nb + b)) * Ne + e] * FEGCodedLoad(x, xg, idx[(size_t)b * Ne + e]);
+  for (int b = 0; b < Nb; b++) {
+    const int g = idx[(size_t)b * Ne + e];
+
+    s += (double)Ke[((size_t)(transpose ? b * Nb + a : a * Nb + b)) * Ne + e] * (CODED ? FEGCodedLoad(x, xg, g) : x[g]);
+  }
   if (ybuf) ybuf[k] = s;
-  else FEGCodedAdd(y, yg, idx[k], s, false);
+  else if (CODED) FEGCodedAdd(y, yg, idx[k], s, false);
+  else atomicAdd(&y[idx[k]], s);
 }
 
-template <typename TK>
+template <typename TK, bool CODED>
 static void FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int e1, const TK *Ke, const double *x, double *y, int transpose, double *yb, const double *xg, double *yg)
 {
   const int nt = 128, n = e1 - e0;
 
-  if (d->Nb <= 8) FEGLMASmall_Kernel<8, TK><<<(n + nt - 1) / nt, nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
-  else if (d->Nb <= FEG_LMA_SMALL) FEGLMASmall_Kernel<FEG_LMA_SMALL, TK><<<(n + nt - 1) / nt, nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
-  else FEGLMARow_Kernel<TK><<<(unsigned)(((size_t)n * d->Nb + nt - 1) / nt), nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
+  if (d->Nb <= 8) FEGLMASmall_Kernel<8, TK, CODED><<<(n + nt - 1) / nt, nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
+  else if (d->Nb <= FEG_LMA_SMALL) FEGLMASmall_Kernel<FEG_LMA_SMALL, TK, CODED><<<(n + nt - 1) / nt, nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
+  else FEGLMARow_Kernel<TK, CODED><<<(unsigned)(((size_t)n * d->Nb + nt - 1) / nt), nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
 }
 
 /* elements e0..e1-1; Ke double, or float when single; idx NULL: the discretization's local indices, else global ones
@@ -61,8 +68,10 @@ PetscErrorCode FEGDevLMAApply(const FEGDevDisc *d, const int *idx, const double 
 {
   PetscFunctionBegin;
   if (e1 > e0) {
-    if (single) FEGLMALaunch(d, idx ? idx : d->idx, e0, e1, (const float *)Ke, x, y, transpose, tlist ? ybuf : NULL, xg, yg);
-    else FEGLMALaunch(d, idx ? idx : d->idx, e0, e1, (const double *)Ke, x, y, transpose, tlist ? ybuf : NULL, xg, yg);
+    if (single && idx) FEGLMALaunch<float, true>(d, idx, e0, e1, (const float *)Ke, x, y, transpose, tlist ? ybuf : NULL, xg, yg);
+    else if (single) FEGLMALaunch<float, false>(d, d->idx, e0, e1, (const float *)Ke, x, y, transpose, tlist ? ybuf : NULL, NULL, NULL);
+    else if (idx) FEGLMALaunch<double, true>(d, idx, e0, e1, (const double *)Ke, x, y, transpose, tlist ? ybuf : NULL, xg, yg);
+    else FEGLMALaunch<double, false>(d, d->idx, e0, e1, (const double *)Ke, x, y, transpose, tlist ? ybuf : NULL, NULL, NULL);
     FEGCheckLaunch(d->Nb <= FEG_LMA_SMALL ? "FEGLMASmall_Kernel" : "FEGLMARow_Kernel");
   }
   if (tlist && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
