@@ -144,6 +144,22 @@ static __device__ __forceinline__ void FEGCodedAdd(double *__restrict__ y, doubl
   } else if (g < -1) atomicAdd(&yg[-2 - g], v);
 }
 
+/* The load and add of a kernel compiled for both: CODED as above; plain (no halo buffers given, so no index below -1)
+   an entry or -1, read as zero and never written, with no branch for the buffers (which cost the BP1 Q8 mass kernel
+   27%, share/bench/bp run 14) */
+template <bool CODED>
+static __device__ __forceinline__ double FEGIdxLoad(const double *__restrict__ x, const double *__restrict__ xg, int g)
+{
+  return CODED ? FEGCodedLoad(x, xg, g) : (g >= 0 ? x[g] : 0.0);
+}
+
+template <bool CODED>
+static __device__ __forceinline__ void FEGIdxAdd(double *__restrict__ y, double *__restrict__ yg, int g, double v, bool unique)
+{
+  if (CODED) FEGCodedAdd(y, yg, g, v, unique);
+  else if (g >= 0) atomicAdd(&y[g], v);
+}
+
 /* C (and D) at quadrature point q of element e, in a kernel */
 static __device__ __forceinline__ void FEGCoeffAt(const FEGDevCoeff &c, int Nq, int e, int q, double C[16], double D[4], bool wantD)
 {

@@ -7,9 +7,8 @@
 #define FEG_LMA_SMALL 32
 
 /* one element per thread, elements e0..e1-1; Ke[(a*Nb+b)*Ne+e], of type TK (double, or float with -feg_precision single:
-   products and sums in double); ybuf != NULL: write ye there ([a*Ne+e]) instead of atomics into y. CODED false: idx
-   local (every entry a dof); true: global with codes (FEGCodedLoad: -1 constrained, < -1 the halo's buffers xg and yg),
-   whose run-time branches the local case does not pay (share/bench/bp run 14 on the same loads in sum factorisation) */
+   products and sums in double); ybuf != NULL: write ye there ([a*Ne+e]) instead of atomics into y. CODED (FEGIdxLoad):
+   the halo's buffers xg and yg are given, so an index may name them; else an entry of x or -1 (constrained) */
 template <int NBMAX, typename TK, bool CODED>
 static __global__ void FEGLMASmall_Kernel(int Ne, int e0, int e1, int Nb, const int *__restrict__ idx, const TK *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf, const double *__restrict__ xg, double *__restrict__ yg)
 {
@@ -17,7 +16,7 @@ static __global__ void FEGLMASmall_Kernel(int Ne, int e0, int e1, int Nb, const 
   if (e >= e1) return;
   double xe[NBMAX];
 
-  for (int b = 0; b < Nb; b++) xe[b] = CODED ? FEGCodedLoad(x, xg, idx[(size_t)b * Ne + e]) : x[idx[(size_t)b * Ne + e]];
+  for (int b = 0; b < Nb; b++) xe[b] = FEGIdxLoad<CODED>(x, xg, idx[(size_t)b * Ne + e]);
   for (int a = 0; a < Nb; a++) {
     double s = 0.0;
     if (!transpose)
@@ -25,8 +24,7 @@ static __global__ void FEGLMASmall_Kernel(int Ne, int e0, int e1, int Nb, const 
     else
       for (int b = 0; b < Nb; b++) s += (double)Ke[((size_t)b * Nb + a) * Ne + e] * xe[b];
     if (ybuf) ybuf[(size_t)a * Ne + e] = s;
-    else if (CODED) FEGCodedAdd(y, yg, idx[(size_t)a * Ne + e], s, false);
-    else atomicAdd(&y[idx[(size_t)a * Ne + e]], s);
+    else FEGIdxAdd<CODED>(y, yg, idx[(size_t)a * Ne + e], s, false);
   }
 }
 
@@ -44,11 +42,10 @@ static __global__ void FEGLMARow_Kernel(int Ne, int e0, int e1, int Nb, const in
   for (int b = 0; b < Nb; b++) {
     const int g = idx[(size_t)b * Ne + e];
 
-    s += (double)Ke[((size_t)(transpose ? b * Nb + a : a * Nb + b)) * Ne + e] * (CODED ? FEGCodedLoad(x, xg, g) : x[g]);
+    s += (double)Ke[((size_t)(transpose ? b * Nb + a : a * Nb + b)) * Ne + e] * FEGIdxLoad<CODED>(x, xg, g);
   }
   if (ybuf) ybuf[k] = s;
-  else if (CODED) FEGCodedAdd(y, yg, idx[k], s, false);
-  else atomicAdd(&y[idx[k]], s);
+  else FEGIdxAdd<CODED>(y, yg, idx[k], s, false);
 }
 
 template <typename TK, bool CODED>
@@ -62,16 +59,19 @@ static void FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int e1, co
 }
 
 /* elements e0..e1-1; Ke double, or float when single; idx NULL: the discretization's local indices, else global ones
-   with codes (xg, yg: the halo's buffers); nlocal > 0: then the transpose gather of every element's entries (after the
-   last range) */
+   (-1 constrained), and where xg or yg is given (FEGDevOpGhostBuffers()) also below -1 for the halo's buffers;
+   nlocal > 0: then the transpose gather of every element's entries (after the last range) */
 PetscErrorCode FEGDevLMAApply(const FEGDevDisc *d, const int *idx, const double *xg, double *yg, int e0, int e1, const void *Ke, int single, const double *x, double *y, int transpose, int nlocal, const int *toff, const int *tlist, double *ybuf)
 {
   PetscFunctionBegin;
   if (e1 > e0) {
-    if (single && idx) FEGLMALaunch<float, true>(d, idx, e0, e1, (const float *)Ke, x, y, transpose, tlist ? ybuf : NULL, xg, yg);
-    else if (single) FEGLMALaunch<float, false>(d, d->idx, e0, e1, (const float *)Ke, x, y, transpose, tlist ? ybuf : NULL, NULL, NULL);
-    else if (idx) FEGLMALaunch<double, true>(d, idx, e0, e1, (const double *)Ke, x, y, transpose, tlist ? ybuf : NULL, xg, yg);
-    else FEGLMALaunch<double, false>(d, d->idx, e0, e1, (const double *)Ke, x, y, transpose, tlist ? ybuf : NULL, NULL, NULL);
+    const bool coded = xg || yg;
+
+    if (!idx) idx = d->idx;
+    if (single && coded) FEGLMALaunch<float, true>(d, idx, e0, e1, (const float *)Ke, x, y, transpose, tlist ? ybuf : NULL, xg, yg);
+    else if (single) FEGLMALaunch<float, false>(d, idx, e0, e1, (const float *)Ke, x, y, transpose, tlist ? ybuf : NULL, NULL, NULL);
+    else if (coded) FEGLMALaunch<double, true>(d, idx, e0, e1, (const double *)Ke, x, y, transpose, tlist ? ybuf : NULL, xg, yg);
+    else FEGLMALaunch<double, false>(d, idx, e0, e1, (const double *)Ke, x, y, transpose, tlist ? ybuf : NULL, NULL, NULL);
     FEGCheckLaunch(d->Nb <= FEG_LMA_SMALL ? "FEGLMASmall_Kernel" : "FEGLMARow_Kernel");
   }
   if (tlist && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));

@@ -64,10 +64,12 @@ static PetscErrorCode FEGOpAssemble_LMA_CUDA(FEGOp op, Mat A)
 static PetscErrorCode FEGLMAKernel(FEGOp op, const double *x, double *y, PetscBool transpose, PetscBool overwrite, int e0, int e1, PetscBool last)
 {
   FEGOp_LMA_CUDA *dev = FEGLMADev(op);
-  FEGDevHalo     *h   = dev->gidx ? dev->base.xchg : NULL;
+  const double   *xg;
+  double         *yg;
 
   PetscFunctionBegin;
-  PetscCall(FEGDevLMAApply(&dev->base.d, dev->gidx, h ? h->dg : NULL, h ? h->dy : NULL, e0, e1, dev->Ke, dev->single, x, y, transpose ? 1 : 0, last ? (int)op->disc->nlocal : 0, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevOpGhostBuffers(&dev->base, e1, &xg, &yg));
+  PetscCall(FEGDevLMAApply(&dev->base.d, dev->gidx, xg, yg, e0, e1, dev->Ke, dev->single, x, y, transpose ? 1 : 0, last ? (int)op->disc->nlocal : 0, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -92,9 +94,12 @@ static PetscErrorCode FEGOpApplyTranspose_LMA_CUDA(FEGOp op, Vec x, Vec y, Petsc
 static PetscErrorCode FEGLMADiagKernel(FEGOp op, double *y)
 {
   FEGOp_LMA_CUDA *dev = FEGLMADev(op);
+  const double   *xg;
+  double         *yg;
 
   PetscFunctionBegin;
-  PetscCall(FEGDevLMADiagonal(&dev->base.d, dev->gidx, dev->gidx && dev->base.xchg ? dev->base.xchg->dy : NULL, dev->Ke, dev->single, y, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevOpGhostBuffers(&dev->base, dev->base.d.Ne, &xg, &yg));
+  PetscCall(FEGDevLMADiagonal(&dev->base.d, dev->gidx, yg, dev->Ke, dev->single, y, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -248,8 +248,6 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
     sf->Gq     = dev->sfGq;
     sf->W1     = dev->sfW1;
     sf->idx    = dev->sfIdx;
-    sf->xg     = dev->base.gindex && dev->base.xchg ? dev->base.xchg->dg : NULL;
-    sf->yg     = dev->base.gindex && dev->base.xchg ? dev->base.xchg->dy : NULL;
     sf->lex    = dev->sfLex;
     PetscCall(FEGDevSumFactConfigure(sf, (int)mf->nb));
   }
@@ -317,18 +315,24 @@ static PetscErrorCode FEGMFDevApply_Mma(FEGOp op, const double *x, double *y, Pe
 static PetscErrorCode FEGMFDevApply_SumFact(FEGOp op, const double *x, double *y, PetscBool transpose, PetscBool overwrite, int e0, int e1, PetscBool last)
 {
   FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
+  const double       *xg;
+  double             *yg;
 
   PetscFunctionBegin;
-  PetscCall(FEGDevSumFactApply(&dev->sf, e0, e1, x, y, transpose, 0, last ? (int)op->disc->nlocal : 0, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevOpGhostBuffers(&dev->base, e1, &xg, &yg));
+  PetscCall(FEGDevSumFactApply(&dev->sf, e0, e1, xg, yg, x, y, transpose, 0, last ? (int)op->disc->nlocal : 0, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode FEGMFDevDiag_SumFact(FEGOp op, double *y)
 {
   FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
+  const double       *xg;
+  double             *yg;
 
   PetscFunctionBegin;
-  PetscCall(FEGDevSumFactApply(&dev->sf, 0, dev->sf.Ne, NULL, y, 0, 1, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevOpGhostBuffers(&dev->base, dev->sf.Ne, &xg, &yg));
+  PetscCall(FEGDevSumFactApply(&dev->sf, 0, dev->sf.Ne, xg, yg, NULL, y, 0, 1, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

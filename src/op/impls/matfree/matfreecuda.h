@@ -46,7 +46,7 @@ typedef struct {
   const int    *idx;                                         /* idx[l*Ne+e] (2D) or idx[e*P^3+l] (3D), l lexicographic */
   const int    *lex;                                         /* basis function of lexicographic node l */
   /* with global indices on several processes, an index g < -1 is entry -2-g of the halo's ghost buffers: values xg
-     (received), sums yg (to send) */
+     (received), sums yg (to send); set per launch by FEGDevSumFactApply(), NULL for ranges that reach no ghost */
   const double *xg;
   double       *yg;
 } FEGDevSumFact;
@@ -59,7 +59,7 @@ PETSC_INTERN size_t         FEGDevRefOpMmaShared(const FEGDevRefOp *);
 PETSC_INTERN int            FEGDevRefOpThreadCompiled(int);
 PETSC_INTERN int            FEGDevRefOpFactoredCompiled(int, int, int);
 PETSC_INTERN PetscErrorCode FEGDevGemmApply(const FEGDevRefOp *, int, int, const double *, int, double *, int, const double *, double *, int, int, int, const int *, const int *, double *);
-PETSC_INTERN PetscErrorCode FEGDevSumFactApply(const FEGDevSumFact *, int, int, const double *, double *, int, int, int, const int *, const int *, double *);
+PETSC_INTERN PetscErrorCode FEGDevSumFactApply(const FEGDevSumFact *, int, int, const double *, double *, const double *, double *, int, int, int, const int *, const int *, double *);
 PETSC_INTERN PetscErrorCode FEGDevSumFactConfigure(FEGDevSumFact *, int);
 PETSC_INTERN PetscErrorCode FEGDevSumFactPerElement(int, int, int, int, const double *, const double *, double *, PetscBool *);
 

@@ -3,17 +3,6 @@
 #include <petscdevice_cuda.h>
 #include "matfreecuda.h"
 
-/* a dof's value and the adding of a result through the kernel's index g (FEGCodedLoad/FEGCodedAdd, fegcuda.h) */
-static __device__ __forceinline__ double FEGSumFactLoad(const FEGDevSumFact &sf, const double *__restrict__ x, int g)
-{
-  return FEGCodedLoad(x, sf.xg, g);
-}
-
-static __device__ __forceinline__ void FEGSumFactAdd(const FEGDevSumFact &sf, double *__restrict__ y, int g, double v)
-{
-  FEGCodedAdd(y, sf.yg, g, v, sf.unique);
-}
-
 /* ------------------------------------------------------------------------------------------------------------------
    sumfact on quadrilaterals: NEB elements per block, all threads sweeping the outputs of one 1D contraction at a time
    in shared memory: values and reference gradients at the Q^2 quadrature points by two stages of contractions (B or D
@@ -40,9 +29,10 @@ static __device__ __forceinline__ void FEGContractDev(const double *in, double *
 
 /* MODE: FEG_SF_MASS when only the mass pair is stored (no gradients), FEG_SF_COLLOC when the quadrature points are
    the nodes (B1 = I: values need no contraction); each mode keeps only the buffer slots it uses. FEG_SF_CODED (the
-   hexahedral kernels' launch adds it): indices may name the halo's ghost buffers, or dofs are element-owned (plain
-   stores); without it every index is a global or local entry or -1, and the sums are atomic adds. The general load and
-   add cost the BP1 Q8 kernel 27% (bp run 14: their runtime branches kept the compiler from batching the adds) */
+   hexahedral kernels' launch adds it where the range's halo buffers are given or dofs are element-owned): indices may
+   name the halo's buffers, or the sums are plain stores; without it (FEGIdxLoad<false>) every index is a global or
+   local entry or -1, and the sums are atomic adds. The general load and add cost the BP1 Q8 kernel 27% (bp run 14:
+   their runtime branches kept the compiler from batching the adds) */
 enum {
   FEG_SF_MASS   = 1,
   FEG_SF_COLLOC = 2,
@@ -101,7 +91,7 @@ static __global__ void FEGSumFact2_Kernel(const FEGDevSumFact sf, const double *
     const int el = t % neb, l = t / neb;
     const int g = el < nel ? sf.idx[(size_t)l * sf.Ne + E0 + el] : -1;
 
-    buf[(size_t)el * st + l] = FEGSumFactLoad(sf, x, g);
+    buf[(size_t)el * st + l] = FEGIdxLoad<true>(x, sf.xg, g);
   }
   __syncthreads();
   /* slots: general U=V0 | T0=V1 | T1=V2 | T2 | T3; mass U=V0 | T0; collocated U=V0 | V1 | V2 */
@@ -165,7 +155,7 @@ static __global__ void FEGSumFact2_Kernel(const FEGDevSumFact sf, const double *
     const int    g = sf.idx[(size_t)l * sf.Ne + e];
 
     if (ybuf) ybuf[(size_t)sf.lex[l] * sf.Ne + e] = v;
-    else FEGSumFactAdd(sf, y, g, v);
+    else FEGIdxAdd<true>(y, sf.yg, g, v, sf.unique);
   }
 }
 
@@ -270,7 +260,7 @@ static __device__ __forceinline__ void FEGSumFact3_Body(const FEGDevSumFact &sf,
     for (int k = 0; k < P; k++) {
       const int g = sf.idx[(size_t)e * (P * P * P) + (k * P + ty) * P + tx];
 
-      r[k] = (MODE & FEG_SF_CODED) ? FEGSumFactLoad(sf, x, g) : (g >= 0 ? x[g] : 0.0);
+      r[k] = FEGIdxLoad<(MODE & FEG_SF_CODED) != 0>(x, sf.xg, g);
     }
   }
   __syncthreads();
@@ -377,8 +367,7 @@ static __device__ __forceinline__ void FEGSumFact3_Body(const FEGDevSumFact &sf,
       const int l = (k * P + ty) * P + tx, g = sf.idx[(size_t)e * (P * P * P) + l];
 
       if (ybuf) ybuf[(size_t)sf.lex[l] * sf.Ne + e] = r[k];
-      else if (MODE & FEG_SF_CODED) FEGSumFactAdd(sf, y, g, r[k]);
-      else if (g >= 0) atomicAdd(&y[g], r[k]);
+      else FEGIdxAdd<(MODE & FEG_SF_CODED) != 0>(y, sf.yg, g, r[k], sf.unique);
     }
   }
 }
@@ -597,8 +586,9 @@ PetscErrorCode FEGDevSumFactPerElement(int Ne, int np, int Q, int dim, const dou
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* elements e0..e1-1 (the diagonal: all); with tlist the gather when nlocal > 0 (after the last range) */
-PetscErrorCode FEGDevSumFactApply(const FEGDevSumFact *sf0, int e0, int e1, const double *x, double *y, int transpose, int diag, int nlocal, const int *toff, const int *tlist, double *ybuf)
+/* elements e0..e1-1 (the diagonal: all), xg and yg the halo buffers they may reach (FEGDevOpGhostBuffers()); with
+   tlist the gather when nlocal > 0 (after the last range) */
+PetscErrorCode FEGDevSumFactApply(const FEGDevSumFact *sf0, int e0, int e1, const double *xg, double *yg, const double *x, double *y, int transpose, int diag, int nlocal, const int *toff, const int *tlist, double *ybuf)
 {
   FEGDevSumFact s = *sf0, *sf = &s;
   double       *yb = tlist && !sf->unique ? ybuf : NULL;
@@ -606,6 +596,8 @@ PetscErrorCode FEGDevSumFactApply(const FEGDevSumFact *sf0, int e0, int e1, cons
   PetscFunctionBegin;
   s.e0 = e0;
   s.e1 = e1;
+  s.xg = xg;
+  s.yg = yg;
   if (!sf->Ne) PetscFunctionReturn(PETSC_SUCCESS);
   if (diag) {
     const int      NP = sf->dim == 3 ? sf->P * sf->P * sf->P : sf->P * sf->P;

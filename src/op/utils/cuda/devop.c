@@ -573,6 +573,19 @@ PetscErrorCode FEGDevOpGlobalIndices(FEGOp op, FEGDevOp *dev, size_t n, const in
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The halo buffers that a kernel indexing the global vectors (gindex) may reach over elements e0..e1-1: none (NULL) on
+   one process, with PetscSF's exchange, or for interior elements only (e1 <= nint), so that those ranges take the
+   kernels' plain loads and adds (fegcuda.h's FEGIdxLoad<false>) and not the coded ones with their run-time branches */
+PetscErrorCode FEGDevOpGhostBuffers(const FEGDevOp *dev, int e1, const double **xg, double **yg)
+{
+  const PetscBool some = (PetscBool)(dev->gindex && dev->xchg && e1 > dev->nint);
+
+  PetscFunctionBegin;
+  *xg = some ? dev->xchg->dg : NULL;
+  *yg = some ? dev->xchg->dy : NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The ghost exchange of the overlapped apply, fegpu's or PetscSF's: forward, the owners' values of x (global) into the
    ghosts of xl (local); backward, the ghost sums of yl (local) added into their owners' entries of y (global) */
 static PetscErrorCode FEGDevOpHaloBegin(FEGDevOp *dev, PetscBool forward, const double *src, double *dst)
