@@ -247,6 +247,9 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
     sf->D1     = dev->sfD1;
     sf->Gq     = dev->sfGq;
     sf->W1     = dev->sfW1;
+    sf->hB1    = mf->B1;
+    sf->hGq    = mf->Gq;
+    sf->hW1    = mf->W1;
     sf->idx    = dev->sfIdx;
     sf->lex    = dev->sfLex;
     PetscCall(FEGDevSumFactConfigure(sf, (int)mf->nb));

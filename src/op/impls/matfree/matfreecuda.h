@@ -41,6 +41,7 @@ typedef struct {
   const double *B1, *D1;                                     /* Q x P */
   const double *Gq;                                          /* Q x Q: derivatives at the points of their Lagrange functions */
   const double *W1;                                          /* the Q 1D weights */
+  const double *hB1, *hGq, *hW1;                             /* host copies of B1, Gq and W1 (the hexahedral kernels' parameter) */
   const double *Cl;                                          /* Cl[(e*npairs+m)*Q^dim+l], or NULL with Kc */
   const double *Kc;                                          /* Kc[e*npairs+m]: pairs per element (affine hexahedra, C constant in each), the value at point l its weight times Kc */
   const int    *idx;                                         /* idx[l*Ne+e] (2D) or idx[e*P^3+l] (3D), l lexicographic */

@@ -210,10 +210,20 @@ static __device__ __forceinline__ void FEGSlabZ(const double in[], double out[],
   }
 }
 
+/* the 1D tables of a hexahedral kernel as its parameter (__grid_constant__: read in place from the constant bank).
+   Where every thread of a warp reads the same entry (the contractions and weights along z) the entry is the FMA's
+   operand, with no shared-memory load beside it: the Q2-Q4 mass kernels are bound by L1/shared-memory traffic (bp run
+   12). The x and y contractions read rows that differ between threads, which stay in shared memory. */
+template <int P, int Q>
+struct FEGSumFactTables {
+  double B[Q * P], G[Q * Q], W[Q];
+};
+
 /* the stored pairs at the Q points of a thread's column (lexicographic l = (k*Q+ty)*Q+tx): c at the column's first
-   point (stride Q^3 between pairs) or, with K (the element's pairs), the point's weight (sW) times K */
+   point (stride Q^3 between pairs) or, with K (the element's pairs), the point's weight (sW along x and y, Wz along z)
+   times K */
 template <int Q, int KIND>
-static __device__ __forceinline__ void FEGSumFact3Points(double v[4][Q], const double *c, const double *K, int np, const double *sW, bool transpose)
+static __device__ __forceinline__ void FEGSumFact3Points(double v[4][Q], const double *c, const double *K, int np, const double *sW, const double *Wz, bool transpose)
 {
   double Km[FEG_MF_MAXPAIRS], wxy = 0.0;
 
@@ -229,7 +239,7 @@ static __device__ __forceinline__ void FEGSumFact3Points(double v[4][Q], const d
 #pragma unroll
     for (int r = 0; r < 4; r++) u[r] = v[r][k];
     if (K) {
-      const double wk = wxy * sW[k];
+      const double wk = wxy * Wz[k];
 
 #pragma unroll
       for (int m = 0; m < FEG_MF_MAXPAIRS; m++) cw[m] = wk * Km[m];
@@ -241,7 +251,7 @@ static __device__ __forceinline__ void FEGSumFact3Points(double v[4][Q], const d
 }
 
 template <int P, int Q, int MODE>
-static __device__ __forceinline__ void FEGSumFact3_Body(const FEGDevSumFact &sf, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose)
+static __device__ __forceinline__ void FEGSumFact3_Body(const FEGDevSumFact &sf, const FEGSumFactTables<P, Q> &tab, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose)
 {
   constexpr int            T = P > Q ? P : Q, T3 = T * T * T, NQ = Q * Q * Q;
   constexpr bool           MASS = (MODE & FEG_SF_MASS) != 0, COLLOC = (MODE & FEG_SF_COLLOC) != 0;
@@ -271,11 +281,11 @@ static __device__ __forceinline__ void FEGSumFact3_Body(const FEGDevSumFact &sf,
   } else {
     FEGSlab<0, T, P, Q, P, P, false>(r, s0, sB);
     FEGSlab<1, T, P, Q, P, Q, false>(r, s0, sB);
-    FEGSlabZ<P, Q, false, false>(r, v[0], sB);
+    FEGSlabZ<P, Q, false, false>(r, v[0], tab.B);
   }
   if (!MASS) {
     /* reference gradient at the points: z in registers, x and y from one store of the values */
-    FEGSlabZ<Q, Q, false, false>(v[0], v[3], sG);
+    FEGSlabZ<Q, Q, false, false>(v[0], v[3], tab.G);
 #pragma unroll
     for (int k = 0; k < Q; k++) s0[(k * T + ty) * T + tx] = v[0][k];
     __syncthreads();
@@ -309,19 +319,19 @@ static __device__ __forceinline__ void FEGSumFact3_Body(const FEGDevSumFact &sf,
       const double wxy = K ? K[0] * sW[tx] * sW[ty] : 0.0;
 
 #pragma unroll
-      for (int k = 0; k < Q; k++) v[0][k] *= K ? wxy * sW[k] : c[k * Q * Q];
+      for (int k = 0; k < Q; k++) v[0][k] *= K ? wxy * tab.W[k] : c[k * Q * Q];
     } else switch (sf.kind) {
       case FEG_MF_GG_SYM:
-        FEGSumFact3Points<Q, FEG_MF_GG_SYM>(v, c, K, sf.npairs, sW, transpose);
+        FEGSumFact3Points<Q, FEG_MF_GG_SYM>(v, c, K, sf.npairs, sW, tab.W, transpose);
         break;
       case FEG_MF_VVGG_SYM:
-        FEGSumFact3Points<Q, FEG_MF_VVGG_SYM>(v, c, K, sf.npairs, sW, transpose);
+        FEGSumFact3Points<Q, FEG_MF_VVGG_SYM>(v, c, K, sf.npairs, sW, tab.W, transpose);
         break;
       case FEG_MF_SYM:
-        FEGSumFact3Points<Q, FEG_MF_SYM>(v, c, K, sf.npairs, sW, transpose);
+        FEGSumFact3Points<Q, FEG_MF_SYM>(v, c, K, sf.npairs, sW, tab.W, transpose);
         break;
       default:
-        FEGSumFact3Points<Q, FEG_MF_FULL>(v, c, K, sf.npairs, sW, transpose);
+        FEGSumFact3Points<Q, FEG_MF_FULL>(v, c, K, sf.npairs, sW, tab.W, transpose);
       }
   }
   if (!MASS) {
@@ -350,14 +360,14 @@ static __device__ __forceinline__ void FEGSumFact3_Body(const FEGDevSumFact &sf,
       }
     }
     __syncthreads();
-    FEGSlabZ<Q, Q, true, true>(v[3], v[0], sG);
+    FEGSlabZ<Q, Q, true, true>(v[3], v[0], tab.G);
   }
   /* back to the nodes: (Q,Q,Q) -> (Q,Q,P) -> (Q,P,P) -> (P,P,P) */
   if (COLLOC) {
 #pragma unroll
     for (int k = 0; k < Q; k++) r[k] = v[0][k];
   } else {
-    FEGSlabZ<Q, P, true, false>(v[0], r, sB);
+    FEGSlabZ<Q, P, true, false>(v[0], r, tab.B);
     FEGSlab<1, T, Q, P, P, Q, true>(r, s0, sB);
     FEGSlab<0, T, Q, P, P, P, true>(r, s0, sB);
   }
@@ -373,9 +383,9 @@ static __device__ __forceinline__ void FEGSumFact3_Body(const FEGDevSumFact &sf,
 }
 
 template <int P, int Q, int MODE>
-static __global__ void FEGSumFact3_Kernel(const FEGDevSumFact sf, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose)
+static __global__ void FEGSumFact3_Kernel(const FEGDevSumFact sf, const __grid_constant__ FEGSumFactTables<P, Q> tab, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose)
 {
-  FEGSumFact3_Body<P, Q, MODE>(sf, x, y, ybuf, transpose);
+  FEGSumFact3_Body<P, Q, MODE>(sf, tab, x, y, ybuf, transpose);
 }
 
 /* mass modes (BP1): few values per thread, but without a bound the compiler gave them 94 registers at Q4 (24%
@@ -396,9 +406,9 @@ static constexpr int FEGSumFactMassMinBlocks(int T)
 }
 
 template <int P, int Q, int MODE>
-static __global__ void __launch_bounds__(FEGSumFactMassMaxThreads(P > Q ? P : Q), FEGSumFactMassMinBlocks(P > Q ? P : Q)) FEGSumFact3Mass_Kernel(const FEGDevSumFact sf, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose)
+static __global__ void __launch_bounds__(FEGSumFactMassMaxThreads(P > Q ? P : Q), FEGSumFactMassMinBlocks(P > Q ? P : Q)) FEGSumFact3Mass_Kernel(const FEGDevSumFact sf, const __grid_constant__ FEGSumFactTables<P, Q> tab, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose)
 {
-  FEGSumFact3_Body<P, Q, MODE>(sf, x, y, ybuf, transpose);
+  FEGSumFact3_Body<P, Q, MODE>(sf, tab, x, y, ybuf, transpose);
 }
 
 /* diagonal: thread per (element, node), sum over the Gauss points of the pairs times the 1D products */
@@ -446,7 +456,14 @@ static PetscErrorCode FEGSumFactLaunchMode(const FEGDevSumFact *sf, const double
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_nb %d: the sumfact kernel for %d nodes and %d points per direction (%d threads, %d bytes of shared memory per block) does not fit on this GPU: at most %d threads per block with %d registers per thread", sf->neb, P, Q, sf->nthreads, sf->shmem,
             attr.maxThreadsPerBlock, attr.numRegs);
   }
-  kern<<<nblk, block, sf->shmem>>>(*sf, x, y, ybuf, transpose);
+  if constexpr (DIM == 3) {
+    FEGSumFactTables<P, Q> tab;
+
+    for (int t = 0; t < Q * P; t++) tab.B[t] = sf->hB1[t];
+    for (int t = 0; t < Q * Q; t++) tab.G[t] = sf->hGq[t];
+    for (int t = 0; t < Q; t++) tab.W[t] = sf->hW1[t];
+    kern<<<nblk, block, sf->shmem>>>(*sf, tab, x, y, ybuf, transpose);
+  } else kern<<<nblk, block, sf->shmem>>>(*sf, x, y, ybuf, transpose);
   FEGCheckLaunch("FEGSumFact_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
