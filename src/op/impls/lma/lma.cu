@@ -8,20 +8,28 @@
 
 /* one element per thread, elements e0..e1-1; Ke[(a*Nb+b)*Ne+e], of type TK (double, or float with -feg_precision single:
    products and sums in double); ybuf != NULL: write ye there ([a*Ne+e]) instead of atomics into y. CODED (FEGIdxLoad):
-   the halo's buffers xg and yg are given, so an index may name them; else an entry of x or -1 (constrained) */
-template <int NBMAX, typename TK, bool CODED>
-static __global__ void FEGLMASmall_Kernel(int Ne, int e0, int e1, int Nb, const int *__restrict__ idx, const TK *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf, const double *__restrict__ xg, double *__restrict__ yg)
+   the halo's buffers xg and yg are given, so an index may name them; else an entry of x or -1 (constrained). NB > 0:
+   exactly NB dofs, every loop unrolled, so x_e stays in registers and an element's loads are issued together; with the
+   count known only at run time (NB = 0, up to NBMAX) x_e lives on the stack (ptxas: 64 or 256 bytes) */
+template <int NB, int NBMAX, typename TK, bool CODED>
+static __global__ void FEGLMASmall_Kernel(int Ne, int e0, int e1, int nb, const int *__restrict__ idx, const TK *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf, const double *__restrict__ xg, double *__restrict__ yg)
 {
-  const int e = e0 + blockIdx.x * blockDim.x + threadIdx.x;
+  constexpr int U  = NB ? NB : 1;
+  const int     Nb = NB ? NB : nb;
+  const int     e  = e0 + blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= e1) return;
-  double xe[NBMAX];
+  double xe[NB ? NB : NBMAX];
 
+#pragma unroll U
   for (int b = 0; b < Nb; b++) xe[b] = FEGIdxLoad<CODED>(x, xg, idx[(size_t)b * Ne + e]);
+#pragma unroll U
   for (int a = 0; a < Nb; a++) {
     double s = 0.0;
     if (!transpose)
+#pragma unroll U
       for (int b = 0; b < Nb; b++) s += (double)Ke[((size_t)a * Nb + b) * Ne + e] * xe[b];
     else
+#pragma unroll U
       for (int b = 0; b < Nb; b++) s += (double)Ke[((size_t)b * Nb + a) * Ne + e] * xe[b];
     if (ybuf) ybuf[(size_t)a * Ne + e] = s;
     else FEGIdxAdd<CODED>(y, yg, idx[(size_t)a * Ne + e], s, false);
@@ -51,11 +59,26 @@ static __global__ void FEGLMARow_Kernel(int Ne, int e0, int e1, int Nb, const in
 template <typename TK, bool CODED>
 static void FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int e1, const TK *Ke, const double *x, double *y, int transpose, double *yb, const double *xg, double *yg)
 {
-  const int nt = 128, n = e1 - e0;
+  const int      nt = 128, n = e1 - e0;
+  const unsigned nb = (unsigned)((n + nt - 1) / nt);
 
-  if (d->Nb <= 8) FEGLMASmall_Kernel<8, TK, CODED><<<(n + nt - 1) / nt, nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
-  else if (d->Nb <= FEG_LMA_SMALL) FEGLMASmall_Kernel<FEG_LMA_SMALL, TK, CODED><<<(n + nt - 1) / nt, nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
-  else FEGLMARow_Kernel<TK, CODED><<<(unsigned)(((size_t)n * d->Nb + nt - 1) / nt), nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
+  switch (d->Nb) { /* the elements of P1 and P2 simplices, P1 prisms, Q1 and Q2 quadrilaterals, Q1 hexahedra */
+#define FEG_LMA_FIXED(NB) \
+  case NB: \
+    FEGLMASmall_Kernel<NB, NB, TK, CODED><<<nb, nt>>>(d->Ne, e0, e1, NB, idx, Ke, x, y, transpose, yb, xg, yg); \
+    break;
+    FEG_LMA_FIXED(3)
+    FEG_LMA_FIXED(4)
+    FEG_LMA_FIXED(6)
+    FEG_LMA_FIXED(8)
+    FEG_LMA_FIXED(9)
+    FEG_LMA_FIXED(10)
+#undef FEG_LMA_FIXED
+  default:
+    if (d->Nb <= 8) FEGLMASmall_Kernel<0, 8, TK, CODED><<<nb, nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
+    else if (d->Nb <= FEG_LMA_SMALL) FEGLMASmall_Kernel<0, FEG_LMA_SMALL, TK, CODED><<<nb, nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
+    else FEGLMARow_Kernel<TK, CODED><<<(unsigned)(((size_t)n * d->Nb + nt - 1) / nt), nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
+  }
 }
 
 /* elements e0..e1-1; Ke double, or float when single; idx NULL: the discretization's local indices, else global ones
