@@ -5,14 +5,16 @@
 #include <petscdevice_cuda.h>
 #include "matfreecuda.h"
 
-template <int NBM, int DIM>
+/* NB > 0: exactly NB dofs, so x_e and y_e stay in registers (with the count known only at run time, up to NBM, they
+   live on the stack: ptxas, 128 bytes to 16 KB), as in lma.cu */
+template <int NB, int NBM, int DIM>
 static __global__ void FEGMatFree_Kernel(const FEGDevDisc d, int e0, int e1, const double *__restrict__ Cq, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf, int diag)
 {
   constexpr int Nd = DIM + 1, NC = Nd * Nd;
   const int     e = e0 + blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= e1) return;
-  const int Nb = d.Nb, KK = d.Nq * Nd;
-  double    xe[NBM], ye[NBM];
+  const int Nb = NB ? NB : d.Nb, KK = d.Nq * Nd;
+  double    xe[NB ? NB : NBM], ye[NB ? NB : NBM];
 
   for (int b = 0; b < Nb; b++) {
     xe[b] = diag ? 0.0 : x[d.idx[(size_t)b * d.Ne + e]];
@@ -45,16 +47,24 @@ PetscErrorCode FEGDevQPApply(const FEGDevDisc *d, int e0, int e1, const double *
 
   PetscFunctionBegin;
   if (e1 > e0) {
-#define FEG_QP_LAUNCH(NBM) \
+#define FEG_QP_LAUNCH(NB, NBM) \
   do { \
-    if (d->dim == 2) FEGMatFree_Kernel<NBM, 2><<<nb, nt>>>(*d, e0, e1, Cq, x, y, transpose, yb, diag); \
-    else FEGMatFree_Kernel<NBM, 3><<<nb, nt>>>(*d, e0, e1, Cq, x, y, transpose, yb, diag); \
+    if (d->dim == 2) FEGMatFree_Kernel<NB, NBM, 2><<<nb, nt>>>(*d, e0, e1, Cq, x, y, transpose, yb, diag); \
+    else FEGMatFree_Kernel<NB, NBM, 3><<<nb, nt>>>(*d, e0, e1, Cq, x, y, transpose, yb, diag); \
   } while (0)
-    if (d->Nb <= 8) FEG_QP_LAUNCH(8);
-    else if (d->Nb <= 32) FEG_QP_LAUNCH(32);
-    else if (d->Nb <= 128) FEG_QP_LAUNCH(128);
-    else if (d->Nb <= 512) FEG_QP_LAUNCH(512);
-    else FEG_QP_LAUNCH(1024);
+    /* the elements of P1 and P2 simplices, P1 prisms, Q1 and Q2 quadrilaterals, Q1 hexahedra, P2 prisms */
+    if (d->Nb == 3) FEG_QP_LAUNCH(3, 3);
+    else if (d->Nb == 4) FEG_QP_LAUNCH(4, 4);
+    else if (d->Nb == 6) FEG_QP_LAUNCH(6, 6);
+    else if (d->Nb == 8) FEG_QP_LAUNCH(8, 8);
+    else if (d->Nb == 9) FEG_QP_LAUNCH(9, 9);
+    else if (d->Nb == 10) FEG_QP_LAUNCH(10, 10);
+    else if (d->Nb == 18 && d->dim == 3) FEGMatFree_Kernel<18, 18, 3><<<nb, nt>>>(*d, e0, e1, Cq, x, y, transpose, yb, diag);
+    else if (d->Nb <= 8) FEG_QP_LAUNCH(0, 8);
+    else if (d->Nb <= 32) FEG_QP_LAUNCH(0, 32);
+    else if (d->Nb <= 128) FEG_QP_LAUNCH(0, 128);
+    else if (d->Nb <= 512) FEG_QP_LAUNCH(0, 512);
+    else FEG_QP_LAUNCH(0, 1024);
 #undef FEG_QP_LAUNCH
     FEGCheckLaunch("FEGMatFree_Kernel");
   }
