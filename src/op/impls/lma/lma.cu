@@ -10,11 +10,12 @@
    products and sums in double); ybuf != NULL: write ye there ([a*Ne+e]) instead of atomics into y. CODED (FEGIdxLoad):
    the halo's buffers xg and yg are given, so an index may name them; else an entry of x or -1 (constrained). NB > 0:
    exactly NB dofs, every loop unrolled, so x_e stays in registers and an element's loads are issued together; with the
-   count known only at run time (NB = 0, up to NBMAX) x_e lives on the stack (ptxas: 64 or 256 bytes) */
+   count known only at run time (NB = 0, up to NBMAX) x_e lives on the stack (ptxas: 64 or 256 bytes; share/bench/lma) */
 template <int NB, int NBMAX, typename TK, bool CODED>
 static __global__ void FEGLMASmall_Kernel(int Ne, int e0, int e1, int nb, const int *__restrict__ idx, const TK *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf, const double *__restrict__ xg, double *__restrict__ yg)
 {
-  constexpr int U  = NB ? NB : 1;
+  constexpr int U = NB ? NB : 1, UA = NB <= 10 ? U : 1; /* rows one at a time above 10 dofs: unrolled, their loads
+                                                           took every register (255 at 27 dofs, with spills) */
   const int     Nb = NB ? NB : nb;
   const int     e  = e0 + blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= e1) return;
@@ -22,7 +23,7 @@ static __global__ void FEGLMASmall_Kernel(int Ne, int e0, int e1, int nb, const 
 
 #pragma unroll U
   for (int b = 0; b < Nb; b++) xe[b] = FEGIdxLoad<CODED>(x, xg, idx[(size_t)b * Ne + e]);
-#pragma unroll U
+#pragma unroll UA
   for (int a = 0; a < Nb; a++) {
     double s = 0.0;
     if (!transpose)
@@ -62,7 +63,8 @@ static void FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int e1, co
   const int      nt = 128, n = e1 - e0;
   const unsigned nb = (unsigned)((n + nt - 1) / nt);
 
-  switch (d->Nb) { /* the elements of P1 and P2 simplices, P1 prisms, Q1 and Q2 quadrilaterals, Q1 hexahedra */
+  /* the elements of P1-P4 triangles, P1-P3 tetrahedra, P1 and P2 prisms, Q1-Q3 quadrilaterals, Q1 and Q2 hexahedra */
+  switch (d->Nb) {
 #define FEG_LMA_FIXED(NB) \
   case NB: \
     FEGLMASmall_Kernel<NB, NB, TK, CODED><<<nb, nt>>>(d->Ne, e0, e1, NB, idx, Ke, x, y, transpose, yb, xg, yg); \
@@ -73,6 +75,11 @@ static void FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int e1, co
     FEG_LMA_FIXED(8)
     FEG_LMA_FIXED(9)
     FEG_LMA_FIXED(10)
+    FEG_LMA_FIXED(15)
+    FEG_LMA_FIXED(16)
+    FEG_LMA_FIXED(18)
+    FEG_LMA_FIXED(20)
+    FEG_LMA_FIXED(27)
 #undef FEG_LMA_FIXED
   default:
     if (d->Nb <= 8) FEGLMASmall_Kernel<0, 8, TK, CODED><<<nb, nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
