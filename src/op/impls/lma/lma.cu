@@ -99,8 +99,9 @@ static __global__ void FEGLMAPair_Kernel(int Ne, int e0, int e1, const int *__re
   }
 }
 
+/* launches the kernel for these elements and returns its name (for FEGCheckLaunch) */
 template <typename TK, bool CODED>
-static void FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int e1, const TK *Ke, const double *x, double *y, int transpose, double *yb, const double *xg, double *yg)
+static const char *FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int e1, const TK *Ke, const double *x, double *y, int transpose, double *yb, const double *xg, double *yg)
 {
   const int      nt = 128, n = e1 - e0;
   const unsigned nb = (unsigned)((n + nt - 1) / nt);
@@ -113,7 +114,7 @@ static void FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int e1, co
 #define FEG_LMA_PAIR(NB) \
   case NB: \
     FEGLMAPair_Kernel<NB, CODED><<<np, nt>>>(d->Ne, e0, e1, idx, Ke, x, y, transpose, yb, xg, yg); \
-    return;
+    return "FEGLMAPair_Kernel";
         FEG_LMA_PAIR(3)
         FEG_LMA_PAIR(4)
         FEG_LMA_PAIR(6)
@@ -131,7 +132,7 @@ static void FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int e1, co
 #define FEG_LMA_FIXED(NB) \
   case NB: \
     FEGLMASmall_Kernel<NB, NB, TK, CODED><<<nb, nt>>>(d->Ne, e0, e1, NB, idx, Ke, x, y, transpose, yb, xg, yg); \
-    break;
+    return "FEGLMASmall_Kernel";
     FEG_LMA_FIXED(3)
     FEG_LMA_FIXED(4)
     FEG_LMA_FIXED(6)
@@ -147,7 +148,11 @@ static void FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int e1, co
   default:
     if (d->Nb <= 8) FEGLMASmall_Kernel<0, 8, TK, CODED><<<nb, nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
     else if (d->Nb <= FEG_LMA_SMALL) FEGLMASmall_Kernel<0, FEG_LMA_SMALL, TK, CODED><<<nb, nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
-    else FEGLMARow_Kernel<TK, CODED><<<(unsigned)(((size_t)n * d->Nb + nt - 1) / nt), nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
+    else {
+      FEGLMARow_Kernel<TK, CODED><<<(unsigned)(((size_t)n * d->Nb + nt - 1) / nt), nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
+      return "FEGLMARow_Kernel";
+    }
+    return "FEGLMASmall_Kernel";
   }
 }
 
@@ -158,14 +163,15 @@ PetscErrorCode FEGDevLMAApply(const FEGDevDisc *d, const int *idx, const double 
 {
   PetscFunctionBegin;
   if (e1 > e0) {
-    const bool coded = xg || yg;
+    const bool  coded = xg || yg;
+    const char *name;
 
     if (!idx) idx = d->idx;
-    if (single && coded) FEGLMALaunch<float, true>(d, idx, e0, e1, (const float *)Ke, x, y, transpose, tlist ? ybuf : NULL, xg, yg);
-    else if (single) FEGLMALaunch<float, false>(d, idx, e0, e1, (const float *)Ke, x, y, transpose, tlist ? ybuf : NULL, NULL, NULL);
-    else if (coded) FEGLMALaunch<double, true>(d, idx, e0, e1, (const double *)Ke, x, y, transpose, tlist ? ybuf : NULL, xg, yg);
-    else FEGLMALaunch<double, false>(d, idx, e0, e1, (const double *)Ke, x, y, transpose, tlist ? ybuf : NULL, NULL, NULL);
-    FEGCheckLaunch(d->Nb <= FEG_LMA_SMALL ? "FEGLMASmall_Kernel" : "FEGLMARow_Kernel");
+    if (single && coded) name = FEGLMALaunch<float, true>(d, idx, e0, e1, (const float *)Ke, x, y, transpose, tlist ? ybuf : NULL, xg, yg);
+    else if (single) name = FEGLMALaunch<float, false>(d, idx, e0, e1, (const float *)Ke, x, y, transpose, tlist ? ybuf : NULL, NULL, NULL);
+    else if (coded) name = FEGLMALaunch<double, true>(d, idx, e0, e1, (const double *)Ke, x, y, transpose, tlist ? ybuf : NULL, xg, yg);
+    else name = FEGLMALaunch<double, false>(d, idx, e0, e1, (const double *)Ke, x, y, transpose, tlist ? ybuf : NULL, NULL, NULL);
+    FEGCheckLaunch(name);
   }
   if (tlist && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
   PetscFunctionReturn(PETSC_SUCCESS);
