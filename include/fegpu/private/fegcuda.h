@@ -160,6 +160,11 @@ static __device__ __forceinline__ void FEGIdxAdd(double *__restrict__ y, double 
   else if (g >= 0) atomicAdd(&y[g], v);
 }
 
+/* The dof counts of the small elements that one-element-per-thread kernels are compiled for, so their per-element
+   arrays stay in registers (a count known only at run time puts them on the stack): P1 and P2 simplices, P1 prisms,
+   Q1 and Q2 quadrilaterals, Q1 hexahedra. X(NB) for each (lma.cu, matfree.cu). */
+  #define FEG_DEV_SMALL_NB(X) X(3) X(4) X(6) X(8) X(9) X(10)
+
 /* C (and D) at quadrature point q of element e, in a kernel */
 static __device__ __forceinline__ void FEGCoeffAt(const FEGDevCoeff &c, int Nq, int e, int q, double C[16], double D[4], bool wantD)
 {

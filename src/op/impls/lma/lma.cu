@@ -115,30 +115,20 @@ static const char *FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int
   case NB: \
     FEGLMAPair_Kernel<NB, CODED><<<np, nt>>>(d->Ne, e0, e1, idx, Ke, x, y, transpose, yb, xg, yg); \
     return "FEGLMAPair_Kernel";
-        FEG_LMA_PAIR(3)
-        FEG_LMA_PAIR(4)
-        FEG_LMA_PAIR(6)
-        FEG_LMA_PAIR(8)
-        FEG_LMA_PAIR(9)
-        FEG_LMA_PAIR(10)
+        FEG_DEV_SMALL_NB(FEG_LMA_PAIR)
 #undef FEG_LMA_PAIR
       default:
         break;
       }
     }
   }
-  /* the elements of P1-P4 triangles, P1-P3 tetrahedra, P1 and P2 prisms, Q1-Q3 quadrilaterals, Q1 and Q2 hexahedra */
+  /* the small elements, and P4 triangles, Q3 quadrilaterals, P2 prisms, P3 tetrahedra, Q2 hexahedra */
   switch (d->Nb) {
 #define FEG_LMA_FIXED(NB) \
   case NB: \
     FEGLMASmall_Kernel<NB, NB, TK, CODED><<<nb, nt>>>(d->Ne, e0, e1, NB, idx, Ke, x, y, transpose, yb, xg, yg); \
     return "FEGLMASmall_Kernel";
-    FEG_LMA_FIXED(3)
-    FEG_LMA_FIXED(4)
-    FEG_LMA_FIXED(6)
-    FEG_LMA_FIXED(8)
-    FEG_LMA_FIXED(9)
-    FEG_LMA_FIXED(10)
+    FEG_DEV_SMALL_NB(FEG_LMA_FIXED)
     FEG_LMA_FIXED(15)
     FEG_LMA_FIXED(16)
     FEG_LMA_FIXED(18)

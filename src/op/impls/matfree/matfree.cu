@@ -52,19 +52,21 @@ PetscErrorCode FEGDevQPApply(const FEGDevDisc *d, int e0, int e1, const double *
     if (d->dim == 2) FEGMatFree_Kernel<NB, NBM, 2><<<nb, nt>>>(*d, e0, e1, Cq, x, y, transpose, yb, diag); \
     else FEGMatFree_Kernel<NB, NBM, 3><<<nb, nt>>>(*d, e0, e1, Cq, x, y, transpose, yb, diag); \
   } while (0)
-    /* the elements of P1 and P2 simplices, P1 prisms, Q1 and Q2 quadrilaterals, Q1 hexahedra, P2 prisms */
-    if (d->Nb == 3) FEG_QP_LAUNCH(3, 3);
-    else if (d->Nb == 4) FEG_QP_LAUNCH(4, 4);
-    else if (d->Nb == 6) FEG_QP_LAUNCH(6, 6);
-    else if (d->Nb == 8) FEG_QP_LAUNCH(8, 8);
-    else if (d->Nb == 9) FEG_QP_LAUNCH(9, 9);
-    else if (d->Nb == 10) FEG_QP_LAUNCH(10, 10);
-    else if (d->Nb == 18 && d->dim == 3) FEGMatFree_Kernel<18, 18, 3><<<nb, nt>>>(*d, e0, e1, Cq, x, y, transpose, yb, diag);
-    else if (d->Nb <= 8) FEG_QP_LAUNCH(0, 8);
-    else if (d->Nb <= 32) FEG_QP_LAUNCH(0, 32);
-    else if (d->Nb <= 128) FEG_QP_LAUNCH(0, 128);
-    else if (d->Nb <= 512) FEG_QP_LAUNCH(0, 512);
-    else FEG_QP_LAUNCH(0, 1024);
+    switch (d->Nb) { /* the small elements, and P2 prisms */
+#define FEG_QP_FIXED(NB) \
+  case NB: \
+    FEG_QP_LAUNCH(NB, NB); \
+    break;
+      FEG_DEV_SMALL_NB(FEG_QP_FIXED)
+#undef FEG_QP_FIXED
+    default:
+      if (d->Nb == 18 && d->dim == 3) FEGMatFree_Kernel<18, 18, 3><<<nb, nt>>>(*d, e0, e1, Cq, x, y, transpose, yb, diag);
+      else if (d->Nb <= 8) FEG_QP_LAUNCH(0, 8);
+      else if (d->Nb <= 32) FEG_QP_LAUNCH(0, 32);
+      else if (d->Nb <= 128) FEG_QP_LAUNCH(0, 128);
+      else if (d->Nb <= 512) FEG_QP_LAUNCH(0, 512);
+      else FEG_QP_LAUNCH(0, 1024);
+    }
 #undef FEG_QP_LAUNCH
     FEGCheckLaunch("FEGMatFree_Kernel");
   }
