@@ -1,5 +1,5 @@
 static const char help[] = "fegpu bench: setup, assembly and MatMult times of fegpu's operators on a box mesh.\n"
-                           "Options: -feg_cell_type -feg_faces -order -continuous -bench_reps n -bench_strategies atomic,color,coo,lma,lma_single,matfree,auto\n"
+                           "Options: -feg_cell_type -feg_faces -order -continuous -bench_reps n -bench_strategies atomic,color,coo,lma,lma_single,matfree,auto -bench_petsc_coo 0|1\n"
                            "         -dm_vec_type cuda -bench_csv file.csv (append rows) -bench_petsc_host (time PETSc's own FEM assembly)\n"
                            "         -bench_mesh_reference: also build the box from the same cell list as PETSc does (DMPlexCreateFromCellListPetsc,\n"
                            "         interpolated, with the boundary label) and print both times (one process, no prisms)\n"
@@ -177,6 +177,7 @@ int main(int argc, char **argv)
   const char    *coeffs[] = {"constant", "host", "points"};
   PetscInt       coeff    = 0;
   PetscBool      meshref  = PETSC_FALSE;
+  PetscBool      coo      = PETSC_TRUE;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bench options", NULL);
@@ -185,6 +186,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-bench_reps", "Repetitions (median reported)", NULL, reps, &reps, NULL));
   PetscCall(PetscOptionsStringArray("-bench_strategies", "Strategies to time: addto (atomic), color, coo, lma", NULL, strat, &nstrat, NULL));
   PetscCall(PetscOptionsBool("-bench_mesh_reference", "Also time PETSc's DMPlexCreateFromCellListPetsc() of the same cells", NULL, meshref, &meshref, NULL));
+  PetscCall(PetscOptionsBool("-bench_petsc_coo", "Also time PETSc's MatSetPreallocationCOO/MatSetValuesCOO on the GPU (the addto baseline)", NULL, coo, &coo, NULL));
   PetscCall(PetscOptionsEList("-bench_coeff", "Coefficient: constant, x-dependent by a host function, or given at the quadrature points", NULL, coeffs, 3, coeffs[coeff], &coeff, NULL));
   PetscOptionsEnd();
   reps = PetscMax(1, PetscMin(reps, 64));
@@ -449,7 +451,7 @@ int main(int argc, char **argv)
     }
   }
 #if defined(FEGPU_HAVE_CUDA)
-  if (ondevice) {
+  if (ondevice && coo) {
     /* PETSc's own device path, the baseline of the addto targets: MatSetPreallocationCOO with the element closures,
        then MatSetValuesCOO fed with element matrices already on the GPU (only MatSetValuesCOO is timed) */
     PetscSection       lsec, gsec;

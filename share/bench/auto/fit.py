@@ -3,7 +3,7 @@
 device kind, cell, affine or not (the CSV's affine column; files without it: simplices affine, other cells not, as
 fegpu treated them then), order and operator type, setup seconds (FEGCreateOperator(): the DM's discretization setup and the
 first assembly included) and seconds of one MatMult as a + b Ne (least squares over the mesh sizes calibrated; through
-0 where one size was), and the bytes one MatMult moves per element. Writes the C table src/op/impls/auto/automodel.h.
+0 where one size was; the median of the processes at each size), and the bytes one MatMult moves per element. Writes the C table src/op/impls/auto/automodel.h.
   python3 share/bench/auto/fit.py OUT.h SOURCE-NOTE calib1.csv[:cell,...] [calib2.csv[:cell,...] ...]
 A file named with cells contributes only their rows (a calibration made stale by later kernels is left out by cell)."""
 import csv, sys
@@ -22,6 +22,20 @@ for spec in files:
         # files before the affine column: simplices were always affine, other cells never treated so
         aff = int(r.get("affine") or (1 if r["cell"] in ("tri", "tet") else 0))
         pts.setdefault((r["device"], r["cell"], aff, int(r["order"]), t), []).append((ne, float(r["setup_s"]), mm, float(r["matmult_gbs"]) * 1e9 * mm / ne))
+
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
+
+
+def medians(p):
+    """one point per mesh size: the median of the processes run at that size (matrix.sh's FEG_REPS)"""
+    by = {}
+    for q in p:
+        by.setdefault(q[0], []).append(q)
+    return [(ne, median([q[1] for q in g]), median([q[2] for q in g]), median([q[3] for q in g])) for ne, g in sorted(by.items())]
 
 
 def line(xs, ys):
@@ -44,7 +58,7 @@ with open(out, "w") as h:
     h.write("   MatMult as a + b Ne, and the bytes a MatMult moves per element; continuous Lagrange, constant coefficients */\n")
     h.write("static const FEGAutoModelRow FEGAutoModel[] = {\n")
     for k in sorted(pts):
-        p = pts[k]
+        p = medians(pts[k])
         s0, s1 = line([q[0] for q in p], [q[1] for q in p])
         m0, m1 = line([q[0] for q in p], [q[2] for q in p])
         by = sum(q[3] for q in p) / len(p)

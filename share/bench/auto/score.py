@@ -1,19 +1,30 @@
 #!/usr/bin/env python3
 """Issue 15's target for -feg_strategy auto: on the bench matrix, for k = 1, 10, 100 applications, the measured time
 of setup (first assembly included) + k MatMults of auto's operator against the best of addto (atomic), lma and matfree
-measured in the same call. Prints a table and the counts; writes CSV to stdout with --csv.
+measured in the same call (the median of a case's processes where it was run several times). Prints a table and the counts; writes CSV to stdout with --csv.
   python3 share/bench/auto/score.py NAME.csv NAME-auto1.csv NAME-auto10.csv NAME-auto100.csv"""
 import csv, sys
 
 base, autos = sys.argv[1], sys.argv[2:]
 ks = [1, 10, 100]
-meas = {}
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
+
+
+# several processes of one case (matrix.sh's FEG_REPS): the median setup and MatMult of each
+runs = {}
 for r in csv.DictReader(open(base)):
-    meas.setdefault((r["cell"], int(r["order"])), {})[r["strategy"]] = (float(r["setup_s"]), float(r["matmult_ms"]) * 1e-3)
-auto = {}
+    runs.setdefault((r["cell"], int(r["order"]), r["strategy"]), []).append((float(r["setup_s"]), float(r["matmult_ms"]) * 1e-3))
+meas = {}
+for (c, o, st), v in runs.items():
+    meas.setdefault((c, o), {})[st] = (median([q[0] for q in v]), median([q[1] for q in v]))
+aruns = {}
 for k, f in zip(ks, autos):
     for r in csv.DictReader(open(f)):
-        auto[(r["cell"], int(r["order"]), k)] = (r["strategy"].split(":")[1], float(r["setup_s"]), float(r["matmult_ms"]) * 1e-3)
+        aruns.setdefault((r["cell"], int(r["order"]), k), []).append((r["strategy"].split(":")[1], float(r["setup_s"]), float(r["matmult_ms"]) * 1e-3))
+auto = {key: (v[0][0], median([q[1] for q in v]), median([q[2] for q in v])) for key, v in aruns.items()}
 print("cell,order,k,auto_choice,best,best_s,auto_s,auto_over_best,choice_over_best")
 n = within = 0
 worst = 0.0
