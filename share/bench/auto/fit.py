@@ -7,6 +7,7 @@ first assembly included) and seconds of one MatMult as a + b Ne (least squares o
   python3 share/bench/auto/fit.py OUT.h SOURCE-NOTE calib1.csv[:cell,...] [calib2.csv[:cell,...] ...]
 A file named with cells contributes only their rows (a calibration made stale by later kernels is left out by cell)."""
 import csv, sys
+from statistics import median
 
 out, note, files = sys.argv[1], sys.argv[2], sys.argv[3:]
 types = {"atomic": "addto", "lma": "lma", "matfree": "matfree"}
@@ -22,12 +23,6 @@ for spec in files:
         # files before the affine column: simplices were always affine, other cells never treated so
         aff = int(r.get("affine") or (1 if r["cell"] in ("tri", "tet") else 0))
         pts.setdefault((r["device"], r["cell"], aff, int(r["order"]), t), []).append((ne, float(r["setup_s"]), mm, float(r["matmult_gbs"]) * 1e9 * mm / ne))
-
-
-def median(v):
-    v = sorted(v)
-    n = len(v)
-    return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
 
 
 def medians(p):

@@ -4,15 +4,10 @@ of setup (first assembly included) + k MatMults of auto's operator against the b
 measured in the same call (the median of a case's processes where it was run several times). Prints a table and the counts; writes CSV to stdout with --csv.
   python3 share/bench/auto/score.py NAME.csv NAME-auto1.csv NAME-auto10.csv NAME-auto100.csv"""
 import csv, sys
+from statistics import median
 
 base, autos = sys.argv[1], sys.argv[2:]
 ks = [1, 10, 100]
-def median(v):
-    v = sorted(v)
-    n = len(v)
-    return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
-
-
 # several processes of one case (matrix.sh's FEG_REPS): the median setup and MatMult of each
 runs = {}
 for r in csv.DictReader(open(base)):
