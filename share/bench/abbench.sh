@@ -24,4 +24,4 @@ for pair in 1 2; do
     done
   done
 done
-grep -E "^==|^$strategy " "$out/bench.log" | cut -c1-140
+grep -E "^==|^(${strategy//,/|}) " "$out/bench.log" | cut -c1-140
