@@ -1,5 +1,5 @@
 static const char help[] = "fegpu bench: setup, assembly and MatMult times of fegpu's operators on a box mesh.\n"
-                           "Options: -feg_cell_type -feg_faces -order -continuous -bench_reps n -bench_strategies atomic,color,coo,lma,lma_single,matfree,auto -bench_petsc_coo 0|1\n"
+                           "Options: -feg_cell_type -feg_faces -order -continuous -bench_reps n -bench_strategies atomic,color,gather,coo,lma,lma_single,matfree,auto -bench_petsc_coo 0|1\n"
                            "         -dm_vec_type cuda -bench_csv file.csv (append rows) -bench_petsc_host (time PETSc's own FEM assembly)\n"
                            "         -bench_mesh_reference: also build the box from the same cell list as PETSc does (DMPlexCreateFromCellListPetsc,\n"
                            "         interpolated, with the boundary label) and print both times (one process, no prisms)\n"
@@ -163,9 +163,9 @@ int main(int argc, char **argv)
 {
   DM             dm;
   FEGForm        form;
-  PetscInt       order = 1, reps = 10, nstrat = 4, Ne, Nb, cStart, cEnd, ndofs;
+  PetscInt       order = 1, reps = 10, nstrat = 8, Ne, Nb, cStart, cEnd, ndofs;
   PetscBool      cont     = PETSC_TRUE;
-  char          *strat[4] = {NULL, NULL, NULL, NULL};
+  char          *strat[8] = {NULL};
   PetscScalar    C[16]    = {1.0, 0, 0, 0, 0, 1.0, 0.2, 0.1, 0, 0.2, 1.0, 0.1, 0, 0.1, 0.1, 1.0};
   PetscLogDouble tsetup0, tsetup, tmesh, tdisc0, rAsm[8], rMult[8], rSet[8];
   char           csv[PETSC_MAX_PATH_LEN] = "";
@@ -184,16 +184,16 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-order", "Polynomial order", NULL, order, &order, NULL));
   PetscCall(PetscOptionsBool("-continuous", "Continuous Lagrange", NULL, cont, &cont, NULL));
   PetscCall(PetscOptionsInt("-bench_reps", "Repetitions (median reported)", NULL, reps, &reps, NULL));
-  PetscCall(PetscOptionsStringArray("-bench_strategies", "Strategies to time: addto (atomic), color, coo, lma", NULL, strat, &nstrat, NULL));
+  PetscCall(PetscOptionsStringArray("-bench_strategies", "Strategies to time: addto modes (atomic, color, gather, coo), lma, lma_single, matfree, auto", NULL, strat, &nstrat, NULL));
   PetscCall(PetscOptionsBool("-bench_mesh_reference", "Also time PETSc's DMPlexCreateFromCellListPetsc() of the same cells", NULL, meshref, &meshref, NULL));
   PetscCall(PetscOptionsBool("-bench_petsc_coo", "Also time PETSc's MatSetPreallocationCOO/MatSetValuesCOO on the GPU (the addto baseline)", NULL, coo, &coo, NULL));
   PetscCall(PetscOptionsEList("-bench_coeff", "Coefficient: constant, x-dependent by a host function, or given at the quadrature points", NULL, coeffs, 3, coeffs[coeff], &coeff, NULL));
   PetscOptionsEnd();
   reps = PetscMax(1, PetscMin(reps, 64));
   if (!strat[0]) {
-    const char *def[4] = {"atomic", "color", "coo", "lma"};
-    for (PetscInt i = 0; i < 4; i++) PetscCall(PetscStrallocpy(def[i], &strat[i]));
-    nstrat = 4;
+    const char *def[5] = {"atomic", "color", "gather", "coo", "lma"};
+    for (PetscInt i = 0; i < 5; i++) PetscCall(PetscStrallocpy(def[i], &strat[i]));
+    nstrat = 5;
   }
   PetscCall(PetscTime(&tsetup0));
   PetscCall(FEGCreateMeshFromOptions(PETSC_COMM_WORLD, NULL, &dm));

@@ -23,9 +23,10 @@ static const gpu_variant variants[] = {
   {FEGOPLMA,     "atomic"},
   {FEGOPLMA,     "gather"},
   {FEGOPMATFREE, "atomic"},
-  {FEGOPMATFREE, "gather"}
+  {FEGOPMATFREE, "gather"},
+  {FEGOPADDTO,   "gather"}
 };
-#define NVARIANTS 7
+#define NVARIANTS 8
 
 static PetscBool with_qpoints  = PETSC_FALSE; /* build() adds values at the quadrature points to the form */
 static PetscBool with_constant = PETSC_FALSE; /* build() makes the constant-C form on an unperturbed box */
@@ -961,11 +962,12 @@ static PetscErrorCode det_run(FEGOpType s, const char *mode, Mat *Ah, Vec *yh, V
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* _i: coloured addto, gather lma, gather matfree. Two runs give the same bits (README: the atomic modes do not) */
+/* _i: coloured addto, gather lma, gather matfree, gather addto. Two runs give the same bits (README: the atomic modes do
+   not) */
 START_TEST(test_gpu_deterministic)
 {
-  const FEGOpType types[3] = {FEGOPADDTO, FEGOPLMA, FEGOPMATFREE};
-  const char     *modes[3] = {"color", "gather", "gather"};
+  const FEGOpType types[4] = {FEGOPADDTO, FEGOPLMA, FEGOPMATFREE, FEGOPADDTO};
+  const char     *modes[4] = {"color", "gather", "gather", "gather"};
   Mat             A[2];
   Vec             y[2], b[2], u[2];
   PetscBool       eq;
@@ -1278,7 +1280,7 @@ static void add_tests(Suite *s)
   suite_add_tcase(s, tc);
   tc = tcase_create("deterministic");
   tcase_set_timeout(tc, 900);
-  tcase_add_loop_test(tc, test_gpu_deterministic, 0, 3);
+  tcase_add_loop_test(tc, test_gpu_deterministic, 0, 4);
   suite_add_tcase(s, tc);
   tc = tcase_create("oom");
   tcase_set_timeout(tc, 900);

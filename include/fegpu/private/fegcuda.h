@@ -99,6 +99,7 @@ PETSC_INTERN PetscBool      FEGDevElementMajor(const FEGDevDisc *, const FEGDevT
 PETSC_INTERN PetscErrorCode FEGDevElementVectors(const FEGDevDisc *, const FEGDevCoeff *, const double *, double *, double *, PetscBool);
 PETSC_INTERN PetscErrorCode FEGDevChat(const FEGDevDisc *, const FEGDevCoeff *, double *);
 PETSC_INTERN PetscErrorCode FEGDevTransposeMap(const FEGDevDisc *, int, int **, int **);
+PETSC_INTERN PetscErrorCode FEGDevSortedMap(int, const int *, int, int **, int **);
 PETSC_INTERN PetscErrorCode FEGDevZero(double *, size_t);
 PETSC_INTERN PetscErrorCode FEGDevGather(int, const int *, const int *, const double *, double *);
 PETSC_INTERN PetscErrorCode FEGDevCopyIndexed(int, const int *, const int *, const double *, double *);

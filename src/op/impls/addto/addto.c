@@ -2,7 +2,7 @@
    into an AIJ matrix (type from the DM, -dm_mat_type) preallocated with exactly the element-connectivity pattern */
 #include "addto.h"
 
-const char *const FEGAddtoModes[] = {"auto", "atomic", "color", "coo", "FEGAddtoMode", "FEG_ADDTO_", NULL};
+const char *const FEGAddtoModes[] = {"auto", "atomic", "color", "coo", "gather", "FEGAddtoMode", "FEG_ADDTO_", NULL};
 
 static PetscErrorCode FEGOpSetFromOptions_AddTo(FEGOp op, PetscOptionItems *PetscOptionsObject)
 {
@@ -10,7 +10,8 @@ static PetscErrorCode FEGOpSetFromOptions_AddTo(FEGOp op, PetscOptionItems *Pets
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "fegpu addto operator");
-  PetscCall(PetscOptionsEnum("-feg_addto_mode", "GPU addto: atomics, element colouring, or PETSc's MatSetValuesCOO (auto: atomic)", "FEGOpSetFromOptions", FEGAddtoModes, (PetscEnum)a->mode, (PetscEnum *)&a->mode, NULL));
+  PetscCall(PetscOptionsEnum("-feg_addto_mode", "GPU addto: atomics, element colouring, PETSc's MatSetValuesCOO, or stored element matrices summed per CSR entry in a fixed order (auto: atomic)", "FEGOpSetFromOptions", FEGAddtoModes, (PetscEnum)a->mode,
+                             (PetscEnum *)&a->mode, NULL));
   PetscCall(FEGTuningSetFromOptions(PetscOptionsObject, PetscObjectComm((PetscObject)op), &a->tuning));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);

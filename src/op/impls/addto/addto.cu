@@ -145,3 +145,27 @@ PetscErrorCode FEGDevPermutePositions(int Ne, int nent, const int *order, const 
   FEGCheckLaunch("FEGPermutePositions_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* -feg_addto_mode gather: CSR value p is the sum of its element entries K[list[k]], k in off[p]..off[p+1]-1, taken in
+   element order (FEGDevSortedMap()), so every run adds them in the same order; stored, not added, so the values need
+   no zeroing (a position no local element touches gets 0: on several processes, entries other processes send) */
+static __global__ void FEGGatherCSR_Kernel(int n, const int *__restrict__ off, const int *__restrict__ list, const double *__restrict__ K, const FEGDevOutput o)
+{
+  const int p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= n) return;
+  double s = 0.0;
+
+  for (int k = off[p]; k < off[p + 1]; k++) s += K[list[k]];
+  *FEGDevTarget(o, p) = s;
+}
+
+PetscErrorCode FEGDevGatherCSR(int n, const int *off, const int *list, const double *K, const FEGDevOutput *o)
+{
+  const int nt = 256;
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  FEGGatherCSR_Kernel<<<(n + nt - 1) / nt, nt>>>(n, off, list, K, *o);
+  FEGCheckLaunch("FEGGatherCSR_Kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

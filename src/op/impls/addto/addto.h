@@ -8,7 +8,8 @@ typedef enum {
   FEG_ADDTO_AUTO,
   FEG_ADDTO_ATOMIC,
   FEG_ADDTO_COLOR,
-  FEG_ADDTO_COO
+  FEG_ADDTO_COO,
+  FEG_ADDTO_GATHER
 } FEGAddtoMode;
 PETSC_INTERN const char *const FEGAddtoModes[];
 

@@ -2,7 +2,8 @@
    AIJCUSPARSE matrix at positions found once at setup (atomics, or element colours without atomics), or handed to
    PETSc's MatSetValuesCOO(). On several processes the positions point into the diagonal and off-diagonal blocks of
    MPIAIJCUSPARSE for owned rows; entries of rows owned elsewhere are summed into a send buffer and reach their owner
-   through a PetscSF, which adds them in a second kernel: only those cross processes. */
+   through a PetscSF, which adds them in a second kernel: only those cross processes. The deterministic modes: element
+   colours, or (gather) the element matrices stored and each CSR value summed from them in element order. */
 #include "addto.h"
 #include "addtocuda.h"
 #include <fegpu/private/fegcudaimpl.h>
@@ -11,13 +12,18 @@
 
 typedef struct {
   FEGDevOp     base;
-  FEGAddtoMode mode; /* resolved: atomic, color or coo */
+  FEGAddtoMode mode; /* resolved: atomic, color, coo or gather */
   int         *pos;  /* CSR position of every element entry, element-interleaved or (posmajor) element-major; -1 dropped (constrained) */
   PetscBool    posmajor;
   int         *colorElems;
   PetscInt    *colorOff, ncolors;
   double      *coo; /* COO values, element by element */
   PetscInt     nnz;
+  /* gather: the element matrices (in the layout of pos: element-major where posmajor) and, per CSR position p of the
+     npos, the entries summed into it, gentry[goff[p]..goff[p+1]) (FEGDevSortedMap(); pos itself is then freed) */
+  double  *gK;
+  int     *goff, *gentry;
+  PetscInt npos;
   /* several processes: positions below nA are in the diagonal block, below nAB in the off-diagonal block, the rest
      in the send buffer of nsend entries of rows owned elsewhere; msf takes each to its own slot on the owner, whose
      nrecv received values are added at recvpos */
@@ -293,6 +299,15 @@ static PetscErrorCode FEGOpCreateMatrix_AddTo_CUDA(FEGOp op, Mat A)
       dev->pos = pe;
     }
   }
+  if (dev->mode == FEG_ADDTO_GATHER) {
+    const size_t m = (size_t)Ne * Nb * Nb;
+
+    /* every position's entries, found once; the kernels then store each entry where pos would have sent it */
+    dev->npos = size > 1 ? dev->nAB + dev->nsend : dev->nnz;
+    PetscCall(FEGDevSortedMap((int)m, dev->pos, (int)dev->npos, &dev->goff, &dev->gentry));
+    FEGDevFree(dev->pos);
+    PetscCall(FEGDevMallocCopy((void **)&dev->gK, NULL, sizeof(double) * m, NULL));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -329,11 +344,19 @@ static PetscErrorCode FEGOpAssemble_AddTo_CUDA(FEGOp op, Mat A)
       o.vals3 = dev->sendbuf;
       o.nA    = (int)dev->nA;
       o.nAB   = (int)dev->nAB;
-      PetscCall(FEGDevZero(va, dev->nA));
-      PetscCall(FEGDevZero(vb, dev->nAB - dev->nA));
-      PetscCall(FEGDevZero(dev->sendbuf, dev->nsend));
-    } else PetscCall(FEGDevZero(va, dev->nnz));
-    if (dev->colorOff) {
+      if (!dev->gK) {
+        PetscCall(FEGDevZero(va, dev->nA));
+        PetscCall(FEGDevZero(vb, dev->nAB - dev->nA));
+        PetscCall(FEGDevZero(dev->sendbuf, dev->nsend));
+      }
+    } else if (!dev->gK) PetscCall(FEGDevZero(va, dev->nnz));
+    if (dev->gK) {
+      /* the element matrices in pos's layout, then every CSR value (and send slot) stored from its entries */
+      FEGDevOutput ok = {dev->posmajor ? FEG_DEV_OUT_COO : FEG_DEV_OUT_LMA, dev->gK};
+
+      PetscCall(FEGDevElementMatrices(d, &c, NULL, d->Ne, &ok, &dev->base.tune));
+      PetscCall(FEGDevGatherCSR((int)dev->npos, dev->goff, dev->gentry, dev->gK, &o));
+    } else if (dev->colorOff) {
       /* a colour adds to an entry at most once and colours run in stream order, so the sums' order is fixed; the
          atomic is a fire-and-forget reduction where a load-add-store would wait on each entry in turn (12x slower
          at P2, a few thousand threads per colour) */
@@ -374,11 +397,13 @@ static PetscErrorCode FEGOpView_AddTo_CUDA(FEGOp op, PetscViewer viewer)
   PetscFunctionBegin;
   if (dev->pos) bytes += (PetscLogDouble)d->Ne * d->Nb * d->Nb * sizeof(int);
   if (dev->coo) bytes += (PetscLogDouble)d->Ne * d->Nb * d->Nb * sizeof(double);
+  if (dev->gK) bytes += (PetscLogDouble)d->Ne * d->Nb * d->Nb * (sizeof(double) + sizeof(int)) + (PetscLogDouble)(dev->npos + 1) * sizeof(int);
   PetscCall(FEGDevOpView(op, &dev->base, viewer));
   if (dev->coo) PetscCall(PetscViewerASCIIPrintf(viewer, "GPU addto: MatSetValuesCOO of device element matrices\n"));
   else if (dev->rowsf)
-    PetscCall(
-      PetscViewerASCIIPrintf(viewer, "GPU addto: %s into the diagonal and off-diagonal blocks; %" PetscInt_FMT " entries of rows owned elsewhere sent, %" PetscInt_FMT " received (PetscSF)\n", dev->colorOff ? "coloured" : "atomics", dev->nsend, dev->nrecv));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "GPU addto: %s into the diagonal and off-diagonal blocks; %" PetscInt_FMT " entries of rows owned elsewhere sent, %" PetscInt_FMT " received (PetscSF)\n", dev->colorOff ? "coloured" : (dev->gK ? "element entries summed per position" : "atomics"),
+                                     dev->nsend, dev->nrecv));
+  else if (dev->gK) PetscCall(PetscViewerASCIIPrintf(viewer, "GPU addto: element matrices stored, each CSR value the sum of its %s entries in element order (deterministic, no atomics)\n", dev->posmajor ? "element-major" : "element-interleaved"));
   else if (dev->colorOff) PetscCall(PetscViewerASCIIPrintf(viewer, "GPU addto: coloured, %" PetscInt_FMT " colours, one add per entry and colour (deterministic)\n", dev->ncolors));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "GPU addto: atomics into the CSR values\n"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "GPU memory: %.4g MB (operator data; the matrix is PETSc's)\n", bytes / 1048576.0));
@@ -396,6 +421,9 @@ static PetscErrorCode FEGOpDestroy_AddTo_CUDA(FEGOp op)
     FEGDevFree(dev->pos);
     FEGDevFree(dev->colorElems);
     FEGDevFree(dev->coo);
+    FEGDevFree(dev->gK);
+    FEGDevFree(dev->goff);
+    FEGDevFree(dev->gentry);
     FEGDevFree(dev->sendbuf);
     FEGDevFree(dev->recvbuf);
     FEGDevFree(dev->recvpos);

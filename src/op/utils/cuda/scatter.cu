@@ -126,43 +126,58 @@ PetscErrorCode FEGDevMapIndices(size_t n, const int *idx, const int *map, int *o
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static __global__ void FEGCount_Kernel(int n, const int *__restrict__ key, int *__restrict__ count, int *__restrict__ iota)
+/* kin[k] = key[k], or nkeys where key[k] < 0 (sorted last, left out of the map); count[key[k]]++ */
+static __global__ void FEGCount_Kernel(int n, int nkeys, const int *__restrict__ key, int *__restrict__ kin, int *__restrict__ count, int *__restrict__ iota)
 {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
-  atomicAdd(&count[key[k]], 1);
+  const int i = key[k] < 0 ? nkeys : key[k];
+
+  if (i < nkeys) atomicAdd(&count[i], 1);
+  kin[k]  = i;
   iota[k] = k;
+}
+
+/* The inverse of a map k -> key[k] in [0, nkeys) (negative keys left out): list[off[i]..off[i+1]) are the k with key[k]
+   == i, ascending (the radix sort is stable), so sums taken through it have a fixed order. off and list (n entries) are
+   allocated here. */
+PetscErrorCode FEGDevSortedMap(int n, const int *key, int nkeys, int **off, int **list)
+{
+  const int nt = 128;
+  int      *count, *iota, *kin, *kout, endbit = 1;
+  void     *tmp  = NULL;
+  size_t    ntmp = 0, nscan = 0;
+
+  PetscFunctionBegin;
+  while (endbit < 31 && (nkeys >> endbit)) endbit++;
+  PetscCall(FEGDevMallocCopy((void **)off, NULL, (nkeys + 1) * sizeof(int), NULL));
+  PetscCall(FEGDevMallocCopy((void **)list, NULL, PetscMax(n, 1) * sizeof(int), NULL));
+  PetscCall(FEGDevMallocCopy((void **)&count, NULL, (nkeys + 1) * sizeof(int), NULL));
+  PetscCall(FEGDevMallocCopy((void **)&iota, NULL, 3 * (size_t)PetscMax(n, 1) * sizeof(int), NULL));
+  kin  = iota + PetscMax(n, 1);
+  kout = kin + PetscMax(n, 1);
+  PetscCallCUDA(cudaMemset(count, 0, (nkeys + 1) * sizeof(int)));
+  if (n) {
+    FEGCount_Kernel<<<(n + nt - 1) / nt, nt>>>(n, nkeys, key, kin, count, iota);
+    FEGCheckLaunch("FEGCount_Kernel");
+  }
+  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(NULL, ntmp, kin, kout, iota, *list, n, 0, endbit));
+  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(NULL, nscan, count, *off, nkeys + 1));
+  PetscCall(FEGDevMallocCopy(&tmp, NULL, PetscMax(ntmp, nscan) + 1, NULL));
+  ntmp = nscan = PetscMax(ntmp, nscan) + 1;
+  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, ntmp, kin, kout, iota, *list, n, 0, endbit));
+  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(tmp, nscan, count, *off, nkeys + 1));
+  PetscCallCUDA(cudaFree(tmp));
+  PetscCallCUDA(cudaFree(count));
+  PetscCallCUDA(cudaFree(iota));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Transpose map of the element-interleaved entries k = a*Ne+e: list[off[i]..off[i+1]) are the entries of local dof i */
 PetscErrorCode FEGDevTransposeMap(const FEGDevDisc *d, int nlocal, int **off, int **list)
 {
-  const int n = d->Ne * d->Nb, nt = 128;
-  int      *count, *iota, *keys;
-  void     *tmp  = NULL;
-  size_t    ntmp = 0, nscan = 0;
-
   PetscFunctionBegin;
-  PetscCall(FEGDevMallocCopy((void **)off, NULL, (nlocal + 1) * sizeof(int), NULL));
-  PetscCall(FEGDevMallocCopy((void **)list, NULL, PetscMax(n, 1) * sizeof(int), NULL));
-  PetscCall(FEGDevMallocCopy((void **)&count, NULL, (nlocal + 1) * sizeof(int), NULL));
-  PetscCall(FEGDevMallocCopy((void **)&iota, NULL, PetscMax(n, 1) * sizeof(int), NULL));
-  PetscCall(FEGDevMallocCopy((void **)&keys, NULL, PetscMax(n, 1) * sizeof(int), NULL));
-  PetscCallCUDA(cudaMemset(count, 0, (nlocal + 1) * sizeof(int)));
-  if (n) {
-    FEGCount_Kernel<<<(n + nt - 1) / nt, nt>>>(n, d->idx, count, iota);
-    FEGCheckLaunch("FEGCount_Kernel");
-  }
-  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(NULL, ntmp, d->idx, keys, iota, *list, n));
-  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(NULL, nscan, count, *off, nlocal + 1));
-  PetscCall(FEGDevMallocCopy(&tmp, NULL, PetscMax(ntmp, nscan) + 1, NULL));
-  ntmp = nscan = PetscMax(ntmp, nscan) + 1;
-  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, ntmp, d->idx, keys, iota, *list, n));
-  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(tmp, nscan, count, *off, nlocal + 1));
-  PetscCallCUDA(cudaFree(tmp));
-  PetscCallCUDA(cudaFree(count));
-  PetscCallCUDA(cudaFree(iota));
-  PetscCallCUDA(cudaFree(keys));
+  PetscCall(FEGDevSortedMap(d->Ne * d->Nb, d->idx, nlocal, off, list));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
