@@ -7,6 +7,16 @@
 
 #define FEG_LMA_SMALL 32
 
+/* An element-matrix entry, read once per product. At 4 and 20 dofs (P1 and P3 tetrahedra) as a streaming load
+   (ld.global.cs, evict-first): measured faster there on the H100 (998k P1 tetrahedra 1.14x in both precisions, 162k P3
+   in single 1.25x), not at 3, 8 or 10 dofs (P2 3-5% slower; share/bench/lma run 3) */
+template <int NB, typename T>
+static __device__ __forceinline__ T FEGLMAKe(const T *p)
+{
+  if constexpr (NB == 4 || NB == 20) return __ldcs(p);
+  else return *p;
+}
+
 /* one element per thread, elements e0..e1-1; Ke[(a*Nb+b)*Ne+e], of type TK (double, or float with -feg_precision single:
    products and sums in double); ybuf != NULL: write ye there ([a*Ne+e]) instead of atomics into y. CODED (FEGIdxLoad):
    the halo's buffers xg and yg are given, so an index may name them; else an entry of x or -1 (constrained). NB > 0:
@@ -29,10 +39,10 @@ static __global__ void FEGLMASmall_Kernel(int Ne, int e0, int e1, int nb, const 
     double s = 0.0;
     if (!transpose)
 #pragma unroll U
-      for (int b = 0; b < Nb; b++) s += (double)Ke[((size_t)a * Nb + b) * Ne + e] * xe[b];
+      for (int b = 0; b < Nb; b++) s += (double)FEGLMAKe<NB>(&Ke[((size_t)a * Nb + b) * Ne + e]) * xe[b];
     else
 #pragma unroll U
-      for (int b = 0; b < Nb; b++) s += (double)Ke[((size_t)b * Nb + a) * Ne + e] * xe[b];
+      for (int b = 0; b < Nb; b++) s += (double)FEGLMAKe<NB>(&Ke[((size_t)b * Nb + a) * Ne + e]) * xe[b];
     if (ybuf) ybuf[(size_t)a * Ne + e] = s;
     else FEGIdxAdd<CODED>(y, yg, idx[(size_t)a * Ne + e], s, false);
   }
@@ -84,7 +94,7 @@ static __global__ void FEGLMAPair_Kernel(int Ne, int e0, int e1, const int *__re
 
 #pragma unroll
     for (int b = 0; b < NB; b++) {
-      const float2 k = *(const float2 *)&Ke[((size_t)(transpose ? b * NB + a : a * NB + b)) * Ne + e];
+      const float2 k = FEGLMAKe<NB>((const float2 *)&Ke[((size_t)(transpose ? b * NB + a : a * NB + b)) * Ne + e]);
 
       s0 += (double)k.x * x0[b];
       s1 += (double)k.y * x1[b];
