@@ -962,6 +962,41 @@ static PetscErrorCode det_run(FEGOpType s, const char *mode, Mat *Ah, Vec *yh, V
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* addto in a deterministic mode on this communicator (a distributed mesh on several processes), its host copy */
+static PetscErrorCode det_addto(const char *mode, Mat *Ah)
+{
+  DM      dm, auxdm;
+  Vec     aux;
+  FEGForm form;
+  Mat     A;
+
+  PetscFunctionBegin;
+  PetscCall(build(PETSC_COMM_WORLD, DM_POLYTOPE_TETRAHEDRON, 2, PETSC_TRUE, PETSC_TRUE, PETSC_FALSE, &dm, &auxdm, &aux, &form));
+  PetscCall(FEGFormSetOptionsPrefix(form, "detp_"));
+  PetscCall(PetscOptionsSetValue(NULL, "-detp_feg_addto_mode", mode));
+  PetscCall(fegtest_operator(dm, form, FEGOPADDTO, &A));
+  PetscCall(PetscOptionsClearValue(NULL, "-detp_feg_addto_mode"));
+  PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, Ah));
+  PetscCall(MatDestroy(&A));
+  PetscCall(destroy(&dm, &auxdm, &aux, &form));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* _i: addto gather, addto colour, on every process count: two assemblies give the same bits (on several processes the
+   values other processes send are summed in the order of their senders, not by atomics) */
+START_TEST(test_gpu_deterministic_addto)
+{
+  const char *modes[2] = {"gather", "color"};
+  Mat         A[2];
+  PetscBool   eq;
+
+  for (int r = 0; r < 2; r++) TCHK(det_addto(modes[_i], &A[r]));
+  TCHK(MatEqual(A[0], A[1], &eq));
+  ck_assert_msg(eq, "addto %s: two assemblies differ", modes[_i]);
+  for (int r = 0; r < 2; r++) TCHK(MatDestroy(&A[r]));
+}
+END_TEST
+
 /* _i: coloured addto, gather lma, gather matfree, gather addto. Two runs give the same bits (README: the atomic modes do
    not) */
 START_TEST(test_gpu_deterministic)
@@ -1281,6 +1316,7 @@ static void add_tests(Suite *s)
   tc = tcase_create("deterministic");
   tcase_set_timeout(tc, 900);
   tcase_add_loop_test(tc, test_gpu_deterministic, 0, 4);
+  tcase_add_loop_test(tc, test_gpu_deterministic_addto, 0, 2);
   suite_add_tcase(s, tc);
   tc = tcase_create("oom");
   tcase_set_timeout(tc, 900);

@@ -169,3 +169,26 @@ PetscErrorCode FEGDevGatherCSR(int n, const int *off, const int *list, const dou
   FEGCheckLaunch("FEGGatherCSR_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* the deterministic modes on several processes: at each position that other processes send to, their values in the
+   fixed order of FEGAddtoSplitSetUp() (by sending rank), summed, then added: one thread per position, no atomics */
+static __global__ void FEGAddSorted_Kernel(int nu, const int *__restrict__ upos, const int *__restrict__ uoff, const int *__restrict__ ulist, const double *__restrict__ v, const FEGDevOutput o)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= nu) return;
+  double s = 0.0;
+
+  for (int k = uoff[i]; k < uoff[i + 1]; k++) s += v[ulist[k]];
+  *FEGDevTarget(o, upos[i]) += s;
+}
+
+PetscErrorCode FEGDevAddSorted(int nu, const int *upos, const int *uoff, const int *ulist, const double *v, const FEGDevOutput *o)
+{
+  const int nt = 256;
+
+  PetscFunctionBegin;
+  if (!nu) PetscFunctionReturn(PETSC_SUCCESS);
+  FEGAddSorted_Kernel<<<(nu + nt - 1) / nt, nt>>>(nu, upos, uoff, ulist, v, *o);
+  FEGCheckLaunch("FEGAddSorted_Kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -30,7 +30,11 @@ typedef struct {
   PetscInt nA, nAB, nsend, nrecv;
   double  *sendbuf, *recvbuf;
   int     *recvpos;
-  PetscSF  rowsf;
+  /* the deterministic modes: the nu positions received at, upos[i], and their received values recvbuf[ulist[k]],
+     k in uoff[i]..uoff[i+1]-1, ordered by sending rank (FEGDevAddSorted() instead of atomics) */
+  int     nu;
+  int    *upos, *uoff, *ulist;
+  PetscSF rowsf;
 } FEGOp_AddTo_CUDA;
 
 static PetscErrorCode FEGOpSetUp_AddTo_CUDA(FEGOp op)
@@ -141,6 +145,58 @@ static PetscErrorCode FEGOwnedPosition(const PetscInt *ia, const PetscInt *ja, c
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+typedef struct {
+  int pos, rank, m;
+} FEGRecvKey;
+
+static int FEGRecvKeyCompare(const void *a, const void *b)
+{
+  const FEGRecvKey *x = (const FEGRecvKey *)a, *y = (const FEGRecvKey *)b;
+
+  if (x->pos != y->pos) return x->pos < y->pos ? -1 : 1;
+  return x->rank < y->rank ? -1 : (x->rank > y->rank ? 1 : 0);
+}
+
+/* The deterministic modes on several processes: where the multi-SF puts a received value depends on the order its
+   messages were matched in, so the values arriving at one position are put in the order of their senders' ranks
+   (each sender sends a position at most once), summed in that order and added by one thread (FEGDevAddSorted()) */
+static PetscErrorCode FEGAddtoRecvOrder(FEGOp op, FEGOp_AddTo_CUDA *dev, const int *rpos)
+{
+  PetscMPIInt rank;
+  PetscInt   *srank, *rrank;
+  FEGRecvKey *key;
+  int        *upos, *uoff, *ulist, nu = 0;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)op), &rank));
+  PetscCall(PetscMalloc2(dev->nsend, &srank, dev->nrecv, &rrank));
+  for (PetscInt k = 0; k < dev->nsend; k++) srank[k] = rank;
+  PetscCall(PetscSFGatherBegin(dev->rowsf, MPIU_INT, srank, rrank));
+  PetscCall(PetscSFGatherEnd(dev->rowsf, MPIU_INT, srank, rrank));
+  PetscCall(PetscMalloc4(dev->nrecv, &key, dev->nrecv, &upos, dev->nrecv + 1, &uoff, dev->nrecv, &ulist));
+  for (PetscInt m = 0; m < dev->nrecv; m++) {
+    key[m].pos  = rpos[m];
+    key[m].rank = (int)rrank[m];
+    key[m].m    = (int)m;
+  }
+  if (dev->nrecv) qsort(key, (size_t)dev->nrecv, sizeof(FEGRecvKey), FEGRecvKeyCompare);
+  for (PetscInt k = 0; k < dev->nrecv; k++) {
+    if (k == 0 || key[k].pos != key[k - 1].pos) {
+      upos[nu]   = key[k].pos;
+      uoff[nu++] = (int)k;
+    }
+    ulist[k] = key[k].m;
+  }
+  uoff[nu] = (int)dev->nrecv;
+  dev->nu  = nu;
+  PetscCall(FEGDevMallocCopy((void **)&dev->upos, upos, sizeof(int) * PetscMax(nu, 1), NULL));
+  PetscCall(FEGDevMallocCopy((void **)&dev->uoff, uoff, sizeof(int) * (nu + 1), NULL));
+  PetscCall(FEGDevMallocCopy((void **)&dev->ulist, ulist, sizeof(int) * PetscMax(dev->nrecv, 1), NULL));
+  PetscCall(PetscFree4(key, upos, uoff, ulist));
+  PetscCall(PetscFree2(srank, rrank));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Several processes: the exact pattern through FEGOpPreallocate(); then every element entry's position in the diagonal
    or off-diagonal block of MPIAIJCUSPARSE, or its slot in the send buffer (one per distinct off-process entry), and the
    PetscSF that takes the send buffer to the owners, who learn the columns once and find the positions themselves */
@@ -220,6 +276,7 @@ static PetscErrorCode FEGAddtoSplitSetUp(FEGOp op, Mat A, FEGOp_AddTo_CUDA *dev)
   PetscCall(PetscSFGetMultiSF(dev->rowsf, &msf));
   PetscCall(PetscSFSetUp(msf));
   PetscCall(FEGDevMallocCopy((void **)&dev->recvpos, rpos, sizeof(int) * dev->nrecv, NULL));
+  if (dev->mode != FEG_ADDTO_ATOMIC) PetscCall(FEGAddtoRecvOrder(op, dev, rpos)); /* colour, gather, or auto (which may take gather) */
   PetscCall(FEGDevMallocCopy((void **)&dev->sendbuf, NULL, sizeof(double) * dev->nsend, NULL));
   PetscCall(FEGDevMallocCopy((void **)&dev->recvbuf, NULL, sizeof(double) * dev->nrecv, NULL));
   PetscCall(PetscFree2(rcol, rpos));
@@ -394,7 +451,8 @@ static PetscErrorCode FEGOpAssemble_AddTo_CUDA(FEGOp op, Mat A)
       PetscCall(PetscSFReduceWithMemTypeBegin(msf, MPIU_SCALAR, PETSC_MEMTYPE_DEVICE, dev->sendbuf, PETSC_MEMTYPE_DEVICE, dev->recvbuf, MPI_REPLACE));
       PetscCall(PetscSFReduceEnd(msf, MPIU_SCALAR, dev->sendbuf, dev->recvbuf, MPI_REPLACE));
       PetscCall(PetscLogGpuTimeBegin());
-      PetscCall(FEGDevAddAt((int)dev->nrecv, dev->recvpos, dev->recvbuf, &o));
+      if (dev->uoff) PetscCall(FEGDevAddSorted(dev->nu, dev->upos, dev->uoff, dev->ulist, dev->recvbuf, &o));
+      else PetscCall(FEGDevAddAt((int)dev->nrecv, dev->recvpos, dev->recvbuf, &o));
       PetscCall(PetscLogGpuTimeEnd());
       PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(Ao, &vb));
     }
@@ -444,6 +502,9 @@ static PetscErrorCode FEGOpDestroy_AddTo_CUDA(FEGOp op)
     FEGDevFree(dev->sendbuf);
     FEGDevFree(dev->recvbuf);
     FEGDevFree(dev->recvpos);
+    FEGDevFree(dev->upos);
+    FEGDevFree(dev->uoff);
+    FEGDevFree(dev->ulist);
     PetscCall(PetscSFDestroy(&dev->rowsf));
     PetscCall(PetscFree(dev->colorOff));
     PetscCall(PetscFree(a->dev));
