@@ -10,8 +10,8 @@ static PetscErrorCode FEGOpSetFromOptions_AddTo(FEGOp op, PetscOptionItems *Pets
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "fegpu addto operator");
-  PetscCall(PetscOptionsEnum("-feg_addto_mode", "GPU addto: atomics, element colouring, PETSc's MatSetValuesCOO, or stored element matrices summed per CSR entry in a fixed order (auto: atomic)", "FEGOpSetFromOptions", FEGAddtoModes, (PetscEnum)a->mode,
-                             (PetscEnum *)&a->mode, NULL));
+  PetscCall(PetscOptionsEnum("-feg_addto_mode", "GPU addto: atomics, element colouring, PETSc's MatSetValuesCOO, or stored element matrices summed per CSR entry in a fixed order (auto: gather where the integration kernel takes one element per thread and it fits, else atomic)", "FEGOpSetFromOptions", FEGAddtoModes,
+                             (PetscEnum)a->mode, (PetscEnum *)&a->mode, NULL));
   PetscCall(FEGTuningSetFromOptions(PetscOptionsObject, PetscObjectComm((PetscObject)op), &a->tuning));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);

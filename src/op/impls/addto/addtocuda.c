@@ -53,9 +53,9 @@ static PetscErrorCode FEGOpSetUp_AddTo_CUDA(FEGOp op)
 /* -feg_addto_mode auto: gather where the integration kernel takes one element per thread, so writes the element
    matrices coalesced (element-interleaved): there the sums beat the atomics in 10 of the 11 cases measured, 1.01-1.32x,
    and were 1-2% slower in one (share/bench/color runs 4-6: triangles, quadrilaterals, tetrahedra, prisms, hexahedra;
-   affine or not; constant or pointwise coefficients), and the assembly is bitwise reproducible. Atomic where the kernel takes an element's entries
-   together (gather 1.3x slower in three of the four cases measured), or where gather's buffers (12 bytes per entry,
-   about 32 while its map is built) would not fit in the free device memory. */
+   affine or not; constant or pointwise coefficients), and the assembly is bitwise reproducible. Atomic where the
+   kernel takes an element's entries together (gather 1.3x slower in three of the four cases measured), or where
+   gather's buffers (12 bytes per entry, about 32 while its map is built) would not fit in the free device memory. */
 static PetscErrorCode FEGAddtoAutoMode(FEGOp_AddTo_CUDA *dev, size_t nentries)
 {
   size_t fr, tot;
