@@ -146,49 +146,29 @@ PetscErrorCode FEGDevPermutePositions(int Ne, int nent, const int *order, const 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -feg_addto_mode gather: CSR value p is the sum of its element entries K[list[k]], k in off[p]..off[p+1]-1, taken in
-   element order (FEGDevSortedMap()), so every run adds them in the same order; stored, not added, so the values need
-   no zeroing (a position no local element touches gets 0: on several processes, entries other processes send) */
-static __global__ void FEGGatherCSR_Kernel(int n, const int *__restrict__ off, const int *__restrict__ list, const double *__restrict__ K, const FEGDevOutput o)
+/* The deterministic modes' sums: CSR value (or send slot) rows[i] (i when rows is NULL) gets the sum of v[list[k]], k in
+   off[i]..off[i+1]-1, taken in that order. gather stores its element entries' sums at every position (add 0: the values
+   need no zeroing; a position no local element touches gets 0, on several processes one that other processes send
+   to); on several processes the values received at a position, in the order of their senders' ranks
+   (FEGAddtoSplitSetUp()), are then added (add 1). One thread per position, no atomics. */
+static __global__ void FEGSumCSR_Kernel(int n, const int *__restrict__ rows, const int *__restrict__ off, const int *__restrict__ list, const double *__restrict__ v, int add, const FEGDevOutput o)
 {
-  const int p = blockIdx.x * blockDim.x + threadIdx.x;
-  if (p >= n) return;
-  double s = 0.0;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  double *t = FEGDevTarget(o, rows ? rows[i] : i);
+  double  s = 0.0;
 
-  for (int k = off[p]; k < off[p + 1]; k++) s += K[list[k]];
-  *FEGDevTarget(o, p) = s;
+  for (int k = off[i]; k < off[i + 1]; k++) s += v[list[k]];
+  *t = add ? *t + s : s;
 }
 
-PetscErrorCode FEGDevGatherCSR(int n, const int *off, const int *list, const double *K, const FEGDevOutput *o)
+PetscErrorCode FEGDevSumCSR(int n, const int *rows, const int *off, const int *list, const double *v, int add, const FEGDevOutput *o)
 {
   const int nt = 256;
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
-  FEGGatherCSR_Kernel<<<(n + nt - 1) / nt, nt>>>(n, off, list, K, *o);
-  FEGCheckLaunch("FEGGatherCSR_Kernel");
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the deterministic modes on several processes: at each position that other processes send to, their values in the
-   fixed order of FEGAddtoSplitSetUp() (by sending rank), summed, then added: one thread per position, no atomics */
-static __global__ void FEGAddSorted_Kernel(int nu, const int *__restrict__ upos, const int *__restrict__ uoff, const int *__restrict__ ulist, const double *__restrict__ v, const FEGDevOutput o)
-{
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= nu) return;
-  double s = 0.0;
-
-  for (int k = uoff[i]; k < uoff[i + 1]; k++) s += v[ulist[k]];
-  *FEGDevTarget(o, upos[i]) += s;
-}
-
-PetscErrorCode FEGDevAddSorted(int nu, const int *upos, const int *uoff, const int *ulist, const double *v, const FEGDevOutput *o)
-{
-  const int nt = 256;
-
-  PetscFunctionBegin;
-  if (!nu) PetscFunctionReturn(PETSC_SUCCESS);
-  FEGAddSorted_Kernel<<<(nu + nt - 1) / nt, nt>>>(nu, upos, uoff, ulist, v, *o);
-  FEGCheckLaunch("FEGAddSorted_Kernel");
+  FEGSumCSR_Kernel<<<(n + nt - 1) / nt, nt>>>(n, rows, off, list, v, add, *o);
+  FEGCheckLaunch("FEGSumCSR_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }

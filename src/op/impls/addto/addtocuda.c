@@ -31,7 +31,7 @@ typedef struct {
   double  *sendbuf, *recvbuf;
   int     *recvpos;
   /* the deterministic modes: the nu positions received at, upos[i], and their received values recvbuf[ulist[k]],
-     k in uoff[i]..uoff[i+1]-1, ordered by sending rank (FEGDevAddSorted() instead of atomics) */
+     k in uoff[i]..uoff[i+1]-1, ordered by sending rank (FEGDevSumCSR() instead of atomics) */
   int     nu;
   int    *upos, *uoff, *ulist;
   PetscSF rowsf;
@@ -159,7 +159,7 @@ static int FEGRecvKeyCompare(const void *a, const void *b)
 
 /* The deterministic modes on several processes: where the multi-SF puts a received value depends on the order its
    messages were matched in, so the values arriving at one position are put in the order of their senders' ranks
-   (each sender sends a position at most once), summed in that order and added by one thread (FEGDevAddSorted()) */
+   (each sender sends a position at most once), summed in that order and added by one thread (FEGDevSumCSR()) */
 static PetscErrorCode FEGAddtoRecvOrder(FEGOp op, FEGOp_AddTo_CUDA *dev, const int *rpos)
 {
   PetscMPIInt rank;
@@ -429,7 +429,7 @@ static PetscErrorCode FEGOpAssemble_AddTo_CUDA(FEGOp op, Mat A)
       FEGDevOutput ok = {dev->posmajor ? FEG_DEV_OUT_COO : FEG_DEV_OUT_LMA, dev->gK};
 
       PetscCall(FEGDevElementMatrices(d, &c, NULL, d->Ne, &ok, &dev->base.tune));
-      PetscCall(FEGDevGatherCSR((int)dev->npos, dev->goff, dev->gentry, dev->gK, &o));
+      PetscCall(FEGDevSumCSR((int)dev->npos, NULL, dev->goff, dev->gentry, dev->gK, 0, &o));
     } else if (dev->colorOff) {
       /* a colour adds to an entry at most once and colours run in stream order, so the sums' order is fixed; the
          atomic is a fire-and-forget reduction where a load-add-store would wait on each entry in turn (12x slower
@@ -451,7 +451,7 @@ static PetscErrorCode FEGOpAssemble_AddTo_CUDA(FEGOp op, Mat A)
       PetscCall(PetscSFReduceWithMemTypeBegin(msf, MPIU_SCALAR, PETSC_MEMTYPE_DEVICE, dev->sendbuf, PETSC_MEMTYPE_DEVICE, dev->recvbuf, MPI_REPLACE));
       PetscCall(PetscSFReduceEnd(msf, MPIU_SCALAR, dev->sendbuf, dev->recvbuf, MPI_REPLACE));
       PetscCall(PetscLogGpuTimeBegin());
-      if (dev->uoff) PetscCall(FEGDevAddSorted(dev->nu, dev->upos, dev->uoff, dev->ulist, dev->recvbuf, &o));
+      if (dev->uoff) PetscCall(FEGDevSumCSR(dev->nu, dev->upos, dev->uoff, dev->ulist, dev->recvbuf, 1, &o));
       else PetscCall(FEGDevAddAt((int)dev->nrecv, dev->recvpos, dev->recvbuf, &o));
       PetscCall(PetscLogGpuTimeEnd());
       PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(Ao, &vb));
