@@ -449,21 +449,26 @@ START_TEST(test_gpu_matfree_mma)
     TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_nr"));
     TCHK(compare_matfree_view(DM_POLYTOPE_TETRAHEDRON, order, cont, FORM_CELLWISE, "refop", "atomic", &err, view, sizeof(view)));
     ck_assert_msg(strstr(view, "one thread per element") != NULL, "P%d: refop on %d-dof elements is not the per-thread kernel:\n%s", (int)order, order == 1 ? 4 : 10, view);
-    /* diffusion forms take the factored gradient operators there, -feg_matfree_factored 0 the operators as they are;
-       both against the host's unfactored refop, and each must say which it ran */
-    for (int fac = 0; fac < 2; fac++) {
+    /* diffusion forms take the factored gradient operators there (fac 2; at P2 through the P1 nodal values with the
+       tables compiled in, fac 1 with -feg_matfree_nodal 0 the factors of any space), -feg_matfree_factored 0 the
+       operators as they are (fac 0); all against the host's unfactored refop, and each must say which it ran */
+    for (int fac = 0; fac < 3; fac++) {
       const test_form dforms[2] = {FORM_MASSSTIFF, FORM_POISSON};
 
       TCHK(PetscOptionsSetValue(NULL, "-feg_matfree_factored", fac ? "1" : "0"));
+      TCHK(PetscOptionsSetValue(NULL, "-feg_matfree_nodal", fac == 2 ? "1" : "0"));
       for (int f = 0; f < 2; f++) {
         TCHK(compare_matfree_view(DM_POLYTOPE_TETRAHEDRON, order, cont, dforms[f], "refop", f ? "gather" : "atomic", &err, view, sizeof(view)));
-        ck_assert_msg(err < 1e-12, "tetrahedra P%d%s refop %s (%s form): GPU differs from host by %g", (int)order, cont ? "" : " (DG)", fac ? "factored" : "unfactored", fegtest_form_name(dforms[f]), (double)err);
-        ck_assert_msg(!strstr(view, "operators factored") == !fac, "P%d: -feg_matfree_factored %d, but the view says:\n%s", (int)order, fac, view);
+        ck_assert_msg(err < 1e-12, "tetrahedra P%d%s refop %s (%s form): GPU differs from host by %g", (int)order, cont ? "" : " (DG)", fac ? (fac == 2 ? "factored (nodal)" : "factored") : "unfactored", fegtest_form_name(dforms[f]), (double)err);
+        ck_assert_msg(!strstr(view, "operators factored") == !fac, "P%d: -feg_matfree_factored %d, but the view says:\n%s", (int)order, fac > 0, view);
+        ck_assert_msg(!strstr(view, "nodal values") == !(fac == 2 && order == 2), "P%d: -feg_matfree_nodal %d, but the view says:\n%s", (int)order, fac == 2, view);
         TCHK(compare_matfree_view(DM_POLYTOPE_TRIANGLE, order + 1, cont, dforms[f], "refop", f ? "atomic" : "gather", &err, view, sizeof(view)));
-        ck_assert_msg(err < 1e-12, "triangles P%d%s refop %s (%s form): GPU differs from host by %g", (int)order + 1, cont ? "" : " (DG)", fac ? "factored" : "unfactored", fegtest_form_name(dforms[f]), (double)err);
-        ck_assert_msg(!strstr(view, "operators factored") == !fac, "triangles P%d: -feg_matfree_factored %d, but the view says:\n%s", (int)order + 1, fac, view);
+        ck_assert_msg(err < 1e-12, "triangles P%d%s refop %s (%s form): GPU differs from host by %g", (int)order + 1, cont ? "" : " (DG)", fac ? (fac == 2 ? "factored (nodal)" : "factored") : "unfactored", fegtest_form_name(dforms[f]), (double)err);
+        ck_assert_msg(!strstr(view, "operators factored") == !fac, "triangles P%d: -feg_matfree_factored %d, but the view says:\n%s", (int)order + 1, fac > 0, view);
+        ck_assert_msg(!strstr(view, "nodal values") == !(fac == 2 && order + 1 == 2), "triangles P%d: -feg_matfree_nodal %d, but the view says:\n%s", (int)order + 1, fac == 2, view);
       }
     }
+    TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_nodal"));
     TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_factored"));
   }
   TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_nr"));

@@ -10,6 +10,7 @@
    The point-level arithmetic is fegpoint.h's, shared with the GPU kernels (matfreecuda.c), which are tested against
    these host versions. */
 #include "matfree.h"
+#include "nodal.h"
 
 const char *const FEGMatFreeKernels[] = {"auto", "qp", "refop", "gemm", "mma", "sumfact", "FEGMatFreeKernel", "FEG_MF_", NULL};
 
@@ -481,6 +482,71 @@ PetscErrorCode FEGMatFreeSelect(FEGOp op, const FEGMatFreeCaps *caps)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Whether the operators are those of P2 Lagrange on PETSc's reference triangle or tetrahedron for a diffusion kind,
+   as nodal.h's tables give them (the GPU's per-thread refop then applies them with the tables as compile-time
+   constants): the basis must be nodal at the canonical nodes, perm[c] = the basis function of canonical node c, and
+   every stored operator must equal the tables' to 1e-12 of its largest entry. */
+PetscErrorCode FEGMatFreeNodalP2(FEGOp op, PetscBool *found, PetscInt perm[])
+{
+  FEGOp_MatFree  *mf  = (FEGOp_MatFree *)op->data;
+  FEGDisc        *d   = op->disc;
+  const PetscInt  dim = d->dim, Nb = d->Nb;
+  PetscInt        inv[10];
+  PetscReal       pts[30] = {0}, err = 0.0, omax = 0.0;
+  PetscTabulation T;
+
+  PetscFunctionBegin;
+  *found = PETSC_FALSE;
+  if (!mf->Op || (mf->kind != FEG_MF_GG_SYM && mf->kind != FEG_MF_VVGG_SYM) || d->order != 2 || (d->ct != DM_POLYTOPE_TRIANGLE && d->ct != DM_POLYTOPE_TETRAHEDRON) || Nb != FEGP2Dofs((int)dim)) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt c = 0; c < Nb; c++) {
+    int i = (int)c, j = (int)c;
+
+    if (c > dim) FEGP2Edge((int)dim, (int)(c - dim - 1), &i, &j);
+    for (PetscInt s = 0; s < dim; s++) pts[c * dim + s] = 0.5 * ((i == s + 1 ? 1.0 : -1.0) + (j == s + 1 ? 1.0 : -1.0));
+  }
+  PetscCall(PetscFECreateTabulation(d->fe, 1, Nb, pts, 0, &T));
+  for (PetscInt b = 0; b < Nb; b++) inv[b] = -1;
+  for (PetscInt c = 0; c < Nb; c++) {
+    perm[c] = -1;
+    for (PetscInt b = 0; b < Nb; b++) {
+      const PetscReal v = T->T[0][c * Nb + b];
+
+      if (PetscAbsReal(v - 1.0) < 1e-10 && perm[c] < 0 && inv[b] < 0) {
+        perm[c] = b;
+        inv[b]  = c;
+      } else if (PetscAbsReal(v) > 1e-10) perm[c] = Nb; /* not nodal here */
+    }
+  }
+  PetscCall(PetscTabulationDestroy(&T));
+  for (PetscInt c = 0; c < Nb; c++)
+    if (perm[c] < 0 || perm[c] >= Nb) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt m = 0; m < mf->npairs; m++) {
+    const int r = (int)mf->pr[m] - 1, s = (int)mf->ps[m] - 1;
+
+    if ((r < 0) != (s < 0)) PetscFunctionReturn(PETSC_SUCCESS);
+    for (PetscInt b = 0; b < Nb; b++)
+      for (PetscInt a = 0; a < Nb; a++) {
+        const int ca = (int)inv[a], cb = (int)inv[b];
+        PetscReal t = 0.0;
+
+        if (r < 0) t = FEGP2RefMassScale((int)dim) * FEGP2RefMassInt((int)dim, ca, cb);
+        else
+          for (int v = 0; v <= dim; v++)
+            for (int w = 0; w <= dim; w++) {
+              const PetscReal m1 = FEGP1RefMassScale((int)dim) * (v == w ? 2.0 : 1.0);
+
+              t += m1 * FEGP2NodalD((int)dim, r, v, cb) * FEGP2NodalD((int)dim, s, w, ca);
+              if (r != s) t += m1 * FEGP2NodalD((int)dim, s, v, cb) * FEGP2NodalD((int)dim, r, w, ca);
+            }
+        err  = PetscMax(err, PetscAbsReal(t - mf->Op[(m * Nb + b) * Nb + a]));
+        omax = PetscMax(omax, PetscAbsReal(mf->Op[(m * Nb + b) * Nb + a]));
+      }
+  }
+  PetscCall(PetscInfo(op, "P2 nodal tables against the reference operators: largest difference %g (largest entry %g)\n", (double)err, (double)omax));
+  *found = (PetscBool)(err <= 1e-12 * omax);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode FEGOpSetFromOptions_MatFree(FEGOp op, PetscOptionItems *PetscOptionsObject)
 {
   FEGOp_MatFree *mf   = (FEGOp_MatFree *)op->data;
@@ -493,6 +559,7 @@ static PetscErrorCode FEGOpSetFromOptions_MatFree(FEGOp op, PetscOptionItems *Pe
   PetscCall(PetscOptionsInt("-feg_matfree_ne", "GPU refop: elements per thread (1, 2, 4, 8); GPU mma: 8-element tiles per warp (2, 4, 8; factored: 1, 2) (0: tuned per order)", "FEGOpSetFromOptions", mf->ne, &mf->ne, NULL));
   PetscCall(PetscOptionsInt("-feg_matfree_nb", "GPU refop: element groups per thread block; GPU mma: warps across the elements of a block (factored: element tile groups per block); GPU sumfact: elements per thread block (0: tuned per order)", "FEGOpSetFromOptions", mf->nb, &mf->nb, NULL));
   PetscCall(PetscOptionsInt("-feg_matfree_nr", "GPU refop: rows per thread, 1 or 2; GPU mma: 8-row tiles per warp, 1, 2 or 4, with the operators unfactored (0: tuned per order)", "FEGOpSetFromOptions", mf->nr, &mf->nr, NULL));
+  PetscCall(PetscOptionsBool("-feg_matfree_nodal", "GPU refop, one thread per element, P2 triangles and tetrahedra, diffusion forms: factor through the P1 nodal values of the derivatives, the reference tables compiled in (needs -feg_matfree_factored)", "FEGOpSetFromOptions", mf->nodal, &mf->nodal, NULL));
   PetscCall(PetscOptionsBool("-feg_matfree_factored", "refop (host, GPU one thread per element) and GPU mma: apply the gradient operators of diffusion forms factored, M^rs = C_r^T C_s (fewer operations)", "FEGOpSetFromOptions", mf->factored, &mf->factored, NULL));
   PetscCall(PetscOptionsInt("-feg_matfree_gemm_mb", "GPU gemm: work space (MB) per chunk of elements; small enough for the L2 cache keeps the GEMM output there", "FEGOpSetFromOptions", mf->gemmMB, &mf->gemmMB, NULL));
   PetscCall(FEGScatterSetFromOptions(PetscOptionsObject, &mf->scatter));
@@ -651,6 +718,7 @@ PetscErrorCode FEGOpCreate_MatFree(FEGOp op)
   PetscCall(FEGCitationsRegister(FEG_CITE_MODAVE));
   mf->gemmMB              = 64;
   mf->factored            = PETSC_TRUE;
+  mf->nodal               = PETSC_TRUE;
   mf->opKind              = -1;
   op->data                = mf;
   op->ops->setfromoptions = FEGOpSetFromOptions_MatFree;

@@ -38,6 +38,7 @@ typedef struct {
                                   tiles per warp, warp columns per block, row tiles per warp (0: tuned) */
   PetscInt         gemmMB;     /* GPU gemm: MB of work space per element chunk */
   PetscBool        factored;   /* refop (host, GPU per thread) and mma: diffusion kinds' gradient operators factored (-feg_matfree_factored) */
+  PetscBool        nodal;      /* GPU per-thread refop on P2 simplices: factored through P1 nodal values with the tables compiled in (-feg_matfree_nodal) */
   FEGScatter       scatter;    /* -feg_lma_scatter (GPU) */
   /* the kernel for the current form */
   FEGMatFreeKernel kernel;
@@ -72,5 +73,6 @@ typedef struct {
 } FEGOp_MatFree;
 
 PETSC_INTERN PetscErrorCode FEGMatFreeSelect(FEGOp, const FEGMatFreeCaps *);
+PETSC_INTERN PetscErrorCode FEGMatFreeNodalP2(FEGOp, PetscBool *, PetscInt[]);
 PETSC_INTERN PetscErrorCode FEGOpView_MatFree(FEGOp, PetscViewer);
 PETSC_INTERN PetscErrorCode FEGOpDestroy_MatFree(FEGOp);

@@ -130,6 +130,14 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
     /* the factors, if any, come from FEGMatFreeSelect() */
     r->fk  = r->thread && mf->factored && FEGDevRefOpFactoredCompiled((int)Nb, (int)disc->dim, (int)mf->frank) ? (int)mf->frank : 0;
     r->Cfh = mf->Cf;
+    if (r->fk && mf->nodal) {
+      PetscBool found;
+      PetscInt  perm[10];
+
+      PetscCall(FEGMatFreeNodalP2(op, &found, perm));
+      r->nodal = found ? 1 : 0;
+      for (PetscInt c = 0; found && c < Nb; c++) r->nperm[c] = (int)perm[c];
+    }
     PetscCheck(mf->kernel != FEG_MF_REFOP || r->nr <= 2, PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_nr %d: refop takes 1 or 2 rows per thread (4 is for mma)", r->nr);
     /* factored unless a tile shape of the unfactored kernel was asked for (row tiles, or more than 2 element tiles) */
     if (mf->kernel == FEG_MF_MMA && mf->factored && mf->frank && !mf->nr && mf->ne <= 2) {
@@ -523,7 +531,8 @@ static PetscErrorCode FEGOpView_MatFree_CUDA(FEGOp op, PetscViewer viewer)
   switch (dev->mfKernel) {
   case FEG_MF_REFOP:
     if (dev->ro.thread) {
-      if (dev->ro.fk) PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree refop: gradient operators factored (M^rs = C_r^T C_s, rank %d)\n", dev->ro.fk));
+      if (dev->ro.nodal) PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree refop: gradient operators factored through the P1 nodal values of the P2 derivatives (M^rs = D_r^T M1 D_s), the reference tables compiled in\n"));
+      else if (dev->ro.fk) PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree refop: gradient operators factored (M^rs = C_r^T C_s, rank %d)\n", dev->ro.fk));
       PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree refop: one thread per element, the operators in the kernel's parameters (constant operands of the FMAs), scatter by %s\n", dev->base.unique ? "plain stores" : (dev->base.tlist ? "transpose gather" : "atomics")));
       break;
     }

@@ -31,6 +31,9 @@ typedef struct {
   /* and for diffusion kinds the gradient operators factored, M^rs = C_r^T C_s, rank fk (0: not factored) */
   int           dim, fk;
   const double *Cfh; /* host: Cfh[(s*fk+i)*Nb+b] = C_(s+1)[i][b] */
+  /* or, on P2 simplices, factored through P1 nodal values with nodal.h's tables compiled in; nperm[c]: the basis
+     function of canonical node c */
+  int nodal, nperm[10];
 } FEGDevRefOp;
 
 /* sumfact: 1D tables, lexicographic dofs, the stored pairs at the lexicographic Gauss points */

@@ -2,6 +2,7 @@
 #include <petscdevice_cuda.h>
 #include <cuda_pipeline.h>
 #include "matfreecuda.h"
+#include "nodal.h"
 
 /* the operator counts the kernels are compiled for (FEGMFPairs: every pair set of 2D and 3D forms) */
 #define FEG_REFOP_NOPS(X) X(1) X(3) X(4) X(6) X(7) X(9) X(10) X(16)
@@ -108,21 +109,42 @@ static __global__ void FEGRefOp_Kernel(const FEGDevRefOp r, const double *__rest
    the gradient operators factored, M^rs = C_r^T C_s (FEGRefOpFactored). */
 template <int NB, int NOPS>
 struct FEGRefOpSmall {
-  static constexpr bool factored = false;
-  static constexpr int  DIM = 1, K = 1, VV = 0; /* (no factors) */
-  double                op[NOPS * NB * NB];     /* op[(m*NB+n)*NB+k] = Op_m[n][k] */
+  static constexpr bool factored = false, nodal = false;
+  static constexpr int  DIM = 1, K = 1, VV = 0, MINB = 1; /* (no factors) */
+  double                op[NOPS * NB * NB];               /* op[(m*NB+n)*NB+k] = Op_m[n][k] */
+  __device__ int        slot(int b) const { return b; }
 };
 
 /* the mass operator, if the kind has one (first), and the DIM gradient factors of K rows each */
 template <int NB, int DIM_, int K_, int VV_>
 struct FEGRefOpFactored {
-  static constexpr bool factored = true;
-  static constexpr int  DIM = DIM_, K = K_, VV = VV_;
+  static constexpr bool factored = true, nodal = false;
+  static constexpr int  DIM = DIM_, K = K_, VV = VV_, MINB = 1;
   double                c[DIM * K * NB];  /* c[(s*K+i)*NB+b] = C_s[i][b] */
   double                ct[DIM * K * NB]; /* ct[(n*DIM+s)*K+i] = C_s[i][n]: a copy for the transposed product, so the
                                              compiler does not keep the entries both products use in registers (168 of
                                              them at P2) */
   double                m[VV ? NB * NB : 1];
+  __device__ int        slot(int b) const { return b; }
+};
+
+/* blocks of 128 threads per multiprocessor the nodal kernel is held to (__launch_bounds__): 7, shared memory's limit,
+   gives P2 tetrahedra 72 registers and 24-32 bytes spilled, and ran 1.05x faster than 6 (80 registers) and 1.05x
+   than no bound (88-92 registers, 5 blocks): share/bench/simplex run 24 */
+#ifndef FEG_NODAL_MINB
+  #define FEG_NODAL_MINB 7
+#endif
+
+/* P2 simplices, factored through the P1 nodal values of the derivatives with nodal.h's tables as compile-time
+   constants: u_s = D_s x, z_r = M1 sum_s G_rs u_s, y = g_0 M x + sum_r D_r^T z_r. Two thirds of D's entries are 0 and
+   the others few distinct values, so the tables cost no loads (the factored operators' 2.7 KB at P2 tetrahedra missed in
+   the constant cache); the element's dofs are read and written in canonical order through perm */
+template <int NB, int DIM_, int VV_>
+struct FEGRefOpNodal {
+  static constexpr bool factored = false, nodal = true;
+  static constexpr int  DIM = DIM_, K = DIM_ + 1, VV = VV_, MINB = FEG_NODAL_MINB;
+  int                   perm[NB]; /* the basis function of canonical node c */
+  __device__ int        slot(int c) const { return perm[c]; }
 };
 
 /* shared-memory stride of a thread's NB values in the per-thread kernel's tile: NB + 1 when NB is a multiple of 4, whose
@@ -154,7 +176,7 @@ static __device__ __forceinline__ void FEGRefOpThreadPrefetch(const FEGDevRefOp 
    system idle between phases: 43% of the roofline at P2). y of contiguous element-owned dofs goes back through the
    tile's buffer, so global memory is read and written in whole lines. */
 template <int NB, int NOPS, class OPS>
-static __global__ void __launch_bounds__(128) FEGRefOpThread_Kernel(const FEGDevRefOp r, const OPS P, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose, int overwrite)
+static __global__ void __launch_bounds__(128, OPS::MINB) FEGRefOpThread_Kernel(const FEGDevRefOp r, const OPS P, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose, int overwrite)
 {
   extern __shared__ double sm[];
   constexpr int            XS = FEGRefOpThreadStride<NB>(), GS = FEGRefOpThreadStride<NOPS>();
@@ -174,7 +196,7 @@ static __global__ void __launch_bounds__(128) FEGRefOpThread_Kernel(const FEGDev
     __syncthreads();
     if (threadIdx.x < nel) {
 #pragma unroll
-      for (int k = 0; k < NB; k++) xe[k] = r.contig ? buf[threadIdx.x * XS + k] : x[r.idx[(size_t)k * r.Ne + e]];
+      for (int k = 0; k < NB; k++) xe[k] = r.contig ? buf[threadIdx.x * XS + P.slot(k)] : x[r.idx[(size_t)P.slot(k) * r.Ne + e]];
 #pragma unroll
       for (int m = 0; m < NOPS; m++) g[m] = sg[threadIdx.x * GS + (transpose ? r.tperm[m] : m)];
     }
@@ -183,6 +205,39 @@ static __global__ void __launch_bounds__(128) FEGRefOpThread_Kernel(const FEGDev
       /* row by row, so that only x, the factors (and z) live in registers */
       double z[OPS::DIM][OPS::K];
 
+      if constexpr (OPS::nodal) {
+        /* u_s[w] = (D_s x)[w], z_q = M1 sum_s G_qs u_s with M1 z = m1 (z + sum z) */
+        constexpr int DIM = OPS::DIM, NV = OPS::K;
+        double        u[DIM][NV];
+
+#pragma unroll
+        for (int s = 0; s < DIM; s++)
+#pragma unroll
+          for (int w = 0; w < NV; w++) {
+            double t = 0.0;
+#pragma unroll
+            for (int c = 0; c < NB; c++) {
+              const double dv = FEGP2NodalD(DIM, s, w, c);
+
+              if (dv != 0.0) t = fma(dv, xe[c], t);
+            }
+            u[s][w] = t;
+          }
+#pragma unroll
+        for (int q = 0; q < DIM; q++) {
+          double zs = 0.0;
+#pragma unroll
+          for (int w = 0; w < NV; w++) {
+            double t = 0.0;
+#pragma unroll
+            for (int s = 0; s < DIM; s++) t = fma(g[FEGMFSymPairIndex(DIM, OPS::VV, q + 1, s + 1)], u[s][w], t);
+            z[q][w] = t;
+            zs += t;
+          }
+#pragma unroll
+          for (int w = 0; w < NV; w++) z[q][w] = FEGP1RefMassScale(DIM) * (z[q][w] + zs);
+        }
+      }
       if constexpr (OPS::factored) {
         /* u_s = C_s x, z_r = sum_s G_rs u_s (G symmetric), y = g_0 M x + sum_r C_r^T z_r */
         constexpr int DIM = OPS::DIM, K = OPS::K;
@@ -211,7 +266,22 @@ static __global__ void __launch_bounds__(128) FEGRefOpThread_Kernel(const FEGDev
       for (int n = 0; n < NB; n++) {
         double v = 0.0;
 
-        if constexpr (OPS::factored) {
+        if constexpr (OPS::nodal) {
+          if (OPS::VV) {
+            double t = 0.0;
+#pragma unroll
+            for (int k = 0; k < NB; k++) t = fma(FEGP2RefMassInt(OPS::DIM, n, k), xe[k], t);
+            v = FEGP2RefMassScale(OPS::DIM) * g[0] * t;
+          }
+#pragma unroll
+          for (int s = 0; s < OPS::DIM; s++)
+#pragma unroll
+            for (int w = 0; w < OPS::K; w++) {
+              const double dv = FEGP2NodalD(OPS::DIM, s, w, n);
+
+              if (dv != 0.0) v = fma(dv, z[s][w], v);
+            }
+        } else if constexpr (OPS::factored) {
           if (OPS::VV) {
 #pragma unroll
             for (int k = 0; k < NB; k++) v = fma(P.m[n * NB + k], xe[k], v);
@@ -230,8 +300,8 @@ static __global__ void __launch_bounds__(128) FEGRefOpThread_Kernel(const FEGDev
             v = fma(g[m], t, v);
           }
         }
-        if (staged) buf[threadIdx.x * XS + n] = v;
-        else FEGRefOpStore(r, NB, y, ybuf, e, n, v, overwrite);
+        if (staged) buf[threadIdx.x * XS + P.slot(n)] = v;
+        else FEGRefOpStore(r, NB, y, ybuf, e, P.slot(n), v, overwrite);
       }
     }
     if (staged) {
@@ -286,6 +356,31 @@ static PetscErrorCode FEGRefOpFactoredLaunch(const FEGDevRefOp *r, const double 
       for (int k = 0; k < NB; k++) P.m[n * NB + k] = r->Oph[(size_t)k * NB + n];
   PetscCall(FEGRefOpThreadLaunch<NB, NOPS>(r, P, x, y, ybuf, 0, overwrite));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the nodal kernel: P2 triangles and tetrahedra, with or without the mass operator */
+static PetscErrorCode FEGRefOpNodalApply(const FEGDevRefOp *r, const double *x, double *y, double *ybuf, int overwrite)
+{
+  const int vv = r->nops == 1 + r->dim * (r->dim + 1) / 2;
+
+  PetscFunctionBegin;
+#define FEG_NODAL_CASE(NB, DIM) \
+  if (r->Nb == NB && r->dim == DIM) { \
+    if (vv) { \
+      FEGRefOpNodal<NB, DIM, 1> P; \
+      for (int c = 0; c < NB; c++) P.perm[c] = r->nperm[c]; \
+      PetscCall(FEGRefOpThreadLaunch<NB, 1 + DIM *(DIM + 1) / 2>(r, P, x, y, ybuf, 0, overwrite)); \
+    } else { \
+      FEGRefOpNodal<NB, DIM, 0> P; \
+      for (int c = 0; c < NB; c++) P.perm[c] = r->nperm[c]; \
+      PetscCall(FEGRefOpThreadLaunch<NB, DIM *(DIM + 1) / 2>(r, P, x, y, ybuf, 0, overwrite)); \
+    } \
+    PetscFunctionReturn(PETSC_SUCCESS); \
+  }
+  FEG_NODAL_CASE(6, 2)
+  FEG_NODAL_CASE(10, 3)
+#undef FEG_NODAL_CASE
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "refop: no nodal kernel for %d dofs in %dD", r->Nb, r->dim);
 }
 
 /* whether the factored per-thread refop is compiled for these dofs, dimension and rank */
@@ -438,7 +533,8 @@ PetscErrorCode FEGDevRefOpApply(const FEGDevRefOp *ro, int e0, int e1, const dou
     if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (e1 > e0 && r->thread && r->fk) PetscCall(FEGRefOpFactoredApply(r, x, y, yb, overwrite));
+  if (e1 > e0 && r->thread && r->nodal) PetscCall(FEGRefOpNodalApply(r, x, y, yb, overwrite));
+  else if (e1 > e0 && r->thread && r->fk) PetscCall(FEGRefOpFactoredApply(r, x, y, yb, overwrite));
   else if (e1 > e0 && r->thread) PetscCall(FEGRefOpThreadApply(r, x, y, yb, transpose, overwrite));
   else if (e1 > e0) switch (r->nops) {
 #define FEG_BLOCK_CASE(NO) \
