@@ -126,6 +126,10 @@ struct FEGRefOpFactored {
                                              them at P2) */
   double                m[VV ? NB * NB : 1];
   __device__ int        slot(int b) const { return b; }
+  __device__ double     C(int s, int i, int b) const { return c[(s * K + i) * NB + b]; }
+  __device__ double     CT(int n, int s, int i) const { return ct[(n * DIM + s) * K + i]; }
+  __device__ double     M(int n, int k) const { return m[n * NB + k]; }
+  __device__ double     mscale() const { return 1.0; }
 };
 
 /* blocks of 128 threads per multiprocessor the nodal kernel is held to (__launch_bounds__): 7, shared memory's limit,
@@ -145,6 +149,11 @@ struct FEGRefOpNodal {
   static constexpr int  DIM = DIM_, K = DIM_ + 1, VV = VV_, MINB = FEG_NODAL_MINB;
   int                   perm[NB]; /* the basis function of canonical node c */
   __device__ int        slot(int c) const { return perm[c]; }
+  /* compile-time constants wherever the arguments are */
+  __device__ double C(int s, int w, int c) const { return FEGP2NodalD(DIM, s, w, c); }
+  __device__ double CT(int n, int s, int w) const { return FEGP2NodalD(DIM, s, w, n); }
+  __device__ double M(int n, int k) const { return FEGP2RefMassInt(DIM, n, k); }
+  __device__ double mscale() const { return FEGP2RefMassScale(DIM); }
 };
 
 /* shared-memory stride of a thread's NB values in the per-thread kernel's tile: NB + 1 when NB is a multiple of 4, whose
@@ -205,41 +214,9 @@ static __global__ void __launch_bounds__(128, OPS::MINB) FEGRefOpThread_Kernel(c
       /* row by row, so that only x, the factors (and z) live in registers */
       double z[OPS::DIM][OPS::K];
 
-      if constexpr (OPS::nodal) {
-        /* u_s[w] = (D_s x)[w], z_q = M1 sum_s G_qs u_s with M1 z = m1 (z + sum z) */
-        constexpr int DIM = OPS::DIM, NV = OPS::K;
-        double        u[DIM][NV];
-
-#pragma unroll
-        for (int s = 0; s < DIM; s++)
-#pragma unroll
-          for (int w = 0; w < NV; w++) {
-            double t = 0.0;
-#pragma unroll
-            for (int c = 0; c < NB; c++) {
-              const double dv = FEGP2NodalD(DIM, s, w, c);
-
-              if (dv != 0.0) t = fma(dv, xe[c], t);
-            }
-            u[s][w] = t;
-          }
-#pragma unroll
-        for (int q = 0; q < DIM; q++) {
-          double zs = 0.0;
-#pragma unroll
-          for (int w = 0; w < NV; w++) {
-            double t = 0.0;
-#pragma unroll
-            for (int s = 0; s < DIM; s++) t = fma(g[FEGMFSymPairIndex(DIM, OPS::VV, q + 1, s + 1)], u[s][w], t);
-            z[q][w] = t;
-            zs += t;
-          }
-#pragma unroll
-          for (int w = 0; w < NV; w++) z[q][w] = FEGP1RefMassScale(DIM) * (z[q][w] + zs);
-        }
-      }
-      if constexpr (OPS::factored) {
-        /* u_s = C_s x, z_r = sum_s G_rs u_s (G symmetric), y = g_0 M x + sum_r C_r^T z_r */
+      if constexpr (OPS::factored || OPS::nodal) {
+        /* u_s = C_s x, z_r = sum_s G_rs u_s (G symmetric), y = g_0 M x + sum_r C_r^T z_r; the nodal form's C_s are the
+           tables' D_s (their zeros skipped at compile time) and its z_r = M1 sum_s G_rs u_s, M1 z = m1 (z + sum z) */
         constexpr int DIM = OPS::DIM, K = OPS::K;
         double        u[DIM][K];
 
@@ -249,48 +226,49 @@ static __global__ void __launch_bounds__(128, OPS::MINB) FEGRefOpThread_Kernel(c
           for (int i = 0; i < K; i++) {
             double t = 0.0;
 #pragma unroll
-            for (int b = 0; b < NB; b++) t = fma(P.c[(s * K + i) * NB + b], xe[b], t);
+            for (int b = 0; b < NB; b++) {
+              const double c = P.C(s, i, b);
+
+              if (!OPS::nodal || c != 0.0) t = fma(c, xe[b], t);
+            }
             u[s][i] = t;
           }
 #pragma unroll
-        for (int q = 0; q < DIM; q++)
+        for (int q = 0; q < DIM; q++) {
+          double zs = 0.0;
 #pragma unroll
           for (int i = 0; i < K; i++) {
             double t = 0.0;
 #pragma unroll
             for (int s = 0; s < DIM; s++) t = fma(g[FEGMFSymPairIndex(DIM, OPS::VV, q + 1, s + 1)], u[s][i], t);
             z[q][i] = t;
+            zs += t;
           }
+          if constexpr (OPS::nodal) {
+#pragma unroll
+            for (int i = 0; i < K; i++) z[q][i] = FEGP1RefMassScale(DIM) * (z[q][i] + zs);
+          }
+        }
       }
 #pragma unroll
       for (int n = 0; n < NB; n++) {
         double v = 0.0;
 
-        if constexpr (OPS::nodal) {
+        if constexpr (OPS::factored || OPS::nodal) {
           if (OPS::VV) {
             double t = 0.0;
 #pragma unroll
-            for (int k = 0; k < NB; k++) t = fma(FEGP2RefMassInt(OPS::DIM, n, k), xe[k], t);
-            v = FEGP2RefMassScale(OPS::DIM) * g[0] * t;
+            for (int k = 0; k < NB; k++) t = fma(P.M(n, k), xe[k], t);
+            v = P.mscale() * g[0] * t;
           }
 #pragma unroll
           for (int s = 0; s < OPS::DIM; s++)
 #pragma unroll
-            for (int w = 0; w < OPS::K; w++) {
-              const double dv = FEGP2NodalD(OPS::DIM, s, w, n);
+            for (int i = 0; i < OPS::K; i++) {
+              const double c = P.CT(n, s, i);
 
-              if (dv != 0.0) v = fma(dv, z[s][w], v);
+              if (!OPS::nodal || c != 0.0) v = fma(c, z[s][i], v);
             }
-        } else if constexpr (OPS::factored) {
-          if (OPS::VV) {
-#pragma unroll
-            for (int k = 0; k < NB; k++) v = fma(P.m[n * NB + k], xe[k], v);
-            v *= g[0];
-          }
-#pragma unroll
-          for (int s = 0; s < OPS::DIM; s++)
-#pragma unroll
-            for (int i = 0; i < OPS::K; i++) v = fma(P.ct[(n * OPS::DIM + s) * OPS::K + i], z[s][i], v);
         } else {
 #pragma unroll
           for (int m = 0; m < NOPS; m++) {
