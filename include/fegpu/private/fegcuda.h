@@ -161,6 +161,16 @@ static __device__ __forceinline__ void FEGIdxAdd(double *__restrict__ y, double 
   else if (g >= 0) atomicAdd(&y[g], v);
 }
 
+/* The sum of v[list[k]], k in off[i]..off[i+1]-1, in that order: what every deterministic scatter (lma's and matfree's
+   transpose gather, the halo's received sums, addto gather's CSR values) adds for its row i */
+static __device__ __forceinline__ double FEGListSum(const int *__restrict__ off, const int *__restrict__ list, const double *__restrict__ v, int i)
+{
+  double s = 0.0;
+
+  for (int k = off[i]; k < off[i + 1]; k++) s += v[list[k]];
+  return s;
+}
+
 /* The dof counts of the small elements that one-element-per-thread kernels are compiled for, so their per-element
    arrays stay in registers (a count known only at run time puts them on the stack): P1 and P2 simplices, P1 prisms,
    Q1 and Q2 quadrilaterals, Q1 hexahedra. X(NB) for each (lma.cu, matfree.cu). */

@@ -155,10 +155,9 @@ static __global__ void FEGSumCSR_Kernel(int n, const int *__restrict__ rows, con
 {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  double *t = FEGDevTarget(o, rows ? rows[i] : i);
-  double  s = 0.0;
+  double      *t = FEGDevTarget(o, rows ? rows[i] : i);
+  const double s = FEGListSum(off, list, v, i);
 
-  for (int k = off[i]; k < off[i + 1]; k++) s += v[list[k]];
   *t = add ? *t + s : s;
 }
 

@@ -11,9 +11,7 @@ static __global__ void FEGGather_Kernel(int n, const int *__restrict__ rows, con
 {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  double s = 0.0;
-  for (int k = off[i]; k < off[i + 1]; k++) s += ybuf[list[k]];
-  y[rows ? rows[i] : i] += s;
+  y[rows ? rows[i] : i] += FEGListSum(off, list, ybuf, i);
 }
 
 /* y[i] += sum of the per-entry results of local dof i (the transpose map of FEGDevTransposeMap) */
