@@ -151,6 +151,8 @@ typedef struct {
   PetscInt          *gidx;            /* the same as global dofs, -1 where constrained; FEGDiscGetGlobalIndices() */
   PetscInt          *l2g;             /* global index of every local dof, -1 where constrained; FEGDiscGetLocalToGlobal() */
   PetscInt           nlocal, nglobal; /* local Vec size, owned global size */
+  PetscBool          layoutset;       /* direct, unique, contig, covering computed (FEGDiscLayout(), once) */
+  PetscBool          direct, unique, contig, covering;
   PetscLogDouble     bytes;
   PetscLogDouble     tdofmap, tgeometry; /* seconds spent reading the dof map and coordinates, making host geometry */
   PetscInt           nthreads;           /* threads for the host's loops over cells (FEGSetupThreads()) */
