@@ -179,6 +179,12 @@ int main(int argc, char **argv)
     output_file: output/ex1_hex_lma.out
 
   test:
+    suffix: hex_addto_np3
+    nsize: 3
+    args: -feg_cell_type hex -feg_faces 3 -feg_perturb 0.2 -order 3 -feg_strategy addto -ksp_type bcgs
+    output_file: output/ex1_hex_addto.out
+
+  test:
     suffix: prism_lma_view
     requires: host
     args: -feg_cell_type prism -feg_faces 3 -feg_perturb 0.2 -order 1 -feg_strategy lma -feg_view

@@ -26,7 +26,7 @@ typedef struct {
   PetscInt npos;
   /* several processes: positions below nA are in the diagonal block, below nAB in the off-diagonal block, the rest
      in the send buffer of nsend entries of rows owned elsewhere; msf takes each to its own slot on the owner, whose
-     nrecv received values are added at recvpos */
+     nrecv received values are added at recvpos (atomic) */
   PetscInt nA, nAB, nsend, nrecv;
   double  *sendbuf, *recvbuf;
   int     *recvpos;
@@ -275,8 +275,8 @@ static PetscErrorCode FEGAddtoSplitSetUp(FEGOp op, Mat A, FEGOp_AddTo_CUDA *dev)
     for (PetscInt k = 0; k < deg[i]; k++, m++) PetscCall(FEGOwnedPosition(ia, ja, ib, jb, garray, ng, rstart, rend, dev->nA, rstart + i, i, rcol[m], &rpos[m]));
   PetscCall(PetscSFGetMultiSF(dev->rowsf, &msf));
   PetscCall(PetscSFSetUp(msf));
-  PetscCall(FEGDevMallocCopy((void **)&dev->recvpos, rpos, sizeof(int) * dev->nrecv, NULL));
-  if (dev->mode != FEG_ADDTO_ATOMIC) PetscCall(FEGAddtoRecvOrder(op, dev, rpos)); /* colour, gather, or auto (which may take gather) */
+  if (dev->mode != FEG_ADDTO_COLOR && dev->mode != FEG_ADDTO_GATHER) PetscCall(FEGDevMallocCopy((void **)&dev->recvpos, rpos, sizeof(int) * dev->nrecv, NULL)); /* atomic, or auto (which may take atomic) */
+  if (dev->mode != FEG_ADDTO_ATOMIC) PetscCall(FEGAddtoRecvOrder(op, dev, rpos));                                                                               /* colour, gather, or auto (which may take gather) */
   PetscCall(FEGDevMallocCopy((void **)&dev->sendbuf, NULL, sizeof(double) * dev->nsend, NULL));
   PetscCall(FEGDevMallocCopy((void **)&dev->recvbuf, NULL, sizeof(double) * dev->nrecv, NULL));
   PetscCall(PetscFree2(rcol, rpos));
@@ -373,6 +373,16 @@ static PetscErrorCode FEGOpCreateMatrix_AddTo_CUDA(FEGOp op, Mat A)
     }
   }
   if (dev->mode == FEG_ADDTO_AUTO) PetscCall(FEGAddtoAutoMode(dev, (size_t)Ne * Nb * Nb));
+  if (dev->rowsf) {
+    /* several processes: keep only the list the mode adds received values through. FEGAddtoSplitSetUp() builds both
+       for auto, which is resolved only here, after the pattern (its free-memory test sees the pattern's buffers) */
+    if (dev->mode == FEG_ADDTO_ATOMIC) {
+      FEGDevFree(dev->upos);
+      FEGDevFree(dev->uoff);
+      FEGDevFree(dev->ulist);
+      dev->nu = 0;
+    } else FEGDevFree(dev->recvpos);
+  }
   if (dev->mode == FEG_ADDTO_GATHER) {
     const size_t m = (size_t)Ne * Nb * Nb;
 
