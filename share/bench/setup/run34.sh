@@ -9,13 +9,7 @@ mkdir -p "$out"
 cd "$(dirname "$0")/../../../examples"
 CHEB=${CHEB:--mass_ksp_type chebyshev -mass_ksp_chebyshev_eigenvalues 0.5,2 -mass_ksp_norm_type none -mass_ksp_max_it 26}
 CG=${CG:--mass_ksp_type cg}
-run() {
-  echo "== $*" >> "$out/advdiff.log"
-  local t0=$(date +%s%N)
-  timeout 120 "$@" >> "$out/advdiff.log" 2>&1
-  local rc=$? t1=$(date +%s%N)
-  echo "== rc $rc process wall $(( (t1 - t0) / 1000000 )) ms" >> "$out/advdiff.log"
-}
+. ../share/bench/setup/timedrun.sh
 for mesh in "square_944.msh -dm_refine 3" "square_2128.msh -dm_refine 4"; do
   A="-advdiff_steps 200 -feg_mesh_file ../share/meshes/$mesh"
   for rep in 1 2; do

@@ -7,13 +7,7 @@ set -u
 out=$1 exe=${2:-./advdiff}
 mkdir -p "$out"
 cd "$(dirname "$0")/../../../examples"
-run() {
-  echo "== $*" >> "$out/advdiff.log"
-  local t0=$(date +%s%N)
-  timeout 120 "$@" >> "$out/advdiff.log" 2>&1
-  local rc=$? t1=$(date +%s%N)
-  echo "== rc $rc process wall $(( (t1 - t0) / 1000000 )) ms" >> "$out/advdiff.log"
-}
+. ../share/bench/setup/timedrun.sh
 for mesh in "square_944.msh -dm_refine 3" "square_2128.msh -dm_refine 4"; do
   A="-advdiff_steps 200 -feg_mesh_file ../share/meshes/$mesh"
   for rep in 1 2 3; do
