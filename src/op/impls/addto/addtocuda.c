@@ -275,8 +275,10 @@ static PetscErrorCode FEGAddtoSplitSetUp(FEGOp op, Mat A, FEGOp_AddTo_CUDA *dev)
     for (PetscInt k = 0; k < deg[i]; k++, m++) PetscCall(FEGOwnedPosition(ia, ja, ib, jb, garray, ng, rstart, rend, dev->nA, rstart + i, i, rcol[m], &rpos[m]));
   PetscCall(PetscSFGetMultiSF(dev->rowsf, &msf));
   PetscCall(PetscSFSetUp(msf));
-  if (dev->mode != FEG_ADDTO_COLOR && dev->mode != FEG_ADDTO_GATHER) PetscCall(FEGDevMallocCopy((void **)&dev->recvpos, rpos, sizeof(int) * dev->nrecv, NULL)); /* atomic, or auto (which may take atomic) */
-  if (dev->mode != FEG_ADDTO_ATOMIC) PetscCall(FEGAddtoRecvOrder(op, dev, rpos));                                                                               /* colour, gather, or auto (which may take gather) */
+  /* atomic adds the received values at recvpos, colour and gather sum them in the senders' order (FEGAddtoRecvOrder());
+     auto, resolved only after the pattern, gets both until then */
+  if (dev->mode != FEG_ADDTO_COLOR && dev->mode != FEG_ADDTO_GATHER) PetscCall(FEGDevMallocCopy((void **)&dev->recvpos, rpos, sizeof(int) * dev->nrecv, NULL));
+  if (dev->mode != FEG_ADDTO_ATOMIC) PetscCall(FEGAddtoRecvOrder(op, dev, rpos));
   PetscCall(FEGDevMallocCopy((void **)&dev->sendbuf, NULL, sizeof(double) * dev->nsend, NULL));
   PetscCall(FEGDevMallocCopy((void **)&dev->recvbuf, NULL, sizeof(double) * dev->nrecv, NULL));
   PetscCall(PetscFree2(rcol, rpos));
