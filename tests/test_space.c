@@ -598,8 +598,9 @@ END_TEST
 /* fegpu's local section (FEGDMSetUpSection(), which FEGSetUpDiscretization() installs on every mesh) against PETSc's
    on the same mesh and field: dofs, offsets, constrained dofs of an essential condition, and every cell's closure
    symmetries (the permutations and flips of each point's dofs at the orientations it is seen at); every cell type,
-   orders 1 to 3, continuous and discontinuous (order 1: a 2-component cellwise constant field), on a shuffled box. Continuous prisms of order >= 2
-   are left out: PETSc's section is wrong there, which is why fegpu's exists. */
+   orders 1 to 3, continuous and discontinuous (order 1: a 2-component cellwise constant field), on a shuffled box; and
+   the global sections. Continuous prisms of order >= 2 are left out: PETSc's section is wrong there, which is why
+   fegpu's exists. */
 START_TEST(test_section_same)
 {
   const PetscInt     ict = _i / 6, order = 1 + (_i / 2) % 3, faces[3] = {3, 2, 2};
@@ -664,6 +665,51 @@ START_TEST(test_section_same)
     }
     for (PetscInt k = 0; k < 2; k++) TCHK(PetscSectionRestoreFieldPointSyms(s[k], 0, n, cl, &perms[k], &flips[k]));
     TCHK(DMPlexRestoreTransitiveClosure(dm[0], c, PETSC_TRUE, &n, &cl));
+  }
+  {
+    /* the global section fegpu builds on one process (FEGDMSetUpGlobalSection(), by DMCreateGlobalVector()) against
+       PETSc's from the same local section and point SF, and against PETSc's DM with PETSc's sections: dofs, offsets,
+       constraints, the field's dofs and offsets, and the global vector's size */
+    PetscSection g[3];
+    PetscSF      psf;
+    Vec          v[2];
+    PetscInt     n[2];
+
+    TCHK(DMCreateGlobalVector(dm[0], &v[0]));
+    TCHK(DMCreateGlobalVector(dm[1], &v[1]));
+    TCHK(DMGetGlobalSection(dm[0], &g[0]));
+    TCHK(DMGetGlobalSection(dm[1], &g[1]));
+    TCHK(DMGetPointSF(dm[0], &psf));
+#if PETSC_VERSION_GE(3, 22, 0)
+    TCHK(PetscSectionCreateGlobalSection(s[0], psf, PETSC_TRUE, PETSC_FALSE, PETSC_FALSE, &g[2]));
+#else
+    TCHK(PetscSectionCreateGlobalSection(s[0], psf, PETSC_FALSE, PETSC_FALSE, &g[2]));
+#endif
+    for (PetscInt k = 0; k < 2; k++) TCHK(VecGetSize(v[k], &n[k]));
+    ck_assert_msg(n[0] == n[1], "%s order %d: global vectors of %d and %d (PETSc's) entries", DMPolytopeTypes[ct], (int)order, (int)n[0], (int)n[1]);
+    for (PetscInt k = 1; k < 3; k++) {
+      PetscBool same;
+
+      TCHK(PetscSectionCompare(g[0], g[k], &same));
+      ck_assert_msg(same, "%s order %d: the global section differs from PETSc's (%s)", DMPolytopeTypes[ct], (int)order, k == 1 ? "its own DM" : "of the same local section");
+      for (PetscInt p = pStart; p < pEnd; p++) {
+        PetscInt d[2], o[2], cd[2], fd[2], fo[2];
+
+        TCHK(PetscSectionGetDof(g[0], p, &d[0]));
+        TCHK(PetscSectionGetDof(g[k], p, &d[1]));
+        TCHK(PetscSectionGetOffset(g[0], p, &o[0]));
+        TCHK(PetscSectionGetOffset(g[k], p, &o[1]));
+        TCHK(PetscSectionGetConstraintDof(g[0], p, &cd[0]));
+        TCHK(PetscSectionGetConstraintDof(g[k], p, &cd[1]));
+        TCHK(PetscSectionGetFieldDof(g[0], p, 0, &fd[0]));
+        TCHK(PetscSectionGetFieldDof(g[k], p, 0, &fd[1]));
+        TCHK(PetscSectionGetFieldOffset(g[0], p, 0, &fo[0]));
+        TCHK(PetscSectionGetFieldOffset(g[k], p, 0, &fo[1]));
+        ck_assert_msg(d[0] == d[1] && o[0] == o[1] && cd[0] == cd[1] && fd[0] == fd[1] && fo[0] == fo[1], "%s order %d: global point %d: dofs %d/%d, offset %d/%d, constrained %d/%d, field dofs %d/%d at %d/%d (fegpu's/PETSc's)", DMPolytopeTypes[ct], (int)order, (int)p, (int)d[0], (int)d[1], (int)o[0], (int)o[1], (int)cd[0], (int)cd[1], (int)fd[0], (int)fd[1], (int)fo[0], (int)fo[1]);
+      }
+    }
+    TCHK(PetscSectionDestroy(&g[2]));
+    for (PetscInt k = 0; k < 2; k++) TCHK(VecDestroy(&v[k]));
   }
   for (PetscInt k = 0; k < 2; k++) TCHK(DMDestroy(&dm[k]));
   TCHK(PetscFree2(cells, coords));

@@ -38,10 +38,11 @@ typedef struct {
   double       *A, *Bl, *TA, *Cq, *Dq;
   int          *aidx;
   int           Nw, NbA;
-  DM            auxdm;   /* the auxiliary DM TA and aidx were built for (borrowed) */
-  FEGDevVecRead aux;     /* the auxiliary field's local vector */
-  FEGDevVecRead wq;      /* the form's quadrature-point values */
-  double       *qA, *qB; /* their map */
+  DM            auxdm;     /* the auxiliary DM TA and aidx were built for (borrowed) */
+  PetscBool     auxdirect; /* its local and global vectors coincide (FEGDMSectionsCoincide()): the field is read */
+  FEGDevVecRead aux;       /* the auxiliary field's local vector, or the field */
+  FEGDevVecRead wq;        /* the form's quadrature-point values */
+  double       *qA, *qB;   /* their map */
 } FEGDevCoeffCache;
 
 PETSC_INTERN PetscErrorCode FEGDevCoeffPrepare(FEGDisc *, FEGForm, FEGDevCoeffCache *, FEGDevCoeff *);

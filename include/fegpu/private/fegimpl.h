@@ -76,6 +76,8 @@ PETSC_INTERN PetscErrorCode    FEGMeshDistribute_Private(DM *, const char[], Pet
 PETSC_INTERN PetscErrorCode    FEGMeshRefineFromOptions_Private(DM *, PetscInt *);
 PETSC_INTERN PetscErrorCode    FEGMeshRefineFromOptionsEnd_Private(DM, PetscInt);
 PETSC_INTERN PetscErrorCode    PetscPartitionerCreate_FEGMetis(PetscPartitioner);
+PETSC_INTERN PetscErrorCode    FEGDMSetUpGlobalSection(DM);
+PETSC_INTERN PetscErrorCode    FEGDMSectionsCoincide(DM, PetscBool *);
 /* cell orderings of FEGMeshReorder(): perm[i] = the cell (counted from the first) that goes to position i */
 PETSC_INTERN PetscErrorCode FEGMeshOrderCells_Metis(DM, PetscInt, PetscInt[]);
 PETSC_INTERN PetscErrorCode FEGMeshOrderCells_SFC(DM, PetscInt, PetscInt[]);

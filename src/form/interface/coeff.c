@@ -22,8 +22,17 @@ PetscErrorCode FEGCoeffSetUp(FEGDisc *disc, FEGForm form, FEGCoeff *coeff)
     PetscCall(DMGetField(form->auxdm, 0, NULL, (PetscObject *)&fe));
     PetscCall(PetscFEGetDimension(fe, &coeff->NbAux));
     PetscCall(PetscFECreateTabulation(fe, 1, Nq, disc->qpoints, 1, &coeff->Taux));
-    PetscCall(DMCreateLocalVector(form->auxdm, &coeff->auxloc));
-    PetscCall(DMGlobalToLocal(form->auxdm, form->aux, INSERT_VALUES, coeff->auxloc));
+    PetscBool same;
+
+    /* the field itself where it is its local vector (one process, no constraints): no section SF */
+    PetscCall(FEGDMSectionsCoincide(form->auxdm, &same));
+    if (same) {
+      PetscCall(PetscObjectReference((PetscObject)form->aux));
+      coeff->auxloc = form->aux;
+    } else {
+      PetscCall(DMCreateLocalVector(form->auxdm, &coeff->auxloc));
+      PetscCall(DMGlobalToLocal(form->auxdm, form->aux, INSERT_VALUES, coeff->auxloc));
+    }
   }
   if (coeff->constant) {
     for (PetscInt q = 0; q < Nq; q++) {

@@ -3,6 +3,8 @@
    for prisms: their triangular and quadrilateral faces carry (p-1)(p-2)/2 and (p-1)^2 interior dofs. */
 #include <fegpu/private/fegimpl.h>
 #include <petsc/private/dmimpl.h>
+#include <petsc/private/sectionimpl.h>
+#include <petscsf.h>
 
 /* the number of dofs and a point of the reference cell for every cell type in the element's closure */
 static PetscErrorCode FEGDualSpaceDofsByType(PetscDualSpace Q, PetscInt dof[], PetscInt rep[])
@@ -32,8 +34,9 @@ static PetscErrorCode FEGDualSpaceDofsByType(PetscDualSpace Q, PetscInt dof[], P
 }
 
 /* PETSc's own DMPlex methods, which FEGDMSetUpSection() replaces on a DM and its clones (the same for every DMPlex) */
-static PetscErrorCode (*FEGPlexCreateLocalSection)(DM) = NULL;
-static PetscErrorCode (*FEGPlexClone)(DM, DM *)        = NULL;
+static PetscErrorCode (*FEGPlexCreateLocalSection)(DM)        = NULL;
+static PetscErrorCode (*FEGPlexClone)(DM, DM *)               = NULL;
+static PetscErrorCode (*FEGPlexCreateGlobalVector)(DM, Vec *) = NULL;
 
 /* whether the element's dual space gives points of one depth different dofs (prisms of order >= 2), which PETSc's
    per-depth section cannot hold */
@@ -231,12 +234,126 @@ static PetscErrorCode FEGDMCreateLocalSectionByType(DM dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The global section DMGetGlobalSection() would make (PetscSectionCreateGlobalSection() of the local section and the
+   point SF, constraints left out, global offsets), on one process without shared points, from the local section's
+   arrays: PETSc's calls about ten functions per chart point (80 ms at 545k triangles on the H100's host, 0.25 s at
+   998k tetrahedra on the CI VM; share/bench/setup runs 37 and 40). Same dofs, offsets (in the section's permutation
+   order), constraints and field layout, and the DM's value layout as DMGetGlobalSection() sets it. Periodic DMs,
+   several processes or fields and field-major sections keep PETSc's. Called where no global section is set yet and the local
+   one is: not from createlocalsection, which DMGetGlobalSection() may call just before it sets its own. */
+static PetscErrorCode FEGDMSetGlobalSectionSerial(DM dm)
+{
+  MPI_Comm        comm = PetscObjectComm((PetscObject)dm);
+  PetscSection    s    = dm->localSection, gs;
+  PetscSF         sf;
+  PetscMPIInt     size;
+  PetscInt        nroots, nleaves, Nf, pStart, pEnd, n, off = 0;
+  const PetscInt *pind = NULL;
+  void (*iso)(void)    = NULL;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  if (size > 1 || !s || !s->pointMajor) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectQueryFunction((PetscObject)dm, "DMGetIsoperiodicPointSF_C", &iso)); /* 3.22's periodic meshes */
+  if (iso) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DMGetPointSF(dm, &sf));
+  PetscCall(PetscSFGetGraph(sf, &nroots, &nleaves, NULL, NULL));
+  PetscCall(PetscSectionGetChart(s, &pStart, &pEnd));
+  if (nroots >= 0 && (nleaves > 0 || nroots < pEnd)) PetscFunctionReturn(PETSC_SUCCESS); /* PETSc's checks and says */
+  PetscCall(PetscSectionGetNumFields(s, &Nf));
+  if (Nf > 1) PetscFunctionReturn(PETSC_SUCCESS); /* fegpu's DMs have one field; the tests compare those */
+  n = pEnd - pStart;
+  PetscCall(PetscSectionCreate(comm, &gs));
+  if (Nf > 0) PetscCall(PetscSectionSetNumFields(gs, Nf));
+  PetscCall(PetscSectionSetChart(gs, pStart, pEnd));
+  gs->includesConstraints = PETSC_FALSE;
+  PetscCall(PetscArraycpy(gs->atlasDof, s->atlasDof, n));
+  if (s->bc) { /* the constrained points only: their counts, then the indices in one copy */
+    for (PetscInt q = 0; q < s->bc->pEnd - s->bc->pStart; q++)
+      if (s->bc->atlasDof[q] > 0) PetscCall(PetscSectionSetConstraintDof(gs, q + s->bc->pStart, s->bc->atlasDof[q]));
+  }
+  PetscCall(PetscSectionSetUpBC(gs));
+  if (gs->bcIndices) PetscCall(PetscArraycpy(gs->bcIndices, s->bcIndices, gs->bc->atlasOff[gs->bc->pEnd - gs->bc->pStart - 1] + gs->bc->atlasDof[gs->bc->pEnd - gs->bc->pStart - 1]));
+  if (s->perm) PetscCall(ISGetIndices(s->perm, &pind));
+  for (PetscInt i = 0; i < n; i++) {
+    const PetscInt q = pind ? pind[i] : i, cdof = s->bc ? s->bc->atlasDof[q] : 0;
+
+    gs->atlasOff[q] = off;
+    off += gs->atlasDof[q] > 0 ? gs->atlasDof[q] - cdof : 0;
+  }
+  if (s->perm) PetscCall(ISRestoreIndices(s->perm, &pind));
+  for (PetscInt f = 0; f < Nf; f++) {
+    PetscSection fs = s->field[f], gf = gs->field[f];
+    PetscInt     nc;
+
+    gf->includesConstraints = PETSC_FALSE;
+    PetscCall(PetscSectionGetFieldComponents(s, f, &nc));
+    PetscCall(PetscSectionSetFieldComponents(gs, f, nc));
+    PetscCall(PetscArraycpy(gf->atlasDof, fs->atlasDof, n));
+    if (fs->bc)
+      for (PetscInt q = 0; q < fs->bc->pEnd - fs->bc->pStart; q++)
+        if (fs->bc->atlasDof[q] > 0) PetscCall(PetscSectionSetConstraintDof(gf, q + fs->bc->pStart, fs->bc->atlasDof[q]));
+  }
+  for (PetscInt i = 0; i < n; i++) { /* each field's dofs follow the previous field's unconstrained ones */
+    PetscInt foff = gs->atlasOff[i];
+
+    for (PetscInt f = 0; f < Nf; f++) {
+      PetscSection   fs = s->field[f], gf = gs->field[f];
+      const PetscInt cdof = fs->bc && i + pStart >= fs->bc->pStart && i + pStart < fs->bc->pEnd ? fs->bc->atlasDof[i + pStart - fs->bc->pStart] : 0;
+
+      gf->atlasOff[i] = foff;
+      foff += gf->atlasDof[i] - cdof;
+    }
+  }
+  for (PetscInt f = 0; f < Nf; f++) {
+    PetscSection gf = gs->field[f];
+
+    PetscCall(PetscSectionSetUpBC(gf));
+    if (gf->bcIndices) PetscCall(PetscArraycpy(gf->bcIndices, s->field[f]->bcIndices, gf->bc->atlasOff[gf->bc->pEnd - gf->bc->pStart - 1] + gf->bc->atlasDof[gf->bc->pEnd - gf->bc->pStart - 1]));
+  }
+  gs->setup = PETSC_TRUE;
+  PetscCall(DMSetGlobalSection(dm, gs));
+  PetscCall(PetscSectionDestroy(&gs));
+  /* DMGetGlobalSection()'s PetscSectionGetValueLayout(): the unconstrained dofs */
+  PetscCall(PetscLayoutDestroy(&dm->map));
+  PetscCall(PetscLayoutCreate(comm, &dm->map));
+  PetscCall(PetscLayoutSetLocalSize(dm->map, off));
+  PetscCall(PetscLayoutSetBlockSize(dm->map, 1));
+  PetscCall(PetscLayoutSetUp(dm->map));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* gives a DM with fegpu's sections (FEGDMSetUpSection()) its global section now, built from the local section's arrays
+   on one process (what DMGetGlobalSection() would build, several times faster); nothing when it has one, and PETSc's
+   later on several processes or periodic meshes */
+PetscErrorCode FEGDMSetUpGlobalSection(DM dm)
+{
+  PetscSection s;
+
+  PetscFunctionBegin;
+  if (dm->globalSection || dm->ops->createlocalsection != FEGDMCreateLocalSectionByType) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DMGetLocalSection(dm, &s));
+  if (!dm->globalSection) PetscCall(FEGDMSetGlobalSectionSerial(dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the dm->ops->createglobalvector FEGDMSetUpSection() installs: the global section first (most programs' first need
+   of it), then PETSc's */
+static PetscErrorCode FEGDMCreateGlobalVectorSection(DM dm, Vec *v)
+{
+  PetscFunctionBegin;
+  PetscCall(FEGDMSetUpGlobalSection(dm));
+  PetscCall((*FEGPlexCreateGlobalVector)(dm, v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* a clone builds its section the same way (DMClone_Plex() gives it PETSc's methods) */
 static PetscErrorCode FEGDMCloneByType(DM dm, DM *newdm)
 {
   PetscFunctionBegin;
   PetscCall((*FEGPlexClone)(dm, newdm));
   (*newdm)->ops->createlocalsection = FEGDMCreateLocalSectionByType;
+  (*newdm)->ops->createglobalvector = FEGDMCreateGlobalVectorSection;
   (*newdm)->ops->clone              = FEGDMCloneByType;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -274,7 +391,9 @@ PetscErrorCode FEGDMSetUpSection(DM dm)
   if (dm->ops->createlocalsection != FEGDMCreateLocalSectionByType) {
     FEGPlexCreateLocalSection   = dm->ops->createlocalsection;
     FEGPlexClone                = dm->ops->clone;
+    FEGPlexCreateGlobalVector   = dm->ops->createglobalvector;
     dm->ops->createlocalsection = FEGDMCreateLocalSectionByType;
+    dm->ops->createglobalvector = FEGDMCreateGlobalVectorSection;
     dm->ops->clone              = FEGDMCloneByType;
   }
   PetscCall(DMSetLocalSection(dm, NULL));

@@ -151,13 +151,15 @@ PetscErrorCode FEGDevCoeffPrepare(FEGDisc *disc, FEGForm form, FEGDevCoeffCache 
     for (size_t k = 0; k < (size_t)Ne * NbA; k++) ai[k] = (int)aidx[k];
     PetscCall(FEGDevMallocCopy((void **)&cc->aidx, ai, sizeof(int) * Ne * NbA, NULL));
     PetscCall(PetscFree2(aidx, ai));
+    PetscCall(FEGDMSectionsCoincide(form->auxdm, &cc->auxdirect));
     cc->auxdm = form->auxdm;
     cc->Nw    = (int)form->Nw;
     cc->NbA   = (int)NbA;
   }
   PetscCheck(form->Nw <= 64, PETSC_COMM_SELF, PETSC_ERR_SUP, "The GPU backend takes auxiliary fields of at most 64 components, not %" PetscInt_FMT, form->Nw);
   PetscCall(FEGDevMapUpload(form->Nw, form->A, form->B, &cc->A, &cc->Bl));
-  {
+  if (cc->auxdirect) PetscCall(FEGDevVecReadBegin(&cc->aux, form->aux, &c->aux)); /* the field is its local vector */
+  else {
     Vec auxloc;
 
     PetscCall(DMGetLocalVector(form->auxdm, &auxloc));
@@ -182,6 +184,6 @@ PetscErrorCode FEGDevCoeffRelease(FEGForm form, FEGDevCoeffCache *cc)
   PetscFunctionBegin;
   PetscCall(FEGDevVecReadEnd(&cc->wq));
   PetscCall(FEGDevVecReadEnd(&cc->aux));
-  if (auxloc) PetscCall(DMRestoreLocalVector(form->auxdm, &auxloc));
+  if (auxloc && !cc->auxdirect) PetscCall(DMRestoreLocalVector(form->auxdm, &auxloc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -476,25 +476,11 @@ static PetscErrorCode FEGDevOpHaloSetUp(FEGOp op, FEGDevOp *dev)
 PetscErrorCode FEGDiscLayout(FEGDisc *disc, PetscBool *direct, PetscBool *unique, PetscBool *contig, PetscBool *covering)
 {
   const PetscInt Ne = disc->Ne, Nb = disc->Nb;
-  PetscMPIInt    size;
   PetscInt      *cnt;
 
   PetscFunctionBegin;
   if (!disc->layoutset) {
-    disc->direct = PETSC_FALSE;
-    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)disc->dm), &size));
-    if (size == 1 && disc->nlocal == disc->nglobal) {
-      PetscSection     lsec, gsec;
-      FEGSectionLayout ll, gl;
-
-      PetscCall(DMGetLocalSection(disc->dm, &lsec));
-      PetscCall(DMGetGlobalSection(disc->dm, &gsec));
-      PetscCall(FEGSectionGetLayout(lsec, &ll));
-      PetscCall(FEGSectionGetLayout(gsec, &gl));
-      disc->direct = (PetscBool)(ll.pStart == gl.pStart && ll.pEnd == gl.pEnd);
-      for (PetscInt i = 0; i < ll.pEnd - ll.pStart && disc->direct; i++)
-        if (ll.off[i] != gl.off[i]) disc->direct = PETSC_FALSE;
-    }
+    PetscCall(FEGDMSectionsCoincide(disc->dm, &disc->direct));
     PetscCall(PetscCalloc1(disc->nlocal + 1, &cnt));
     disc->unique = disc->contig = PETSC_TRUE;
     for (PetscInt k = 0; k < Ne * Nb; k++) {
