@@ -506,12 +506,16 @@ START_TEST(test_refine)
     {
       DMLabel label;
 
-      /* a label of several values on cells, faces and vertices */
+      /* a label of several values on cells, faces and vertices; and one with every cell (a Gmsh "Cell Sets"), whose
+         refined stratum fegpu orders by a pass over the fine points rather than a sort */
       TCHK(DMCreateLabel(dm, "sets"));
       TCHK(DMGetLabel(dm, "sets", &label));
       for (PetscInt c = 0; c < nc; c += 3) TCHK(DMLabelSetValue(label, c, 1 + c % 2));
       TCHK(DMLabelSetValue(label, nc, 7));
       TCHK(DMLabelSetValue(label, nc + nvx, 5));
+      TCHK(DMCreateLabel(dm, "all"));
+      TCHK(DMGetLabel(dm, "all", &label));
+      for (PetscInt c = 0; c < nc; c++) TCHK(DMLabelSetValue(label, c, 3));
     }
     TCHK(PetscFree2(cells, coords));
     TCHK(DMDestroy(&base));

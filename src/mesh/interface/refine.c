@@ -154,11 +154,13 @@ static inline PetscInt FEGMaskFind(PetscInt ncl, const unsigned char mask[], uns
    (par[q]), as PETSc's refinement gives them */
 static PetscErrorCode FEGRefineLabels(DM dm, DM rdm, PetscInt pEnd, PetscInt qEnd, const PetscInt par[])
 {
-  PetscInt nl, *off, *kids, *fill;
+  PetscInt       nl, *off, *kids, *fill;
+  unsigned char *mark;
 
   PetscFunctionBegin;
   PetscCall(PetscCalloc2(pEnd + 1, &off, pEnd, &fill));
   PetscCall(PetscMalloc1(qEnd, &kids));
+  PetscCall(PetscCalloc1(qEnd, &mark));
   for (PetscInt q = 0; q < qEnd; q++) off[par[q] + 1]++;
   for (PetscInt p = 0; p < pEnd; p++) off[p + 1] += off[p];
   for (PetscInt q = 0; q < qEnd; q++) kids[off[par[q]] + fill[par[q]]++] = q;
@@ -201,7 +203,15 @@ static PetscErrorCode FEGRefineLabels(DM dm, DM rdm, PetscInt pEnd, PetscInt qEn
           for (PetscInt k = off[pts[i]]; k < off[pts[i] + 1]; k++) fine[nk++] = kids[k];
       PetscCall(ISRestoreIndices(pis, &pts));
       PetscCall(ISDestroy(&pis));
-      PetscCall(PetscSortInt(nk, fine));
+      if (8 * nk > qEnd) { /* a large stratum (all cells, say): in order by a pass over the fine points, not a sort */
+        for (PetscInt k = 0; k < nk; k++) mark[fine[k]] = 1;
+        nk = 0;
+        for (PetscInt q = 0; q < qEnd; q++)
+          if (mark[q]) {
+            mark[q]    = 0;
+            fine[nk++] = q;
+          }
+      } else PetscCall(PetscSortInt(nk, fine));
       PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nk, fine, PETSC_OWN_POINTER, &ris));
       PetscCall(ISSetInfo(ris, IS_SORTED, IS_LOCAL, PETSC_TRUE, PETSC_TRUE));
       PetscCall(DMLabelSetStratumIS(rlabel, vals[v], ris));
@@ -212,6 +222,7 @@ static PetscErrorCode FEGRefineLabels(DM dm, DM rdm, PetscInt pEnd, PetscInt qEn
   }
   PetscCall(PetscFree2(off, fill));
   PetscCall(PetscFree(kids));
+  PetscCall(PetscFree(mark));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
