@@ -115,143 +115,40 @@ static void win_close(const char *name)
       if (d_ > tmax[k]) tmax[k] = d_; \
     } \
   } while (0)
+/* a function f of return type T timed by TIMER (TIMED or FTIMED) as entry k */
+#define WRAP(T, TIMER, k, f, params, args) \
+  T f params \
+  { \
+    T r; \
+    REAL(f); \
+    TIMER(k, real args); \
+    return r; \
+  }
+#define CUDAWRAP(k, f, params, args)  WRAP(cudaError_t, TIMED, k, f, params, args)
+#define PETSCWRAP(k, f, params, args) WRAP(PetscErrorCode, FTIMED, k, f, params, args)
 
-cudaError_t cudaMalloc(void **p, size_t n)
-{
-  cudaError_t r;
-  REAL(cudaMalloc);
-  TIMED(K_MALLOC, real(p, n));
-  return r;
-}
-cudaError_t cudaFree(void *p)
-{
-  cudaError_t r;
-  REAL(cudaFree);
-  TIMED(K_FREE, real(p));
-  return r;
-}
-cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t s)
-{
-  cudaError_t r;
-  REAL(cudaMallocAsync);
-  TIMED(K_MALLOCASYNC, real(p, n, s));
-  return r;
-}
-cudaError_t cudaFreeAsync(void *p, cudaStream_t s)
-{
-  cudaError_t r;
-  REAL(cudaFreeAsync);
-  TIMED(K_FREEASYNC, real(p, s));
-  return r;
-}
-cudaError_t cudaMallocHost(void **p, size_t n)
-{
-  cudaError_t r;
-  REAL(cudaMallocHost);
-  TIMED(K_MALLOCHOST, real(p, n));
-  return r;
-}
-cudaError_t cudaFreeHost(void *p)
-{
-  cudaError_t r;
-  REAL(cudaFreeHost);
-  TIMED(K_FREEHOST, real(p));
-  return r;
-}
-cudaError_t cudaMemcpy(void *d, const void *s, size_t n, enum cudaMemcpyKind k)
-{
-  cudaError_t r;
-  REAL(cudaMemcpy);
-  TIMED(K_MEMCPY, real(d, s, n, k));
-  return r;
-}
-cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, enum cudaMemcpyKind k, cudaStream_t st)
-{
-  cudaError_t r;
-  REAL(cudaMemcpyAsync);
-  TIMED(K_MEMCPYASYNC, real(d, s, n, k, st));
-  return r;
-}
-cudaError_t cudaMemset(void *d, int v, size_t n)
-{
-  cudaError_t r;
-  REAL(cudaMemset);
-  TIMED(K_MEMSET, real(d, v, n));
-  return r;
-}
-cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t st)
-{
-  cudaError_t r;
-  REAL(cudaMemsetAsync);
-  TIMED(K_MEMSETASYNC, real(d, v, n, st));
-  return r;
-}
-cudaError_t cudaLaunchKernel(const void *f, dim3 g, dim3 b, void **a, size_t sh, cudaStream_t st)
-{
-  cudaError_t r;
-  REAL(cudaLaunchKernel);
-  TIMED(K_LAUNCH, real(f, g, b, a, sh, st));
-  return r;
-}
+CUDAWRAP(K_MALLOC, cudaMalloc, (void **p, size_t n), (p, n))
+CUDAWRAP(K_FREE, cudaFree, (void *p), (p))
+CUDAWRAP(K_MALLOCASYNC, cudaMallocAsync, (void **p, size_t n, cudaStream_t s), (p, n, s))
+CUDAWRAP(K_FREEASYNC, cudaFreeAsync, (void *p, cudaStream_t s), (p, s))
+CUDAWRAP(K_MALLOCHOST, cudaMallocHost, (void **p, size_t n), (p, n))
+CUDAWRAP(K_FREEHOST, cudaFreeHost, (void *p), (p))
+CUDAWRAP(K_MEMCPY, cudaMemcpy, (void *d, const void *s, size_t n, enum cudaMemcpyKind k), (d, s, n, k))
+CUDAWRAP(K_MEMCPYASYNC, cudaMemcpyAsync, (void *d, const void *s, size_t n, enum cudaMemcpyKind k, cudaStream_t st), (d, s, n, k, st))
+CUDAWRAP(K_MEMSET, cudaMemset, (void *d, int v, size_t n), (d, v, n))
+CUDAWRAP(K_MEMSETASYNC, cudaMemsetAsync, (void *d, int v, size_t n, cudaStream_t st), (d, v, n, st))
+CUDAWRAP(K_LAUNCH, cudaLaunchKernel, (const void *f, dim3 g, dim3 b, void **a, size_t sh, cudaStream_t st), (f, g, b, a, sh, st))
 /* what nvcc 13's <<<>>> calls */
 extern cudaError_t __cudaLaunchKernel(cudaKernel_t, dim3, dim3, void **, size_t, cudaStream_t);
 extern cudaError_t __cudaGetKernel(cudaKernel_t *, const void *);
-cudaError_t        __cudaLaunchKernel(cudaKernel_t f, dim3 g, dim3 b, void **a, size_t sh, cudaStream_t st)
-{
-  cudaError_t r;
-  REAL(__cudaLaunchKernel);
-  TIMED(K_LAUNCH13, real(f, g, b, a, sh, st));
-  return r;
-}
-cudaError_t __cudaGetKernel(cudaKernel_t *k, const void *f)
-{
-  cudaError_t r;
-  REAL(__cudaGetKernel);
-  TIMED(K_GETKERNEL, real(k, f));
-  return r;
-}
-cudaError_t cudaDeviceSynchronize(void)
-{
-  cudaError_t r;
-  REAL(cudaDeviceSynchronize);
-  TIMED(K_DEVSYNC, real());
-  return r;
-}
-cudaError_t cudaStreamSynchronize(cudaStream_t st)
-{
-  cudaError_t r;
-  REAL(cudaStreamSynchronize);
-  TIMED(K_STREAMSYNC, real(st));
-  return r;
-}
-cudaError_t cudaEventSynchronize(cudaEvent_t e)
-{
-  cudaError_t r;
-  REAL(cudaEventSynchronize);
-  TIMED(K_EVENTSYNC, real(e));
-  return r;
-}
-cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *at, const void *f)
-{
-  cudaError_t r;
-  REAL(cudaFuncGetAttributes);
-  TIMED(K_FUNCATTR, real(at, f));
-  return r;
-}
-cudaError_t cudaFuncSetAttribute(const void *f, enum cudaFuncAttribute at, int v)
-{
-  cudaError_t r;
-  REAL(cudaFuncSetAttribute);
-  TIMED(K_FUNCATTR, real(f, at, v));
-  return r;
-}
-cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, const void *f, int b, size_t sh)
-{
-  cudaError_t r;
-  REAL(cudaOccupancyMaxActiveBlocksPerMultiprocessor);
-  TIMED(K_OCC, real(n, f, b, sh));
-  return r;
-}
+CUDAWRAP(K_LAUNCH13, __cudaLaunchKernel, (cudaKernel_t f, dim3 g, dim3 b, void **a, size_t sh, cudaStream_t st), (f, g, b, a, sh, st))
+CUDAWRAP(K_GETKERNEL, __cudaGetKernel, (cudaKernel_t * k, const void *f), (k, f))
+CUDAWRAP(K_DEVSYNC, cudaDeviceSynchronize, (void), ())
+CUDAWRAP(K_STREAMSYNC, cudaStreamSynchronize, (cudaStream_t st), (st))
+CUDAWRAP(K_EVENTSYNC, cudaEventSynchronize, (cudaEvent_t e), (e))
+CUDAWRAP(K_FUNCATTR, cudaFuncGetAttributes, (struct cudaFuncAttributes * at, const void *f), (at, f))
+CUDAWRAP(K_FUNCATTR, cudaFuncSetAttribute, (const void *f, enum cudaFuncAttribute at, int v), (f, at, v))
+CUDAWRAP(K_OCC, cudaOccupancyMaxActiveBlocksPerMultiprocessor, (int *n, const void *f, int b, size_t sh), (n, f, b, sh))
 
 #define FTIMED(k, call) \
   do { \
@@ -268,108 +165,23 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, const void *f,
       } \
     } \
   } while (0)
-
-PetscErrorCode DMGetGlobalSection(DM dm, PetscSection *s)
-{
-  PetscErrorCode r;
-  REAL(DMGetGlobalSection);
-  FTIMED(F_GSEC, real(dm, s));
-  return r;
-}
+PETSCWRAP(F_GSEC, DMGetGlobalSection, (DM dm, PetscSection *s), (dm, s))
 #if PETSC_VERSION_LT(3, 22, 0) /* 3.18's, without usePermutation (this shim is used with 3.18 and 3.22) */
-PetscErrorCode PetscSectionCreateGlobalSection(PetscSection s, PetscSF sf, PetscBool b, PetscBool c, PetscSection *g)
-{
-  PetscErrorCode r;
-  REAL(PetscSectionCreateGlobalSection);
-  FTIMED(F_CGSEC, real(s, sf, b, c, g));
-  return r;
-}
+PETSCWRAP(F_CGSEC, PetscSectionCreateGlobalSection, (PetscSection s, PetscSF sf, PetscBool b, PetscBool c, PetscSection *g), (s, sf, b, c, g))
 #else
-PetscErrorCode PetscSectionCreateGlobalSection(PetscSection s, PetscSF sf, PetscBool a, PetscBool b, PetscBool c, PetscSection *g)
-{
-  PetscErrorCode r;
-  REAL(PetscSectionCreateGlobalSection);
-  FTIMED(F_CGSEC, real(s, sf, a, b, c, g));
-  return r;
-}
+PETSCWRAP(F_CGSEC, PetscSectionCreateGlobalSection, (PetscSection s, PetscSF sf, PetscBool a, PetscBool b, PetscBool c, PetscSection *g), (s, sf, a, b, c, g))
 #endif
-PetscErrorCode DMCreateGlobalVector(DM dm, Vec *v)
-{
-  PetscErrorCode r;
-  REAL(DMCreateGlobalVector);
-  FTIMED(F_CGVEC, real(dm, v));
-  return r;
-}
-PetscErrorCode DMGetCoordinatesLocal(DM dm, Vec *v)
-{
-  PetscErrorCode r;
-  REAL(DMGetCoordinatesLocal);
-  FTIMED(F_COORDLOC, real(dm, v));
-  return r;
-}
-PetscErrorCode DMCreateDS(DM dm)
-{
-  PetscErrorCode r;
-  REAL(DMCreateDS);
-  FTIMED(F_CREATEDS, real(dm));
-  return r;
-}
-PetscErrorCode DMPlexGetClosureIndices(DM dm, PetscSection s, PetscSection is, PetscInt p, PetscBool u, PetscInt *n, PetscInt *ix[], PetscInt *o, PetscScalar *v[])
-{
-  PetscErrorCode r;
-  REAL(DMPlexGetClosureIndices);
-  FTIMED(F_CLOSUREIDX, real(dm, s, is, p, u, n, ix, o, v));
-  return r;
-}
-PetscErrorCode DMGetLocalToGlobalMapping(DM dm, ISLocalToGlobalMapping *m)
-{
-  PetscErrorCode r;
-  REAL(DMGetLocalToGlobalMapping);
-  FTIMED(F_L2GMAP, real(dm, m));
-  return r;
-}
-PetscErrorCode DMGetSectionSF(DM dm, PetscSF *sf)
-{
-  PetscErrorCode r;
-  REAL(DMGetSectionSF);
-  FTIMED(F_SECSF, real(dm, sf));
-  return r;
-}
-PetscErrorCode DMProjectFunction(DM dm, PetscReal t, PetscErrorCode (**f)(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *), void **c, InsertMode m, Vec v)
-{
-  PetscErrorCode r;
-  REAL(DMProjectFunction);
-  FTIMED(F_PROJECT, real(dm, t, f, c, m, v));
-  return r;
-}
-PetscErrorCode DMPlexCreateFromFile(MPI_Comm comm, const char f[], const char n[], PetscBool i, DM *dm)
-{
-  PetscErrorCode r;
-  REAL(DMPlexCreateFromFile);
-  FTIMED(F_FROMFILE, real(comm, f, n, i, dm));
-  return r;
-}
-PetscErrorCode DMClone(DM dm, DM *c)
-{
-  PetscErrorCode r;
-  REAL(DMClone);
-  FTIMED(F_CLONE, real(dm, c));
-  return r;
-}
-PetscErrorCode DMSetUp(DM dm)
-{
-  PetscErrorCode r;
-  REAL(DMSetUp);
-  FTIMED(F_SETUP, real(dm));
-  return r;
-}
-PetscErrorCode DMPlexGetCellCoordinates(DM dm, PetscInt c, PetscBool *dg, PetscInt *n, const PetscScalar *a[], PetscScalar *x[])
-{
-  PetscErrorCode r;
-  REAL(DMPlexGetCellCoordinates);
-  FTIMED(F_CELLCOORDS, real(dm, c, dg, n, a, x));
-  return r;
-}
+PETSCWRAP(F_CGVEC, DMCreateGlobalVector, (DM dm, Vec *v), (dm, v))
+PETSCWRAP(F_COORDLOC, DMGetCoordinatesLocal, (DM dm, Vec *v), (dm, v))
+PETSCWRAP(F_CREATEDS, DMCreateDS, (DM dm), (dm))
+PETSCWRAP(F_CLOSUREIDX, DMPlexGetClosureIndices, (DM dm, PetscSection s, PetscSection is, PetscInt p, PetscBool u, PetscInt *n, PetscInt *ix[], PetscInt *o, PetscScalar *v[]), (dm, s, is, p, u, n, ix, o, v))
+PETSCWRAP(F_L2GMAP, DMGetLocalToGlobalMapping, (DM dm, ISLocalToGlobalMapping *m), (dm, m))
+PETSCWRAP(F_SECSF, DMGetSectionSF, (DM dm, PetscSF *sf), (dm, sf))
+PETSCWRAP(F_PROJECT, DMProjectFunction, (DM dm, PetscReal t, PetscErrorCode (**f)(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *), void **c, InsertMode m, Vec v), (dm, t, f, c, m, v))
+PETSCWRAP(F_FROMFILE, DMPlexCreateFromFile, (MPI_Comm comm, const char f[], const char n[], PetscBool i, DM *dm), (comm, f, n, i, dm))
+PETSCWRAP(F_CLONE, DMClone, (DM dm, DM *c), (dm, c))
+PETSCWRAP(F_SETUP, DMSetUp, (DM dm), (dm))
+PETSCWRAP(F_CELLCOORDS, DMPlexGetCellCoordinates, (DM dm, PetscInt c, PetscBool *dg, PetscInt *n, const PetscScalar *a[], PetscScalar *x[]), (dm, c, dg, n, a, x))
 
 __attribute__((destructor)) static void report(void)
 {
@@ -379,40 +191,19 @@ __attribute__((destructor)) static void report(void)
   fprintf(stderr, "\n");
 }
 
-/* the windows */
-PetscErrorCode FEGCreateOperator(DM dm, FEGForm f, Mat *A)
-{
-  PetscErrorCode r;
-  REAL(FEGCreateOperator);
-  win_open();
-  r = real(dm, f, A);
-  win_close("FEGCreateOperator");
-  return r;
-}
-PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm c, const char p[], DM *dm)
-{
-  PetscErrorCode r;
-  REAL(FEGCreateMeshFromOptions);
-  win_open();
-  r = real(c, p, dm);
-  win_close("FEGCreateMeshFromOptions");
-  return r;
-}
-PetscErrorCode FEGSetUpDiscretization(DM dm, PetscInt k, PetscBool c, const char n[])
-{
-  PetscErrorCode r;
-  REAL(FEGSetUpDiscretization);
-  win_open();
-  r = real(dm, k, c, n);
-  win_close("FEGSetUpDiscretization");
-  return r;
-}
-PetscErrorCode FEGDMProjectFunction(DM dm, PetscReal t, PetscErrorCode (*fn)(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *), void *ctx, Vec v)
-{
-  PetscErrorCode r;
-  REAL(FEGDMProjectFunction);
-  win_open();
-  r = real(dm, t, fn, ctx, v);
-  win_close("FEGDMProjectFunction");
-  return r;
-}
+/* the windows: fegpu's setup calls */
+#define WINDOW(f, params, args) \
+  PetscErrorCode f params \
+  { \
+    PetscErrorCode r; \
+    REAL(f); \
+    win_open(); \
+    r = real args; \
+    win_close(#f); \
+    return r; \
+  }
+
+WINDOW(FEGCreateOperator, (DM dm, FEGForm f, Mat *A), (dm, f, A))
+WINDOW(FEGCreateMeshFromOptions, (MPI_Comm c, const char p[], DM *dm), (c, p, dm))
+WINDOW(FEGSetUpDiscretization, (DM dm, PetscInt k, PetscBool c, const char n[]), (dm, k, c, n))
+WINDOW(FEGDMProjectFunction, (DM dm, PetscReal t, PetscErrorCode (*fn)(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *), void *ctx, Vec v), (dm, t, fn, ctx, v))
