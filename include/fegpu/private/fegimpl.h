@@ -182,10 +182,13 @@ typedef struct {
 } FEGClosureTarget;
 
 PETSC_EXTERN PetscErrorCode FEGSetupThreads(MPI_Comm, PetscInt *);
-/* the threads of a loop over the discretization's cells: one for small meshes (and the tests under valgrind) */
+/* the threads of a loop over the discretization's cells: one per 64k element dofs, so small meshes (and the tests under
+   valgrind) take few. Waking all sixteen of the H100 host's threads for 2 ms of work made one process in two 2-3x
+   slower to set up (24k P3 tetrahedra: 0.012-0.016 or 0.031-0.041 s; eight threads 0.012-0.018 s in all 14;
+   share/bench/auto/setupnoise2.sh) */
 static inline int FEGDiscThreads(const FEGDisc *disc)
 {
-  return (int)(disc->Ne >= 16384 ? PetscMax(1, disc->nthreads) : 1);
+  return (int)PetscMax(1, PetscMin(disc->nthreads, disc->Ne * disc->Nb / 65536));
 }
 PETSC_EXTERN PetscErrorCode FEGPlexGetClosureBulk(DM, PetscInt, PetscInt, PetscInt, const FEGClosureTarget[], PetscInt, PetscInt *);
 PETSC_EXTERN PetscErrorCode FEGPlexGetClosureIndicesBulk(DM, PetscSection, PetscInt, PetscInt, PetscInt, PetscInt[], PetscInt *);

@@ -428,7 +428,7 @@ PetscErrorCode FEGDiscCreate(DM dm, FEGDisc *disc)
       t[1].vals = ca;
       t[1].x    = disc->X;
     }
-    PetscCall(FEGPlexGetClosureBulk(dm, disc->cStart, disc->cEnd, bulk ? 2 : 1, t, disc->nthreads, &disc->nclasses));
+    PetscCall(FEGPlexGetClosureBulk(dm, disc->cStart, disc->cEnd, bulk ? 2 : 1, t, FEGDiscThreads(disc), &disc->nclasses));
     if (bulk) PetscCall(VecRestoreArrayRead(coords, &ca));
   }
   PetscCall(FEGPhaseEnd(FEG_SetupDofMap, (PetscObject)dm, t0, &disc->tdofmap));
