@@ -188,7 +188,7 @@ PETSC_EXTERN PetscErrorCode FEGSetupThreads(MPI_Comm, PetscInt *);
    share/bench/auto/setupnoise2.sh) */
 static inline int FEGDiscThreads(const FEGDisc *disc)
 {
-  return (int)PetscMax(1, PetscMin(disc->nthreads, disc->Ne * disc->Nb / 65536));
+  return (int)PetscMax(1, PetscMin((PetscInt64)disc->nthreads, (PetscInt64)disc->Ne * disc->Nb / 65536));
 }
 PETSC_EXTERN PetscErrorCode FEGPlexGetClosureBulk(DM, PetscInt, PetscInt, PetscInt, const FEGClosureTarget[], PetscInt, PetscInt *);
 PETSC_EXTERN PetscErrorCode FEGPlexGetClosureIndicesBulk(DM, PetscSection, PetscInt, PetscInt, PetscInt, PetscInt[], PetscInt *);

@@ -17,13 +17,12 @@ PetscErrorCode FEGCoeffSetUp(FEGDisc *disc, FEGForm form, FEGCoeff *coeff)
   if (form->Wq) PetscCall(VecGetArrayRead(form->Wq, &coeff->Wq));
   PetscCall(PetscMalloc4(Nq * 16, &coeff->C, Nq * 4, &coeff->D, form->Nw + 1, &coeff->w, form->Nw * disc->dim + 1, &coeff->gradw));
   if (form->auxdm) {
-    PetscFE fe;
+    PetscFE   fe;
+    PetscBool same;
 
     PetscCall(DMGetField(form->auxdm, 0, NULL, (PetscObject *)&fe));
     PetscCall(PetscFEGetDimension(fe, &coeff->NbAux));
     PetscCall(PetscFECreateTabulation(fe, 1, Nq, disc->qpoints, 1, &coeff->Taux));
-    PetscBool same;
-
     /* the field itself where it is its local vector (one process, no constraints): no section SF */
     PetscCall(FEGDMSectionsCoincide(form->auxdm, &same));
     if (same) {

@@ -216,6 +216,7 @@ PetscErrorCode FEGDMSectionsCoincide(DM dm, PetscBool *same)
   *same = PETSC_FALSE;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
   if (size > 1) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(FEGDMSetUpGlobalSection(dm)); /* fegpu's, where it can, before PETSc's would be built */
   PetscCall(DMGetLocalSection(dm, &lsec));
   PetscCall(DMGetGlobalSection(dm, &gsec));
   PetscCall(PetscSectionGetStorageSize(lsec, &nl));
@@ -818,8 +819,7 @@ PetscErrorCode FEGDMProjectFunction(DM dm, PetscReal time, PetscErrorCode (*fn)(
   if (Bn) {
     Vec          ul;
     PetscScalar *a;
-
-    PetscBool same;
+    PetscBool    same;
 
     /* straight into u where it is the local vector (one process, no constraints) */
     PetscCall(FEGDMSectionsCoincide(dm, &same));
