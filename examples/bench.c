@@ -259,9 +259,18 @@ int main(int argc, char **argv)
     PetscReal      gbs = 0, gfl = 0, mm, esize;
 
     PetscLogStage stage;
+    char          sname[72];
 
-    /* one -log_view stage per strategy: the first operator on the DM reads its discretization, later ones share it */
-    PetscCall(PetscLogStageRegister(strat[s], &stage));
+    /* one -log_view stage per strategy: the first operator on the DM reads its discretization, later ones share it;
+       a strategy named again (a DM's later operator of that type) gets its position in the list added */
+    PetscCall(PetscStrncpy(sname, strat[s], sizeof(sname)));
+    for (PetscInt r = 0; r < s; r++) {
+      PetscBool same;
+
+      PetscCall(PetscStrcmp(strat[r], strat[s], &same));
+      if (same) PetscCall(PetscSNPrintf(sname, sizeof(sname), "%s-%" PetscInt_FMT, strat[s], s + 1));
+    }
+    PetscCall(PetscLogStageRegister(sname, &stage));
     PetscCall(PetscLogStagePush(stage));
     PetscCall(PetscStrcmp(strat[s], "lma", &lma));
     PetscCall(PetscStrcmp(strat[s], "lma_single", &single)); /* lma with its element matrices in FP32 */
