@@ -721,6 +721,72 @@ START_TEST(test_section_same)
 }
 END_TEST
 
+/* fegpu's label completion (FEGPlexLabelComplete(), which fegpu's local section and Gmsh meshes use) against PETSc's
+   DMPlexLabelComplete() on the same shuffled box of each cell type: boundary faces (value 1), every fifth cell (7),
+   every seventh point of depth 1 (3), and the builder's "marker", complete already; every stratum compared */
+START_TEST(test_label_complete)
+{
+  const PetscInt     faces[3] = {3, 2, 2};
+  const char        *names[2] = {"l", "marker"};
+  DM                 base, dm[2];
+  PetscInt           nc, nvx, nper, *cells;
+  PetscReal         *coords;
+  DMPolytopeType     ct;
+  const FEGCellInfo *info;
+
+  TCHK(FEGCreateBoxMesh(PETSC_COMM_SELF, fegtest_cells[_i], faces, NULL, NULL, 0.3, &base));
+  TCHK(cell_list(base, &ct, &nc, &nvx, &nper, &cells, &coords));
+  TCHK(shuffle_cells(nc, nper, cells));
+  TCHK(FEGCellInfoGet(PETSC_COMM_SELF, ct, &info));
+  for (PetscInt k = 0; k < 2; k++) {
+    DMLabel  l;
+    PetscInt s, e, cs, ce;
+
+    TCHK(FEGPlexCreateFromCellList(PETSC_COMM_SELF, info, nc, nvx, cells, coords, "marker", &dm[k]));
+    TCHK(DMCreateLabel(dm[k], "l"));
+    TCHK(DMGetLabel(dm[k], "l", &l));
+    TCHK(DMPlexMarkBoundaryFaces(dm[k], 1, l));
+    TCHK(DMPlexGetHeightStratum(dm[k], 0, &cs, &ce));
+    for (PetscInt c = cs; c < ce; c += 5) TCHK(DMLabelSetValue(l, c, 7));
+    TCHK(DMPlexGetDepthStratum(dm[k], 1, &s, &e));
+    for (PetscInt p = s; p < e; p += 7) TCHK(DMLabelSetValue(l, p, 3));
+    for (PetscInt n = 0; n < 2; n++) {
+      TCHK(DMGetLabel(dm[k], names[n], &l));
+      if (k == 0) TCHK(FEGPlexLabelComplete(dm[k], l));
+      else TCHK(DMPlexLabelComplete(dm[k], l));
+    }
+  }
+  for (PetscInt n = 0; n < 2; n++) {
+    DMLabel         l[2];
+    IS              vis;
+    const PetscInt *vals;
+    PetscInt        nv[2];
+
+    for (PetscInt k = 0; k < 2; k++) {
+      TCHK(DMGetLabel(dm[k], names[n], &l[k]));
+      TCHK(DMLabelGetNumValues(l[k], &nv[k]));
+    }
+    ck_assert_msg(nv[0] == nv[1], "%s, label %s: %d values here, %d in PETSc's", DMPolytopeTypes[ct], names[n], (int)nv[0], (int)nv[1]);
+    TCHK(DMLabelGetValueIS(l[1], &vis));
+    TCHK(ISGetIndices(vis, &vals));
+    for (PetscInt v = 0; v < nv[1]; v++) {
+      IS        is[2];
+      PetscBool same;
+
+      for (PetscInt k = 0; k < 2; k++) TCHK(DMLabelGetStratumIS(l[k], vals[v], &is[k]));
+      TCHK(ISEqual(is[0], is[1], &same));
+      ck_assert_msg(same, "%s, label %s, value %d: the completed strata differ", DMPolytopeTypes[ct], names[n], (int)vals[v]);
+      for (PetscInt k = 0; k < 2; k++) TCHK(ISDestroy(&is[k]));
+    }
+    TCHK(ISRestoreIndices(vis, &vals));
+    TCHK(ISDestroy(&vis));
+  }
+  for (PetscInt k = 0; k < 2; k++) TCHK(DMDestroy(&dm[k]));
+  TCHK(PetscFree2(cells, coords));
+  TCHK(DMDestroy(&base));
+}
+END_TEST
+
 /* fegpu's tabulation of quadrilateral and hexahedral elements from 1D factors equals PETSc's (prime basis times the
    inverse Vandermonde matrix of the same basis and dual spaces): values, first and second derivatives at random
    points, orders 1 to 8, equispaced continuous, discontinuous and GLL nodes */
@@ -780,6 +846,7 @@ static void add_tests(Suite *s)
   tcase_add_loop_test(tc, test_refine, 0, 7);
   tcase_add_test(tc, test_refine_errors);
   tcase_add_loop_test(tc, test_section_same, 0, 5 * 6);
+  tcase_add_loop_test(tc, test_label_complete, 0, 5);
   tcase_add_loop_test(tc, test_tensor_tabulation, 0, 48);
   suite_add_tcase(s, tc);
 }

@@ -244,7 +244,7 @@ PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *
       PetscCall(DMCreateLabel(*dm, "marker"));
       PetscCall(DMGetLabel(*dm, "marker", &label));
       PetscCall(DMPlexMarkBoundaryFaces(*dm, 1, label));
-      PetscCall(DMPlexLabelComplete(*dm, label));
+      PetscCall(FEGPlexLabelComplete(*dm, label));
     }
     PetscCall(FEGMeshDistribute_Private(dm, prefix, (PetscBool)(reorder == FEG_REORDER_NONE)));
   } else {

@@ -152,8 +152,8 @@ static PetscErrorCode FEGDMCreateLocalSectionByType(DM dm)
     PetscCall(ISDestroy(&is));
   }
 
-  /* every dof of a labelled point of an essential condition is constrained, after PETSc completes the label with the
-     closure of its points (as DMCreateLocalSection_Plex() does) */
+  /* every dof of a labelled point of an essential condition is constrained, after the label is completed with the
+     closure of its points (as DMCreateLocalSection_Plex() does with PETSc's DMPlexLabelComplete()) */
   PetscCall(DMGetDS(dm, &ds));
   PetscCall(PetscDSGetNumBoundary(ds, &numBd));
   for (PetscInt bd = 0; bd < numBd; bd++) {
@@ -164,7 +164,7 @@ static PetscErrorCode FEGDMCreateLocalSectionByType(DM dm)
 
     PetscCall(PetscDSGetBoundary(ds, bd, NULL, &type, NULL, &label, &nval, &vals, NULL, NULL, NULL, NULL, NULL, NULL));
     if (!label || !(type & DM_BC_ESSENTIAL)) continue;
-    PetscCall(DMPlexLabelComplete(dm, label));
+    PetscCall(FEGPlexLabelComplete(dm, label));
     for (PetscInt v = 0; v < nval; v++) {
       IS              is;
       const PetscInt *pts;
