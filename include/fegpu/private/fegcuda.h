@@ -25,9 +25,14 @@ typedef struct {
   double *X;                   /* X[(e*Nv+v)*dim+d] coordinates of the coordinate nodes */
   double *geo;                 /* geo[(e*nG+g)*(dim*dim+1)+k]: invJ (row-major d xi_r / d x_c) then det J */
   int    *idx;                 /* idx[b*Ne+e] local dof of basis function b of element e (element-interleaved) */
+  int    *gidx;                /* the tables' only: idx in global indices on one process, made by the first operator
+                                  that indexes the global vectors (FEGDevOpTableGlobalIndices()) */
   size_t  bytes;
-  int     shared; /* B, D, qw, R, M, G, X, idx belong to the discretization's tables, which every operator and
-                                  right-hand side on it shares (FEGDevDiscCreate()); geo and P are this copy's own */
+  int     shared;  /* B, D, qw, R, M, G, X, idx belong to the discretization's tables, which every operator and
+                                  right-hand side on it shares (FEGDevDiscCreate()); P is this copy's own */
+  void   *tables;  /* those tables (an FEGDevDisc), whose geo this copy uses while it holds one of its georefs */
+  int     georefs; /* the tables' only: the copies using their geo (FEGDevDiscGeometry()) */
+  int     keepgeo; /* the tables' only: geo stays when no copy uses it (affine cells, used by integration) */
 } FEGDevDisc;
 
 /* How C and D are given to a kernel */

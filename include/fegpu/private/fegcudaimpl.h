@@ -125,5 +125,6 @@ PETSC_INTERN PetscErrorCode FEGDevOpApply(FEGOp, FEGDevOp *, FEGDevApplyFn, Pets
 typedef PetscErrorCode (*FEGDevDiagFn)(FEGOp, double *);
 PETSC_INTERN PetscErrorCode FEGDevOpDiagonal(FEGOp, FEGDevOp *, FEGDevDiagFn, Vec);
 PETSC_INTERN PetscErrorCode FEGDevOpGlobalIndices(FEGOp, FEGDevOp *, size_t, const int *, int **);
+PETSC_INTERN PetscErrorCode FEGDevOpTableGlobalIndices(FEGOp, FEGDevOp *, int **, PetscBool *);
 PETSC_INTERN PetscErrorCode FEGDevOpGhostBuffers(const FEGDevOp *, int, const double **, double **);
 PETSC_INTERN PetscErrorCode FEGDevOpView(FEGOp, FEGDevOp *, PetscViewer);

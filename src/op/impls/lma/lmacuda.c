@@ -5,10 +5,11 @@
 #include <fegpu/private/fegcudaimpl.h>
 
 typedef struct {
-  FEGDevOp base;
-  void    *Ke;     /* Ke[(a*Nb+b)*Ne+e] */
-  int      single; /* Ke holds floats (-feg_precision single) */
-  int     *gidx;   /* with atomic adds and the overlapped apply: global indices with codes (base.gindex), else NULL */
+  FEGDevOp  base;
+  void     *Ke;      /* Ke[(a*Nb+b)*Ne+e] */
+  int       single;  /* Ke holds floats (-feg_precision single) */
+  int      *gidx;    /* with atomic adds and the overlapped apply: global indices with codes (base.gindex), else NULL */
+  PetscBool gshared; /* gidx is the discretization's (one process), not this operator's */
 } FEGOp_LMA_CUDA;
 
 /* bytes of the stored element matrices */
@@ -33,7 +34,7 @@ static PetscErrorCode FEGOpSetUp_LMA_CUDA(FEGOp op)
   PetscCall(FEGDevOpSetUp(op, PETSC_TRUE, &lma->tuning, lma->scatter, &dev->base));
   /* with atomic adds, global indices (-1: constrained; on several processes < -1: the halo's ghost buffers): no copies
      into and out of a local vector around the kernel, as sum factorisation */
-  PetscCall(FEGDevOpGlobalIndices(op, &dev->base, (size_t)dev->base.d.Ne * dev->base.d.Nb, dev->base.d.idx, &dev->gidx));
+  PetscCall(FEGDevOpTableGlobalIndices(op, &dev->base, &dev->gidx, &dev->gshared));
   dev->single = op->precision == FEG_PRECISION_SINGLE;
   PetscCall(FEGDevMallocCopy(&dev->Ke, NULL, FEGLMABytes(dev), NULL));
   op->stores = "element matrices on the GPU";
@@ -158,7 +159,7 @@ static PetscErrorCode FEGOpDestroy_LMA_CUDA(FEGOp op)
   if (dev) {
     PetscCall(FEGDevOpDestroy(&dev->base));
     FEGDevFree(dev->Ke);
-    FEGDevFree(dev->gidx);
+    if (!dev->gshared) FEGDevFree(dev->gidx);
     PetscCall(PetscFree(lma->dev));
   }
   PetscCall(FEGOpDestroy_LMA(op));

@@ -563,6 +563,27 @@ PetscErrorCode FEGDevOpGlobalIndices(FEGOp op, FEGDevOp *dev, size_t n, const in
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* FEGDevOpGlobalIndices() of the discretization's own dof map (dev->d.idx). On one process the result is the same
+   for every operator on the DM, so the tables keep it (*shared: it is theirs, not the caller's to free) and a later
+   operator uploads and maps nothing */
+PetscErrorCode FEGDevOpTableGlobalIndices(FEGOp op, FEGDevOp *dev, int **out, PetscBool *shared)
+{
+  FEGDevDisc  *t = (FEGDevDisc *)dev->d.tables;
+  const size_t n = (size_t)dev->d.Ne * dev->d.Nb;
+
+  PetscFunctionBegin;
+  *shared = PETSC_FALSE;
+  if (!t || !dev->l2g || dev->lcode || dev->tlist) {
+    PetscCall(FEGDevOpGlobalIndices(op, dev, n, dev->d.idx, out));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!t->gidx) PetscCall(FEGDevLocalToGlobalIndices(op->disc, n, t->idx, &t->gidx));
+  *out        = t->gidx;
+  *shared     = PETSC_TRUE;
+  dev->gindex = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The halo buffers that a kernel indexing the global vectors (gindex) may reach over elements e0..e1-1: none (NULL) on
    one process, with PetscSF's exchange, or for interior elements only (e1 <= nint), so that those ranges take the
    kernels' plain loads and adds (fegcuda.h's FEGIdxLoad<false>) and not the coded ones with their run-time branches */

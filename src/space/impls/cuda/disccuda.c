@@ -76,18 +76,29 @@ PetscErrorCode FEGDevLocalToGlobalIndices(FEGDisc *disc, size_t n, const int *di
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the geometry on the device, computed unless it is there */
+/* The geometry on the device. A copy of the discretization's tables (FEGDevDiscCreate()) uses the tables' geometry,
+   computed by the first copy that needs it (FEGDevDiscFreeGeometry() says how long it is kept): it depends on the mesh
+   and the quadrature only, so a DM's later operators and right-hand sides compute, allocate and check nothing again
+   (most of a later P1 lma operator's setup on 998k tetrahedra, share/bench/setup run 46) */
 PetscErrorCode FEGDevDiscGeometry(FEGDevDisc *d)
 {
-  int *work, bad;
+  FEGDevDisc  *g = d->tables ? (FEGDevDisc *)d->tables : d;
+  const size_t n = sizeof(double) * d->Ne * d->nG * (d->dim * d->dim + 1);
+  int         *work, bad;
 
   PetscFunctionBegin;
   if (d->geo) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(FEGDevMallocCopy((void **)&d->geo, NULL, sizeof(double) * d->Ne * d->nG * (d->dim * d->dim + 1), &d->bytes));
-  PetscCall(FEGDevMallocCopy((void **)&work, NULL, sizeof(int), NULL));
-  PetscCall(FEGDevGeometry(d, work, &bad));
-  PetscCallCUDA(cudaFree(work));
-  PetscCheck(bad == d->Ne, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Cell %d has Jacobian determinant <= 0 at a quadrature point: the mesh has an inverted or degenerate cell", d->cStart + bad);
+  if (!g->geo) {
+    PetscCall(FEGDevMallocCopy((void **)&g->geo, NULL, n, NULL));
+    PetscCall(FEGDevMallocCopy((void **)&work, NULL, sizeof(int), NULL));
+    PetscCall(FEGDevGeometry(g, work, &bad));
+    PetscCallCUDA(cudaFree(work));
+    if (bad != d->Ne) FEGDevFree(g->geo);
+    PetscCheck(bad == d->Ne, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Cell %d has Jacobian determinant <= 0 at a quadrature point: the mesh has an inverted or degenerate cell", d->cStart + bad);
+  }
+  if (g != d) g->georefs++;
+  d->geo = g->geo;
+  d->bytes += n; /* what this copy uses, as with the tables' other arrays */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -110,12 +121,22 @@ PetscErrorCode FEGDevQuadraturePoints(FEGDisc *disc, Vec X)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* matfree keeps only its factors: the geometry is recomputed for each assembly and freed after it */
+/* this copy's use of the geometry ends (matfree keeps only its factors: it takes the geometry for each assembly and
+   lets it go after). Once a copy that integrates (element matrices or vectors) has used it, the tables keep affine
+   cells' geometry (one Jacobian per cell: fewer bytes than the coordinates they keep) for the DM's later operators,
+   which a program often makes after destroying earlier ones; otherwise it is freed when no copy uses it */
 PetscErrorCode FEGDevDiscFreeGeometry(FEGDevDisc *d)
 {
+  FEGDevDisc *g = d->tables ? (FEGDevDisc *)d->tables : d;
+
   PetscFunctionBegin;
-  if (d->geo) d->bytes -= sizeof(double) * d->Ne * d->nG * (d->dim * d->dim + 1);
-  FEGDevFree(d->geo);
+  if (!d->geo) PetscFunctionReturn(PETSC_SUCCESS);
+  d->bytes -= sizeof(double) * d->Ne * d->nG * (d->dim * d->dim + 1);
+  if (g != d) {
+    d->geo = NULL;
+    if (--g->georefs > 0 || g->keepgeo) PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  FEGDevFree(g->geo);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -189,11 +210,16 @@ PetscErrorCode FEGDevDiscCreate(FEGDisc *disc, PetscBool integration, FEGDevDisc
 
   PetscFunctionBegin;
   PetscCall(FEGDevDiscShared(disc, integration, &c));
-  *d        = *c;
-  d->shared = 1;
-  d->geo    = NULL;
-  d->P      = NULL;
+  *d         = *c;
+  d->shared  = 1;
+  d->tables  = c;
+  d->geo     = NULL;
+  d->georefs = 0;
+  d->keepgeo = 0;
+  d->gidx    = NULL;
+  d->P       = NULL;
   if (!integration) d->M = NULL; /* as when each built its own: only integration uses the reference tensors */
+  if (integration && c->nG == 1) c->keepgeo = 1;
   PetscCall(FEGDevDiscGeometry(d));
   PetscCall(FEGDevBuildP(d, integration ? (size_t)256 << 20 : 0)); /* matfree never builds element matrices */
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -212,8 +238,9 @@ PetscErrorCode FEGDevDiscDestroy(FEGDevDisc *d)
     FEGDevFree(d->G);
     FEGDevFree(d->X);
     FEGDevFree(d->idx);
+    FEGDevFree(d->gidx);
   }
   FEGDevFree(d->P);
-  FEGDevFree(d->geo);
+  PetscCall(FEGDevDiscFreeGeometry(d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
