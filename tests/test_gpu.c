@@ -180,6 +180,54 @@ START_TEST(test_gpu_equals_host)
 }
 END_TEST
 
+/* A DM's later operators share its device geometry (kept for affine cells once an integrating type used it, freed with
+   its last user otherwise) and, with constraints on one process, lma's global dof map: on one GPU DM, matfree; lma
+   destroyed and made again; a second lma beside it and the right-hand side; then, the others destroyed, the remaining
+   lma assembled again. Each against the host's operator of its type; P2 tetrahedra (affine) and perturbed Q2
+   hexahedra (not); np 1 and 2 */
+START_TEST(test_gpu_later_operators)
+{
+  const DMPolytopeType ct = _i ? DM_POLYTOPE_HEXAHEDRON : DM_POLYTOPE_TETRAHEDRON;
+  DM                   dmh, dmg, auxh, auxg;
+  Vec                  axh, axg, bh, bg;
+  FEGForm              fh, fg;
+  Mat                  Hl, Hm, G[3];
+  PetscReal            r;
+
+  TCHK(build(PETSC_COMM_WORLD, ct, 2, PETSC_TRUE, PETSC_FALSE, PETSC_FALSE, &dmh, &auxh, &axh, &fh));
+  TCHK(build(PETSC_COMM_WORLD, ct, 2, PETSC_TRUE, PETSC_TRUE, PETSC_FALSE, &dmg, &auxg, &axg, &fg));
+  TCHK(fegtest_operator(dmh, fh, FEGOPLMA, &Hl));
+  TCHK(fegtest_operator(dmh, fh, FEGOPMATFREE, &Hm));
+  TCHK(fegtest_operator(dmg, fg, FEGOPMATFREE, &G[0]));
+  TCHK(fegtest_operator(dmg, fg, FEGOPLMA, &G[1]));
+  TCHK(MatDestroy(&G[1]));
+  TCHK(fegtest_operator(dmg, fg, FEGOPLMA, &G[1]));
+  TCHK(fegtest_operator(dmg, fg, FEGOPLMA, &G[2]));
+  TCHK(DMCreateGlobalVector(dmh, &bh));
+  TCHK(DMCreateGlobalVector(dmg, &bg));
+  TCHK(FEGComputeRHS(dmh, fh, bh));
+  TCHK(FEGComputeRHS(dmg, fg, bg));
+  TCHK(fegtest_vecdiff(bg, bh, &r));
+  ck_assert_msg(r < 1e-12, "%s: the right-hand side beside the operators differs from the host's by %g", DMPolytopeTypes[ct], (double)r);
+  for (int k = 0; k < 3; k++) {
+    TCHK(apply_diff(G[k], dmg, k ? Hl : Hm, dmh, PETSC_TRUE, &r));
+    ck_assert_msg(r < 1e-12, "%s: operator %d (%s) differs from the host's by %g", DMPolytopeTypes[ct], k + 1, k ? "lma" : "matfree", (double)r);
+  }
+  TCHK(MatDestroy(&G[0]));
+  TCHK(MatDestroy(&G[2]));
+  TCHK(FEGOperatorAssemble(G[1], fg));
+  TCHK(apply_diff(G[1], dmg, Hl, dmh, PETSC_TRUE, &r));
+  ck_assert_msg(r < 1e-12, "%s: lma assembled again after the other operators went differs from the host's by %g", DMPolytopeTypes[ct], (double)r);
+  TCHK(VecDestroy(&bh));
+  TCHK(VecDestroy(&bg));
+  TCHK(MatDestroy(&G[1]));
+  TCHK(MatDestroy(&Hl));
+  TCHK(MatDestroy(&Hm));
+  TCHK(destroy(&dmh, &auxh, &axh, &fh));
+  TCHK(destroy(&dmg, &auxg, &axg, &fg));
+}
+END_TEST
+
 /* Coefficients given at the quadrature points (FEGFormSetQuadratureCoefficient) on CUDA vectors: the points the GPU
    computes equal the host's, and every type and mode with them gives the host's matrix, products and right-hand side;
    _i: cell type, then P2 continuous with boundary values or P1 discontinuous; np 1 and 2 */
@@ -1309,6 +1357,10 @@ static void add_tests(Suite *s)
   tc = tcase_create("rhs");
   tcase_set_timeout(tc, 900);
   tcase_add_loop_test(tc, test_gpu_rhs_layouts, 0, 5 * 4);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("later");
+  tcase_set_timeout(tc, 600);
+  tcase_add_loop_test(tc, test_gpu_later_operators, 0, 2);
   suite_add_tcase(s, tc);
   tc = tcase_create("qpoints");
   tcase_set_timeout(tc, 600);
