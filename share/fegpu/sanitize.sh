@@ -7,7 +7,7 @@
 # report NVIDIA's own kernels (recorded in share/bench/sanitize/).
 root=${1:?root}
 tools=${2:-"memcheck racecheck synccheck initcheck"}
-cases=${3:-"kernels solve deterministic matfree equal pmat"}
+cases=${3:-"kernels solve deterministic matfree equal later pmat"}
 cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 [ -x "$cs" ] || { echo "sanitize: compute-sanitizer not found"; exit 1; }
 cd "$root/tests" || exit 1
