@@ -283,7 +283,7 @@ PetscErrorCode FEGPlexLabelComplete(DM dm, DMLabel label)
   for (PetscInt v = 0; v < nv; v++) {
     IS              is;
     const PetscInt *pts;
-    PetscInt        n, ncl = 0;
+    PetscInt        n, added = 0;
 
     PetscCall(DMLabelGetStratumIS(label, vals[v], &is));
     if (!is) continue;
@@ -293,7 +293,7 @@ PetscErrorCode FEGPlexLabelComplete(DM dm, DMLabel label)
     for (PetscInt i = 0; i < n; i++) PetscCall(PetscBTSet(flag, pts[i]));
     PetscCall(ISRestoreIndices(is, &pts));
     PetscCall(ISDestroy(&is));
-    /* a cone's points are one depth down: one downward sweep reaches the whole closure */
+    /* a cone's points are one depth down: one downward sweep reaches the whole closure, counting the points it adds */
     for (PetscInt d = depth; d > 0; d--) {
       PetscInt s, e;
 
@@ -305,12 +305,11 @@ PetscErrorCode FEGPlexLabelComplete(DM dm, DMLabel label)
         if (!PetscBTLookup(flag, p)) continue;
         PetscCall(DMPlexGetConeSize(dm, p, &nc));
         PetscCall(DMPlexGetCone(dm, p, &cone));
-        for (PetscInt k = 0; k < nc; k++) PetscCall(PetscBTSet(flag, cone[k]));
+        for (PetscInt k = 0; k < nc; k++)
+          if (!PetscBTLookupSet(flag, cone[k])) added++;
       }
     }
-    for (PetscInt p = 0; p < pEnd; p++)
-      if (PetscBTLookup(flag, p)) ncl++;
-    if (ncl != n) PetscCall(FEGLabelSetStratumFromFlags(label, vals[v], pEnd, flag));
+    if (added) PetscCall(FEGLabelSetStratumFromFlags(label, vals[v], pEnd, flag));
   }
   PetscCall(PetscBTDestroy(&flag));
   PetscCall(ISRestoreIndices(vis, &vals));

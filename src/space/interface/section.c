@@ -321,8 +321,8 @@ PetscErrorCode FEGDMSetUpGlobalSection(DM dm)
 
   PetscFunctionBegin;
   if (dm->globalSection || dm->ops->createlocalsection != FEGDMCreateLocalSectionByType) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(DMGetLocalSection(dm, &s));
-  if (!dm->globalSection) PetscCall(FEGDMSetGlobalSectionSerial(dm));
+  PetscCall(DMGetLocalSection(dm, &s)); /* made now if it is not yet (DMSetLocalSection() leaves no global section) */
+  PetscCall(FEGDMSetGlobalSectionSerial(dm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
