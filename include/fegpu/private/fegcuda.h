@@ -28,9 +28,9 @@ typedef struct {
   int    *gidx;                /* the tables' only: idx in global indices on one process, made by the first operator
                                   that indexes the global vectors (FEGDevOpTableGlobalIndices()) */
   size_t  bytes;
-  int     shared;  /* B, D, qw, R, M, G, X, idx belong to the discretization's tables, which every operator and
-                                  right-hand side on it shares (FEGDevDiscCreate()); P is this copy's own */
-  void   *tables;  /* those tables (an FEGDevDisc), whose geo this copy uses while it holds one of its georefs */
+  void   *tables;  /* NULL in the discretization's tables (an FEGDevDisc), which every operator and right-hand side on
+                      it shares (FEGDevDiscCreate()); in such a copy, those tables, to which B, D, qw, R, M, G, X, idx
+                      belong, and whose geo it uses while it holds one of their georefs; P is the copy's own */
   int     georefs; /* the tables' only: the copies using their geo (FEGDevDiscGeometry()) */
   int     keepgeo; /* the tables' only: geo stays when no copy uses it (affine cells, used by integration) */
 } FEGDevDisc;

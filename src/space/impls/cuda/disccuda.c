@@ -76,6 +76,12 @@ PetscErrorCode FEGDevLocalToGlobalIndices(FEGDisc *disc, size_t n, const int *di
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* bytes of a discretization's geometry */
+static size_t FEGDevGeometryBytes(const FEGDevDisc *d)
+{
+  return sizeof(double) * d->Ne * d->nG * (d->dim * d->dim + 1);
+}
+
 /* The geometry on the device. A copy of the discretization's tables (FEGDevDiscCreate()) uses the tables' geometry,
    computed by the first copy that needs it (FEGDevDiscFreeGeometry() says how long it is kept): it depends on the mesh
    and the quadrature only, so a DM's later operators and right-hand sides compute, allocate and check nothing again
@@ -83,7 +89,7 @@ PetscErrorCode FEGDevLocalToGlobalIndices(FEGDisc *disc, size_t n, const int *di
 PetscErrorCode FEGDevDiscGeometry(FEGDevDisc *d)
 {
   FEGDevDisc  *g = d->tables ? (FEGDevDisc *)d->tables : d;
-  const size_t n = sizeof(double) * d->Ne * d->nG * (d->dim * d->dim + 1);
+  const size_t n = FEGDevGeometryBytes(d);
   int         *work, bad;
 
   PetscFunctionBegin;
@@ -131,7 +137,7 @@ PetscErrorCode FEGDevDiscFreeGeometry(FEGDevDisc *d)
 
   PetscFunctionBegin;
   if (!d->geo) PetscFunctionReturn(PETSC_SUCCESS);
-  d->bytes -= sizeof(double) * d->Ne * d->nG * (d->dim * d->dim + 1);
+  d->bytes -= FEGDevGeometryBytes(d);
   if (g != d) {
     d->geo = NULL;
     if (--g->georefs > 0 || g->keepgeo) PetscFunctionReturn(PETSC_SUCCESS);
@@ -145,10 +151,7 @@ static PetscErrorCode FEGDevDiscCacheDestroy(void **p)
   FEGDevDisc *c = (FEGDevDisc *)*p;
 
   PetscFunctionBegin;
-  if (c) {
-    c->shared = 0;
-    PetscCall(FEGDevDiscDestroy(c));
-  }
+  if (c) PetscCall(FEGDevDiscDestroy(c));
   PetscCall(PetscFree(*p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -211,7 +214,6 @@ PetscErrorCode FEGDevDiscCreate(FEGDisc *disc, PetscBool integration, FEGDevDisc
   PetscFunctionBegin;
   PetscCall(FEGDevDiscShared(disc, integration, &c));
   *d         = *c;
-  d->shared  = 1;
   d->tables  = c;
   d->geo     = NULL;
   d->georefs = 0;
@@ -229,7 +231,7 @@ PetscErrorCode FEGDevDiscCreate(FEGDisc *disc, PetscBool integration, FEGDevDisc
 PetscErrorCode FEGDevDiscDestroy(FEGDevDisc *d)
 {
   PetscFunctionBegin;
-  if (!d->shared) {
+  if (!d->tables) {
     FEGDevFree(d->B);
     FEGDevFree(d->D);
     FEGDevFree(d->qw);
