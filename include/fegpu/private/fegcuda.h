@@ -55,10 +55,27 @@ typedef struct {
   const double   *Wq, *Aq, *Bq; /* Wq[(e*Nq+q)*nqc+k] and their map, as FEGCoeffPointsAt() reads them */
 } FEGDevCoeff;
 
+/* -feg_precision single at 16 and 20 dofs (Q3 quadrilaterals, P3 tetrahedra): lma's entries k = a*Nb+b of an element in
+   groups of FEG_LMA_SW consecutive ones, the groups element-interleaved, so that a row is Nb/FEG_LMA_SW 16-byte loads
+   (MatMult 1.47x and 1.29-1.31x faster than 4-byte loads of entries interleaved one by one, share/bench/precision runs
+   7-8). Not at up to 10 dofs, where two elements per thread take 8-byte loads and the kernel is bound by L2 (the
+   gathers and atomics; ncu: L2 at 90-92%): one element per thread with groups was 5-13% slower there (runs 5-6).
+   Other sizes untried. */
+#define FEG_LMA_SW 4
+FEG_INLINE int FEGLMASingleGrouped(int Nb)
+{
+  return Nb == 16 || Nb == 20;
+}
+/* where entry k of element e is among an lma's single element matrices */
+FEG_INLINE size_t FEGLMASingleIndex(int Nb, size_t k, size_t e, size_t Ne)
+{
+  return FEGLMASingleGrouped(Nb) ? ((k / FEG_LMA_SW) * Ne + e) * FEG_LMA_SW + k % FEG_LMA_SW : k * Ne + e;
+}
+
 /* Where element matrix entries go */
 typedef enum {
   FEG_DEV_OUT_LMA,        /* Kout[(a*Nb+b)*Ne+e] */
-  FEG_DEV_OUT_LMA_SINGLE, /* the same rounded to float, into valsf (-feg_precision single) */
+  FEG_DEV_OUT_LMA_SINGLE, /* the same rounded to float, into valsf[FEGLMASingleIndex()] (-feg_precision single) */
   FEG_DEV_OUT_CSR_ATOMIC, /* atomicAdd(vals[pos[(a*Nb+b)*Ne+e]]); deterministic when launched colour by colour */
   FEG_DEV_OUT_COO         /* coo[e*Nb*Nb+a*Nb+b], the order given to MatSetPreallocationCOO */
 } FEGDevOut;

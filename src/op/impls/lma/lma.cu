@@ -17,9 +17,17 @@ static __device__ __forceinline__ T FEGLMAKe(const T *p)
   else return *p;
 }
 
-/* one element per thread, elements e0..e1-1; Ke[(a*Nb+b)*Ne+e], of type TK (double, or float with -feg_precision single:
-   products and sums in double); ybuf != NULL: write ye there ([a*Ne+e]) instead of atomics into y. CODED (FEGIdxLoad):
-   the halo's buffers xg and yg are given, so an index may name them; else an entry of x or -1 (constrained). NB > 0:
+/* entry k = a*Nb+b of element e: Ke[k*Ne+e] (double), Ke[FEGLMASingleIndex()] (float) */
+template <int NB, typename TK>
+static __device__ __forceinline__ double FEGLMAEntry(const TK *Ke, int Nb, size_t k, int e, int Ne)
+{
+  if constexpr (std::is_same_v<TK, float>) return (double)FEGLMAKe<NB>(&Ke[FEGLMASingleIndex(Nb, k, (size_t)e, (size_t)Ne)]);
+  else return FEGLMAKe<NB>(&Ke[k * Ne + e]);
+}
+
+/* one element per thread, elements e0..e1-1; entry (a, b) FEGLMAEntry(a*Nb+b), of type TK (double, or float with
+   -feg_precision single: products and sums in double); ybuf != NULL: write ye there ([a*Ne+e]) instead of atomics
+   into y. CODED (FEGIdxLoad): the halo's buffers xg and yg are given, so an index may name them; else an entry of x or -1 (constrained). NB > 0:
    exactly NB dofs, every loop unrolled, so x_e stays in registers and an element's loads are issued together; with the
    count known only at run time (NB = 0, up to NBMAX) x_e lives on the stack (ptxas: 64 or 256 bytes; share/bench/lma) */
 template <int NB, int NBMAX, typename TK, bool CODED>
@@ -39,10 +47,10 @@ static __global__ void FEGLMASmall_Kernel(int Ne, int e0, int e1, int nb, const 
     double s = 0.0;
     if (!transpose)
 #pragma unroll U
-      for (int b = 0; b < Nb; b++) s += (double)FEGLMAKe<NB>(&Ke[((size_t)a * Nb + b) * Ne + e]) * xe[b];
+      for (int b = 0; b < Nb; b++) s += FEGLMAEntry<NB>(Ke, Nb, (size_t)a * Nb + b, e, Ne) * xe[b];
     else
 #pragma unroll U
-      for (int b = 0; b < Nb; b++) s += (double)FEGLMAKe<NB>(&Ke[((size_t)b * Nb + a) * Ne + e]) * xe[b];
+      for (int b = 0; b < Nb; b++) s += FEGLMAEntry<NB>(Ke, Nb, (size_t)b * Nb + a, e, Ne) * xe[b];
     if (ybuf) ybuf[(size_t)a * Ne + e] = s;
     else FEGIdxAdd<CODED>(y, yg, idx[(size_t)a * Ne + e], s, false);
   }
@@ -62,7 +70,7 @@ static __global__ void FEGLMARow_Kernel(int Ne, int e0, int e1, int Nb, const in
   for (int b = 0; b < Nb; b++) {
     const int g = idx[(size_t)b * Ne + e];
 
-    s += (double)Ke[((size_t)(transpose ? b * Nb + a : a * Nb + b)) * Ne + e] * FEGIdxLoad<CODED>(x, xg, g);
+    s += FEGLMAEntry<0>(Ke, Nb, (size_t)(transpose ? b * Nb + a : a * Nb + b), e, Ne) * FEGIdxLoad<CODED>(x, xg, g);
   }
   if (ybuf) ybuf[k] = s;
   else FEGIdxAdd<CODED>(y, yg, idx[k], s, false);
@@ -109,6 +117,66 @@ static __global__ void FEGLMAPair_Kernel(int Ne, int e0, int e1, const int *__re
   }
 }
 
+/* single precision at 16 and 20 dofs, one element per thread: a row is NB/4 groups of its entries (FEGLMASingleIndex()),
+   each one 16-byte load, where FEGLMASmall_Kernel took 4-byte loads of entries interleaved one by one (MatMult of P3
+   tetrahedra 1.29-1.31x and Q3 quadrilaterals 1.47x faster, share/bench/precision runs 7-8); rows one at a time, as
+   FEGLMASmall_Kernel does above 10 dofs, and sums in its order */
+template <int NB, bool CODED>
+static __global__ void FEGLMAGroup_Kernel(int Ne, int e0, int e1, const int *__restrict__ idx, const float4 *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf, const double *__restrict__ xg, double *__restrict__ yg)
+{
+  constexpr int GR = NB / FEG_LMA_SW;
+  static_assert(FEG_LMA_SW == 4 && NB % FEG_LMA_SW == 0, "rows of whole float4 groups");
+  const int e = e0 + blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= e1) return;
+
+  if (!transpose) {
+    double xe[NB];
+
+#pragma unroll
+    for (int b = 0; b < NB; b++) xe[b] = FEGIdxLoad<CODED>(x, xg, idx[(size_t)b * Ne + e]);
+#pragma unroll 1
+    for (int a = 0; a < NB; a++) {
+      double s = 0.0;
+
+#pragma unroll
+      for (int q = 0; q < GR; q++) {
+        const float4 v = FEGLMAKe<NB>(&Ke[(size_t)(a * GR + q) * Ne + e]);
+
+        s += (double)v.x * xe[q * 4];
+        s += (double)v.y * xe[q * 4 + 1];
+        s += (double)v.z * xe[q * 4 + 2];
+        s += (double)v.w * xe[q * 4 + 3];
+      }
+      if (ybuf) ybuf[(size_t)a * Ne + e] = s;
+      else FEGIdxAdd<CODED>(y, yg, idx[(size_t)a * Ne + e], s, false);
+    }
+  } else {
+    double s[NB];
+
+#pragma unroll
+    for (int b = 0; b < NB; b++) s[b] = 0.0;
+#pragma unroll 1
+    for (int a = 0; a < NB; a++) {
+      const double xa = FEGIdxLoad<CODED>(x, xg, idx[(size_t)a * Ne + e]);
+
+#pragma unroll
+      for (int q = 0; q < GR; q++) {
+        const float4 v = FEGLMAKe<NB>(&Ke[(size_t)(a * GR + q) * Ne + e]);
+
+        s[q * 4] += (double)v.x * xa;
+        s[q * 4 + 1] += (double)v.y * xa;
+        s[q * 4 + 2] += (double)v.z * xa;
+        s[q * 4 + 3] += (double)v.w * xa;
+      }
+    }
+#pragma unroll
+    for (int b = 0; b < NB; b++) {
+      if (ybuf) ybuf[(size_t)b * Ne + e] = s[b];
+      else FEGIdxAdd<CODED>(y, yg, idx[(size_t)b * Ne + e], s[b], false);
+    }
+  }
+}
+
 /* launches the kernel for these elements and returns its name (for FEGCheckLaunch) */
 template <typename TK, bool CODED>
 static const char *FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int e1, const TK *Ke, const double *x, double *y, int transpose, double *yb, const double *xg, double *yg)
@@ -117,6 +185,19 @@ static const char *FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int
   const unsigned nb = (unsigned)((n + nt - 1) / nt);
 
   if constexpr (std::is_same_v<TK, float>) {
+    if (FEGLMASingleGrouped(d->Nb)) {
+      switch (d->Nb) {
+#define FEG_LMA_GROUP(NB) \
+  case NB: \
+    FEGLMAGroup_Kernel<NB, CODED><<<nb, nt>>>(d->Ne, e0, e1, idx, (const float4 *)Ke, x, y, transpose, yb, xg, yg); \
+    return "FEGLMAGroup_Kernel";
+        FEG_LMA_GROUP(16)
+        FEG_LMA_GROUP(20)
+#undef FEG_LMA_GROUP
+      default:
+        break;
+      }
+    }
     if (d->Ne % 2 == 0 && e0 % 2 == 0) {
       const unsigned np = (unsigned)(((n + 1) / 2 + nt - 1) / nt);
 
@@ -183,7 +264,7 @@ static __global__ void FEGLMADiag_Kernel(int Ne, int Nb, const int *__restrict__
   const int e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= Ne) return;
   for (int a = 0; a < Nb; a++) {
-    const double v = (double)Ke[((size_t)a * Nb + a) * Ne + e];
+    const double v = FEGLMAEntry<0>(Ke, Nb, (size_t)a * Nb + a, e, Ne);
 
     if (ybuf) ybuf[(size_t)a * Ne + e] = v;
     else FEGCodedAdd(diag, yg, idx[(size_t)a * Ne + e], v, false);
@@ -206,18 +287,21 @@ PetscErrorCode FEGDevLMADiagonal(const FEGDevDisc *d, const int *idx, double *yg
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static __global__ void FEGWiden_Kernel(size_t n, const float *__restrict__ in, double *__restrict__ out)
+static __global__ void FEGWiden_Kernel(int Nb, int Ne, const float *__restrict__ in, double *__restrict__ out)
 {
   const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = (double)in[i];
+  if (i < (size_t)Nb * Nb * Ne) out[i] = (double)in[FEGLMASingleIndex(Nb, i / Ne, i % Ne, Ne)];
 }
 
-/* out[i] = in[i], float to double (single element matrices handed to MatSetValuesCOO()) */
-PetscErrorCode FEGDevWiden(size_t n, const float *in, double *out)
+/* out[k*Ne+e] = entry k of element e of the single element matrices in (FEGLMASingleIndex()), widened: the double ones'
+   order, handed to MatSetValuesCOO() */
+PetscErrorCode FEGDevLMAWiden(int Nb, int Ne, const float *in, double *out)
 {
+  const size_t n = (size_t)Nb * Nb * Ne;
+
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
-  FEGWiden_Kernel<<<(unsigned)((n + 255) / 256), 256>>>(n, in, out);
+  FEGWiden_Kernel<<<(unsigned)((n + 255) / 256), 256>>>(Nb, Ne, in, out);
   FEGCheckLaunch("FEGWiden_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }

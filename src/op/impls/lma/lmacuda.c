@@ -6,7 +6,7 @@
 
 typedef struct {
   FEGDevOp  base;
-  void     *Ke;      /* Ke[(a*Nb+b)*Ne+e] */
+  void     *Ke;      /* double: Ke[(a*Nb+b)*Ne+e]; single: FEGLMASingleIndex() */
   int       single;  /* Ke holds floats (-feg_precision single) */
   int      *gidx;    /* with atomic adds and the overlapped apply: global indices with codes (base.gindex), else NULL */
   PetscBool gshared; /* gidx is the discretization's (one process), not this operator's */
@@ -120,10 +120,10 @@ static PetscErrorCode FEGOpAssembleValues_LMA_CUDA(FEGOp op, Mat *P)
 
   PetscFunctionBegin;
   if (dev->single) {
-    const size_t n = FEGLMABytes(dev) / sizeof(float);
+    const FEGDevDisc *d = &dev->base.d;
 
-    PetscCall(FEGDevMallocCopy((void **)&K, NULL, n * sizeof(double), NULL));
-    PetscCall(FEGDevWiden(n, (const float *)dev->Ke, K));
+    PetscCall(FEGDevMallocCopy((void **)&K, NULL, (size_t)d->Ne * d->Nb * d->Nb * sizeof(double), NULL));
+    PetscCall(FEGDevLMAWiden(d->Nb, d->Ne, (const float *)dev->Ke, K));
   }
   PetscCall(FEGOpAssembleValues_LMA_Private(op, MATAIJCUSPARSE, PETSC_TRUE, K, P));
   if (dev->single) FEGDevFree(K);

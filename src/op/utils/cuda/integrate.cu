@@ -16,7 +16,10 @@ static __device__ __forceinline__ void FEGPhi(const FEGDevDisc &d, int dim, cons
   else FEGPhysical(3, d.B[q * d.Nb + b], &d.D[(q * d.Nb + b) * 3], invJ, phi);
 }
 
-/* entry (a, b) of element e, the li-th of the kernel's element list */
+/* entry (a, b) of element e, the li-th of the kernel's element list. MAYGROUP false: the kernel knows Nb is none of
+   FEGLMASingleGrouped()'s (its compile-time sizes) and skips the test, which took P2 tetrahedra's kernel from 72 to
+   76 registers (double and single assembly 9-10% slower, share/bench/precision run 7) */
+template <bool MAYGROUP = true>
 static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDevOutput &o, int e, int li, int a, int b, double K)
 {
   const size_t ent = (size_t)a * d.Nb + b, pe = o.poslist ? li : e;
@@ -26,7 +29,7 @@ static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDe
     o.vals[ent * d.Ne + e] = K;
     break;
   case FEG_DEV_OUT_LMA_SINGLE:
-    o.valsf[ent * d.Ne + e] = (float)K;
+    o.valsf[MAYGROUP ? FEGLMASingleIndex(d.Nb, ent, e, d.Ne) : ent * d.Ne + e] = (float)K;
     break;
   case FEG_DEV_OUT_CSR_ATOMIC: {
     const int p = o.posmajor ? o.pos[pe * d.Nb * d.Nb + ent] : o.pos[ent * d.Ne + pe];
@@ -36,6 +39,15 @@ static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDe
     o.vals[(size_t)e * d.Nb * d.Nb + ent] = K;
     break;
   }
+}
+
+/* entries (a, b..b+3) of element e into lma's grouped single storage (FEGLMASingleGrouped(): FEG_LMA_SW divides Nb, so
+   a group is four entries of one row) as one 16-byte store. With one 4-byte store per entry (16 bytes apart) P3
+   tetrahedra took 1.5x as long to assemble as with the entries interleaved one by one, with this 1.3x (affine cells,
+   FEGElemRef_Kernel; share/bench/precision runs 5 and 8); Q3 quadrilaterals 1.33x less (FEGElemSmall_Kernel). */
+static __device__ __forceinline__ void FEGStoreGroup(const FEGDevDisc &d, const FEGDevOutput &o, int e, int a, int b, const double v[FEG_LMA_SW])
+{
+  *(float4 *)&o.valsf[FEGLMASingleIndex(d.Nb, (size_t)a * d.Nb + b, e, d.Ne)] = make_float4((float)v[0], (float)v[1], (float)v[2], (float)v[3]);
 }
 
 /* Affine cells with constant C: K_ab = sum_rs Chat_rs M^rs_ab, no quadrature loop and no element matrix to hold;
@@ -51,6 +63,22 @@ static __global__ void FEGElemRef_Kernel(const FEGDevDisc d, const FEGDevCoeff c
   double        Ch[4][4];
 
   FEGChat(DIM, c.C0, g, g[DIM * DIM], Ch);
+  if (o.out == FEG_DEV_OUT_LMA_SINGLE && FEGLMASingleGrouped(Nb)) {
+    for (int a = 0; a < Nb; a++)
+#pragma unroll
+      for (int b = 0; b < Nb; b += FEG_LMA_SW) {
+        double v[FEG_LMA_SW] = {0.0};
+
+#pragma unroll
+        for (int j = 0; j < FEG_LMA_SW; j++)
+#pragma unroll
+          for (int r = 0; r < Nd; r++)
+#pragma unroll
+            for (int t = 0; t < Nd; t++) v[j] += Ch[r][t] * __ldg(&d.M[((r * Nd + t) * Nb + a) * Nb + b + j]);
+        FEGStoreGroup(d, o, e, a, b, v);
+      }
+    return;
+  }
 #pragma unroll
   for (int a = 0; a < Nb; a++) {
 #pragma unroll
@@ -60,7 +88,7 @@ static __global__ void FEGElemRef_Kernel(const FEGDevDisc d, const FEGDevCoeff c
       for (int r = 0; r < Nd; r++)
 #pragma unroll
         for (int t = 0; t < Nd; t++) s += Ch[r][t] * __ldg(&d.M[((r * Nd + t) * Nb + a) * Nb + b]);
-      FEGStore(d, o, e, i, a, b, s);
+      FEGStore<NB == 0>(d, o, e, i, a, b, s);
     }
   }
 }
@@ -134,13 +162,18 @@ static __global__ void FEGElemSmall_Kernel(const FEGDevDisc d, const FEGDevCoeff
       }
     }
   }
+  if (o.out == FEG_DEV_OUT_LMA_SINGLE && FEGLMASingleGrouped(Nb)) {
+    for (int a = 0; a < Nb; a++)
+      for (int b = 0; b < Nb; b += FEG_LMA_SW) FEGStoreGroup(d, o, e, a, b, &K[a * Nb + b]);
+    return;
+  }
 #pragma unroll
   for (int a = 0; a < NBM; a++) {
     if (a >= Nb) break;
 #pragma unroll
     for (int b = 0; b < NBM; b++) {
       if (b >= Nb) break;
-      FEGStore(d, o, e, i, a, b, K[a * Nb + b]);
+      FEGStore<NB == 0>(d, o, e, i, a, b, K[a * Nb + b]);
     }
   }
 }
