@@ -1,13 +1,14 @@
 #!/bin/bash
 # make check-gpu-sanitize: the GPU tests (tests/test_gpu, one Check case at a time) under compute-sanitizer's
 # memcheck, racecheck, synccheck and initcheck. A tool's report fails the run. Usage:
-#   share/fegpu/sanitize.sh ROOT [TOOLS] [CASES]     (defaults: all four tools; every case but parallel and oom)
-# oom fills the device on purpose and parallel needs mpiexec; both run in make check-gpu. pmat runs under memcheck
+#   share/fegpu/sanitize.sh ROOT [TOOLS] [CASES]     (defaults: all four tools; the cases listed below)
+# Other cases (auto, rhs, qpoints, overlap) are named in CASES. oom fills the device on purpose and parallel needs
+# mpiexec; both run in make check-gpu. pmat runs under memcheck
 # and synccheck only: its GAMG setup is PETSc's MatMatMult in cuSPARSE (SpGEMM), where racecheck and initcheck
 # report NVIDIA's own kernels (recorded in share/bench/sanitize/).
 root=${1:?root}
 tools=${2:-"memcheck racecheck synccheck initcheck"}
-cases=${3:-"kernels solve deterministic matfree equal later pmat"}
+cases=${3:-"kernels solve deterministic matfree equal later single pmat"}
 cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 [ -x "$cs" ] || { echo "sanitize: compute-sanitizer not found"; exit 1; }
 cd "$root/tests" || exit 1

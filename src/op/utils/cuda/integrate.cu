@@ -42,9 +42,8 @@ static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDe
 }
 
 /* entries (a, b..b+3) of element e into lma's grouped single storage (FEGLMASingleGrouped(): FEG_LMA_SW divides Nb, so
-   a group is four entries of one row) as one 16-byte store. With one 4-byte store per entry (16 bytes apart) P3
-   tetrahedra took 1.5x as long to assemble as with the entries interleaved one by one, with this 1.3x (affine cells,
-   FEGElemRef_Kernel; share/bench/precision runs 5 and 8); Q3 quadrilaterals 1.33x less (FEGElemSmall_Kernel). */
+   a group is four entries of one row) as one 16-byte store: with one 4-byte store per entry (16 bytes apart) P3
+   tetrahedra took 1.5x as long to assemble as with the entries interleaved one by one (share/bench/precision run 5) */
 static __device__ __forceinline__ void FEGStoreGroup(const FEGDevDisc &d, const FEGDevOutput &o, int e, int a, int b, const double v[FEG_LMA_SW])
 {
   *(float4 *)&o.valsf[FEGLMASingleIndex(d.Nb, (size_t)a * d.Nb + b, e, d.Ne)] = make_float4((float)v[0], (float)v[1], (float)v[2], (float)v[3]);
@@ -64,17 +63,27 @@ static __global__ void FEGElemRef_Kernel(const FEGDevDisc d, const FEGDevCoeff c
 
   FEGChat(DIM, c.C0, g, g[DIM * DIM], Ch);
   if (o.out == FEG_DEV_OUT_LMA_SINGLE && FEGLMASingleGrouped(Nb)) {
+    /* the group's four M^rt entries start a multiple of 32 bytes from M's (cudaMalloc'd) start: two 16-byte loads
+       instead of four 8-byte ones (share/bench/precision runs 9-11: ncu has the kernel waiting on L1; the single
+       assembly of P3 tetrahedra stayed 1.35x slower than with entries one by one, why is not known; the double
+       assembly sharing this kernel 1.10x faster, Q3 quadrilaterals' 1.23x, their single one 1.46x) */
+    static_assert(FEG_LMA_SW == 4, "a group is two double2");
     for (int a = 0; a < Nb; a++)
-#pragma unroll
       for (int b = 0; b < Nb; b += FEG_LMA_SW) {
         double v[FEG_LMA_SW] = {0.0};
 
 #pragma unroll
-        for (int j = 0; j < FEG_LMA_SW; j++)
+        for (int r = 0; r < Nd; r++)
 #pragma unroll
-          for (int r = 0; r < Nd; r++)
-#pragma unroll
-            for (int t = 0; t < Nd; t++) v[j] += Ch[r][t] * __ldg(&d.M[((r * Nd + t) * Nb + a) * Nb + b + j]);
+          for (int t = 0; t < Nd; t++) {
+            const double2 *m  = (const double2 *)&d.M[((r * Nd + t) * Nb + a) * Nb + b];
+            const double2  m0 = __ldg(m), m1 = __ldg(m + 1);
+
+            v[0] += Ch[r][t] * m0.x;
+            v[1] += Ch[r][t] * m0.y;
+            v[2] += Ch[r][t] * m1.x;
+            v[3] += Ch[r][t] * m1.y;
+          }
         FEGStoreGroup(d, o, e, a, b, v);
       }
     return;
