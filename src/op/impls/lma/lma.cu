@@ -79,7 +79,8 @@ static __global__ void FEGLMARow_Kernel(int Ne, int e0, int e1, int Nb, const in
 /* single precision, two adjacent elements per thread, so that their entries of the element matrices are one 8-byte
    load: 4-byte loads moved half a warp's bytes per instruction (P2 tetrahedra at 75% of the triad against double's
    89%, share/bench/precision run 2). Ne and e0 even, so every pair is aligned; past e1 the pair's second element is
-   read (it exists: e + 1 < Ne) but neither gathered nor added. */
+   read (it exists: e + 1 < Ne) but neither gathered nor added. Up to 10 dofs, whose entries are interleaved one by
+   one (FEGLMASingleGrouped() false); one element per thread with 16-byte groups was 5-13% slower there (run 5). */
 template <int NB, bool CODED>
 static __global__ void FEGLMAPair_Kernel(int Ne, int e0, int e1, const int *__restrict__ idx, const float *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf, const double *__restrict__ xg, double *__restrict__ yg)
 {
