@@ -3,9 +3,9 @@
 # memcheck, racecheck, synccheck and initcheck. A tool's report fails the run. Usage:
 #   share/fegpu/sanitize.sh ROOT [TOOLS] [CASES]     (defaults: all four tools; the cases listed below)
 # Other cases (auto, rhs, qpoints, overlap) are named in CASES. oom fills the device on purpose and parallel needs
-# mpiexec; both run in make check-gpu. pmat runs under memcheck
-# and synccheck only: its GAMG setup is PETSc's MatMatMult in cuSPARSE (SpGEMM), where racecheck and initcheck
-# report NVIDIA's own kernels (recorded in share/bench/sanitize/).
+# mpiexec; both run in make check-gpu. pmat runs under memcheck and synccheck only: its GAMG setup is PETSc's
+# MatMatMult in cuSPARSE (SpGEMM), where racecheck and initcheck report NVIDIA's own kernels (recorded in
+# share/bench/sanitize/).
 root=${1:?root}
 tools=${2:-"memcheck racecheck synccheck initcheck"}
 cases=${3:-"kernels solve deterministic matfree equal later single pmat"}

@@ -27,9 +27,10 @@ static __device__ __forceinline__ double FEGLMAEntry(const TK *Ke, int Nb, size_
 
 /* one element per thread, elements e0..e1-1; entry (a, b) FEGLMAEntry(a*Nb+b), of type TK (double, or float with
    -feg_precision single: products and sums in double); ybuf != NULL: write ye there ([a*Ne+e]) instead of atomics
-   into y. CODED (FEGIdxLoad): the halo's buffers xg and yg are given, so an index may name them; else an entry of x or -1 (constrained). NB > 0:
-   exactly NB dofs, every loop unrolled, so x_e stays in registers and an element's loads are issued together; with the
-   count known only at run time (NB = 0, up to NBMAX) x_e lives on the stack (ptxas: 64 or 256 bytes; share/bench/lma) */
+   into y. CODED (FEGIdxLoad): the halo's buffers xg and yg are given, so an index may name them; else an entry of x or
+   -1 (constrained). NB > 0: exactly NB dofs, every loop unrolled, so x_e stays in registers and an element's loads are
+   issued together; with the count known only at run time (NB = 0, up to NBMAX) x_e lives on the stack (ptxas: 64 or
+   256 bytes; share/bench/lma) */
 template <int NB, int NBMAX, typename TK, bool CODED>
 static __global__ void FEGLMASmall_Kernel(int Ne, int e0, int e1, int nb, const int *__restrict__ idx, const TK *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf, const double *__restrict__ xg, double *__restrict__ yg)
 {
@@ -186,18 +187,16 @@ static const char *FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int
   const unsigned nb = (unsigned)((n + nt - 1) / nt);
 
   if constexpr (std::is_same_v<TK, float>) {
-    if (FEGLMASingleGrouped(d->Nb)) {
-      switch (d->Nb) {
+    switch (d->Nb) { /* FEGLMASingleGrouped()'s sizes */
 #define FEG_LMA_GROUP(NB) \
   case NB: \
     FEGLMAGroup_Kernel<NB, CODED><<<nb, nt>>>(d->Ne, e0, e1, idx, (const float4 *)Ke, x, y, transpose, yb, xg, yg); \
     return "FEGLMAGroup_Kernel";
-        FEG_LMA_GROUP(16)
-        FEG_LMA_GROUP(20)
+      FEG_LMA_GROUP(16)
+      FEG_LMA_GROUP(20)
 #undef FEG_LMA_GROUP
-      default:
-        break;
-      }
+    default:
+      break;
     }
     if (d->Ne % 2 == 0 && e0 % 2 == 0) {
       const unsigned np = (unsigned)(((n + 1) / 2 + nt - 1) / nt);

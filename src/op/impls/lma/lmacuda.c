@@ -120,10 +120,10 @@ static PetscErrorCode FEGOpAssembleValues_LMA_CUDA(FEGOp op, Mat *P)
 
   PetscFunctionBegin;
   if (dev->single) {
-    const FEGDevDisc *d = &dev->base.d;
+    const size_t n = FEGLMABytes(dev) / sizeof(float);
 
-    PetscCall(FEGDevMallocCopy((void **)&K, NULL, (size_t)d->Ne * d->Nb * d->Nb * sizeof(double), NULL));
-    PetscCall(FEGDevLMAWiden(d->Nb, d->Ne, (const float *)dev->Ke, K));
+    PetscCall(FEGDevMallocCopy((void **)&K, NULL, n * sizeof(double), NULL));
+    PetscCall(FEGDevLMAWiden(dev->base.d.Nb, dev->base.d.Ne, (const float *)dev->Ke, K));
   }
   PetscCall(FEGOpAssembleValues_LMA_Private(op, MATAIJCUSPARSE, PETSC_TRUE, K, P));
   if (dev->single) FEGDevFree(K);
