@@ -867,73 +867,6 @@ START_TEST(test_gpu_lma_single)
 }
 END_TEST
 
-/* -feg_lma_scatter block: each block of 256 elements summed per distinct dof in shared memory, one atomic add per
-   distinct dof. GPU lma with it equals the host's lma (MatMult, transpose, MatMultAdd; the diagonal takes the atomic
-   kernel) in double and single precision, on meshes of several blocks, the last one partial, some with an odd
-   element count (the kernel's scalar loads), all with constrained boundary dofs; np > 1 with -feg_halo_overlap 0
-   (local indices). Past 10 dofs (Q2 hexahedra, P2 prisms) the option is refused, as is the overlapped apply. */
-START_TEST(test_gpu_lma_block)
-{
-  const DMPolytopeType ct    = fegtest_cells[_i / 2];
-  const PetscInt       order = 1 + _i % 2, n[5] = {12, 17, 4, 7, 6}; /* 288, 289, 384, 343, 432 cells */
-  const PetscBool      big = (PetscBool)(order == 2 && (ct == DM_POLYTOPE_HEXAHEDRON || ct == DM_POLYTOPE_TRI_PRISM));
-  PetscMPIInt          size;
-
-  MPI_Comm_size(PETSC_COMM_WORLD, &size);
-  if (size > 1) TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_halo_overlap", "0"));
-  for (int prec = 0; prec < 2; prec++) {
-    DM             dm[2], aux[2];
-    Vec            ax[2];
-    FEGForm        f[2];
-    Mat            A[2];
-    PetscReal      err;
-    PetscErrorCode ierr;
-
-    if (prec) {
-      TCHK(PetscOptionsSetValue(NULL, "-feg_precision", "single"));
-      TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_precision", "single"));
-    }
-    for (int g = 0; g < 2; g++) {
-      TCHK(fegtest_setup(PETSC_COMM_WORLD, ct, order, PETSC_TRUE, PETSC_TRUE, n[_i / 2], &dm[g]));
-      if (g) TCHK(DMSetVecType(dm[g], VECCUDA));
-      TCHK(fegtest_aux(dm[g], &aux[g], &ax[g]));
-      TCHK(fegtest_form(PETSC_COMM_WORLD, aux[g], ax[g], PETSC_TRUE, &f[g]));
-    }
-    TCHK(FEGFormSetOptionsPrefix(f[1], "gpu_"));
-    TCHK(fegtest_operator(dm[0], f[0], FEGOPLMA, &A[0]));
-    TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_lma_scatter", "block"));
-    TCHK(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-    ierr = fegtest_operator(dm[1], f[1], FEGOPLMA, &A[1]);
-    TCHK(PetscPopErrorHandler());
-    if (big) ck_assert_msg(ierr == PETSC_ERR_SUP, "%s P%d: block scatter past 10 dofs not refused (error %d)", DMPolytopeTypes[ct], (int)order, (int)ierr);
-    else {
-      char text[4096] = "";
-
-      ck_assert_msg(ierr == 0, "%s P%d: block scatter failed (error %d)", DMPolytopeTypes[ct], (int)order, (int)ierr);
-      TCHK(apply_diff(A[1], dm[1], A[0], dm[0], PETSC_TRUE, &err));
-      ck_assert_msg(err < 1e-12, "%s P%d %s lma, block scatter: GPU differs from host by %g", DMPolytopeTypes[ct], (int)order, prec ? "single" : "double", (double)err);
-      TCHK(fegtest_view_text(A[1], text, sizeof(text)));
-      ck_assert_msg(strstr(text, "sums per block of elements") != NULL, "the view does not name the block scatter: %s", text);
-      TCHK(MatDestroy(&A[1]));
-    }
-    if (size > 1 && !big && !prec) { /* the overlapped apply takes ranges of elements: refused */
-      TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_halo_overlap", "1"));
-      TCHK(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-      ierr = fegtest_operator(dm[1], f[1], FEGOPLMA, &A[1]);
-      TCHK(PetscPopErrorHandler());
-      TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_halo_overlap", "0"));
-      ck_assert_msg(ierr == PETSC_ERR_SUP, "%s P%d: block scatter with the overlapped apply not refused (error %d)", DMPolytopeTypes[ct], (int)order, (int)ierr);
-    }
-    TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_lma_scatter"));
-    TCHK(PetscOptionsClearValue(NULL, "-feg_precision"));
-    TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_precision"));
-    TCHK(MatDestroy(&A[0]));
-    for (int g = 0; g < 2; g++) TCHK(destroy(&dm[g], &aux[g], &ax[g], &f[g]));
-  }
-  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_halo_overlap"));
-}
-END_TEST
-
 /* FEGComputeRHS on the GPU in each vector layout it treats apart: one process without constraints (straight into b),
    discontinuous (stores instead of atomics, no zeroing when the elements cover every dof), with essential boundary
    conditions (local vector and DMLocalToGlobal), atomic and gather, pointwise and constant coefficients (affine
@@ -1436,10 +1369,6 @@ static void add_tests(Suite *s)
   tc = tcase_create("single");
   tcase_set_timeout(tc, 900);
   tcase_add_loop_test(tc, test_gpu_lma_single, 0, 5 * 3);
-  suite_add_tcase(s, tc);
-  tc = tcase_create("block");
-  tcase_set_timeout(tc, 900);
-  tcase_add_loop_test(tc, test_gpu_lma_block, 0, 5 * 2);
   suite_add_tcase(s, tc);
   tc = tcase_create("deterministic");
   tcase_set_timeout(tc, 900);

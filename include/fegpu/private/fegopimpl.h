@@ -99,8 +99,7 @@ PETSC_EXTERN PetscErrorCode FEGOpGetMatType(FEGOp, MatType, MatType *);
 /* Options shared by several types */
 typedef enum {
   FEG_SCATTER_ATOMIC,
-  FEG_SCATTER_GATHER,
-  FEG_SCATTER_BLOCK /* lma: a block's elements summed per dof in shared memory, then one atomic per distinct dof */
+  FEG_SCATTER_GATHER
 } FEGScatter;
 PETSC_INTERN const char *const FEGScatters[];
 

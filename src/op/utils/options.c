@@ -1,14 +1,14 @@
 /* Options more than one operator type reads */
 #include <fegpu/private/fegopimpl.h>
 
-const char *const        FEGScatters[]    = {"atomic", "gather", "block", "FEGScatter", "FEG_SCATTER_", NULL};
+const char *const        FEGScatters[]    = {"atomic", "gather", "FEGScatter", "FEG_SCATTER_", NULL};
 static const char *const FEGCudaKernels[] = {"auto", "thread", "block", "gemm", "FEGCudaKernel", "FEG_CUDA_KERNEL_", NULL};
 
 /* -feg_lma_scatter: how GPU element-local operators (lma, matfree) add element results into the vector */
 PetscErrorCode FEGScatterSetFromOptions(PetscOptionItems *PetscOptionsObject, FEGScatter *scatter)
 {
   PetscFunctionBegin;
-  PetscCall(PetscOptionsEnum("-feg_lma_scatter", "GPU lma and matfree: scatter-add by atomics, by a deterministic transpose gather, or (lma) by atomics per distinct dof of a block of elements", "FEGOpSetFromOptions", FEGScatters, (PetscEnum)*scatter, (PetscEnum *)scatter, NULL));
+  PetscCall(PetscOptionsEnum("-feg_lma_scatter", "GPU lma and matfree: scatter-add by atomics or by a deterministic transpose gather", "FEGOpSetFromOptions", FEGScatters, (PetscEnum)*scatter, (PetscEnum *)scatter, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -4,7 +4,6 @@
 #include <petscdevice_cuda.h>
 #include "lmacuda.h"
 #include <type_traits>
-#include <cub/cub.cuh>
 
 #define FEG_LMA_SMALL 32
 
@@ -180,208 +179,6 @@ static __global__ void FEGLMAGroup_Kernel(int Ne, int e0, int e1, const int *__r
   }
 }
 
-/* -feg_lma_scatter block, one block of FEG_LMA_BE threads per block of elements: thread t's item j is slot j*FEG_LMA_BE +
-   t (row j of element t), keyed by its dof (constrained and past Ne: UINT_MAX, sorted last). Counting pass (off NULL):
-   count[k] = the block's distinct dofs; filling pass: glob, end and slot as FEGLMABlockMap says */
-template <int NB>
-static __global__ void __launch_bounds__(FEG_LMA_BE) FEGLMABlockMap_Kernel(int Ne, const int *__restrict__ idx, const int *__restrict__ off, int *__restrict__ count, int *__restrict__ glob, int *__restrict__ end, unsigned short *__restrict__ slot)
-{
-  using Sort              = cub::BlockRadixSort<unsigned, FEG_LMA_BE, NB, unsigned short>;
-  using Scan              = cub::BlockScan<int, FEG_LMA_BE>;
-  constexpr unsigned NONE = 0xFFFFFFFFu;
-  constexpr int      NS   = NB * FEG_LMA_BE;
-  __shared__ union
-  {
-    typename Sort::TempStorage sort;
-    typename Scan::TempStorage scan;
-  } tmp;
-  __shared__ unsigned skey[NS];
-  const int           t = threadIdx.x, e = blockIdx.x * FEG_LMA_BE + t;
-  unsigned            key[NB];
-  unsigned short      val[NB];
-  int                 head[NB], n = 0, before, U;
-
-#pragma unroll
-  for (int j = 0; j < NB; j++) {
-    const int g = e < Ne ? idx[(size_t)j * Ne + e] : -1;
-
-    key[j] = g < 0 ? NONE : (unsigned)g;
-    val[j] = (unsigned short)(j * FEG_LMA_BE + t);
-  }
-  Sort(tmp.sort).Sort(key, val); /* blocked: thread t holds sorted positions t*NB..t*NB+NB-1 */
-#pragma unroll
-  for (int j = 0; j < NB; j++) skey[t * NB + j] = key[j];
-  __syncthreads();
-#pragma unroll
-  for (int j = 0; j < NB; j++) {
-    const int i = t * NB + j;
-
-    head[j] = key[j] != NONE && (i == 0 || skey[i - 1] != key[j]);
-    n += head[j];
-  }
-  Scan(tmp.scan).ExclusiveSum(n, before, U);
-  if (!off) {
-    if (t == 0) count[blockIdx.x] = U;
-    return;
-  }
-  const int u0 = off[blockIdx.x];
-  int       u  = before;
-#pragma unroll
-  for (int j = 0; j < NB; j++) {
-    const int i = t * NB + j;
-
-    slot[(size_t)blockIdx.x * NS + i] = val[j];
-    if (key[j] == NONE) continue;
-    if (head[j]) glob[u0 + u++] = (int)key[j];
-    if (i + 1 == NS || skey[i + 1] != key[j]) end[u0 + u - 1] = i + 1;
-  }
-}
-
-/* -feg_lma_scatter block's action, a block of FEG_LMA_BE elements per thread block, two adjacent elements per thread
-   (as the single pair kernel; VEC: Ne even, their entries one 8- or 16-byte load). x of the block's distinct dofs is read
-   once into its slots in shared memory; each element's rows are summed into their slots; each distinct dof's slots are
-   summed in their order and added into y once: an element's ten gathers and ten atomic adds through L2 become about three
-   of each at P2 on tetrahedra (a box's cells in their order) */
-template <int NB, typename TK, bool VEC>
-static __global__ void __launch_bounds__(FEG_LMA_BE / 2) FEGLMABlock_Kernel(int Ne, const int *__restrict__ off, const int *__restrict__ glob, const int *__restrict__ end, const unsigned short *__restrict__ slot, const TK *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose)
-{
-  using TK2        = std::conditional_t<std::is_same_v<TK, float>, float2, double2>;
-  constexpr int NS = NB * FEG_LMA_BE, NT = FEG_LMA_BE / 2;
-  __shared__ __align__(16) double sh[NS];
-  const int                       t = threadIdx.x, u0 = off[blockIdx.x], U = off[blockIdx.x + 1] - u0, el = 2 * t, e = blockIdx.x * FEG_LMA_BE + el;
-  const unsigned short           *sl = slot + (size_t)blockIdx.x * NS;
-  const int                      *en = end + u0;
-  double                          x0[NB], x1[NB];
-
-#if defined(FEG_LMA_PREFETCH)
-  { /* the block's element matrices towards L2 while x is staged */
-    const int lines = (int)((FEG_LMA_BE * sizeof(TK) + 127) / 128);
-
-    for (int r = t; r < NB * NB * lines; r += NT) {
-      const char *p = (const char *)&Ke[(size_t)(r / lines) * Ne + (size_t)blockIdx.x * FEG_LMA_BE] + (r % lines) * 128;
-
-      if (blockIdx.x * FEG_LMA_BE + (r % lines) * (128 / (int)sizeof(TK)) < Ne) asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
-    }
-  }
-#endif
-  for (int u = t; u < U; u += NT) {
-    const double v = x[glob[u0 + u]];
-
-    for (int i = u ? en[u - 1] : 0; i < en[u]; i++) sh[sl[i]] = v;
-  }
-  for (int i = (U ? en[U - 1] : 0) + t; i < NS; i += NT) sh[sl[i]] = 0.0;
-  __syncthreads();
-#pragma unroll
-  for (int b = 0; b < NB; b++) {
-    const double2 v = *(const double2 *)&sh[b * FEG_LMA_BE + el];
-
-    x0[b] = v.x;
-    x1[b] = v.y;
-  }
-  __syncthreads();
-  if (e < Ne) {
-    const bool two = e + 1 < Ne;
-
-#pragma unroll
-    for (int a = 0; a < NB; a++) {
-      double s0 = 0.0, s1 = 0.0;
-
-#pragma unroll
-      for (int b = 0; b < NB; b++) {
-        const size_t k = (size_t)(transpose ? b * NB + a : a * NB + b) * Ne + e;
-
-        if constexpr (VEC) {
-          const TK2 v = *(const TK2 *)&Ke[k];
-
-          s0 += (double)v.x * x0[b];
-          s1 += (double)v.y * x1[b];
-        } else {
-          s0 += (double)Ke[k] * x0[b];
-          s1 += two ? (double)Ke[k + 1] * x1[b] : 0.0;
-        }
-      }
-      *(double2 *)&sh[a * FEG_LMA_BE + el] = make_double2(s0, s1);
-    }
-  }
-  __syncthreads();
-  for (int u = t; u < U; u += NT) {
-    double s = 0.0;
-
-    for (int i = u ? en[u - 1] : 0; i < en[u]; i++) s += sh[sl[i]];
-    atomicAdd(&y[glob[u0 + u]], s);
-  }
-}
-
-/* the block map of the index array idx (local or global dofs, -1 constrained; no halo codes) */
-PetscErrorCode FEGDevLMABlockMapCreate(const FEGDevDisc *d, const int *idx, FEGLMABlockMap *m)
-{
-  int   *count;
-  void  *tmp  = NULL;
-  size_t ntmp = 0;
-  int    total;
-
-  PetscFunctionBegin;
-#define FEG_LMA_IS(NB) || d->Nb == NB
-  PetscCheck(false FEG_DEV_SMALL_NB(FEG_LMA_IS), PETSC_COMM_SELF, PETSC_ERR_SUP, "-feg_lma_scatter block: elements of %d dofs are not supported: allowed are 3, 4, 6, 8, 9, 10 (P1 and P2 simplices, P1 prisms, Q1 and Q2 quadrilaterals, Q1 hexahedra)", d->Nb);
-#undef FEG_LMA_IS
-  PetscCall(PetscMemzero(m, sizeof(*m)));
-  m->nblk = (d->Ne + FEG_LMA_BE - 1) / FEG_LMA_BE;
-  PetscCall(FEGDevMallocCopy((void **)&count, NULL, sizeof(int) * (m->nblk + 1), NULL));
-  PetscCall(FEGDevMallocCopy((void **)&m->off, NULL, sizeof(int) * (m->nblk + 1), &m->bytes));
-  PetscCall(FEGDevMallocCopy((void **)&m->slot, NULL, sizeof(unsigned short) * PetscMax((size_t)m->nblk * d->Nb * FEG_LMA_BE, 1), &m->bytes));
-  PetscCallCUDA(cudaMemset(count, 0, sizeof(int) * (m->nblk + 1)));
-  switch (d->Nb) {
-#define FEG_LMA_MAP(NB) \
-  case NB: \
-    if (m->nblk) FEGLMABlockMap_Kernel<NB><<<m->nblk, FEG_LMA_BE>>>(d->Ne, idx, NULL, count, NULL, NULL, NULL); \
-    break;
-    FEG_DEV_SMALL_NB(FEG_LMA_MAP)
-#undef FEG_LMA_MAP
-  default:
-    break;
-  }
-  FEGCheckLaunch("FEGLMABlockMap_Kernel");
-  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(NULL, ntmp, count, m->off, m->nblk + 1));
-  PetscCall(FEGDevMallocCopy(&tmp, NULL, ntmp + 1, NULL));
-  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(tmp, ntmp, count, m->off, m->nblk + 1));
-  PetscCallCUDA(cudaMemcpy(&total, m->off + m->nblk, sizeof(int), cudaMemcpyDeviceToHost));
-  PetscCallCUDA(cudaFree(tmp));
-  PetscCallCUDA(cudaFree(count));
-  PetscCall(FEGDevMallocCopy((void **)&m->glob, NULL, sizeof(int) * PetscMax(total, 1), &m->bytes));
-  PetscCall(FEGDevMallocCopy((void **)&m->end, NULL, sizeof(int) * PetscMax(total, 1), &m->bytes));
-  switch (d->Nb) {
-#define FEG_LMA_MAP(NB) \
-  case NB: \
-    if (m->nblk) FEGLMABlockMap_Kernel<NB><<<m->nblk, FEG_LMA_BE>>>(d->Ne, idx, m->off, NULL, m->glob, m->end, m->slot); \
-    break;
-    FEG_DEV_SMALL_NB(FEG_LMA_MAP)
-  default:
-    break;
-  }
-#undef FEG_LMA_MAP
-  FEGCheckLaunch("FEGLMABlockMap_Kernel");
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-template <typename TK>
-static const char *FEGLMABlockLaunch(const FEGDevDisc *d, const FEGLMABlockMap *m, const TK *Ke, const double *x, double *y, int transpose)
-{
-  const bool vec = d->Ne % 2 == 0;
-
-  switch (d->Nb) {
-#define FEG_LMA_BLOCK(NB) \
-  case NB: \
-    if (vec) FEGLMABlock_Kernel<NB, TK, true><<<m->nblk, FEG_LMA_BE / 2>>>(d->Ne, m->off, m->glob, m->end, m->slot, Ke, x, y, transpose); \
-    else FEGLMABlock_Kernel<NB, TK, false><<<m->nblk, FEG_LMA_BE / 2>>>(d->Ne, m->off, m->glob, m->end, m->slot, Ke, x, y, transpose); \
-    break;
-    FEG_DEV_SMALL_NB(FEG_LMA_BLOCK)
-#undef FEG_LMA_BLOCK
-  default:
-    break;
-  }
-  return "FEGLMABlock_Kernel";
-}
-
 /* launches the kernel for these elements and returns its name (for FEGCheckLaunch) */
 template <typename TK, bool CODED>
 static const char *FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int e1, const TK *Ke, const double *x, double *y, int transpose, double *yb, const double *xg, double *yg)
@@ -442,17 +239,10 @@ static const char *FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int
 
 /* elements e0..e1-1; Ke double, or float when single; idx NULL: the discretization's local indices, else global ones
    (-1 constrained), and where xg or yg is given (FEGDevOpGhostBuffers()) also below -1 for the halo's buffers;
-   nlocal > 0: then the transpose gather of every element's entries (after the last range); bm (-feg_lma_scatter
-   block, built from the same indices): all elements at once through it */
-PetscErrorCode FEGDevLMAApply(const FEGDevDisc *d, const int *idx, const FEGLMABlockMap *bm, const double *xg, double *yg, int e0, int e1, const void *Ke, int single, const double *x, double *y, int transpose, int nlocal, const int *toff, const int *tlist, double *ybuf)
+   nlocal > 0: then the transpose gather of every element's entries (after the last range) */
+PetscErrorCode FEGDevLMAApply(const FEGDevDisc *d, const int *idx, const double *xg, double *yg, int e0, int e1, const void *Ke, int single, const double *x, double *y, int transpose, int nlocal, const int *toff, const int *tlist, double *ybuf)
 {
   PetscFunctionBegin;
-  if (bm && bm->nblk && e0 == 0 && e1 == d->Ne && !xg && !yg && !tlist) {
-    const char *name = single ? FEGLMABlockLaunch<float>(d, bm, (const float *)Ke, x, y, transpose) : FEGLMABlockLaunch<double>(d, bm, (const double *)Ke, x, y, transpose);
-
-    FEGCheckLaunch(name);
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
   if (e1 > e0) {
     const bool  coded = xg || yg;
     const char *name;

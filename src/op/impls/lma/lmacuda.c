@@ -5,28 +5,17 @@
 #include <fegpu/private/fegcudaimpl.h>
 
 typedef struct {
-  FEGDevOp       base;
-  void          *Ke;      /* double: Ke[(a*Nb+b)*Ne+e]; single: FEGLMASingleIndex() */
-  int            single;  /* Ke holds floats (-feg_precision single) */
-  int           *gidx;    /* with atomic adds and the overlapped apply: global indices with codes (base.gindex), else NULL */
-  PetscBool      gshared; /* gidx is the discretization's (one process), not this operator's */
-  FEGLMABlockMap bmap;    /* -feg_lma_scatter block */
+  FEGDevOp  base;
+  void     *Ke;      /* double: Ke[(a*Nb+b)*Ne+e]; single: FEGLMASingleIndex() */
+  int       single;  /* Ke holds floats (-feg_precision single) */
+  int      *gidx;    /* with atomic adds and the overlapped apply: global indices with codes (base.gindex), else NULL */
+  PetscBool gshared; /* gidx is the discretization's (one process), not this operator's */
 } FEGOp_LMA_CUDA;
 
 /* bytes of the stored element matrices */
 static size_t FEGLMABytes(const FEGOp_LMA_CUDA *dev)
 {
   return (size_t)dev->base.d.Ne * dev->base.d.Nb * dev->base.d.Nb * (dev->single ? sizeof(float) : sizeof(double));
-}
-
-static PetscErrorCode FEGLMABlockMapDestroy(FEGLMABlockMap *m)
-{
-  PetscFunctionBegin;
-  FEGDevFree(m->off);
-  FEGDevFree(m->glob);
-  FEGDevFree(m->end);
-  FEGDevFree(m->slot);
-  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static FEGOp_LMA_CUDA *FEGLMADev(FEGOp op)
@@ -46,11 +35,6 @@ static PetscErrorCode FEGOpSetUp_LMA_CUDA(FEGOp op)
   /* with atomic adds, global indices (-1: constrained; on several processes < -1: the halo's ghost buffers): no copies
      into and out of a local vector around the kernel, as sum factorisation */
   PetscCall(FEGDevOpTableGlobalIndices(op, &dev->base, &dev->gidx, &dev->gshared));
-  if (lma->scatter == FEG_SCATTER_BLOCK) {
-    /* its kernel takes all elements at once, so not the overlapped apply's ranges (FEGDevOpApply()'s test) */
-    PetscCheck(!(dev->base.overlap && (!dev->base.gindex || dev->base.lcode)), PetscObjectComm((PetscObject)op), PETSC_ERR_SUP, "-feg_lma_scatter block does not work with the overlapped apply (-feg_halo_overlap): use -feg_halo_overlap 0, or the atomic or gather scatter");
-    PetscCall(FEGDevLMABlockMapCreate(&dev->base.d, dev->gidx ? dev->gidx : dev->base.d.idx, &dev->bmap));
-  }
   dev->single = op->precision == FEG_PRECISION_SINGLE;
   PetscCall(FEGDevMallocCopy(&dev->Ke, NULL, FEGLMABytes(dev), NULL));
   op->stores = "element matrices on the GPU";
@@ -86,7 +70,7 @@ static PetscErrorCode FEGLMAKernel(FEGOp op, const double *x, double *y, PetscBo
 
   PetscFunctionBegin;
   PetscCall(FEGDevOpGhostBuffers(&dev->base, e1, &xg, &yg));
-  PetscCall(FEGDevLMAApply(&dev->base.d, dev->gidx, dev->bmap.nblk ? &dev->bmap : NULL, xg, yg, e0, e1, dev->Ke, dev->single, x, y, transpose ? 1 : 0, last ? (int)op->disc->nlocal : 0, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevLMAApply(&dev->base.d, dev->gidx, xg, yg, e0, e1, dev->Ke, dev->single, x, y, transpose ? 1 : 0, last ? (int)op->disc->nlocal : 0, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -161,10 +145,8 @@ static PetscErrorCode FEGOpView_LMA_CUDA(FEGOp op, PetscViewer viewer)
 
   PetscFunctionBegin;
   PetscCall(FEGDevOpView(op, &dev->base, viewer));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "GPU lma: element-interleaved matrices in %s precision, scatter by %s%s\n", dev->single ? "single" : "double", dev->base.tlist ? "transpose gather" : (dev->bmap.nblk ? "sums per block of elements in shared memory, then atomics" : "atomics"),
-                                   dev->base.direct ? ", no global-to-local copies (one process, no constraints)" : ""));
-  PetscCall(
-    PetscViewerASCIIPrintf(viewer, "GPU memory: %.4g MB\n", ((PetscLogDouble)FEGDevOpBytes(&dev->base) + (PetscLogDouble)FEGLMABytes(dev) + (dev->gidx ? (PetscLogDouble)dev->base.d.Ne * dev->base.d.Nb * sizeof(int) : 0.0) + (PetscLogDouble)dev->bmap.bytes) / 1048576.0));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "GPU lma: element-interleaved matrices in %s precision, scatter by %s%s\n", dev->single ? "single" : "double", dev->base.tlist ? "transpose gather" : "atomics", dev->base.direct ? ", no global-to-local copies (one process, no constraints)" : ""));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "GPU memory: %.4g MB\n", ((PetscLogDouble)FEGDevOpBytes(&dev->base) + (PetscLogDouble)FEGLMABytes(dev) + (dev->gidx ? (PetscLogDouble)dev->base.d.Ne * dev->base.d.Nb * sizeof(int) : 0.0)) / 1048576.0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -177,7 +159,6 @@ static PetscErrorCode FEGOpDestroy_LMA_CUDA(FEGOp op)
   if (dev) {
     PetscCall(FEGDevOpDestroy(&dev->base));
     FEGDevFree(dev->Ke);
-    PetscCall(FEGLMABlockMapDestroy(&dev->bmap));
     if (!dev->gshared) FEGDevFree(dev->gidx);
     PetscCall(PetscFree(lma->dev));
   }

@@ -564,7 +564,6 @@ static PetscErrorCode FEGOpSetFromOptions_MatFree(FEGOp op, PetscOptionItems *Pe
   PetscCall(PetscOptionsInt("-feg_matfree_gemm_mb", "GPU gemm: work space (MB) per chunk of elements; small enough for the L2 cache keeps the GEMM output there", "FEGOpSetFromOptions", mf->gemmMB, &mf->gemmMB, NULL));
   PetscCall(FEGScatterSetFromOptions(PetscOptionsObject, &mf->scatter));
   PetscOptionsHeadEnd();
-  PetscCheck(mf->scatter != FEG_SCATTER_BLOCK, comm, PETSC_ERR_ARG_OUTOFRANGE, "-feg_lma_scatter %s is lma's only: matfree allows atomic and gather", FEGScatters[mf->scatter]);
   PetscCheck(mf->nr == 0 || mf->nr == 1 || mf->nr == 2 || mf->nr == 4, comm, PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_nr %" PetscInt_FMT " is not supported: allowed are 0 (tuned), 1, 2 (refop and mma), 4 (mma)", mf->nr);
   PetscCheck(mf->gemmMB >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_gemm_mb %" PetscInt_FMT " must be at least 1", mf->gemmMB);
   PetscCheck(mf->ne >= 0 && mf->ne <= 8 && (mf->ne & (mf->ne - 1)) == 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_ne %" PetscInt_FMT " is not supported: allowed are 0 (tuned), 1, 2, 4, 8", mf->ne);

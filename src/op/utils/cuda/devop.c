@@ -871,7 +871,6 @@ PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *disc, FEGForm form, Vec b)
   PetscFunctionBegin;
   PetscCall(PetscObjectGetOptionsPrefix((PetscObject)form, &prefix));
   PetscCall(PetscOptionsGetEnum(NULL, prefix, "-feg_rhs_scatter", FEGScatters, (PetscEnum *)&scatter, NULL));
-  PetscCheck(scatter != FEG_SCATTER_BLOCK, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_OUTOFRANGE, "-feg_rhs_scatter %s is not supported: allowed are atomic and gather", FEGScatters[scatter]);
   if (!r) {
     PetscCall(PetscNew(&r));
     disc->rhsdev        = r;
