@@ -4,7 +4,8 @@
    nothing between host and device; on two processes the same comparisons on the distributed mesh (addto through the
    diagonal and off-diagonal blocks and a PetscSF), and distributed GPU operators match the serial host one; the
    overlapped apply (interior elements while the halo moves) equals the host and the plain one; lma with single-precision
-   element matrices equals the host's single lma; -feg_strategy auto becomes a type that applies the host's operator;
+   element matrices equals the host's single lma, and lma's grouped storage (Q3 quadrilaterals, P3 tetrahedra) the
+   host's through every integration kernel; -feg_strategy auto becomes a type that applies the host's operator;
    coefficients given at the quadrature points on CUDA vectors give the host's results.
    Needs a GPU (make check-gpu).
    fegtest: nsize 1 2 */
@@ -867,6 +868,56 @@ START_TEST(test_gpu_lma_single)
 }
 END_TEST
 
+/* lma's grouped storage (single at 16 and 20 dofs, double at 16), Q3 quadrilaterals and P3 tetrahedra in double and
+   single, written by every integration kernel (auto, thread, block, GEMM; a linear-field coefficient and a constant C
+   on affine cells, the reference tensors) and read by the group kernel: MatMult, transpose, MatMultAdd and the diagonal
+   equal the host's, and so does the preconditioning matrix, handed to MatSetValuesCOO() ungrouped */
+START_TEST(test_gpu_lma_grouped)
+{
+  const DMPolytopeType ct      = _i / 2 ? DM_POLYTOPE_TETRAHEDRON : DM_POLYTOPE_QUADRILATERAL;
+  const PetscBool      single  = (PetscBool)(_i % 2);
+  const char          *opts[4] = {NULL, "-gpu_feg_cuda_kernel thread", "-gpu_feg_cuda_kernel block", "-gpu_feg_cuda_kernel gemm"};
+  PetscMPIInt          size;
+
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size > 1) return;
+  if (single) {
+    TCHK(PetscOptionsSetValue(NULL, "-feg_precision", "single"));
+    TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_precision", "single"));
+  }
+  for (int constant = 0; constant < 2; constant++)
+    for (int k = 0; k < 4; k++) {
+      DM        dm[2], aux[2];
+      Vec       ax[2];
+      FEGForm   f[2];
+      Mat       A[2], P[2], C;
+      PetscReal err, perr;
+
+      with_constant = (PetscBool)constant;
+      for (int g = 0; g < 2; g++) {
+        TCHK(build(PETSC_COMM_SELF, ct, 3, PETSC_TRUE, (PetscBool)g, PETSC_FALSE, &dm[g], &aux[g], &ax[g], &f[g]));
+        if (g) TCHK(FEGFormSetOptionsPrefix(f[g], "gpu_"));
+        if (g && opts[k]) TCHK(PetscOptionsInsertString(NULL, opts[k]));
+        TCHK(fegtest_operator(dm[g], f[g], FEGOPLMA, &A[g]));
+        if (g && opts[k]) TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_cuda_kernel"));
+        TCHK(FEGOperatorGetPmat(A[g], &P[g]));
+      }
+      with_constant = PETSC_FALSE;
+      TCHK(apply_diff(A[1], dm[1], A[0], dm[0], PETSC_TRUE, &err));
+      TCHK(MatConvert(P[1], MATAIJ, MAT_INITIAL_MATRIX, &C));
+      TCHK(fegtest_matdiff(C, P[0], &perr));
+      ck_assert_msg(err < 1e-12 && perr < 1e-12, "%s P3 %s lma (%s, %s): GPU differs from host by %g (products), %g (preconditioning matrix)", DMPolytopeTypes[ct], single ? "single" : "double", constant ? "constant C" : "linear field", opts[k] ? opts[k] : "auto kernel", (double)err, (double)perr);
+      TCHK(MatDestroy(&C));
+      for (int g = 0; g < 2; g++) {
+        TCHK(MatDestroy(&A[g]));
+        TCHK(destroy(&dm[g], &aux[g], &ax[g], &f[g]));
+      }
+    }
+  TCHK(PetscOptionsClearValue(NULL, "-feg_precision"));
+  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_precision"));
+}
+END_TEST
+
 /* FEGComputeRHS on the GPU in each vector layout it treats apart: one process without constraints (straight into b),
    discontinuous (stores instead of atomics, no zeroing when the elements cover every dof), with essential boundary
    conditions (local vector and DMLocalToGlobal), atomic and gather, pointwise and constant coefficients (affine
@@ -1369,6 +1420,7 @@ static void add_tests(Suite *s)
   tc = tcase_create("single");
   tcase_set_timeout(tc, 900);
   tcase_add_loop_test(tc, test_gpu_lma_single, 0, 5 * 3);
+  tcase_add_loop_test(tc, test_gpu_lma_grouped, 0, 4);
   suite_add_tcase(s, tc);
   tc = tcase_create("deterministic");
   tcase_set_timeout(tc, 900);

@@ -146,36 +146,43 @@ START_TEST(test_lma_single)
 }
 END_TEST
 
-/* The GPU's single-precision lma storage (FEGLMASingleIndex()) puts the Nb*Nb entries of Ne elements on 0..Nb*Nb*Ne-1
-   once each: element-interleaved one by one (Ke[k*Ne+e]) where not grouped, and at the grouped sizes a group's four
-   entries are four consecutive floats, 16-byte aligned, all of one row (the kernels read a row as whole float4 groups) */
-START_TEST(test_lma_single_layout)
+/* The GPU's lma storage (FEGLMASingleIndex(), FEGLMADoubleIndex()) puts the Nb*Nb entries of Ne elements on
+   0..Nb*Nb*Ne-1 once each: element-interleaved one by one (Ke[k*Ne+e]) where not grouped, and at the grouped sizes a
+   group's entries (four floats, two doubles) are consecutive, 16-byte aligned, all of one row (the kernels read a row
+   as whole float4 or double2 groups, the integration kernels store four entries of a row at once) */
+START_TEST(test_lma_layout)
 {
   const int Ne = 7, sizes[] = {3, 4, 6, 8, 9, 10, 15, 16, 18, 20, 27, 35};
 
-  for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-    const int      Nb = sizes[i];
-    const size_t   n  = (size_t)Nb * Nb * Ne;
-    unsigned char *seen;
+  for (int single = 0; single < 2; single++) {
+    const int W = single ? FEG_LMA_SW : FEG_LMA_DW;
 
-    seen = (unsigned char *)calloc(n, 1);
-    ck_assert(seen != NULL);
-    for (size_t k = 0; k < (size_t)Nb * Nb; k++)
-      for (size_t e = 0; e < (size_t)Ne; e++) {
-        const size_t p = FEGLMASingleIndex(Nb, k, e, Ne);
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+      const int      Nb = sizes[i], grouped = single ? FEGLMASingleGrouped(Nb) : FEGLMADoubleGrouped(Nb);
+      const size_t   n = (size_t)Nb * Nb * Ne;
+      unsigned char *seen;
 
-        ck_assert_msg(p < n && !seen[p], "Nb %d: entry %zu of element %zu at %zu, outside 0..%zu or taken twice", Nb, k, e, p, n - 1);
-        seen[p] = 1;
-        if (!FEGLMASingleGrouped(Nb)) ck_assert_msg(p == k * Ne + e, "Nb %d is not grouped, but entry %zu of element %zu is at %zu", Nb, k, e, p);
-        else {
-          ck_assert_msg(Nb % FEG_LMA_SW == 0, "grouped Nb %d is not a multiple of %d: a group would span two rows", Nb, FEG_LMA_SW);
-          ck_assert_msg(p % FEG_LMA_SW == k % FEG_LMA_SW, "Nb %d: entry %zu of element %zu at %zu is not in its group's slot", Nb, k, e, p);
-          if (k % FEG_LMA_SW) ck_assert_msg(p == FEGLMASingleIndex(Nb, k - 1, e, Ne) + 1, "Nb %d: entries %zu and %zu of element %zu are not consecutive", Nb, k - 1, k, e);
+      seen = (unsigned char *)calloc(n, 1);
+      ck_assert(seen != NULL);
+      for (size_t k = 0; k < (size_t)Nb * Nb; k++)
+        for (size_t e = 0; e < (size_t)Ne; e++) {
+          const size_t p = single ? FEGLMASingleIndex(Nb, k, e, Ne) : FEGLMADoubleIndex(Nb, k, e, Ne);
+
+          ck_assert_msg(p < n && !seen[p], "%s Nb %d: entry %zu of element %zu at %zu, outside 0..%zu or taken twice", single ? "single" : "double", Nb, k, e, p, n - 1);
+          seen[p] = 1;
+          if (!grouped) ck_assert_msg(p == k * Ne + e, "%s Nb %d is not grouped, but entry %zu of element %zu is at %zu", single ? "single" : "double", Nb, k, e, p);
+          else {
+            /* the integration kernels store four entries of a row at once (a single group, two double pairs) */
+            ck_assert_msg(Nb % FEG_LMA_SW == 0, "grouped Nb %d is not a multiple of %d: a group would span two rows", Nb, FEG_LMA_SW);
+            ck_assert_msg(p % W == k % W, "%s Nb %d: entry %zu of element %zu at %zu is not in its group's slot", single ? "single" : "double", Nb, k, e, p);
+            if (k % W) ck_assert_msg(p == (single ? FEGLMASingleIndex(Nb, k - 1, e, Ne) : FEGLMADoubleIndex(Nb, k - 1, e, Ne)) + 1, "%s Nb %d: entries %zu and %zu of element %zu are not consecutive", single ? "single" : "double", Nb, k - 1, k, e);
+          }
         }
-      }
-    free(seen);
+      free(seen);
+    }
   }
-  ck_assert_msg(FEGLMASingleGrouped(16) && FEGLMASingleGrouped(20), "16 and 20 dofs are grouped (their GPU kernel reads float4 groups)");
+  ck_assert_msg(FEGLMASingleGrouped(16) && FEGLMASingleGrouped(20), "single: 16 and 20 dofs are grouped (their GPU kernel reads float4 groups)");
+  ck_assert_msg(FEGLMADoubleGrouped(16) && !FEGLMADoubleGrouped(20), "double: 16 dofs are grouped (their GPU kernel reads double2 pairs), 20 are not");
 }
 END_TEST
 
@@ -434,7 +441,7 @@ static void add_tests(Suite *s)
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, test_lma_equals_assembled, 0, 5 * 4);
   tcase_add_loop_test(tc, test_lma_single, 0, 5 * 3);
-  tcase_add_test(tc, test_lma_single_layout);
+  tcase_add_test(tc, test_lma_layout);
   tcase_add_test(tc, test_apply_bytes);
   tcase_add_loop_test(tc, test_matfree_equals_assembled, 0, 5 * 8);
   tcase_add_loop_test(tc, test_matfree_kernels, 0, 4 * 8);

@@ -71,10 +71,23 @@ FEG_INLINE size_t FEGLMASingleIndex(int Nb, size_t k, size_t e, size_t Ne)
 {
   return FEGLMASingleGrouped(Nb) ? ((k / FEG_LMA_SW) * Ne + e) * FEG_LMA_SW + k % FEG_LMA_SW : k * Ne + e;
 }
+/* Double precision at 16 dofs (Q3 quadrilaterals): lma's entries in pairs of consecutive ones of a row, the pairs
+   element-interleaved, a row Nb/2 16-byte loads (MatMult 1.16x faster than 8-byte loads, share/bench/pairs run 1;
+   P3 tetrahedra's 20 dofs gained nothing, and keep one by one) */
+#define FEG_LMA_DW 2
+FEG_INLINE int FEGLMADoubleGrouped(int Nb)
+{
+  return Nb == 16;
+}
+/* where entry k of element e is among an lma's double element matrices */
+FEG_INLINE size_t FEGLMADoubleIndex(int Nb, size_t k, size_t e, size_t Ne)
+{
+  return FEGLMADoubleGrouped(Nb) ? ((k / FEG_LMA_DW) * Ne + e) * FEG_LMA_DW + k % FEG_LMA_DW : k * Ne + e;
+}
 
 /* Where element matrix entries go */
 typedef enum {
-  FEG_DEV_OUT_LMA,        /* Kout[(a*Nb+b)*Ne+e] */
+  FEG_DEV_OUT_LMA,        /* Kout[(a*Nb+b)*Ne+e], or with grouped Kout[FEGLMADoubleIndex()] */
   FEG_DEV_OUT_LMA_SINGLE, /* the same rounded to float, into valsf[FEGLMASingleIndex()] (-feg_precision single) */
   FEG_DEV_OUT_CSR_ATOMIC, /* atomicAdd(vals[pos[(a*Nb+b)*Ne+e]]); deterministic when launched colour by colour */
   FEG_DEV_OUT_COO         /* coo[e*Nb*Nb+a*Nb+b], the order given to MatSetPreallocationCOO */
@@ -93,6 +106,7 @@ typedef struct {
                       colour reads its positions coalesced), not by its element */
   int     posmajor; /* pos element-major, pos[e*Nb*Nb+a*Nb+b] (kernels that take an element's entries together), not
                        element-interleaved, pos[(a*Nb+b)*Ne+e] (one element per thread) */
+  int     grouped;  /* FEG_DEV_OUT_LMA: lma's own storage, in pairs at FEGLMADoubleGrouped() sizes (not addto's buffer) */
 } FEGDevOutput;
 
 /* Kernel choice and tuning (Krużel et al.: entries per thread, parts, Jacobian data in shared memory) */

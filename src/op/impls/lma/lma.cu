@@ -17,12 +17,12 @@ static __device__ __forceinline__ T FEGLMAKe(const T *p)
   else return *p;
 }
 
-/* entry k = a*Nb+b of element e: Ke[k*Ne+e] (double), Ke[FEGLMASingleIndex()] (float) */
+/* entry k = a*Nb+b of element e: Ke[FEGLMADoubleIndex()] (double), Ke[FEGLMASingleIndex()] (float) */
 template <int NB, typename TK>
 static __device__ __forceinline__ double FEGLMAEntry(const TK *Ke, int Nb, size_t k, int e, int Ne)
 {
-  if constexpr (std::is_same_v<TK, float>) return (double)FEGLMAKe<NB>(&Ke[FEGLMASingleIndex(Nb, k, (size_t)e, (size_t)Ne)]);
-  else return FEGLMAKe<NB>(&Ke[k * Ne + e]);
+  if constexpr (std::is_same_v<TK, float>) return (double)FEGLMAKe<NB>(&Ke[FEGLMASingleIndex(NB ? NB : Nb, k, (size_t)e, (size_t)Ne)]);
+  else return FEGLMAKe<NB>(&Ke[FEGLMADoubleIndex(NB ? NB : Nb, k, (size_t)e, (size_t)Ne)]);
 }
 
 /* one element per thread, elements e0..e1-1; entry (a, b) FEGLMAEntry(a*Nb+b), of type TK (double, or float with
@@ -119,15 +119,36 @@ static __global__ void FEGLMAPair_Kernel(int Ne, int e0, int e1, const int *__re
   }
 }
 
-/* single precision at 16 and 20 dofs, one element per thread: a row is NB/4 groups of its entries (FEGLMASingleIndex()),
-   each one 16-byte load, where FEGLMASmall_Kernel took 4-byte loads of entries interleaved one by one (MatMult of P3
-   tetrahedra 1.29-1.31x and Q3 quadrilaterals 1.47x faster, share/bench/precision runs 7-8); rows one at a time, as
-   FEGLMASmall_Kernel does above 10 dofs, and sums in its order */
-template <int NB, bool CODED>
-static __global__ void FEGLMAGroup_Kernel(int Ne, int e0, int e1, const int *__restrict__ idx, const float4 *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf, const double *__restrict__ xg, double *__restrict__ yg)
+/* a group of lma's stored entries: four floats (FEGLMASingleIndex()) or two doubles (FEGLMADoubleIndex()) */
+template <typename TK>
+struct FEGLMAGroupOf {
+  using V                = float4;
+  static constexpr int W = FEG_LMA_SW;
+};
+template <>
+struct FEGLMAGroupOf<double> {
+  using V                = double2;
+  static constexpr int W = FEG_LMA_DW;
+};
+static __device__ __forceinline__ double FEGGroupEntry(const float4 &v, int w)
 {
-  constexpr int GR = NB / FEG_LMA_SW;
-  static_assert(FEG_LMA_SW == 4 && NB % FEG_LMA_SW == 0, "rows of whole float4 groups");
+  return w == 0 ? v.x : (w == 1 ? v.y : (w == 2 ? v.z : v.w));
+}
+static __device__ __forceinline__ double FEGGroupEntry(const double2 &v, int w)
+{
+  return w == 0 ? v.x : v.y;
+}
+
+/* grouped storage (single at 16 and 20 dofs, double at 16), one element per thread: a row is NB/W groups of its
+   entries, each one 16-byte load, where FEGLMASmall_Kernel took 4- or 8-byte loads of entries interleaved one by one
+   (single: MatMult of P3 tetrahedra 1.29-1.31x and Q3 quadrilaterals 1.47x faster, share/bench/precision runs 7-8;
+   double: Q3 quadrilaterals 1.16x, share/bench/pairs); rows one at a time, as FEGLMASmall_Kernel does above 10 dofs,
+   and sums in its order */
+template <int NB, typename TK, bool CODED>
+static __global__ void FEGLMAGroup_Kernel(int Ne, int e0, int e1, const int *__restrict__ idx, const typename FEGLMAGroupOf<TK>::V *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf, const double *__restrict__ xg, double *__restrict__ yg)
+{
+  constexpr int W = FEGLMAGroupOf<TK>::W, GR = NB / W;
+  static_assert(NB % W == 0, "rows of whole groups");
   const int e = e0 + blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= e1) return;
 
@@ -142,12 +163,10 @@ static __global__ void FEGLMAGroup_Kernel(int Ne, int e0, int e1, const int *__r
 
 #pragma unroll
       for (int q = 0; q < GR; q++) {
-        const float4 v = FEGLMAKe<NB>(&Ke[(size_t)(a * GR + q) * Ne + e]);
+        const auto v = FEGLMAKe<NB>(&Ke[(size_t)(a * GR + q) * Ne + e]);
 
-        s += (double)v.x * xe[q * 4];
-        s += (double)v.y * xe[q * 4 + 1];
-        s += (double)v.z * xe[q * 4 + 2];
-        s += (double)v.w * xe[q * 4 + 3];
+#pragma unroll
+        for (int w = 0; w < W; w++) s += FEGGroupEntry(v, w) * xe[q * W + w];
       }
       if (ybuf) ybuf[(size_t)a * Ne + e] = s;
       else FEGIdxAdd<CODED>(y, yg, idx[(size_t)a * Ne + e], s, false);
@@ -163,12 +182,10 @@ static __global__ void FEGLMAGroup_Kernel(int Ne, int e0, int e1, const int *__r
 
 #pragma unroll
       for (int q = 0; q < GR; q++) {
-        const float4 v = FEGLMAKe<NB>(&Ke[(size_t)(a * GR + q) * Ne + e]);
+        const auto v = FEGLMAKe<NB>(&Ke[(size_t)(a * GR + q) * Ne + e]);
 
-        s[q * 4] += (double)v.x * xa;
-        s[q * 4 + 1] += (double)v.y * xa;
-        s[q * 4 + 2] += (double)v.z * xa;
-        s[q * 4 + 3] += (double)v.w * xa;
+#pragma unroll
+        for (int w = 0; w < W; w++) s[q * W + w] += FEGGroupEntry(v, w) * xa;
       }
     }
 #pragma unroll
@@ -186,11 +203,17 @@ static const char *FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int
   const int      nt = 128, n = e1 - e0;
   const unsigned nb = (unsigned)((n + nt - 1) / nt);
 
+  if constexpr (std::is_same_v<TK, double>) {
+    if (d->Nb == 16) { /* FEGLMADoubleGrouped()'s size */
+      FEGLMAGroup_Kernel<16, double, CODED><<<nb, nt>>>(d->Ne, e0, e1, idx, (const double2 *)Ke, x, y, transpose, yb, xg, yg);
+      return "FEGLMAGroup_Kernel";
+    }
+  }
   if constexpr (std::is_same_v<TK, float>) {
     switch (d->Nb) { /* FEGLMASingleGrouped()'s sizes */
 #define FEG_LMA_GROUP(NB) \
   case NB: \
-    FEGLMAGroup_Kernel<NB, CODED><<<nb, nt>>>(d->Ne, e0, e1, idx, (const float4 *)Ke, x, y, transpose, yb, xg, yg); \
+    FEGLMAGroup_Kernel<NB, float, CODED><<<nb, nt>>>(d->Ne, e0, e1, idx, (const float4 *)Ke, x, y, transpose, yb, xg, yg); \
     return "FEGLMAGroup_Kernel";
       FEG_LMA_GROUP(16)
       FEG_LMA_GROUP(20)
@@ -287,21 +310,24 @@ PetscErrorCode FEGDevLMADiagonal(const FEGDevDisc *d, const int *idx, double *yg
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static __global__ void FEGWiden_Kernel(int Nb, int Ne, const float *__restrict__ in, double *__restrict__ out)
+template <typename TK>
+static __global__ void FEGWiden_Kernel(int Nb, int Ne, const TK *__restrict__ in, double *__restrict__ out)
 {
   const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < (size_t)Nb * Nb * Ne) out[i] = (double)in[FEGLMASingleIndex(Nb, i / Ne, i % Ne, Ne)];
+  if (i < (size_t)Nb * Nb * Ne) out[i] = (double)FEGLMAEntry<0>(in, Nb, i / Ne, (int)(i % Ne), Ne);
 }
 
-/* out[k*Ne+e] = entry k of element e of the single element matrices in (FEGLMASingleIndex()), widened: the double ones'
-   order, handed to MatSetValuesCOO() */
-PetscErrorCode FEGDevLMAWiden(int Nb, int Ne, const float *in, double *out)
+/* out[k*Ne+e] = entry k of element e of the element matrices in (single: FEGLMASingleIndex(), widened; double:
+   FEGLMADoubleIndex()), in the order of double ones one by one, handed to MatSetValuesCOO() */
+PetscErrorCode FEGDevLMAWiden(int Nb, int Ne, int single, const void *in, double *out)
 {
-  const size_t n = (size_t)Nb * Nb * Ne;
+  const size_t   n  = (size_t)Nb * Nb * Ne;
+  const unsigned nb = (unsigned)((n + 255) / 256);
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
-  FEGWiden_Kernel<<<(unsigned)((n + 255) / 256), 256>>>(Nb, Ne, in, out);
+  if (single) FEGWiden_Kernel<float><<<nb, 256>>>(Nb, Ne, (const float *)in, out);
+  else FEGWiden_Kernel<double><<<nb, 256>>>(Nb, Ne, (const double *)in, out);
   FEGCheckLaunch("FEGWiden_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }

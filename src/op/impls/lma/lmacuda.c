@@ -6,7 +6,7 @@
 
 typedef struct {
   FEGDevOp  base;
-  void     *Ke;      /* double: Ke[(a*Nb+b)*Ne+e]; single: FEGLMASingleIndex() */
+  void     *Ke;      /* double: Ke[FEGLMADoubleIndex()]; single: Ke[FEGLMASingleIndex()] */
   int       single;  /* Ke holds floats (-feg_precision single) */
   int      *gidx;    /* with atomic adds and the overlapped apply: global indices with codes (base.gindex), else NULL */
   PetscBool gshared; /* gidx is the discretization's (one process), not this operator's */
@@ -51,7 +51,10 @@ static PetscErrorCode FEGOpAssemble_LMA_CUDA(FEGOp op, Mat A)
   if (dev->single) {
     o.out   = FEG_DEV_OUT_LMA_SINGLE;
     o.valsf = (float *)dev->Ke;
-  } else o.vals = (double *)dev->Ke;
+  } else {
+    o.vals    = (double *)dev->Ke;
+    o.grouped = FEGLMADoubleGrouped(dev->base.d.Nb);
+  }
   PetscCall(PetscLogEventBegin(FEG_Integrate, op, 0, 0, 0));
   PetscCall(FEGDevCoeffPrepare(op->disc, op->form, &dev->base.cc, &c));
   PetscCall(PetscLogGpuTimeBegin());
@@ -111,22 +114,22 @@ static PetscErrorCode FEGOpGetDiagonal_LMA_CUDA(FEGOp op, Vec d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the device element matrices, in their interleaved order, into an AIJCUSPARSE matrix (single ones widened to double
-   in a temporary for MatSetValuesCOO()) */
+/* the device element matrices, in their interleaved order, into an AIJCUSPARSE matrix (single ones widened to double,
+   grouped ones ungrouped, in a temporary for MatSetValuesCOO()) */
 static PetscErrorCode FEGOpAssembleValues_LMA_CUDA(FEGOp op, Mat *P)
 {
-  FEGOp_LMA_CUDA *dev = FEGLMADev(op);
-  double         *K   = (double *)dev->Ke;
+  FEGOp_LMA_CUDA *dev  = FEGLMADev(op);
+  double         *K    = (double *)dev->Ke;
+  const PetscBool copy = (PetscBool)(dev->single || FEGLMADoubleGrouped(dev->base.d.Nb));
 
   PetscFunctionBegin;
-  if (dev->single) {
-    const size_t n = FEGLMABytes(dev) / sizeof(float);
-
-    PetscCall(FEGDevMallocCopy((void **)&K, NULL, n * sizeof(double), NULL));
-    PetscCall(FEGDevLMAWiden(dev->base.d.Nb, dev->base.d.Ne, (const float *)dev->Ke, K));
+  if (copy) {
+    K = NULL;
+    PetscCall(FEGDevMallocCopy((void **)&K, NULL, (size_t)dev->base.d.Ne * dev->base.d.Nb * dev->base.d.Nb * sizeof(double), NULL));
+    PetscCall(FEGDevLMAWiden(dev->base.d.Nb, dev->base.d.Ne, dev->single, dev->Ke, K));
   }
   PetscCall(FEGOpAssembleValues_LMA_Private(op, MATAIJCUSPARSE, PETSC_TRUE, K, P));
-  if (dev->single) FEGDevFree(K);
+  if (copy) FEGDevFree(K);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -5,4 +5,4 @@
 
 PETSC_INTERN PetscErrorCode FEGDevLMAApply(const FEGDevDisc *, const int *, const double *, double *, int, int, const void *, int, const double *, double *, int, int, const int *, const int *, double *);
 PETSC_INTERN PetscErrorCode FEGDevLMADiagonal(const FEGDevDisc *, const int *, double *, const void *, int, double *, int, const int *, const int *, double *);
-PETSC_INTERN PetscErrorCode FEGDevLMAWiden(int, int, const float *, double *);
+PETSC_INTERN PetscErrorCode FEGDevLMAWiden(int, int, int, const void *, double *);

@@ -26,7 +26,7 @@ static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDe
 
   switch (o.out) {
   case FEG_DEV_OUT_LMA:
-    o.vals[ent * d.Ne + e] = K;
+    o.vals[MAYGROUP && o.grouped ? FEGLMADoubleIndex(d.Nb, ent, e, d.Ne) : ent * d.Ne + e] = K;
     break;
   case FEG_DEV_OUT_LMA_SINGLE:
     o.valsf[MAYGROUP ? FEGLMASingleIndex(d.Nb, ent, e, d.Ne) : ent * d.Ne + e] = (float)K;
@@ -41,12 +41,26 @@ static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDe
   }
 }
 
-/* entries (a, b..b+3) of element e into lma's grouped single storage (FEGLMASingleGrouped(): FEG_LMA_SW divides Nb, so
-   a group is four entries of one row) as one 16-byte store: with one 4-byte store per entry (16 bytes apart) P3
-   tetrahedra took 1.5x as long to assemble as with the entries interleaved one by one (share/bench/precision run 5) */
+/* lma's storage in groups (single: FEGLMASingleGrouped(), double: grouped and FEGLMADoubleGrouped()); FEG_LMA_SW
+   divides Nb at those sizes, so four entries of a row are one group of single or two pairs of double */
+static __device__ __forceinline__ bool FEGGroupedOut(const FEGDevOutput &o, int Nb)
+{
+  return (o.out == FEG_DEV_OUT_LMA_SINGLE && FEGLMASingleGrouped(Nb)) || (o.out == FEG_DEV_OUT_LMA && o.grouped && FEGLMADoubleGrouped(Nb));
+}
+
+/* entries (a, b..b+3) of element e into lma's grouped storage (FEGGroupedOut()) as one 16-byte store (single) or two
+   (double): with one 4-byte store per entry (16 bytes apart) P3 tetrahedra took 1.5x as long to assemble as with the
+   entries interleaved one by one (share/bench/precision run 5) */
 static __device__ __forceinline__ void FEGStoreGroup(const FEGDevDisc &d, const FEGDevOutput &o, int e, int a, int b, const double v[FEG_LMA_SW])
 {
-  *(float4 *)&o.valsf[FEGLMASingleIndex(d.Nb, (size_t)a * d.Nb + b, e, d.Ne)] = make_float4((float)v[0], (float)v[1], (float)v[2], (float)v[3]);
+  const size_t k = (size_t)a * d.Nb + b;
+
+  static_assert(FEG_LMA_SW == 2 * FEG_LMA_DW, "a single group is two double pairs");
+  if (o.out == FEG_DEV_OUT_LMA_SINGLE) *(float4 *)&o.valsf[FEGLMASingleIndex(d.Nb, k, e, d.Ne)] = make_float4((float)v[0], (float)v[1], (float)v[2], (float)v[3]);
+  else {
+    *(double2 *)&o.vals[FEGLMADoubleIndex(d.Nb, k, e, d.Ne)]     = make_double2(v[0], v[1]);
+    *(double2 *)&o.vals[FEGLMADoubleIndex(d.Nb, k + 2, e, d.Ne)] = make_double2(v[2], v[3]);
+  }
 }
 
 /* Affine cells with constant C: K_ab = sum_rs Chat_rs M^rs_ab, no quadrature loop and no element matrix to hold;
@@ -62,7 +76,7 @@ static __global__ void FEGElemRef_Kernel(const FEGDevDisc d, const FEGDevCoeff c
   double        Ch[4][4];
 
   FEGChat(DIM, c.C0, g, g[DIM * DIM], Ch);
-  if (o.out == FEG_DEV_OUT_LMA_SINGLE && FEGLMASingleGrouped(Nb)) {
+  if (FEGGroupedOut(o, Nb)) {
     /* the group's four M^rt entries start a multiple of 32 bytes from M's (cudaMalloc'd) start: two 16-byte loads
        instead of four 8-byte ones (share/bench/precision runs 9-11: ncu has the kernel waiting on L1; the single
        assembly of P3 tetrahedra stayed 1.35x slower than with entries one by one, why is not known; the double
@@ -171,7 +185,7 @@ static __global__ void FEGElemSmall_Kernel(const FEGDevDisc d, const FEGDevCoeff
       }
     }
   }
-  if (o.out == FEG_DEV_OUT_LMA_SINGLE && FEGLMASingleGrouped(Nb)) {
+  if (FEGGroupedOut(o, Nb)) {
     for (int a = 0; a < Nb; a++)
       for (int b = 0; b < Nb; b += FEG_LMA_SW) FEGStoreGroup(d, o, e, a, b, &K[a * Nb + b]);
     return;
@@ -339,7 +353,7 @@ PetscErrorCode FEGDevGetCublas(void **h)
 static PetscErrorCode FEGLaunchGemm(const FEGDevDisc *d, const FEGDevCoeff *c, const int *elist, int nel, const FEGDevOutput *o, FEGDevTuning *tune)
 {
   const int  Nd = d->dim + 1, KK = d->Nq * Nd, KC = d->Nq * Nd * Nd, Nb = d->Nb, nent = Nb * Nb, nt = 256;
-  const bool direct = o->out == FEG_DEV_OUT_LMA && !elist; /* GEMM straight into the element-interleaved storage */
+  const bool direct = o->out == FEG_DEV_OUT_LMA && !o->grouped && !elist; /* GEMM straight into the element-interleaved storage */
   /* outputs addressed element by element take K^T = P^T Chat^T, element-major, so the stores of an element's entries
      go together (and COO is the GEMM's own output) */
   const bool   emajor = d->P && (o->out == FEG_DEV_OUT_CSR_ATOMIC || o->out == FEG_DEV_OUT_COO), coodirect = emajor && o->out == FEG_DEV_OUT_COO && !elist;
