@@ -124,8 +124,9 @@ static PetscErrorCode FEGOpAssembleValues_LMA_CUDA(FEGOp op, Mat *P)
 
   PetscFunctionBegin;
   if (copy) {
-    K = NULL;
-    PetscCall(FEGDevMallocCopy((void **)&K, NULL, (size_t)dev->base.d.Ne * dev->base.d.Nb * dev->base.d.Nb * sizeof(double), NULL));
+    const size_t n = FEGLMABytes(dev) / (dev->single ? sizeof(float) : sizeof(double));
+
+    PetscCall(FEGDevMallocCopy((void **)&K, NULL, n * sizeof(double), NULL));
     PetscCall(FEGDevLMAWiden(dev->base.d.Nb, dev->base.d.Ne, dev->single, dev->Ke, K));
   }
   PetscCall(FEGOpAssembleValues_LMA_Private(op, MATAIJCUSPARSE, PETSC_TRUE, K, P));

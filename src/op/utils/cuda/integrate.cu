@@ -17,8 +17,8 @@ static __device__ __forceinline__ void FEGPhi(const FEGDevDisc &d, int dim, cons
 }
 
 /* entry (a, b) of element e, the li-th of the kernel's element list. MAYGROUP false: the kernel knows Nb is none of
-   FEGLMASingleGrouped()'s (its compile-time sizes) and skips the test, which took P2 tetrahedra's kernel from 72 to
-   76 registers (double and single assembly 9-10% slower, share/bench/precision run 7) */
+   FEGLMASingleGrouped()'s and FEGLMADoubleGrouped()'s (its compile-time sizes) and skips the test, which took P2
+   tetrahedra's kernel from 72 to 76 registers (double and single assembly 9-10% slower, share/bench/precision run 7) */
 template <bool MAYGROUP = true>
 static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDevOutput &o, int e, int li, int a, int b, double K)
 {
@@ -353,7 +353,7 @@ PetscErrorCode FEGDevGetCublas(void **h)
 static PetscErrorCode FEGLaunchGemm(const FEGDevDisc *d, const FEGDevCoeff *c, const int *elist, int nel, const FEGDevOutput *o, FEGDevTuning *tune)
 {
   const int  Nd = d->dim + 1, KK = d->Nq * Nd, KC = d->Nq * Nd * Nd, Nb = d->Nb, nent = Nb * Nb, nt = 256;
-  const bool direct = o->out == FEG_DEV_OUT_LMA && !o->grouped && !elist; /* GEMM straight into the element-interleaved storage */
+  const bool direct = o->out == FEG_DEV_OUT_LMA && !o->grouped && !elist; /* GEMM straight into the element-interleaved storage (not the paired one) */
   /* outputs addressed element by element take K^T = P^T Chat^T, element-major, so the stores of an element's entries
      go together (and COO is the GEMM's own output) */
   const bool   emajor = d->P && (o->out == FEG_DEV_OUT_CSR_ATOMIC || o->out == FEG_DEV_OUT_COO), coodirect = emajor && o->out == FEG_DEV_OUT_COO && !elist;
