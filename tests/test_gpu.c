@@ -62,6 +62,29 @@ static PetscErrorCode destroy(DM *dm, DM *auxdm, Vec *aux, FEGForm *form)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the largest relative difference of the GPU's preconditioning matrix Pg (AIJCUSPARSE) and the host's Ph */
+static PetscErrorCode pmat_diff(Mat Pg, Mat Ph, PetscReal *err)
+{
+  Mat C;
+
+  PetscFunctionBegin;
+  PetscCall(MatConvert(Pg, MATAIJ, MAT_INITIAL_MATRIX, &C));
+  PetscCall(fegtest_matdiff(C, Ph, err));
+  PetscCall(MatDestroy(&C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a host (0) and GPU (1) pair of operators and what build() made for them */
+static PetscErrorCode destroy_pair(Mat A[2], DM dm[2], DM aux[2], Vec ax[2], FEGForm f[2])
+{
+  PetscFunctionBegin;
+  for (int g = 0; g < 2; g++) {
+    PetscCall(MatDestroy(&A[g]));
+    PetscCall(destroy(&dm[g], &aux[g], &ax[g], &f[g]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the largest relative difference of A and B (host) over MatMult, MatMultTranspose, MatMultAdd and, with diag,
    MatGetDiagonal */
 static PetscErrorCode apply_diff(Mat A, DM dm, Mat B, DM dmh, PetscBool diag, PetscReal *err)
@@ -727,7 +750,7 @@ static PetscErrorCode pmat_matrix(FEGOpType type, PetscReal *err)
   DM      dm[2], aux[2];
   Vec     ax[2];
   FEGForm f[2];
-  Mat     A[2], P, C;
+  Mat     A[2], P;
 
   PetscFunctionBegin;
   for (int g = 0; g < 2; g++) {
@@ -735,13 +758,8 @@ static PetscErrorCode pmat_matrix(FEGOpType type, PetscReal *err)
     PetscCall(fegtest_operator(dm[g], f[g], g ? type : FEGOPADDTO, &A[g]));
   }
   PetscCall(FEGOperatorGetPmat(A[1], &P));
-  PetscCall(MatConvert(P, MATAIJ, MAT_INITIAL_MATRIX, &C));
-  PetscCall(fegtest_matdiff(C, A[0], err));
-  PetscCall(MatDestroy(&C));
-  for (int g = 0; g < 2; g++) {
-    PetscCall(MatDestroy(&A[g]));
-    PetscCall(destroy(&dm[g], &aux[g], &ax[g], &f[g]));
-  }
+  PetscCall(pmat_diff(P, A[0], err));
+  PetscCall(destroy_pair(A, dm, aux, ax, f));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -843,7 +861,7 @@ START_TEST(test_gpu_lma_single)
     DM        dm[2], aux[2];
     Vec       ax[2];
     FEGForm   f[2];
-    Mat       A[2], P[2], C;
+    Mat       A[2], P[2];
     PetscReal err;
     char      text[4096] = "";
 
@@ -852,16 +870,11 @@ START_TEST(test_gpu_lma_single)
       TCHK(fegtest_operator(dm[g], f[g], FEGOPLMA, &A[g]));
       TCHK(FEGOperatorGetPmat(A[g], &P[g]));
     }
-    TCHK(MatConvert(P[1], MATAIJ, MAT_INITIAL_MATRIX, &C));
-    TCHK(fegtest_matdiff(C, P[0], &err));
+    TCHK(pmat_diff(P[1], P[0], &err));
     ck_assert_msg(err < 1e-12, "%s P2 single lma: the GPU preconditioning matrix differs from the host's by %g", DMPolytopeTypes[ct], (double)err);
     TCHK(fegtest_view_text(A[1], text, sizeof(text)));
     ck_assert_msg(strstr(text, "element-interleaved matrices in single precision") != NULL, "the view does not say single: %s", text);
-    TCHK(MatDestroy(&C));
-    for (int g = 0; g < 2; g++) {
-      TCHK(MatDestroy(&A[g]));
-      TCHK(destroy(&dm[g], &aux[g], &ax[g], &f[g]));
-    }
+    TCHK(destroy_pair(A, dm, aux, ax, f));
   }
   TCHK(PetscOptionsClearValue(NULL, "-feg_precision"));
   TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_precision"));
@@ -890,7 +903,7 @@ START_TEST(test_gpu_lma_grouped)
       DM        dm[2], aux[2];
       Vec       ax[2];
       FEGForm   f[2];
-      Mat       A[2], P[2], C;
+      Mat       A[2], P[2];
       PetscReal err, perr;
 
       with_constant = (PetscBool)constant;
@@ -904,14 +917,9 @@ START_TEST(test_gpu_lma_grouped)
       }
       with_constant = PETSC_FALSE;
       TCHK(apply_diff(A[1], dm[1], A[0], dm[0], PETSC_TRUE, &err));
-      TCHK(MatConvert(P[1], MATAIJ, MAT_INITIAL_MATRIX, &C));
-      TCHK(fegtest_matdiff(C, P[0], &perr));
+      TCHK(pmat_diff(P[1], P[0], &perr));
       ck_assert_msg(err < 1e-12 && perr < 1e-12, "%s P3 %s lma (%s, %s): GPU differs from host by %g (products), %g (preconditioning matrix)", DMPolytopeTypes[ct], single ? "single" : "double", constant ? "constant C" : "linear field", opts[k] ? opts[k] : "auto kernel", (double)err, (double)perr);
-      TCHK(MatDestroy(&C));
-      for (int g = 0; g < 2; g++) {
-        TCHK(MatDestroy(&A[g]));
-        TCHK(destroy(&dm[g], &aux[g], &ax[g], &f[g]));
-      }
+      TCHK(destroy_pair(A, dm, aux, ax, f));
     }
   TCHK(PetscOptionsClearValue(NULL, "-feg_precision"));
   TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_precision"));
