@@ -146,6 +146,12 @@ START_TEST(test_lma_single)
 }
 END_TEST
 
+/* where entry k of element e is in the GPU's single or double lma storage */
+static size_t layout_index(int single, int Nb, size_t k, size_t e, size_t Ne)
+{
+  return single ? FEGLMASingleIndex(Nb, k, e, Ne) : FEGLMADoubleIndex(Nb, k, e, Ne);
+}
+
 /* The GPU's lma storage (FEGLMASingleIndex(), FEGLMADoubleIndex()) puts the Nb*Nb entries of Ne elements on
    0..Nb*Nb*Ne-1 once each: element-interleaved one by one (Ke[k*Ne+e]) where not grouped, and at the grouped sizes a
    group's entries (four floats, two doubles) are consecutive, 16-byte aligned, all of one row (the kernels read a row
@@ -166,7 +172,7 @@ START_TEST(test_lma_layout)
       ck_assert(seen != NULL);
       for (size_t k = 0; k < (size_t)Nb * Nb; k++)
         for (size_t e = 0; e < (size_t)Ne; e++) {
-          const size_t p = single ? FEGLMASingleIndex(Nb, k, e, Ne) : FEGLMADoubleIndex(Nb, k, e, Ne);
+          const size_t p = layout_index(single, Nb, k, e, Ne);
 
           ck_assert_msg(p < n && !seen[p], "%s Nb %d: entry %zu of element %zu at %zu, outside 0..%zu or taken twice", single ? "single" : "double", Nb, k, e, p, n - 1);
           seen[p] = 1;
@@ -175,7 +181,7 @@ START_TEST(test_lma_layout)
             /* the integration kernels store four entries of a row at once (a single group, two double pairs) */
             ck_assert_msg(Nb % FEG_LMA_SW == 0, "grouped Nb %d is not a multiple of %d: a group would span two rows", Nb, FEG_LMA_SW);
             ck_assert_msg(p % W == k % W, "%s Nb %d: entry %zu of element %zu at %zu is not in its group's slot", single ? "single" : "double", Nb, k, e, p);
-            if (k % W) ck_assert_msg(p == (single ? FEGLMASingleIndex(Nb, k - 1, e, Ne) : FEGLMADoubleIndex(Nb, k - 1, e, Ne)) + 1, "%s Nb %d: entries %zu and %zu of element %zu are not consecutive", single ? "single" : "double", Nb, k - 1, k, e);
+            if (k % W) ck_assert_msg(p == layout_index(single, Nb, k - 1, e, Ne) + 1, "%s Nb %d: entries %zu and %zu of element %zu are not consecutive", single ? "single" : "double", Nb, k - 1, k, e);
           }
         }
       free(seen);
