@@ -66,10 +66,17 @@ FEG_INLINE int FEGLMASingleGrouped(int Nb)
 {
   return Nb == 16 || Nb == 20;
 }
+/* entry k of element e among Ne elements' entries stored in element-interleaved groups of w consecutive ones; callers
+   pass w as a constant (with w chosen at run time, tri P4's single assembly, whose size is not compiled in, was 8%
+   slower: share/bench/pairs/run4) */
+FEG_INLINE size_t FEGLMAGroupIndex(int w, size_t k, size_t e, size_t Ne)
+{
+  return ((k / w) * Ne + e) * w + k % w;
+}
 /* where entry k of element e is among an lma's single element matrices */
 FEG_INLINE size_t FEGLMASingleIndex(int Nb, size_t k, size_t e, size_t Ne)
 {
-  return FEGLMASingleGrouped(Nb) ? ((k / FEG_LMA_SW) * Ne + e) * FEG_LMA_SW + k % FEG_LMA_SW : k * Ne + e;
+  return FEGLMASingleGrouped(Nb) ? FEGLMAGroupIndex(FEG_LMA_SW, k, e, Ne) : k * Ne + e;
 }
 /* Double precision at 16 dofs (Q3 quadrilaterals): lma's entries in pairs of consecutive ones of a row, the pairs
    element-interleaved, a row Nb/2 16-byte loads (MatMult 1.16x faster than 8-byte loads, share/bench/pairs run 1;
@@ -82,7 +89,7 @@ FEG_INLINE int FEGLMADoubleGrouped(int Nb)
 /* where entry k of element e is among an lma's double element matrices */
 FEG_INLINE size_t FEGLMADoubleIndex(int Nb, size_t k, size_t e, size_t Ne)
 {
-  return FEGLMADoubleGrouped(Nb) ? ((k / FEG_LMA_DW) * Ne + e) * FEG_LMA_DW + k % FEG_LMA_DW : k * Ne + e;
+  return FEGLMADoubleGrouped(Nb) ? FEGLMAGroupIndex(FEG_LMA_DW, k, e, Ne) : k * Ne + e;
 }
 
 /* Where element matrix entries go */
