@@ -63,6 +63,45 @@ static __device__ __forceinline__ void FEGStoreGroup(const FEGDevDisc &d, const 
   }
 }
 
+/* The rows of K_ab = sum_rt Chat_rt M^rt_ab in the groups of FEGStoreGroup(), four entries of a row at a time; the
+   group's M^rt entries start a multiple of 32 bytes from M's (cudaMalloc'd) start. WIDE reads them as two 16-byte
+   loads, else as four 8-byte ones. 2D takes WIDE: Q3 quadrilaterals' double pairs were 1.20x slower with 8-byte loads
+   (share/bench/pairs/run4, a kernel like this one alone), and a second form in the 2D kernel (8-byte loads for their
+   single groups, 1.10x faster) made its one-by-one path 3-5% slower at 15 dofs (P4 triangles). 3D grouping is single
+   only (P3 tetrahedra), whose assembly 8-byte loads make 1.09x faster (1.70x in the kernel alone; ncu had the 16-byte
+   form waiting on L1) */
+template <int DIM, bool WIDE>
+static __device__ __forceinline__ void FEGRefGroups(const FEGDevDisc &d, const FEGDevOutput &o, int e, int Nb, const double Ch[4][4])
+{
+  constexpr int Nd = DIM + 1;
+
+  static_assert(FEG_LMA_SW == 4, "a group is two double2");
+  for (int a = 0; a < Nb; a++)
+    for (int b = 0; b < Nb; b += FEG_LMA_SW) {
+      double v[FEG_LMA_SW] = {0.0};
+
+#pragma unroll
+      for (int r = 0; r < Nd; r++)
+#pragma unroll
+        for (int t = 0; t < Nd; t++) {
+          const double *m = &d.M[((r * Nd + t) * Nb + a) * Nb + b];
+
+          if (WIDE) {
+            const double2 m0 = __ldg((const double2 *)m), m1 = __ldg((const double2 *)m + 1);
+
+            v[0] += Ch[r][t] * m0.x;
+            v[1] += Ch[r][t] * m0.y;
+            v[2] += Ch[r][t] * m1.x;
+            v[3] += Ch[r][t] * m1.y;
+          } else {
+#pragma unroll
+            for (int j = 0; j < FEG_LMA_SW; j++) v[j] += Ch[r][t] * __ldg(m + j);
+          }
+        }
+      FEGStoreGroup(d, o, e, a, b, v);
+    }
+}
+
 /* Affine cells with constant C: K_ab = sum_rs Chat_rs M^rs_ab, no quadrature loop and no element matrix to hold;
    a kernel of its own so its few registers give full occupancy (NB = 0: any size) */
 template <int NB, int DIM>
@@ -77,29 +116,7 @@ static __global__ void FEGElemRef_Kernel(const FEGDevDisc d, const FEGDevCoeff c
 
   FEGChat(DIM, c.C0, g, g[DIM * DIM], Ch);
   if (FEGGroupedOut(o, Nb)) {
-    /* the group's four M^rt entries start a multiple of 32 bytes from M's (cudaMalloc'd) start: two 16-byte loads
-       instead of four 8-byte ones (share/bench/precision runs 9-11: ncu has the kernel waiting on L1; the single
-       assembly of P3 tetrahedra stayed 1.35x slower than with entries one by one, why is not known; the double
-       assembly sharing this kernel 1.10x faster, Q3 quadrilaterals' 1.23x, their single one 1.46x) */
-    static_assert(FEG_LMA_SW == 4, "a group is two double2");
-    for (int a = 0; a < Nb; a++)
-      for (int b = 0; b < Nb; b += FEG_LMA_SW) {
-        double v[FEG_LMA_SW] = {0.0};
-
-#pragma unroll
-        for (int r = 0; r < Nd; r++)
-#pragma unroll
-          for (int t = 0; t < Nd; t++) {
-            const double2 *m  = (const double2 *)&d.M[((r * Nd + t) * Nb + a) * Nb + b];
-            const double2  m0 = __ldg(m), m1 = __ldg(m + 1);
-
-            v[0] += Ch[r][t] * m0.x;
-            v[1] += Ch[r][t] * m0.y;
-            v[2] += Ch[r][t] * m1.x;
-            v[3] += Ch[r][t] * m1.y;
-          }
-        FEGStoreGroup(d, o, e, a, b, v);
-      }
+    FEGRefGroups<DIM, DIM == 2>(d, o, e, Nb, Ch);
     return;
   }
 #pragma unroll
