@@ -68,8 +68,8 @@ static __device__ __forceinline__ void FEGStoreGroup(const FEGDevDisc &d, const 
    loads, else as four 8-byte ones. 2D takes WIDE: Q3 quadrilaterals' double pairs were 1.20x slower with 8-byte loads
    (share/bench/pairs/run4, a kernel like this one alone), and a second form in the 2D kernel (8-byte loads for their
    single groups, 1.10x faster) made its one-by-one path 3-5% slower at 15 dofs (P4 triangles). 3D grouping is single
-   only (P3 tetrahedra), whose assembly 8-byte loads make 1.09x faster (1.70x in the kernel alone; ncu had the 16-byte
-   form waiting on L1) */
+   only (P3 tetrahedra), whose assembly 8-byte loads make 1.04-1.05x faster (the kernel is latency-bound at 72
+   registers; ncu had the 16-byte form waiting on L1) */
 template <int DIM, bool WIDE>
 static __device__ __forceinline__ void FEGRefGroups(const FEGDevDisc &d, const FEGDevOutput &o, int e, int Nb, const double Ch[4][4])
 {
