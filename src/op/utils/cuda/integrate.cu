@@ -43,7 +43,7 @@ static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDe
 
 /* lma's storage in groups (single: FEGLMASingleGrouped(), double: grouped and FEGLMADoubleGrouped()); FEG_LMA_SW
    divides Nb at those sizes, so four entries of a row are one group of single or two pairs of double */
-static __device__ __forceinline__ bool FEGGroupedOut(const FEGDevOutput &o, int Nb)
+static __host__ __device__ __forceinline__ bool FEGGroupedOut(const FEGDevOutput &o, int Nb)
 {
   return (o.out == FEG_DEV_OUT_LMA_SINGLE && FEGLMASingleGrouped(Nb)) || (o.out == FEG_DEV_OUT_LMA && o.grouped && FEGLMADoubleGrouped(Nb));
 }
@@ -68,7 +68,7 @@ static __device__ __forceinline__ void FEGStoreGroup(const FEGDevDisc &d, const 
    loads, else as four 8-byte ones. 2D takes WIDE: Q3 quadrilaterals' double pairs were 1.20x slower with 8-byte loads
    (share/bench/pairs/run4, a kernel like this one alone), and a second form in the 2D kernel (8-byte loads for their
    single groups, 1.10x faster) made its one-by-one path 3-5% slower at 15 dofs (P4 triangles). 3D grouping is single
-   only (P3 tetrahedra), whose assembly 8-byte loads make 1.04-1.05x faster (the kernel is latency-bound at 72
+   only (P3 tetrahedra), whose assembly 8-byte loads made 1.04-1.05x faster in FEGElemRef_Kernel (latency-bound at 72
    registers; ncu had the 16-byte form waiting on L1) */
 template <int DIM, bool WIDE>
 static __device__ __forceinline__ void FEGRefGroups(const FEGDevDisc &d, const FEGDevOutput &o, int e, int Nb, const double Ch[4][4])
@@ -100,6 +100,23 @@ static __device__ __forceinline__ void FEGRefGroups(const FEGDevDisc &d, const F
         }
       FEGStoreGroup(d, o, e, a, b, v);
     }
+}
+
+/* FEGElemRef_Kernel's grouped rows alone, at lma's grouped size of each dimension with NB compiled in (Q3
+   quadrilaterals, P3 tetrahedra): 64 registers where the run-time-size kernel, holding the one-by-one path too, takes
+   72; P3 tetrahedra's single assembly 1.26x faster than through that kernel, Q3 quadrilaterals' 1.02-1.06x (both
+   precisions). A kernel of its own with Nb read at run time was slower than the branch (share/bench/pairs/run4) */
+template <int NB, int DIM>
+static __global__ void FEGElemRefGroups_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, int nel, const FEGDevOutput o)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= nel) return;
+  const int     e = elist ? elist[i] : i;
+  const double *g = d.geo + (size_t)e * (DIM * DIM + 1);
+  double        Ch[4][4];
+
+  FEGChat(DIM, c.C0, g, g[DIM * DIM], Ch);
+  FEGRefGroups<DIM, DIM == 2>(d, o, e, NB, Ch);
 }
 
 /* Affine cells with constant C: K_ab = sum_rs Chat_rs M^rs_ab, no quadrature loop and no element matrix to hold;
@@ -226,6 +243,11 @@ static PetscErrorCode FEGLaunchSmallDim(const FEGDevDisc *d, const FEGDevCoeff *
   const bool ref = d->M && c->mode == FEG_DEV_COEFF_CONSTANT;
 
   PetscFunctionBegin;
+  if (ref && FEGGroupedOut(*o, d->Nb) && d->Nb == (DIM == 2 ? 16 : 20)) {
+    FEGElemRefGroups_Kernel<DIM == 2 ? 16 : 20, DIM><<<nb, nt>>>(*d, *c, elist, nel, *o);
+    FEGCheckLaunch("FEGElemRefGroups_Kernel");
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
 #define FEG_SMALL_CASE(NBV) \
   case NBV: \
     if (ref) FEGElemRef_Kernel<NBV, DIM><<<nb, nt>>>(*d, *c, elist, nel, *o); \
