@@ -161,7 +161,8 @@ START_TEST(test_lma_layout)
   const int Ne = 7, sizes[] = {3, 4, 6, 8, 9, 10, 15, 16, 18, 20, 27, 35};
 
   for (int single = 0; single < 2; single++) {
-    const int W = single ? FEG_LMA_SW : FEG_LMA_DW;
+    const int   W    = single ? FEG_LMA_SW : FEG_LMA_DW;
+    const char *prec = single ? "single" : "double";
 
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
       const int      Nb = sizes[i], grouped = single ? FEGLMASingleGrouped(Nb) : FEGLMADoubleGrouped(Nb);
@@ -174,14 +175,14 @@ START_TEST(test_lma_layout)
         for (size_t e = 0; e < (size_t)Ne; e++) {
           const size_t p = layout_index(single, Nb, k, e, Ne);
 
-          ck_assert_msg(p < n && !seen[p], "%s Nb %d: entry %zu of element %zu at %zu, outside 0..%zu or taken twice", single ? "single" : "double", Nb, k, e, p, n - 1);
+          ck_assert_msg(p < n && !seen[p], "%s Nb %d: entry %zu of element %zu at %zu, outside 0..%zu or taken twice", prec, Nb, k, e, p, n - 1);
           seen[p] = 1;
-          if (!grouped) ck_assert_msg(p == k * Ne + e, "%s Nb %d is not grouped, but entry %zu of element %zu is at %zu", single ? "single" : "double", Nb, k, e, p);
+          if (!grouped) ck_assert_msg(p == k * Ne + e, "%s Nb %d is not grouped, but entry %zu of element %zu is at %zu", prec, Nb, k, e, p);
           else {
             /* the integration kernels store four entries of a row at once (a single group, two double pairs) */
             ck_assert_msg(Nb % FEG_LMA_SW == 0, "grouped Nb %d is not a multiple of %d: a group would span two rows", Nb, FEG_LMA_SW);
-            ck_assert_msg(p % W == k % W, "%s Nb %d: entry %zu of element %zu at %zu is not in its group's slot", single ? "single" : "double", Nb, k, e, p);
-            if (k % W) ck_assert_msg(p == layout_index(single, Nb, k - 1, e, Ne) + 1, "%s Nb %d: entries %zu and %zu of element %zu are not consecutive", single ? "single" : "double", Nb, k - 1, k, e);
+            ck_assert_msg(p % W == k % W, "%s Nb %d: entry %zu of element %zu at %zu is not in its group's slot", prec, Nb, k, e, p);
+            if (k % W) ck_assert_msg(p == layout_index(single, Nb, k - 1, e, Ne) + 1, "%s Nb %d: entries %zu and %zu of element %zu are not consecutive", prec, Nb, k - 1, k, e);
           }
         }
       free(seen);
