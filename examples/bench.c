@@ -178,6 +178,7 @@ int main(int argc, char **argv)
   PetscInt       coeff    = 0;
   PetscBool      meshref  = PETSC_FALSE;
   PetscBool      coo      = PETSC_TRUE;
+  PetscReal      beta     = 0.0;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bench options", NULL);
@@ -188,7 +189,9 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-bench_mesh_reference", "Also time PETSc's DMPlexCreateFromCellListPetsc() of the same cells", NULL, meshref, &meshref, NULL));
   PetscCall(PetscOptionsBool("-bench_petsc_coo", "Also time PETSc's MatSetPreallocationCOO/MatSetValuesCOO on the GPU (the addto baseline)", NULL, coo, &coo, NULL));
   PetscCall(PetscOptionsEList("-bench_coeff", "Coefficient: constant, x-dependent by a host function, or given at the quadrature points", NULL, coeffs, 3, coeffs[coeff], &coeff, NULL));
+  PetscCall(PetscOptionsReal("-bench_advection", "Velocity component beta of an advection term beta . grad(u) v (C_i0 = beta, i > 0): a non-symmetric form", NULL, beta, &beta, NULL));
   PetscOptionsEnd();
+  for (PetscInt i = 1; i < 4; i++) C[i * 4] = beta;
   reps = PetscMax(1, PetscMin(reps, 64));
   if (!strat[0]) {
     const char *def[5] = {"atomic", "color", "gather", "coo", "lma"};
