@@ -29,8 +29,9 @@ static const gpu_variant variants[] = {
 };
 #define NVARIANTS 8
 
-static PetscBool with_qpoints  = PETSC_FALSE; /* build() adds values at the quadrature points to the form */
-static PetscBool with_constant = PETSC_FALSE; /* build() makes the constant-C form on an unperturbed box */
+static PetscBool with_qpoints  = PETSC_FALSE;   /* build() adds values at the quadrature points to the form */
+static PetscBool with_constant = PETSC_FALSE;   /* build() makes a constant-C form on an unperturbed box, */
+static test_form constant_form = FORM_CONSTANT; /* this one */
 
 static PetscErrorCode build(MPI_Comm comm, DMPolytopeType ct, PetscInt order, PetscBool cont, PetscBool gpu, PetscBool pointwise, DM *dm, DM *auxdm, Vec *aux, FEGForm *form)
 {
@@ -44,7 +45,7 @@ static PetscErrorCode build(MPI_Comm comm, DMPolytopeType ct, PetscInt order, Pe
   } else PetscCall(fegtest_setup(comm, ct, order, cont, cont, 2, dm));
   if (gpu) PetscCall(DMSetVecType(*dm, VECCUDA));
   if (with_qpoints || with_constant) {
-    PetscCall(fegtest_make_form(*dm, with_qpoints ? FORM_QPOINTS : FORM_CONSTANT, auxdm, aux, form));
+    PetscCall(fegtest_make_form(*dm, with_qpoints ? FORM_QPOINTS : constant_form, auxdm, aux, form));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(fegtest_aux(*dm, auxdm, aux));
@@ -287,25 +288,33 @@ START_TEST(test_gpu_qpoints)
 }
 END_TEST
 
-/* Constant C on affine cells (an unperturbed box) with more than 10 dofs per element: addto's reference-tensor kernel
-   with one entry per thread and element-major positions (atomic, colour) and COO values; lma one element per thread
-   up to 20 dofs, one row of 32 elements per warp above. Triangles P4, quadrilaterals Q3, tetrahedra P3 and P4,
-   hexahedra Q2 and Q3, prisms P2; np 1 and 2 */
+/* Constant C on affine cells (an unperturbed box): the reference-tensor kernels, with C non-symmetric (FORM_CONSTANT:
+   every split tensor) and symmetric (FORM_MASSSTIFF: the symmetric ones alone). More than 10 dofs per element: addto
+   with one entry per thread and element-major positions (atomic, colour) and COO values; lma one element per thread up
+   to 20 dofs, one row of 32 elements per warp above. Triangles P4, quadrilaterals Q3, tetrahedra P3 and P4, hexahedra
+   Q2 and Q3, prisms P2; np 1 and 2. Up to 10 dofs (one element per thread, its size compiled in, each pair a <= b
+   once): triangles P1 and P2, quadrilaterals Q1 and Q2, tetrahedra P1 and P2, hexahedra Q1, prisms P1; np 1 */
 START_TEST(test_gpu_constant_affine)
 {
-  const DMPolytopeType ct[7]    = {DM_POLYTOPE_TRIANGLE, DM_POLYTOPE_QUADRILATERAL, DM_POLYTOPE_TETRAHEDRON, DM_POLYTOPE_TETRAHEDRON, DM_POLYTOPE_HEXAHEDRON, DM_POLYTOPE_HEXAHEDRON, DM_POLYTOPE_TRI_PRISM};
-  const PetscInt       order[7] = {4, 3, 3, 4, 2, 3, 2};
+  const DMPolytopeType ct[15]    = {DM_POLYTOPE_TRIANGLE, DM_POLYTOPE_QUADRILATERAL, DM_POLYTOPE_TETRAHEDRON,   DM_POLYTOPE_TETRAHEDRON, DM_POLYTOPE_HEXAHEDRON,  DM_POLYTOPE_HEXAHEDRON, DM_POLYTOPE_TRI_PRISM, DM_POLYTOPE_TRIANGLE,
+                                    DM_POLYTOPE_TRIANGLE, DM_POLYTOPE_QUADRILATERAL, DM_POLYTOPE_QUADRILATERAL, DM_POLYTOPE_TETRAHEDRON, DM_POLYTOPE_TETRAHEDRON, DM_POLYTOPE_HEXAHEDRON, DM_POLYTOPE_TRI_PRISM};
+  const PetscInt       order[15] = {4, 3, 3, 4, 2, 3, 2, 1, 2, 1, 2, 1, 2, 1, 1};
+  const test_form      forms[2]  = {FORM_CONSTANT, FORM_MASSSTIFF};
   PetscMPIInt          size;
 
   MPI_Comm_size(PETSC_COMM_WORLD, &size);
   if (size > 1 && _i != 2 && _i != 4) return; /* several processes: P3 tetrahedra and Q2 hexahedra */
   with_constant = PETSC_TRUE;
-  for (PetscInt v = 0; v < NVARIANTS; v++) {
-    PetscReal err;
+  for (PetscInt f = 0; f < 2; f++) {
+    constant_form = forms[f];
+    for (PetscInt v = 0; v < NVARIANTS; v++) {
+      PetscReal err;
 
-    TCHK(compare_variant(PETSC_COMM_WORLD, ct[_i], order[_i], PETSC_TRUE, PETSC_FALSE, &variants[v], &err));
-    ck_assert_msg(err < 1e-12, "%s P%d %s/%s (constant coefficient, affine cells): GPU differs from host by %g", DMPolytopeTypes[ct[_i]], (int)order[_i], variants[v].strategy, variants[v].mode, (double)err);
+      TCHK(compare_variant(PETSC_COMM_WORLD, ct[_i], order[_i], PETSC_TRUE, PETSC_FALSE, &variants[v], &err));
+      ck_assert_msg(err < 1e-12, "%s P%d %s/%s (%s constant coefficient, affine cells): GPU differs from host by %g", DMPolytopeTypes[ct[_i]], (int)order[_i], variants[v].strategy, variants[v].mode, fegtest_form_name(forms[f]), (double)err);
+    }
   }
+  constant_form = FORM_CONSTANT;
   with_constant = PETSC_FALSE;
 }
 END_TEST
@@ -882,8 +891,8 @@ START_TEST(test_gpu_lma_single)
 END_TEST
 
 /* lma's grouped storage (single at 16 and 20 dofs, double at 16), Q3 quadrilaterals and P3 tetrahedra in double and
-   single, written by every integration kernel (auto, thread, block, GEMM; a linear-field coefficient and a constant C
-   on affine cells, the reference tensors) and read by the group kernel: MatMult, transpose, MatMultAdd and the diagonal
+   single, written by every integration kernel (auto, thread, block, GEMM; a linear-field coefficient and a constant C,
+   non-symmetric and symmetric, on affine cells: the reference tensors) and read by the group kernel: MatMult, transpose, MatMultAdd and the diagonal
    equal the host's, and so does the preconditioning matrix, handed to MatSetValuesCOO() ungrouped */
 START_TEST(test_gpu_lma_grouped)
 {
@@ -898,7 +907,7 @@ START_TEST(test_gpu_lma_grouped)
     TCHK(PetscOptionsSetValue(NULL, "-feg_precision", "single"));
     TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_precision", "single"));
   }
-  for (int constant = 0; constant < 2; constant++)
+  for (int constant = 0; constant < 3; constant++) /* a linear field, C constant and non-symmetric, and symmetric */
     for (int k = 0; k < 4; k++) {
       DM        dm[2], aux[2];
       Vec       ax[2];
@@ -906,7 +915,8 @@ START_TEST(test_gpu_lma_grouped)
       Mat       A[2], P[2];
       PetscReal err, perr;
 
-      with_constant = (PetscBool)constant;
+      with_constant = (PetscBool)(constant > 0);
+      constant_form = constant == 2 ? FORM_MASSSTIFF : FORM_CONSTANT;
       for (int g = 0; g < 2; g++) {
         TCHK(build(PETSC_COMM_SELF, ct, 3, PETSC_TRUE, (PetscBool)g, PETSC_FALSE, &dm[g], &aux[g], &ax[g], &f[g]));
         if (g) TCHK(FEGFormSetOptionsPrefix(f[g], "gpu_"));
@@ -916,9 +926,10 @@ START_TEST(test_gpu_lma_grouped)
         TCHK(FEGOperatorGetPmat(A[g], &P[g]));
       }
       with_constant = PETSC_FALSE;
+      constant_form = FORM_CONSTANT;
       TCHK(apply_diff(A[1], dm[1], A[0], dm[0], PETSC_TRUE, &err));
       TCHK(pmat_diff(P[1], P[0], &perr));
-      ck_assert_msg(err < 1e-12 && perr < 1e-12, "%s P3 %s lma (%s, %s): GPU differs from host by %g (products), %g (preconditioning matrix)", DMPolytopeTypes[ct], single ? "single" : "double", constant ? "constant C" : "linear field", opts[k] ? opts[k] : "auto kernel", (double)err, (double)perr);
+      ck_assert_msg(err < 1e-12 && perr < 1e-12, "%s P3 %s lma (%s, %s): GPU differs from host by %g (products), %g (preconditioning matrix)", DMPolytopeTypes[ct], single ? "single" : "double", constant == 2 ? "symmetric constant C" : (constant ? "constant C" : "linear field"), opts[k] ? opts[k] : "auto kernel", (double)err, (double)perr);
       TCHK(destroy_pair(A, dm, aux, ax, f));
     }
   TCHK(PetscOptionsClearValue(NULL, "-feg_precision"));
@@ -1390,7 +1401,7 @@ static void add_tests(Suite *s)
   tc = tcase_create("kernels");
   tcase_set_timeout(tc, 900);
   tcase_add_loop_test(tc, test_gpu_kernels, 0, 5 * 4);
-  tcase_add_loop_test(tc, test_gpu_constant_affine, 0, 7);
+  tcase_add_loop_test(tc, test_gpu_constant_affine, 0, 15);
   suite_add_tcase(s, tc);
   tc = tcase_create("matfree");
   tcase_set_timeout(tc, 900);
