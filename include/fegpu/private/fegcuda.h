@@ -19,8 +19,9 @@ typedef struct {
   double *B, *D, *qw;          /* B[q*Nb+b], D[(q*Nb+b)*dim+d] reference basis and gradients, qw[q] */
   double *G;                   /* G[(q*Nv+v)*dim+d] reference gradients of the coordinate basis */
   double *R;                   /* R[(q*(dim+1)+r) + a*Nq*(dim+1)]: reference value (r=0) and gradients, column-major for GEMM */
-  double *M;                   /* M[((r*(dim+1)+s)*Nb+a)*Nb+b] = sum_q w_q R_r(b) R_s(a): reference element tensors, then
-                                  their row sums for right-hand sides, M[(dim+1)^2 Nb^2 + t*Nb+a] = sum_b M^0t_ab */
+  double *M;                   /* the reference element tensors M^rs_ab = sum_q w_q R_r(b) R_s(a), split (FEGSplitPairs()):
+                                  M[(k*Nb+a)*Nb+b] the symmetric S^k (k < (dim+1)(dim+2)/2) then the antisymmetric A^k, then
+                                  the right-hand sides' row sums, M[(dim+1)^2 Nb^2 + t*Nb+a] = sum_b M^0t_ab */
   double *P;                   /* P[(q*Nd*Nd+r*Nd+s) + (a*Nb+b)*Nq*Nd*Nd] = R_qr(b) R_qs(a), Nd = dim+1 (large elements, when it fits) */
   double *X;                   /* X[(e*Nv+v)*dim+d] coordinates of the coordinate nodes */
   double *geo;                 /* geo[(e*nG+g)*(dim*dim+1)+k]: invJ (row-major d xi_r / d x_c) then det J */

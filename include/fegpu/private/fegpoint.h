@@ -118,6 +118,46 @@ FEG_INLINE void FEGChat(int dim, const double C[16], const double *invJ, double 
   }
 }
 
+/* X (Nd x Nd) split into symmetric and antisymmetric parts, one value per pair in one order for Chat and for the reference
+   tensors: sym[k] over r <= t row by row (X_rr, or hs (X_rt + X_tr)), skew[k] over r < t row by row (hs (X_rt - X_tr)).
+   With Chat split at hs = 1/2 and M^rt at hs = 1, sum_rt Chat_rt M^rt = sum_k sym_k S^k + sum_k skew_k A^k, where S^k is
+   symmetric and A^k antisymmetric in the element matrix's (a, b); a symmetric C needs only the S^k, Nd(Nd+1)/2 of
+   them, and each pair a < b gives K_ab = s + w and K_ba = s - w */
+FEG_INLINE void FEGSplitPairs(int Nd, const double X[4][4], double hs, double sym[10], double skew[6])
+{
+  int ks = 0, kw = 0;
+
+  FEG_UNROLL
+  for (int r = 0; r < 4; r++) {
+    if (r >= Nd) break;
+    FEG_UNROLL
+    for (int t = 0; t < 4; t++) {
+      if (t >= Nd) break;
+      if (t < r) continue;
+      if (t == r) sym[ks++] = X[r][r];
+      else {
+        sym[ks++]  = hs * (X[r][t] + X[t][r]);
+        skew[kw++] = hs * (X[r][t] - X[t][r]);
+      }
+    }
+  }
+}
+
+/* whether C couples derivatives i and j differently from j and i (i, j <= dim): then element matrices need skew parts */
+FEG_INLINE int FEGCoeffSkew(int dim, const double C[16])
+{
+  FEG_UNROLL
+  for (int i = 1; i < 4; i++) {
+    if (i > dim) break;
+    FEG_UNROLL
+    for (int j = 0; j < 3; j++) {
+      if (j >= i) break;
+      if (C[i * 4 + j] != C[j * 4 + i]) return 1;
+    }
+  }
+  return 0;
+}
+
 /* phi[0] the value, phi[1..dim] the physical gradient of a basis function from its reference value B and reference
    gradient D[0..dim) */
 FEG_INLINE void FEGPhysical(int dim, double B, const double *D, const double *invJ, double phi[4])

@@ -17,7 +17,8 @@ static __device__ __forceinline__ void FEGPhi(const FEGDevDisc &d, int dim, cons
 }
 
 /* entry (a, b) of element e, the li-th of the kernel's element list. MAYGROUP false: the kernel knows Nb is none of
-   FEGLMASingleGrouped()'s and FEGLMADoubleGrouped()'s (its compile-time sizes) and skips the test, which took P2
+   FEGLMASingleGrouped()'s and FEGLMADoubleGrouped()'s (its compile-time sizes), or is never given lma's grouped
+   storage (FEGElemRef_Kernel), and skips the test, which took P2
    tetrahedra's kernel from 72 to 76 registers (double and single assembly 9-10% slower, share/bench/precision run 7) */
 template <bool MAYGROUP = true>
 static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDevOutput &o, int e, int li, int a, int b, double K)
@@ -63,41 +64,85 @@ static __device__ __forceinline__ void FEGStoreGroup(const FEGDevDisc &d, const 
   }
 }
 
-/* The rows of K_ab = sum_rt Chat_rt M^rt_ab in the groups of FEGStoreGroup(), four entries of a row at a time; the
-   group's M^rt entries start a multiple of 32 bytes from M's (cudaMalloc'd) start. WIDE reads them as two 16-byte
-   loads, else as four 8-byte ones. 2D takes WIDE: Q3 quadrilaterals' double pairs were 1.20x slower with 8-byte loads
-   (share/bench/pairs/run4, a kernel like this one alone), and a second form in the 2D kernel (8-byte loads for their
-   single groups, 1.10x faster) made its one-by-one path 3-5% slower at 15 dofs (P4 triangles). 3D grouping is single
-   only (P3 tetrahedra), whose assembly 8-byte loads made 1.04-1.05x faster in FEGElemRef_Kernel (latency-bound at 72
-   registers; ncu had the 16-byte form waiting on L1) */
-template <int DIM, bool WIDE>
-static __device__ __forceinline__ void FEGRefGroups(const FEGDevDisc &d, const FEGDevOutput &o, int e, int Nb, const double Ch[4][4])
+/* The split reference tensors (FEGDevDisc.M, FEGSplitPairs()) against Chat's split: entry ab's symmetric part
+   sum_k sym_k S^k_ab and antisymmetric part sum_k skew_k A^k_ab. A symmetric C (FEGCoeffSkew() false) needs only the
+   first: Nd(Nd+1)/2 tensors where sum_rt Chat_rt M^rt read Nd^2 */
+template <int DIM>
+static __device__ __forceinline__ double FEGRefSym(const double *__restrict__ M, size_t nn, size_t ab, const double sym[10])
 {
-  constexpr int Nd = DIM + 1;
+  constexpr int NS = (DIM + 1) * (DIM + 2) / 2;
+  double        s  = 0.0;
+
+#pragma unroll
+  for (int k = 0; k < NS; k++) s += sym[k] * __ldg(&M[k * nn + ab]);
+  return s;
+}
+template <int DIM>
+static __device__ __forceinline__ double FEGRefSkew(const double *__restrict__ M, size_t nn, size_t ab, const double skew[6])
+{
+  constexpr int NS = (DIM + 1) * (DIM + 2) / 2, NW = DIM * (DIM + 1) / 2;
+  double        w = 0.0;
+
+#pragma unroll
+  for (int k = 0; k < NW; k++) w += skew[k] * __ldg(&M[(NS + k) * nn + ab]);
+  return w;
+}
+
+/* Chat of affine cell e with constant C, split; returns whether C has a skew part */
+template <int DIM>
+static __device__ __forceinline__ bool FEGRefChat(const FEGDevDisc &d, const FEGDevCoeff &c, int e, double sym[10], double skew[6])
+{
+  const double *g = d.geo + (size_t)e * (DIM * DIM + 1);
+  double        Ch[4][4];
+
+  FEGChat(DIM, c.C0, g, g[DIM * DIM], Ch);
+  FEGSplitPairs(DIM + 1, Ch, 0.5, sym, skew);
+  return FEGCoeffSkew(DIM, c.C0);
+}
+
+/* v[0..3] += cf * m[0..3]: WIDE as two 16-byte loads, else four 8-byte ones (m a multiple of 32 bytes from M's start) */
+template <bool WIDE>
+static __device__ __forceinline__ void FEGRefAdd4(const double *m, double cf, double v[4])
+{
+  if (WIDE) {
+    const double2 m0 = __ldg((const double2 *)m), m1 = __ldg((const double2 *)m + 1);
+
+    v[0] += cf * m0.x;
+    v[1] += cf * m0.y;
+    v[2] += cf * m1.x;
+    v[3] += cf * m1.y;
+  } else {
+#pragma unroll
+    for (int j = 0; j < 4; j++) v[j] += cf * __ldg(m + j);
+  }
+}
+
+/* The rows of K in the groups of FEGStoreGroup(), four entries of a row at a time, from the split tensors (SK: C has a
+   skew part; compiled in, because with the test inside the loops P3 tetrahedra's single assembly was 1.1-1.7x slower:
+   share/bench/sym runs 1-2). With a symmetric C 1.45-1.55x faster than the Nd^2 tensors of the sum over (r, s); with a
+   non-symmetric one, which reads as many, Q3 quadrilaterals take 2-3% longer and P3 tetrahedra 1.34x (ncu: the same
+   loads and instructions waiting longer on L1, 16-byte loads no better; share/bench/sym). 2D takes WIDE: Q3
+   quadrilaterals' double pairs were 1.20x slower with 8-byte loads (share/bench/pairs/run4, a kernel like this one
+   alone), and a second form in the 2D kernel (8-byte loads for their single groups, 1.10x faster) made its one-by-one
+   path 3-5% slower at 15 dofs (P4 triangles). 3D grouping is single only (P3 tetrahedra), whose assembly 8-byte loads
+   made 1.04-1.05x faster (latency-bound at 72 registers; ncu had the 16-byte form waiting on L1) */
+template <int DIM, bool WIDE, bool SK>
+static __device__ __forceinline__ void FEGRefGroups(const FEGDevDisc &d, const FEGDevOutput &o, int e, int Nb, const double sym[10], const double skew[6])
+{
+  constexpr int NS = (DIM + 1) * (DIM + 2) / 2, NW = DIM * (DIM + 1) / 2;
+  const size_t  nn = (size_t)Nb * Nb;
 
   static_assert(FEG_LMA_SW == 4, "a group is two double2");
   for (int a = 0; a < Nb; a++)
     for (int b = 0; b < Nb; b += FEG_LMA_SW) {
-      double v[FEG_LMA_SW] = {0.0};
+      const double *m             = d.M + (size_t)a * Nb + b;
+      double        v[FEG_LMA_SW] = {0.0};
 
 #pragma unroll
-      for (int r = 0; r < Nd; r++)
+      for (int k = 0; k < NS; k++) FEGRefAdd4<WIDE>(m + k * nn, sym[k], v);
+      if (SK)
 #pragma unroll
-        for (int t = 0; t < Nd; t++) {
-          const double *m = &d.M[((r * Nd + t) * Nb + a) * Nb + b];
-
-          if (WIDE) {
-            const double2 m0 = __ldg((const double2 *)m), m1 = __ldg((const double2 *)m + 1);
-
-            v[0] += Ch[r][t] * m0.x;
-            v[1] += Ch[r][t] * m0.y;
-            v[2] += Ch[r][t] * m1.x;
-            v[3] += Ch[r][t] * m1.y;
-          } else {
-#pragma unroll
-            for (int j = 0; j < FEG_LMA_SW; j++) v[j] += Ch[r][t] * __ldg(m + j);
-          }
-        }
+        for (int k = 0; k < NW; k++) FEGRefAdd4<WIDE>(m + (NS + k) * nn, skew[k], v);
       FEGStoreGroup(d, o, e, a, b, v);
     }
 }
@@ -111,43 +156,61 @@ static __global__ void FEGElemRefGroups_Kernel(const FEGDevDisc d, const FEGDevC
 {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= nel) return;
-  const int     e = elist ? elist[i] : i;
-  const double *g = d.geo + (size_t)e * (DIM * DIM + 1);
-  double        Ch[4][4];
+  const int  e = elist ? elist[i] : i;
+  double     sym[10], skew[6];
+  const bool sk = FEGRefChat<DIM>(d, c, e, sym, skew);
 
-  FEGChat(DIM, c.C0, g, g[DIM * DIM], Ch);
-  FEGRefGroups<DIM, DIM == 2>(d, o, e, NB, Ch);
+  if (sk) FEGRefGroups<DIM, DIM == 2, true>(d, o, e, NB, sym, skew);
+  else FEGRefGroups<DIM, DIM == 2, false>(d, o, e, NB, sym, skew);
 }
 
-/* Affine cells with constant C: K_ab = sum_rs Chat_rs M^rs_ab, no quadrature loop and no element matrix to hold;
-   a kernel of its own so its few registers give full occupancy (NB = 0: any size) */
+/* The pairs a <= b of an element matrix from the split tensors: K_ab and K_ba share their symmetric part, so each
+   entry costs Nd(Nd+1)/4 loads and multiply-adds for a symmetric C (the full sum took Nd^2), Nd^2/2 otherwise; SK as in
+   FEGRefGroups() (P2 tetrahedra's double assembly 1.06x faster than with the test inside) */
+template <int NB, int DIM, bool SK>
+static __device__ __forceinline__ void FEGRefPairs(const FEGDevDisc &d, const FEGDevOutput &o, int e, int i, int Nb, const double sym[10], const double skew[6])
+{
+  const size_t nn = (size_t)Nb * Nb;
+
+#pragma unroll
+  for (int a = 0; a < Nb; a++) {
+    FEGStore<false>(d, o, e, i, a, a, FEGRefSym<DIM>(d.M, nn, (size_t)a * (Nb + 1), sym));
+#pragma unroll
+    for (int b = a + 1; b < Nb; b++) {
+      const size_t ab = (size_t)a * Nb + b;
+      const double s = FEGRefSym<DIM>(d.M, nn, ab, sym), w = SK ? FEGRefSkew<DIM>(d.M, nn, ab, skew) : 0.0;
+
+      FEGStore<false>(d, o, e, i, a, b, s + w);
+      FEGStore<false>(d, o, e, i, b, a, s - w);
+    }
+  }
+}
+
+/* Affine cells with constant C: K = sum_rs Chat_rs M^rs, no quadrature loop and no element matrix to hold; a kernel
+   of its own so its few registers give full occupancy (NB = 0: any size; lma's grouped storage is
+   FEGElemRefGroups_Kernel's). By pairs (FEGRefPairs()) except into COO
+   values, element-major, whose stores a thread makes in order (entry by entry, P2 tetrahedra's COO assembly took
+   1.2x as long by pairs) */
 template <int NB, int DIM>
 static __global__ void FEGElemRef_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, int nel, const FEGDevOutput o)
 {
-  constexpr int Nd = DIM + 1;
-  const int     i  = blockIdx.x * blockDim.x + threadIdx.x;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= nel) return;
-  const int     e = elist ? elist[i] : i, Nb = NB > 0 ? NB : d.Nb;
-  const double *g = d.geo + (size_t)e * (DIM * DIM + 1);
-  double        Ch[4][4];
+  const int  e = elist ? elist[i] : i, Nb = NB > 0 ? NB : d.Nb;
+  double     sym[10], skew[6];
+  const bool sk = FEGRefChat<DIM>(d, c, e, sym, skew);
 
-  FEGChat(DIM, c.C0, g, g[DIM * DIM], Ch);
-  if (FEGGroupedOut(o, Nb)) {
-    FEGRefGroups<DIM, DIM == 2>(d, o, e, Nb, Ch);
-    return;
-  }
-#pragma unroll
-  for (int a = 0; a < Nb; a++) {
-#pragma unroll
-    for (int b = 0; b < Nb; b++) {
-      double s = 0.0;
-#pragma unroll
-      for (int r = 0; r < Nd; r++)
-#pragma unroll
-        for (int t = 0; t < Nd; t++) s += Ch[r][t] * __ldg(&d.M[((r * Nd + t) * Nb + a) * Nb + b]);
-      FEGStore<NB == 0>(d, o, e, i, a, b, s);
-    }
-  }
+  if (o.out == FEG_DEV_OUT_COO) {
+    const size_t nn = (size_t)Nb * Nb;
+
+    for (int a = 0; a < Nb; a++)
+      for (int b = 0; b < Nb; b++) {
+        const size_t ab = (size_t)a * Nb + b;
+
+        FEGStore<false>(d, o, e, i, a, b, FEGRefSym<DIM>(d.M, nn, ab, sym) + (sk ? FEGRefSkew<DIM>(d.M, nn, ab, skew) : 0.0));
+      }
+  } else if (sk) FEGRefPairs<NB, DIM, true>(d, o, e, i, Nb, sym, skew);
+  else FEGRefPairs<NB, DIM, false>(d, o, e, i, Nb, sym, skew);
 }
 
 /* The same for larger elements going to outputs addressed element by element (CSR positions element-major, COO): one
@@ -155,32 +218,37 @@ static __global__ void FEGElemRef_Kernel(const FEGDevDisc d, const FEGDevCoeff c
    element, so they read their positions and M^rs coalesced, and the blocks in flight at once add into the rows of a few
    hundred neighbouring elements, which stay in L2; one element per thread sweeps the whole matrix for every entry.
    Latency-bound (the adds, the position and M^rs loads): at most 64 registers, for occupancy (106 gave 24%). */
-template <int DIM>
-static __global__ void __launch_bounds__(256, 4) FEGElemRefEntries_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, int nel, const FEGDevOutput o, int G)
+template <int DIM, bool SK>
+static __device__ __forceinline__ void FEGRefEntries(const FEGDevDisc &d, const FEGDevOutput &o, const int *__restrict__ elist, int i0, int ng, const double *sCh)
 {
-  constexpr int            Nd = DIM + 1;
-  extern __shared__ double sCh[];
-  const int                Nb = d.Nb, nent = Nb * Nb, i0 = blockIdx.x * G, ng = min(G, nel - i0);
+  constexpr int NS = (DIM + 1) * (DIM + 2) / 2;
+  const int     Nb = d.Nb, nent = Nb * Nb;
 
-  for (int k = threadIdx.x; k < ng; k += blockDim.x) {
-    const int     e = elist ? elist[i0 + k] : i0 + k;
-    const double *g = d.geo + (size_t)e * (DIM * DIM + 1);
-    double        Ch[4][4];
-
-    FEGChat(DIM, c.C0, g, g[DIM * DIM], Ch);
-    for (int r = 0; r < Nd; r++)
-      for (int t = 0; t < Nd; t++) sCh[k * 16 + r * Nd + t] = Ch[r][t];
-  }
-  __syncthreads();
   for (int k = threadIdx.x; k < ng * nent; k += blockDim.x) {
     const int     ii = k / nent, ab = k - ii * nent, i = i0 + ii, e = elist ? elist[i] : i;
     const double *Ch = sCh + ii * 16;
-    double        s  = 0.0;
 
-#pragma unroll
-    for (int rt = 0; rt < Nd * Nd; rt++) s += Ch[rt] * __ldg(&d.M[(size_t)rt * nent + ab]);
-    FEGStore(d, o, e, i, ab / Nb, ab % Nb, s);
+    FEGStore(d, o, e, i, ab / Nb, ab % Nb, FEGRefSym<DIM>(d.M, nent, ab, Ch) + (SK ? FEGRefSkew<DIM>(d.M, nent, ab, Ch + NS) : 0.0));
   }
+}
+template <int DIM>
+static __global__ void __launch_bounds__(256, 4) FEGElemRefEntries_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, int nel, const FEGDevOutput o, int G)
+{
+  constexpr int            NS = (DIM + 1) * (DIM + 2) / 2, NW = DIM * (DIM + 1) / 2;
+  extern __shared__ double sCh[];
+  const int                i0 = blockIdx.x * G, ng = min(G, nel - i0);
+  const bool               sk = FEGCoeffSkew(DIM, c.C0);
+
+  for (int k = threadIdx.x; k < ng; k += blockDim.x) {
+    double sym[10], skew[6];
+
+    FEGRefChat<DIM>(d, c, elist ? elist[i0 + k] : i0 + k, sym, skew);
+    for (int j = 0; j < NS; j++) sCh[k * 16 + j] = sym[j];
+    for (int j = 0; j < NW; j++) sCh[k * 16 + NS + j] = skew[j];
+  }
+  __syncthreads();
+  if (sk) FEGRefEntries<DIM, true>(d, o, elist, i0, ng, sCh);
+  else FEGRefEntries<DIM, false>(d, o, elist, i0, ng, sCh);
 }
 
 /* One element per thread; the element matrix in registers when NB is a compile-time size (NB = 0: any size up to
@@ -243,7 +311,9 @@ static PetscErrorCode FEGLaunchSmallDim(const FEGDevDisc *d, const FEGDevCoeff *
   const bool ref = d->M && c->mode == FEG_DEV_COEFF_CONSTANT;
 
   PetscFunctionBegin;
-  if (ref && FEGGroupedOut(*o, d->Nb) && d->Nb == (DIM == 2 ? 16 : 20)) {
+  if (ref && FEGGroupedOut(*o, d->Nb)) {
+    /* grouped sizes are 16 and 20 (FEGLMASingleGrouped()), and Lagrange elements have 16 dofs only in 2D, 20 only in 3D */
+    PetscCheck(d->Nb == (DIM == 2 ? 16 : 20), PETSC_COMM_SELF, PETSC_ERR_PLIB, "No reference-tensor kernel for lma's grouped storage of %d-dof elements in %dD", d->Nb, DIM);
     FEGElemRefGroups_Kernel<DIM == 2 ? 16 : 20, DIM><<<nb, nt>>>(*d, *c, elist, nel, *o);
     FEGCheckLaunch("FEGElemRefGroups_Kernel");
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -613,26 +683,30 @@ static PetscErrorCode FEGLaunchBlock(const FEGDevDisc *d, const FEGDevCoeff *c, 
    each thread computes its element's Chat, in registers. Not FEGElemRef_Kernel with a row stride: that form (its
    unrolled loops, no launch bound) took lma at Q2/Q3 hexahedra from 0.363/0.466 to 0.447/0.767 ms (share/bench/fused
    runs 6 and 8) */
+template <int DIM, bool SK>
+static __device__ __forceinline__ void FEGRefRows(const FEGDevDisc &d, const FEGDevOutput &o, int e, int i, const double sym[10], const double skew[6])
+{
+  const int    Nb = d.Nb;
+  const size_t nn = (size_t)Nb * Nb;
+
+  for (int a = threadIdx.y; a < Nb; a += blockDim.y)
+    for (int b = 0; b < Nb; b++) {
+      const size_t ab = (size_t)a * Nb + b;
+
+      FEGStore(d, o, e, i, a, b, FEGRefSym<DIM>(d.M, nn, ab, sym) + (SK ? FEGRefSkew<DIM>(d.M, nn, ab, skew) : 0.0));
+    }
+}
 template <int DIM>
 static __global__ void __launch_bounds__(256) FEGElemRefRows_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, int nel, const FEGDevOutput o)
 {
-  constexpr int Nd = DIM + 1;
-  const int     i  = blockIdx.x * 32 + threadIdx.x;
+  const int i = blockIdx.x * 32 + threadIdx.x;
   if (i >= nel) return;
-  const int     e = elist ? elist[i] : i, Nb = d.Nb;
-  const double *g = d.geo + (size_t)e * (DIM * DIM + 1);
-  double        Ch[4][4];
+  const int  e = elist ? elist[i] : i;
+  double     sym[10], skew[6];
+  const bool sk = FEGRefChat<DIM>(d, c, e, sym, skew);
 
-  FEGChat(DIM, c.C0, g, g[DIM * DIM], Ch);
-  for (int a = threadIdx.y; a < Nb; a += blockDim.y)
-    for (int b = 0; b < Nb; b++) {
-      double s = 0.0;
-#pragma unroll
-      for (int r = 0; r < Nd; r++)
-#pragma unroll
-        for (int t = 0; t < Nd; t++) s += Ch[r][t] * __ldg(&d.M[((r * Nd + t) * Nb + a) * Nb + b]);
-      FEGStore(d, o, e, i, a, b, s);
-    }
+  if (sk) FEGRefRows<DIM, true>(d, o, e, i, sym, skew);
+  else FEGRefRows<DIM, false>(d, o, e, i, sym, skew);
 }
 
 static PetscErrorCode FEGLaunchRefEntries(const FEGDevDisc *d, const FEGDevCoeff *c, const int *elist, int nel, const FEGDevOutput *o)

@@ -188,17 +188,30 @@ static PetscErrorCode FEGDevDiscShared(FEGDisc *disc, PetscBool integration, FEG
      simplex (no cheaper way to their element matrices) and for other cells while building it stays in the tens of
      milliseconds (hexahedra to Q4, prisms to P4, quadrilaterals at every order) */
   if (!d->M && disc->affine && integration && (disc->cell->simplex || (double)Nd * Nd * Nb * Nb * Nq <= 33554432.0)) {
-    double *M;
+    const PetscInt nn = Nb * Nb, ns = Nd * (Nd + 1) / 2;
+    double        *M, *MS;
 
-    PetscCall(PetscCalloc1(Nd * Nd * Nb * Nb + Nd * Nb, &M));
+    PetscCall(PetscCalloc1(Nd * Nd * nn, &M));
+    PetscCall(PetscCalloc1(Nd * Nd * nn + Nd * Nb, &MS));
     /* M^rs[a*Nb+b] = sum_q w_q R_r(b) R_s(a) */
     for (PetscInt r = 0; r < Nd; r++)
-      for (PetscInt s = 0; s < Nd; s++) PetscCall(FEGDiscRefTensor(disc, r, s, M + (r * Nd + s) * Nb * Nb));
+      for (PetscInt s = 0; s < Nd; s++) PetscCall(FEGDiscRefTensor(disc, r, s, M + (r * Nd + s) * nn));
+    /* the kernels' form: the symmetric sums S^k, then the antisymmetric differences A^k (FEGSplitPairs()) */
+    for (PetscInt ab = 0; ab < nn; ab++) {
+      double X[4][4], sym[10], skew[6];
+
+      for (PetscInt r = 0; r < Nd; r++)
+        for (PetscInt s = 0; s < Nd; s++) X[r][s] = M[(r * Nd + s) * nn + ab];
+      FEGSplitPairs((int)Nd, X, 1.0, sym, skew);
+      for (PetscInt k = 0; k < ns; k++) MS[k * nn + ab] = sym[k];
+      for (PetscInt k = 0; k < Nd * Nd - ns; k++) MS[(ns + k) * nn + ab] = skew[k];
+    }
     /* the right-hand side's rows: Mv[t*Nb+a] = sum_b M^0t_ab (trial value u = 1) */
     for (PetscInt t = 0; t < Nd; t++)
       for (PetscInt a = 0; a < Nb; a++)
-        for (PetscInt b = 0; b < Nb; b++) M[Nd * Nd * Nb * Nb + t * Nb + a] += M[(t * Nb + a) * Nb + b];
-    PetscCall(FEGDevMallocCopy((void **)&d->M, M, sizeof(double) * (Nd * Nd * Nb * Nb + Nd * Nb), &d->bytes));
+        for (PetscInt b = 0; b < Nb; b++) MS[Nd * Nd * nn + t * Nb + a] += M[(t * Nb + a) * Nb + b];
+    PetscCall(FEGDevMallocCopy((void **)&d->M, MS, sizeof(double) * (Nd * Nd * nn + Nd * Nb), &d->bytes));
+    PetscCall(PetscFree(MS));
     PetscCall(PetscFree(M));
   }
   *dc = d;
