@@ -188,9 +188,9 @@ static __device__ __forceinline__ void FEGRefPairs(const FEGDevDisc &d, const FE
 
 /* Affine cells with constant C: K = sum_rs Chat_rs M^rs, no quadrature loop and no element matrix to hold; a kernel
    of its own so its few registers give full occupancy (NB = 0: any size; lma's grouped storage is
-   FEGElemRefGroups_Kernel's). By pairs (FEGRefPairs()) except into COO
-   values, element-major, whose stores a thread makes in order (entry by entry, P2 tetrahedra's COO assembly took
-   1.2x as long by pairs) */
+   FEGElemRefGroups_Kernel's). By pairs (FEGRefPairs()), except into COO values, element-major, whose stores a thread
+   makes in order, entry by entry (by pairs, P2 tetrahedra's COO assembly took 1.2x as long; this loop made it 1.31-1.33x
+   faster than before the split, other forms of it 1.01-1.18x: share/bench/sym runs 2, 4, 5) */
 template <int NB, int DIM>
 static __global__ void FEGElemRef_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, int nel, const FEGDevOutput o)
 {
