@@ -64,28 +64,31 @@ static __device__ __forceinline__ void FEGStoreGroup(const FEGDevDisc &d, const 
   }
 }
 
+/* sum_k cf_k T^k_ab over N tensors of nn entries from T */
+template <int N>
+static __device__ __forceinline__ double FEGRefSum(const double *__restrict__ T, size_t nn, size_t ab, const double cf[])
+{
+  double s = 0.0;
+
+#pragma unroll
+  for (int k = 0; k < N; k++) s += cf[k] * __ldg(&T[k * nn + ab]);
+  return s;
+}
+
 /* The split reference tensors (FEGDevDisc.M, FEGSplitPairs()) against Chat's split: entry ab's symmetric part
    sum_k sym_k S^k_ab and antisymmetric part sum_k skew_k A^k_ab. A symmetric C (FEGCoeffSkew() false) needs only the
    first: Nd(Nd+1)/2 tensors where sum_rt Chat_rt M^rt read Nd^2 */
 template <int DIM>
 static __device__ __forceinline__ double FEGRefSym(const double *__restrict__ M, size_t nn, size_t ab, const double sym[10])
 {
-  constexpr int NS = (DIM + 1) * (DIM + 2) / 2;
-  double        s  = 0.0;
-
-#pragma unroll
-  for (int k = 0; k < NS; k++) s += sym[k] * __ldg(&M[k * nn + ab]);
-  return s;
+  return FEGRefSum<(DIM + 1) * (DIM + 2) / 2>(M, nn, ab, sym);
 }
 template <int DIM>
 static __device__ __forceinline__ double FEGRefSkew(const double *__restrict__ M, size_t nn, size_t ab, const double skew[6])
 {
-  constexpr int NS = (DIM + 1) * (DIM + 2) / 2, NW = DIM * (DIM + 1) / 2;
-  double        w = 0.0;
+  constexpr int NS = (DIM + 1) * (DIM + 2) / 2;
 
-#pragma unroll
-  for (int k = 0; k < NW; k++) w += skew[k] * __ldg(&M[(NS + k) * nn + ab]);
-  return w;
+  return FEGRefSum<DIM *(DIM + 1) / 2>(M + NS * nn, nn, ab, skew);
 }
 
 /* Chat of affine cell e with constant C, split; returns whether C has a skew part */
