@@ -892,8 +892,9 @@ END_TEST
 
 /* lma's grouped storage (single at 16 and 20 dofs, double at 16), Q3 quadrilaterals and P3 tetrahedra in double and
    single, written by every integration kernel (auto, thread, block, GEMM; a linear-field coefficient and a constant C,
-   non-symmetric and symmetric, on affine cells: the reference tensors) and read by the group kernel: MatMult, transpose, MatMultAdd and the diagonal
-   equal the host's, and so does the preconditioning matrix, handed to MatSetValuesCOO() ungrouped */
+   non-symmetric and symmetric, on affine cells: the reference tensors) and read by the group kernel: MatMult,
+   transpose, MatMultAdd and the diagonal equal the host's, and so does the preconditioning matrix, handed to
+   MatSetValuesCOO() ungrouped */
 START_TEST(test_gpu_lma_grouped)
 {
   const DMPolytopeType ct      = _i / 2 ? DM_POLYTOPE_TETRAHEDRON : DM_POLYTOPE_QUADRILATERAL;
