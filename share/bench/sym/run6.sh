@@ -7,9 +7,6 @@ set -u
 out=$1 old=$2 new=$3
 mkdir -p "$out"
 here=$(cd "$(dirname "$0")/../../.." && pwd)
-(cd "$here" && LD_LIBRARY_PATH="$new:${LD_LIBRARY_PATH:-}" MPIEXEC=mpiexec python3 share/fegpu/runtests.py --root "$here" --tests test_gpu --gpu --timeout 300 --extra-args "-dm_vec_type cuda") > "$out/check-gpu.log" 2>&1
-tail -1 "$out/check-gpu.log"
-(cd "$here" && LD_LIBRARY_PATH="$new:${LD_LIBRARY_PATH:-}" bash share/fegpu/sanitize.sh "$here" "memcheck initcheck" "kernels single") > "$out/sanitize.log" 2>&1
-tail -5 "$out/sanitize.log"
+bash "$here/share/bench/sym/checks.sh" "$out" "$new"
 ARGS="-bench_petsc_coo 0" bash "$here/share/bench/abbench.sh" "$out/fused" "$old" "$new" atomic,coo "tet 28 2; tet 30 3; hex 40 2"
 ARGS="-bench_petsc_coo 0" bash "$here/share/bench/abbench.sh" "$out/single" "$old" "$new" lma,lma_single "tet 55 2"
