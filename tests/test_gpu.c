@@ -313,6 +313,18 @@ START_TEST(test_gpu_constant_affine)
       TCHK(compare_variant(PETSC_COMM_WORLD, ct[_i], order[_i], PETSC_TRUE, PETSC_FALSE, &variants[v], &err));
       ck_assert_msg(err < 1e-12, "%s P%d %s/%s (%s constant coefficient, affine cells): GPU differs from host by %g", DMPolytopeTypes[ct[_i]], (int)order[_i], variants[v].strategy, variants[v].mode, fegtest_form_name(forms[f]), (double)err);
     }
+    /* the entries kernel, which auto takes above 10 dofs, at every size: the types that integrate (addto's modes, lma) */
+    kernel_options = "-gpu_feg_cuda_kernel entries";
+    for (PetscInt v = 0; v < NVARIANTS; v++) {
+      PetscReal err;
+      PetscBool matfree;
+
+      TCHK(PetscStrcmp(variants[v].strategy, FEGOPMATFREE, &matfree));
+      if (matfree || (size > 1 && v != 0)) continue;
+      TCHK(compare_variant(PETSC_COMM_WORLD, ct[_i], order[_i], PETSC_TRUE, PETSC_FALSE, &variants[v], &err));
+      ck_assert_msg(err < 1e-12, "%s P%d %s/%s with %s (%s constant coefficient, affine cells): GPU differs from host by %g", DMPolytopeTypes[ct[_i]], (int)order[_i], variants[v].strategy, variants[v].mode, kernel_options, fegtest_form_name(forms[f]), (double)err);
+    }
+    kernel_options = NULL;
   }
   constant_form = FORM_CONSTANT;
   with_constant = PETSC_FALSE;
@@ -1007,6 +1019,31 @@ START_TEST(test_gpu_type_without_device)
 }
 END_TEST
 
+/* -feg_cuda_kernel entries on an operator without reference tensors (a pointwise coefficient) is an error naming why */
+START_TEST(test_gpu_entries_refused)
+{
+  DM             dm, auxdm;
+  Vec            aux;
+  FEGForm        form;
+  Mat            A = NULL;
+  PetscErrorCode ierr;
+  fegtest_err    e = {"", 0};
+  PetscMPIInt    size;
+
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size > 1) return;
+  TCHK(build(PETSC_COMM_SELF, DM_POLYTOPE_TETRAHEDRON, 2, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, &dm, &auxdm, &aux, &form));
+  TCHK(FEGFormSetOptionsPrefix(form, "gpu_"));
+  TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_cuda_kernel", "entries"));
+  TCHK(PetscPushErrorHandler(fegtest_errhandler, &e));
+  ierr = fegtest_operator(dm, form, FEGOPLMA, &A);
+  TCHK(PetscPopErrorHandler());
+  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_cuda_kernel"));
+  ck_assert_msg(ierr == PETSC_ERR_ARG_OUTOFRANGE && strstr(e.msg, "-feg_cuda_kernel entries needs reference tensors") && strstr(e.msg, "non-constant coefficient"), "error %d: %s", (int)ierr, e.msg);
+  TCHK(destroy(&dm, &auxdm, &aux, &form));
+}
+END_TEST
+
 /* A host copy of a (device) vector's values */
 static PetscErrorCode host_copy(Vec v, Vec *h)
 {
@@ -1419,6 +1456,7 @@ static void add_tests(Suite *s)
   tcase_set_timeout(tc, 900);
   tcase_add_test(tc, test_gpu_pmat);
   tcase_add_test(tc, test_gpu_type_without_device);
+  tcase_add_test(tc, test_gpu_entries_refused);
   suite_add_tcase(s, tc);
   tc = tcase_create("auto");
   tcase_set_timeout(tc, 300);

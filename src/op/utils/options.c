@@ -2,7 +2,7 @@
 #include <fegpu/private/fegopimpl.h>
 
 const char *const        FEGScatters[]    = {"atomic", "gather", "FEGScatter", "FEG_SCATTER_", NULL};
-static const char *const FEGCudaKernels[] = {"auto", "thread", "block", "gemm", "FEGCudaKernel", "FEG_CUDA_KERNEL_", NULL};
+static const char *const FEGCudaKernels[] = {"auto", "thread", "block", "gemm", "entries", "FEGCudaKernel", "FEG_CUDA_KERNEL_", NULL};
 
 /* -feg_lma_scatter: how GPU element-local operators (lma, matfree) add element results into the vector */
 PetscErrorCode FEGScatterSetFromOptions(PetscOptionItems *PetscOptionsObject, FEGScatter *scatter)
@@ -16,7 +16,7 @@ PetscErrorCode FEGScatterSetFromOptions(PetscOptionItems *PetscOptionsObject, FE
 PetscErrorCode FEGTuningSetFromOptions(PetscOptionItems *PetscOptionsObject, MPI_Comm comm, FEGTuning *t)
 {
   PetscFunctionBegin;
-  PetscCall(PetscOptionsEList("-feg_cuda_kernel", "Integration kernel: one element per thread, one per thread block (Kruzel et al.), or GEMM over reference tables", "FEGOpSetFromOptions", FEGCudaKernels, 4, FEGCudaKernels[t->kernel], &t->kernel, NULL));
+  PetscCall(PetscOptionsEList("-feg_cuda_kernel", "Integration kernel: one element per thread, one per thread block (Kruzel et al.), GEMM over reference tables, or one element entry per thread from reference tensors (affine cells, constant C)", "FEGOpSetFromOptions", FEGCudaKernels, 5, FEGCudaKernels[t->kernel], &t->kernel, NULL));
   PetscCall(PetscOptionsInt("-feg_cuda_block_size", "Threads per block of the block kernel (0: by element size)", "FEGOpSetFromOptions", t->blockSize, &t->blockSize, NULL));
   PetscCall(PetscOptionsInt("-feg_cuda_nentpt", "Element matrix entries per thread and part, NENTPT (1, 2, 4, 8, 16; 0: by element size)", "FEGOpSetFromOptions", t->nentpt, &t->nentpt, NULL));
   PetscCall(PetscOptionsInt("-feg_cuda_qchunk", "Quadrature points staged in shared memory at a time (0: 16, fewer if shared memory is short)", "FEGOpSetFromOptions", t->qchunk, &t->qchunk, NULL));

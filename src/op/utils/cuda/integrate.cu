@@ -714,7 +714,9 @@ static __global__ void __launch_bounds__(256) FEGElemRefRows_Kernel(const FEGDev
 
 static PetscErrorCode FEGLaunchRefEntries(const FEGDevDisc *d, const FEGDevCoeff *c, const int *elist, int nel, const FEGDevOutput *o)
 {
-  const int    nent = d->Nb * d->Nb, G = PetscMax(1, 4096 / nent), nb = (nel + G - 1) / G, nt = 256;
+  /* about 4096 entries per block, and at most 384 elements' Chat (16 doubles each) in the default 48 KB of dynamic
+     shared memory: P1 triangles' 455 asked for 58 KB, which the launch refused */
+  const int    nent = d->Nb * d->Nb, G = PetscMax(1, PetscMin(4096 / nent, 384)), nb = (nel + G - 1) / G, nt = 256;
   const size_t shmem = (size_t)G * 16 * sizeof(double);
 
   PetscFunctionBegin;
@@ -760,6 +762,7 @@ PetscErrorCode FEGDevElementMatrices(const FEGDevDisc *d, const FEGDevCoeff *c, 
   if (nel <= 0) PetscFunctionReturn(PETSC_SUCCESS);
   if (kernel == 0) kernel = FEGDevAutoKernel(d, (PetscBool)(c->mode == FEG_DEV_COEFF_CONSTANT), o->out);
   PetscCheck(kernel != 1 || d->Nb <= FEG_SMALL_NB || (d->M && c->mode == FEG_DEV_COEFF_CONSTANT), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The one-element-per-thread kernel handles at most %d basis functions, the element has %d: use -feg_cuda_kernel block or gemm", FEG_SMALL_NB, d->Nb);
+  PetscCheck(kernel != 4 || (d->M && c->mode == FEG_DEV_COEFF_CONSTANT), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-feg_cuda_kernel entries needs reference tensors (affine cells) and a constant coefficient; this operator has %s and a %s coefficient: use auto, thread, block or gemm", d->M ? "reference tensors" : "no reference tensors (cells not affine, or the tensors too large)", c->mode == FEG_DEV_COEFF_CONSTANT ? "constant" : "non-constant");
   tune->used = kernel;
   if (kernel == 1) {
     PetscCall(FEGLaunchSmall(d, c, elist, nel, o));
