@@ -139,7 +139,7 @@ PETSC_INTERN PetscErrorCode FEGDevGeometry(FEGDevDisc *, int *, int *);
 PETSC_INTERN PetscErrorCode FEGDevMapPoints(int, int, int, int, const double *, const double *, double *);
 PETSC_INTERN PetscErrorCode FEGDevBuildP(FEGDevDisc *, size_t);
 PETSC_INTERN PetscErrorCode FEGDevElementMatrices(const FEGDevDisc *, const FEGDevCoeff *, const int *, int, const FEGDevOutput *, FEGDevTuning *);
-PETSC_INTERN PetscBool      FEGDevElementMajor(const FEGDevDisc *, const FEGDevTuning *, PetscBool);
+PETSC_INTERN PetscBool      FEGDevElementMajor(const FEGDevDisc *, const FEGDevTuning *, PetscBool, PetscBool);
 PETSC_INTERN PetscErrorCode FEGDevElementVectors(const FEGDevDisc *, const FEGDevCoeff *, const double *, double *, double *, PetscBool);
 PETSC_INTERN PetscErrorCode FEGDevChat(const FEGDevDisc *, const FEGDevCoeff *, double *);
 PETSC_INTERN PetscErrorCode FEGDevTransposeMap(const FEGDevDisc *, int, int **, int **);

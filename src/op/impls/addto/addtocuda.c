@@ -364,7 +364,7 @@ static PetscErrorCode FEGOpCreateMatrix_AddTo_CUDA(FEGOp op, Mat A)
   }
   if (dev->pos) {
     /* kernels that take an element's entries together read its positions as one run */
-    dev->posmajor = FEGDevElementMajor(&dev->base.d, &dev->base.tune, FEGFormConstantC(op->form));
+    dev->posmajor = FEGDevElementMajor(&dev->base.d, &dev->base.tune, FEGFormConstantC(op->form), (PetscBool)(dev->mode == FEG_ADDTO_GATHER));
     if (dev->posmajor) {
       int *pe;
 

@@ -191,9 +191,10 @@ static __device__ __forceinline__ void FEGRefPairs(const FEGDevDisc &d, const FE
 
 /* Affine cells with constant C: K = sum_rs Chat_rs M^rs, no quadrature loop and no element matrix to hold; a kernel
    of its own so its few registers give full occupancy (NB = 0: any size; lma's grouped storage is
-   FEGElemRefGroups_Kernel's). By pairs (FEGRefPairs()), except into COO values, element-major, whose stores a thread
-   makes in order, entry by entry (by pairs, P2 tetrahedra's COO assembly took 1.2x as long; this loop made it 1.31-1.33x
-   faster than before the split, other forms of it 1.01-1.18x: share/bench/sym runs 2, 4, 5) */
+   FEGElemRefGroups_Kernel's). By pairs (FEGRefPairs()), except into COO values (auto sends those to
+   FEGElemRefEntries_Kernel; here with -feg_cuda_kernel thread), element-major, whose stores a thread makes in order,
+   entry by entry (by pairs, P2 tetrahedra's COO assembly took 1.2x as long; this loop made it 1.31-1.33x faster than
+   before the split, other forms of it 1.01-1.18x: share/bench/sym runs 2, 4, 5) */
 template <int NB, int DIM>
 static __global__ void FEGElemRef_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, int nel, const FEGDevOutput o)
 {
@@ -216,10 +217,11 @@ static __global__ void FEGElemRef_Kernel(const FEGDevDisc d, const FEGDevCoeff c
   else FEGRefPairs<NB, DIM, false>(d, o, e, i, Nb, sym, skew);
 }
 
-/* The same for larger elements going to outputs addressed element by element (CSR positions element-major, COO): one
-   thread per entry, a block's elements' Chat in shared memory. Consecutive threads take consecutive entries of one
-   element, so they read their positions and M^rs coalesced, and the blocks in flight at once add into the rows of a few
-   hundred neighbouring elements, which stay in L2; one element per thread sweeps the whole matrix for every entry.
+/* The same for outputs addressed element by element (CSR positions element-major, COO; FEGDevAutoKernel() says at
+   which sizes): one thread per entry, a block's elements' Chat in shared memory. Consecutive threads take consecutive
+   entries of one element, so they read their positions and M^rs coalesced, and the blocks in flight at once add into
+   the rows of a few hundred neighbouring elements, which stay in L2; one element per thread sweeps the whole matrix
+   for every entry.
    Latency-bound (the adds, the position and M^rs loads): at most 64 registers, for occupancy (106 gave 24%). */
 template <int DIM, bool SK>
 static __device__ __forceinline__ void FEGRefEntries(const FEGDevDisc &d, const FEGDevOutput &o, const int *__restrict__ elist, int i0, int ng, const double *sCh)
@@ -734,22 +736,33 @@ static PetscErrorCode FEGLaunchRefEntries(const FEGDevDisc *d, const FEGDevCoeff
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* What auto runs: on affine cells with constant C, the reference tensors one entry per thread for elements of more than
-   10 dofs when the output is addressed element by element (CSR positions, COO) or the element is too large for one
-   thread (lma above FEG_SMALL_NB dofs), else one element per thread (lma's element-interleaved storage is written
-   coalesced that way); otherwise one element per thread up to FEG_SMALL_NB dofs, GEMM above */
+/* What auto runs. On affine cells with constant C, the reference tensors one entry per thread (measured against one
+   element per thread on the H100, share/bench/fused runs 11-14): into COO values at every size (1.3-2.5x faster);
+   into CSR positions above 4 dofs (1.2-3.4x; at 3 and 4 dofs addto's auto mode, gather, keeps one element per
+   thread, 1-8% faster there, except Q1 quadrilaterals); into lma's storage at 9, 10 and 15 dofs (Q2 quadrilaterals,
+   P3 triangles, P2 tetrahedra, P4 triangles: 1.2-2.0x) and above FEG_SMALL_NB (too large for one thread), not at
+   the other Lagrange sizes up to 20 dofs (up to 8: 0.4-0.9x; Q3 quadrilaterals 0.5-0.7x, P2 prisms 0.93-1.07x, P3
+   tetrahedra 0.7-0.9x). Otherwise one element per thread up to FEG_SMALL_NB dofs, GEMM above */
 static int FEGDevAutoKernel(const FEGDevDisc *d, PetscBool constant, FEGDevOut out)
 {
-  if (d->M && constant && d->Nb > 10 && (out == FEG_DEV_OUT_CSR_ATOMIC || out == FEG_DEV_OUT_COO || d->Nb > FEG_SMALL_NB)) return 4;
-  return d->Nb <= FEG_SMALL_NB ? 1 : 3;
+  const int Nb = d->Nb;
+
+  if (d->M && constant) {
+    if (out == FEG_DEV_OUT_COO || (out == FEG_DEV_OUT_CSR_ATOMIC && Nb > 4)) return 4;
+    if ((out == FEG_DEV_OUT_LMA || out == FEG_DEV_OUT_LMA_SINGLE) && (Nb == 9 || Nb == 10 || Nb == 15 || Nb > FEG_SMALL_NB)) return 4;
+  }
+  return Nb <= FEG_SMALL_NB ? 1 : 3;
 }
 
 /* Whether the kernel addto will run (constant: the form's coefficient is constant) takes an element's entries
-   together, so that its CSR positions are best stored element-major (FEGDevOutput.posmajor) */
-PetscBool FEGDevElementMajor(const FEGDevDisc *d, const FEGDevTuning *t, PetscBool constant)
+   together, so that its CSR positions are best stored element-major (FEGDevOutput.posmajor). gather: addto's gather
+   mode, whose element matrices go to a buffer in the positions' layout; at up to 8 dofs auto gives it one element per
+   thread and the entry-major layout, 1.1-1.25x faster there than entries element-major (share/bench/fused run 13) */
+PetscBool FEGDevElementMajor(const FEGDevDisc *d, const FEGDevTuning *t, PetscBool constant, PetscBool gather)
 {
-  const int kernel = t->kernel ? t->kernel : FEGDevAutoKernel(d, constant, FEG_DEV_OUT_CSR_ATOMIC);
+  int kernel = t->kernel ? t->kernel : FEGDevAutoKernel(d, constant, FEG_DEV_OUT_CSR_ATOMIC);
 
+  if (gather && !t->kernel && kernel == 4 && d->Nb <= 8) kernel = 1;
   return (PetscBool)(kernel == 2 || kernel == 4 || (kernel == 3 && d->P));
 }
 
