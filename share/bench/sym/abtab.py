@@ -9,7 +9,7 @@ for f in sys.argv[1:]:
         m=re.match(r'== (old|new) pair \d: (.*)',l)
         if m: who,case=m.group(1),m.group(2).strip(); continue
         p=l.split()
-        if len(p)>=7 and p[0] in ('lma','lma_single','atomic','coo'):
+        if len(p)>=7 and p[0] in ('addto','atomic','color','gather','coo','lma','lma_single'):
             d[(case,p[0],who)].append((float(p[3]),float(p[6])))
     print(f)
     cases=[]
