@@ -742,7 +742,10 @@ static PetscErrorCode FEGLaunchRefEntries(const FEGDevDisc *d, const FEGDevCoeff
    thread, 1-8% faster there, except Q1 quadrilaterals); into lma's storage at 9, 10 and 15 dofs (Q2 quadrilaterals,
    P3 triangles, P2 tetrahedra, P4 triangles: 1.2-2.0x) and above FEG_SMALL_NB (too large for one thread), not at
    the other Lagrange sizes up to 20 dofs (up to 8: 0.4-0.9x; Q3 quadrilaterals 0.5-0.7x, P2 prisms 0.93-1.07x, P3
-   tetrahedra 0.7-0.9x). Otherwise one element per thread up to FEG_SMALL_NB dofs, GEMM above */
+   tetrahedra 0.7-0.9x); otherwise one element per thread. Without reference tensors (quadrature: coefficients at the
+   points, cells not affine) one element per thread up to 10 dofs, the sizes its element matrix is compiled for and held
+   in registers, GEMM above: in local memory at 20 dofs it was 6-9x slower than GEMM (P3 tetrahedra with a coefficient
+   at the points, share/bench/fused run 16) */
 static int FEGDevAutoKernel(const FEGDevDisc *d, PetscBool constant, FEGDevOut out)
 {
   const int Nb = d->Nb;
@@ -750,8 +753,9 @@ static int FEGDevAutoKernel(const FEGDevDisc *d, PetscBool constant, FEGDevOut o
   if (d->M && constant) {
     if (out == FEG_DEV_OUT_COO || (out == FEG_DEV_OUT_CSR_ATOMIC && Nb > 4)) return 4;
     if ((out == FEG_DEV_OUT_LMA || out == FEG_DEV_OUT_LMA_SINGLE) && (Nb == 9 || Nb == 10 || Nb == 15 || Nb > FEG_SMALL_NB)) return 4;
+    return Nb <= FEG_SMALL_NB ? 1 : 3;
   }
-  return Nb <= FEG_SMALL_NB ? 1 : 3;
+  return Nb <= 10 ? 1 : 3;
 }
 
 /* Whether the kernel addto will run (constant: the form's coefficient is constant) takes an element's entries
