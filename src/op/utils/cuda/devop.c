@@ -790,7 +790,7 @@ PetscErrorCode FEGDevOpView(FEGOp op, FEGDevOp *dev, PetscViewer viewer)
   PetscFunctionBegin;
   PetscCall(PetscViewerASCIIPrintf(viewer, "GPU: geometry at %d point(s) per element", dev->d.nG));
   if (t->used)
-    PetscCall(PetscViewerASCIIPrintf(viewer, ", integration kernel: %s", t->used == 1 ? "one element per thread" : (t->used == 2 ? "one element per thread block" : (t->used == 4 ? "one entry per thread from reference tensors" : "GEMM over reference tables (cuBLAS)"))));
+    PetscCall(PetscViewerASCIIPrintf(viewer, ", integration kernel: %s", t->used == 1 ? "one element per thread" : (t->used == 2 ? "one element per thread block" : (t->used == 4 ? "reference tensors, one entry per thread (lma: a warp per row of 32 elements)" : "GEMM over reference tables (cuBLAS)"))));
   if (t->used == 3) PetscCall(PetscViewerASCIIPrintf(viewer, " (%s, %d elements per GEMM chunk)", dev->d.P ? "K = Chat P, P the products of reference derivatives" : "K = R^T U", t->nparts));
   if (t->used == 2) PetscCall(PetscViewerASCIIPrintf(viewer, " (block size %d, NENTPT %d, NR_PARTS %d, quadrature chunk %d, Jacobian data in shared memory: %s)", t->blockSize, t->nentpt, t->nparts, t->qchunk, t->jacShared ? "yes" : "no"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
