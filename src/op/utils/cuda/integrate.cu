@@ -221,8 +221,13 @@ static __global__ void FEGElemRef_Kernel(const FEGDevDisc d, const FEGDevCoeff c
    which sizes): one thread per entry, a block's elements' Chat in shared memory. Consecutive threads take consecutive
    entries of one element, so they read their positions and M^rs coalesced, and the blocks in flight at once add into
    the rows of a few hundred neighbouring elements, which stay in L2; one element per thread sweeps the whole matrix
-   for every entry.
-   Latency-bound (the adds, the position and M^rs loads): at most 64 registers, for occupancy (106 gave 24%). */
+   for every entry. At most 64 registers, for occupancy (106 gave 24%).
+   HELD (the COO values): each thread keeps its entry's M^rs_ab in registers and takes the block's elements in turn (P
+   at a time where an element has fewer entries than the block has threads; above 1024 entries a thread has a few
+   entries, one after the other), so the tensors are read once per entry and block, not once per entry and element:
+   COO values 1.04-1.24x faster, addto's gather mode (which stores its element matrices so above 8 dofs) 1.05-1.29x
+   (share/bench/fused runs 19-20). Not for the atomics into CSR positions, 0.92-1.05x there (run 19), probably because
+   blocks of twice the elements spread the adds in flight over twice the rows. */
 template <int DIM, bool SK>
 static __device__ __forceinline__ void FEGRefEntries(const FEGDevDisc &d, const FEGDevOutput &o, const int *__restrict__ elist, int i0, int ng, const double *sCh)
 {
@@ -236,8 +241,38 @@ static __device__ __forceinline__ void FEGRefEntries(const FEGDevDisc &d, const 
     FEGStore(d, o, e, i, ab / Nb, ab % Nb, FEGRefSym<DIM>(d.M, nent, ab, Ch) + (SK ? FEGRefSkew<DIM>(d.M, nent, ab, Ch + NS) : 0.0));
   }
 }
-template <int DIM>
-static __global__ void __launch_bounds__(256, 4) FEGElemRefEntries_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, int nel, const FEGDevOutput o, int G)
+template <int DIM, bool SK>
+static __device__ __forceinline__ void FEGRefEntriesHeld(const FEGDevDisc &d, const FEGDevOutput &o, const int *__restrict__ elist, int i0, int ng, const double *sCh)
+{
+  constexpr int NS = (DIM + 1) * (DIM + 2) / 2, NW = DIM * (DIM + 1) / 2;
+  const int     Nb = d.Nb, nent = Nb * Nb, span = min((int)blockDim.x, nent), P = blockDim.x / span, lane = threadIdx.x / span;
+
+  if (lane >= P) return;
+  for (int ab = threadIdx.x - lane * span; ab < nent; ab += span) {
+    const int a = ab / Nb, b = ab - a * Nb;
+    double    ms[NS], mw[NW];
+
+#pragma unroll
+    for (int k = 0; k < NS; k++) ms[k] = __ldg(&d.M[(size_t)k * nent + ab]);
+#pragma unroll
+    for (int k = 0; k < NW; k++) mw[k] = SK ? __ldg(&d.M[(size_t)(NS + k) * nent + ab]) : 0.0;
+    for (int ii = lane; ii < ng; ii += P) {
+      const double *Ch = sCh + ii * 16;
+      const int     i = i0 + ii, e = elist ? elist[i] : i;
+      double        v = 0.0, w = 0.0;
+
+#pragma unroll
+      for (int k = 0; k < NS; k++) v += Ch[k] * ms[k];
+      if (SK) {
+#pragma unroll
+        for (int k = 0; k < NW; k++) w += Ch[NS + k] * mw[k];
+      }
+      FEGStore(d, o, e, i, a, b, SK ? v + w : v + 0.0);
+    }
+  }
+}
+template <int DIM, bool HELD>
+static __global__ void __launch_bounds__(HELD ? 1024 : 256, HELD ? 1 : 4) FEGElemRefEntries_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, int nel, const FEGDevOutput o, int G)
 {
   constexpr int            NS = (DIM + 1) * (DIM + 2) / 2, NW = DIM * (DIM + 1) / 2;
   extern __shared__ double sCh[];
@@ -252,7 +287,10 @@ static __global__ void __launch_bounds__(256, 4) FEGElemRefEntries_Kernel(const 
     for (int j = 0; j < NW; j++) sCh[k * 16 + NS + j] = skew[j];
   }
   __syncthreads();
-  if (sk) FEGRefEntries<DIM, true>(d, o, elist, i0, ng, sCh);
+  if (HELD) {
+    if (sk) FEGRefEntriesHeld<DIM, true>(d, o, elist, i0, ng, sCh);
+    else FEGRefEntriesHeld<DIM, false>(d, o, elist, i0, ng, sCh);
+  } else if (sk) FEGRefEntries<DIM, true>(d, o, elist, i0, ng, sCh);
   else FEGRefEntries<DIM, false>(d, o, elist, i0, ng, sCh);
 }
 
@@ -716,10 +754,7 @@ static __global__ void __launch_bounds__(256) FEGElemRefRows_Kernel(const FEGDev
 
 static PetscErrorCode FEGLaunchRefEntries(const FEGDevDisc *d, const FEGDevCoeff *c, const int *elist, int nel, const FEGDevOutput *o)
 {
-  /* about 4096 entries per block, and at most 384 elements' Chat (16 doubles each) in the default 48 KB of dynamic
-     shared memory: P1 triangles' 455 asked for 58 KB, which the launch refused */
-  const int    nent = d->Nb * d->Nb, G = PetscMax(1, PetscMin(4096 / nent, 384)), nb = (nel + G - 1) / G, nt = 256;
-  const size_t shmem = (size_t)G * 16 * sizeof(double);
+  const int nent = d->Nb * d->Nb;
 
   PetscFunctionBegin;
   if (o->out == FEG_DEV_OUT_LMA || o->out == FEG_DEV_OUT_LMA_SINGLE) {
@@ -728,9 +763,23 @@ static PetscErrorCode FEGLaunchRefEntries(const FEGDevDisc *d, const FEGDevCoeff
     if (d->dim == 2) FEGElemRefRows_Kernel<2><<<(nel + 31) / 32, block>>>(*d, *c, elist, nel, *o);
     else FEGElemRefRows_Kernel<3><<<(nel + 31) / 32, block>>>(*d, *c, elist, nel, *o);
     FEGCheckLaunch("FEGElemRefRows_Kernel");
+  } else if (o->out == FEG_DEV_OUT_COO) {
+    /* HELD: threads a multiple of the entries near 256 (P elements at a time), or all the entries up to 1024, or above
+       that the entries in equal shares of at most 1024; about 8192 entries per block, at least P elements, at most 384
+       (their Chat, 16 doubles each, in the default 48 KB of dynamic shared memory) */
+    const int parts = (nent + 1023) / 1024, span = (nent + parts - 1) / parts, P = nent <= 256 ? 256 / nent : 1;
+    const int nt = 32 * ((P * span + 31) / 32), G = PetscMin(PetscMax(P, 8192 / nent), 384), nb = (nel + G - 1) / G;
+
+    if (d->dim == 2) FEGElemRefEntries_Kernel<2, true><<<nb, nt, (size_t)G * 16 * sizeof(double)>>>(*d, *c, elist, nel, *o, G);
+    else FEGElemRefEntries_Kernel<3, true><<<nb, nt, (size_t)G * 16 * sizeof(double)>>>(*d, *c, elist, nel, *o, G);
+    FEGCheckLaunch("FEGElemRefEntries_Kernel");
   } else {
-    if (d->dim == 2) FEGElemRefEntries_Kernel<2><<<nb, nt, shmem>>>(*d, *c, elist, nel, *o, G);
-    else FEGElemRefEntries_Kernel<3><<<nb, nt, shmem>>>(*d, *c, elist, nel, *o, G);
+    /* about 4096 entries per block, and at most 384 elements' Chat: P1 triangles' 455 asked for 58 KB, which the launch
+       refused */
+    const int G = PetscMax(1, PetscMin(4096 / nent, 384)), nb = (nel + G - 1) / G;
+
+    if (d->dim == 2) FEGElemRefEntries_Kernel<2, false><<<nb, 256, (size_t)G * 16 * sizeof(double)>>>(*d, *c, elist, nel, *o, G);
+    else FEGElemRefEntries_Kernel<3, false><<<nb, 256, (size_t)G * 16 * sizeof(double)>>>(*d, *c, elist, nel, *o, G);
     FEGCheckLaunch("FEGElemRefEntries_Kernel");
   }
   PetscFunctionReturn(PETSC_SUCCESS);
