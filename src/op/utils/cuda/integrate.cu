@@ -77,7 +77,8 @@ static __device__ __forceinline__ double FEGRefSum(const double *__restrict__ T,
 
 /* The split reference tensors (FEGDevDisc.M, FEGSplitPairs()) against Chat's split: entry ab's symmetric part
    sum_k sym_k S^k_ab and antisymmetric part sum_k skew_k A^k_ab. A symmetric C (FEGCoeffSkew() false) needs only the
-   first: Nd(Nd+1)/2 tensors where sum_rt Chat_rt M^rt read Nd^2 */
+   first: Nd(Nd+1)/2 tensors where sum_rt Chat_rt M^rt read Nd^2. The kernels write FEGRefSym() + (SK ? FEGRefSkew() :
+   0) out: one helper for it changed their code and made lma 3-4% slower (share/bench/fused run 21) */
 template <int DIM>
 static __device__ __forceinline__ double FEGRefSym(const double *__restrict__ M, size_t nn, size_t ab, const double sym[10])
 {
