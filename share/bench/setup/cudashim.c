@@ -204,6 +204,7 @@ __attribute__((destructor)) static void report(void)
   }
 
 WINDOW(FEGCreateOperator, (DM dm, FEGForm f, Mat *A), (dm, f, A))
+WINDOW(FEGOperatorAssemble, (Mat A, FEGForm f), (A, f))
 WINDOW(FEGCreateMeshFromOptions, (MPI_Comm c, const char p[], DM *dm), (c, p, dm))
 WINDOW(FEGSetUpDiscretization, (DM dm, PetscInt k, PetscBool c, const char n[]), (dm, k, c, n))
 WINDOW(FEGDMProjectFunction, (DM dm, PetscReal t, PetscErrorCode (*fn)(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *), void *ctx, Vec v), (dm, t, fn, ctx, v))
