@@ -449,17 +449,14 @@ static PetscErrorCode FEGOpAssemble_MatFree_CUDA(FEGOp op, Mat A)
        that value, det J T^T C T, comes straight from the geometry: the per-point pairs (Q^3 times the memory, written
        with a stride) and their check took 3.3 ms of a 3.5-ms assembly on 512k Q1 hexahedra (share/bench/setup
        run 52) */
+    if (sf->dim == 3 && !dev->sfKc) PetscCall(FEGDevMallocCopy((void **)&dev->sfKc, NULL, sizeof(double) * sf->Ne * sf->npairs, NULL));
     if (sf->dim == 3 && dev->base.d.nG == 1 && c.mode == FEG_DEV_COEFF_CONSTANT) {
-      if (!dev->sfKc) PetscCall(FEGDevMallocCopy((void **)&dev->sfKc, NULL, sizeof(double) * sf->Ne * sf->npairs, NULL));
       PetscCall(FEGDevChatPairs(&dev->base.d, &c, 0, (int)mf->npairs, pr, ps, NULL, dev->sfKc));
       per = PETSC_TRUE;
     } else {
       if (!dev->sfCl) PetscCall(FEGDevMallocCopy((void **)&dev->sfCl, NULL, sizeof(double) * sf->Ne * sf->npairs * op->disc->Nq, NULL));
       PetscCall(FEGDevChatPairs(&dev->base.d, &c, 1, (int)mf->npairs, pr, ps, dev->sfQlex, dev->sfCl));
-      if (sf->dim == 3) {
-        if (!dev->sfKc) PetscCall(FEGDevMallocCopy((void **)&dev->sfKc, NULL, sizeof(double) * sf->Ne * sf->npairs, NULL));
-        PetscCall(FEGDevSumFactPerElement(sf->Ne, sf->npairs, sf->Q, sf->dim, sf->W1, dev->sfCl, dev->sfKc, &per));
-      }
+      if (sf->dim == 3) PetscCall(FEGDevSumFactPerElement(sf->Ne, sf->npairs, sf->Q, sf->dim, sf->W1, dev->sfCl, dev->sfKc, &per));
     }
     if (per) FEGDevFree(dev->sfCl);
     else FEGDevFree(dev->sfKc);
