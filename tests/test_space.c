@@ -605,10 +605,8 @@ END_TEST
    orders 1 to 3, continuous and discontinuous (order 1: a 2-component cellwise constant field), on a shuffled box; and
    the global sections. Continuous prisms of order >= 2 are left out: PETSc's section is wrong there, which is why
    fegpu's exists. */
-START_TEST(test_section_same)
+static PetscErrorCode section_same(PetscInt ict, PetscInt order, PetscBool cont, const PetscInt faces[3])
 {
-  const PetscInt     ict = _i / 6, order = 1 + (_i / 2) % 3, faces[3] = {3, 2, 2};
-  const PetscBool    cont = (PetscBool)(_i % 2 == 0);
   DM                 base, dm[2];
   PetscSection       s[2];
   PetscInt           nc, nvx, nper, *cells, pStart, pEnd, cStart, cEnd, dim;
@@ -616,7 +614,7 @@ START_TEST(test_section_same)
   DMPolytopeType     ct;
   const FEGCellInfo *info;
 
-  if (cont && order > 1 && fegtest_cells[ict] == DM_POLYTOPE_TRI_PRISM) return;
+  PetscFunctionBeginUser;
   TCHK(FEGCreateBoxMesh(PETSC_COMM_SELF, fegtest_cells[ict], faces, NULL, NULL, 0.3, &base));
   TCHK(DMGetDimension(base, &dim));
   TCHK(cell_list(base, &ct, &nc, &nvx, &nper, &cells, &coords));
@@ -649,6 +647,22 @@ START_TEST(test_section_same)
     }
     ck_assert_msg(d[0] == d[1] && o[0] == o[1] && cd[0] == cd[1], "%s order %d: point %d has %d dofs at %d (%d constrained) here, %d at %d (%d) in PETSc's", DMPolytopeTypes[ct], (int)order, (int)p, (int)d[0], (int)o[0], (int)cd[0], (int)d[1], (int)o[1], (int)cd[1]);
     for (PetscInt i = 0; i < cd[0]; i++) ck_assert_msg(ci[0][i] == ci[1][i], "point %d: constrained dof %d differs", (int)p, (int)i);
+  }
+  {
+    /* the rest of the local sections too: field dofs, offsets and constraints, largest dofs */
+    PetscBool same;
+    PetscInt  md[2], fmd[2];
+
+    TCHK(PetscSectionCompare(s[0], s[1], &same));
+    ck_assert_msg(same, "%s order %d: the local section differs from PETSc's", DMPolytopeTypes[ct], (int)order);
+    for (PetscInt k = 0; k < 2; k++) {
+      PetscSection f;
+
+      TCHK(PetscSectionGetMaxDof(s[k], &md[k]));
+      TCHK(PetscSectionGetField(s[k], 0, &f));
+      TCHK(PetscSectionGetMaxDof(f, &fmd[k]));
+    }
+    ck_assert_msg(md[0] == md[1] && fmd[0] == fmd[1], "%s order %d: largest dofs %d and %d (field %d and %d) against PETSc's", DMPolytopeTypes[ct], (int)order, (int)md[0], (int)md[1], (int)fmd[0], (int)fmd[1]);
   }
   TCHK(DMPlexGetHeightStratum(dm[0], 0, &cStart, &cEnd));
   for (PetscInt c = cStart; c < cEnd; c++) {
@@ -718,6 +732,28 @@ START_TEST(test_section_same)
   for (PetscInt k = 0; k < 2; k++) TCHK(DMDestroy(&dm[k]));
   TCHK(PetscFree2(cells, coords));
   TCHK(DMDestroy(&base));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+START_TEST(test_section_same)
+{
+  const PetscInt  ict = _i / 6, order = 1 + (_i / 2) % 3, faces[3] = {3, 2, 2};
+  const PetscBool cont = (PetscBool)(_i % 2 == 0);
+
+  if (cont && order > 1 && fegtest_cells[ict] == DM_POLYTOPE_TRI_PRISM) return;
+  TCHK(section_same(ict, order, cont, faces));
+}
+END_TEST
+
+/* the same on a mesh of more than 65536 points (69k: 20^3 Q2 hexahedra), where fegpu builds its sections' arrays on
+   several threads, three here so the blocks are uneven */
+START_TEST(test_section_large)
+{
+  const PetscInt faces[3] = {20, 20, 20};
+
+  TCHK(PetscOptionsSetValue(NULL, "-feg_setup_threads", "3"));
+  TCHK(section_same(3, 2, PETSC_TRUE, faces));
+  TCHK(PetscOptionsClearValue(NULL, "-feg_setup_threads"));
 }
 END_TEST
 
@@ -846,6 +882,7 @@ static void add_tests(Suite *s)
   tcase_add_loop_test(tc, test_refine, 0, 7);
   tcase_add_test(tc, test_refine_errors);
   tcase_add_loop_test(tc, test_section_same, 0, 5 * 6);
+  tcase_add_test(tc, test_section_large);
   tcase_add_loop_test(tc, test_label_complete, 0, 5);
   tcase_add_loop_test(tc, test_tensor_tabulation, 0, 48);
   suite_add_tcase(s, tc);
