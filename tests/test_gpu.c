@@ -358,11 +358,12 @@ END_TEST
    and BP3 discretization, Q = P + 1) */
 static PetscInt  gauss_extra  = 0;
 static PetscReal mesh_perturb = 0.2; /* 0: an affine box */
+static PetscInt  mesh_n       = 2;   /* faces per direction of the perturbed box */
 
 static PetscErrorCode setup_matfree_dm(DMPolytopeType ct, PetscInt order, PetscBool cont, DM *dm)
 {
   PetscFunctionBegin;
-  if (mesh_perturb == 0.2) PetscCall(fegtest_setup(PETSC_COMM_SELF, ct, order, cont, cont, 2, dm));
+  if (mesh_perturb == 0.2) PetscCall(fegtest_setup(PETSC_COMM_SELF, ct, order, cont, cont, mesh_n, dm));
   else {
     PetscInt faces[3] = {2, 2, 2};
 
@@ -620,6 +621,29 @@ START_TEST(test_gpu_matfree_spaces)
   }
   gauss_extra = 0;
   TCHK(PetscOptionsClearValue(NULL, "-feg_fe_nodes"));
+}
+END_TEST
+
+/* meshes of more than 65536 local dofs (20^3 Q2 hexahedra and P2 tetrahedra, 69k dofs each) on three setup threads,
+   so the host's setup loops run in uneven blocks (the local-to-global map, the owned pairs, sum factorisation's index
+   permutation): the GPU operators still equal the host's, with atomics (global indices) and with the gather (local
+   work vectors, the owned pairs copying x in and y out) */
+START_TEST(test_gpu_large_setup)
+{
+  const DMPolytopeType ct[2]  = {DM_POLYTOPE_HEXAHEDRON, DM_POLYTOPE_TETRAHEDRON};
+  const char          *mfk[2] = {"sumfact", "refop"}, *scatter[2] = {"atomic", "gather"};
+  const PetscInt       c = _i / 2, k = _i % 2;
+  PetscMPIInt          size;
+  PetscReal            err;
+
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size > 1) return;
+  mesh_n = 20;
+  TCHK(PetscOptionsSetValue(NULL, "-feg_setup_threads", "3"));
+  TCHK(compare_matfree(ct[c], 2, PETSC_TRUE, FORM_CONSTANT, mfk[c], scatter[k], &err));
+  ck_assert_msg(err < 1e-12, "%s P2 on a 20^3 box, matfree %s (%s scatter) on three setup threads: GPU differs from host by %g", DMPolytopeTypes[ct[c]], mfk[c], scatter[k], (double)err);
+  TCHK(PetscOptionsClearValue(NULL, "-feg_setup_threads"));
+  mesh_n = 2;
 }
 END_TEST
 
@@ -1444,6 +1468,7 @@ static void add_tests(Suite *s)
   tcase_add_loop_test(tc, test_gpu_matfree_spaces, 0, 2 * 3 * 8);
   tcase_add_loop_test(tc, test_gpu_matfree_affine, 0, 4 * 4);
   tcase_add_loop_test(tc, test_gpu_matfree_mma, 0, 8 * 3);
+  tcase_add_loop_test(tc, test_gpu_large_setup, 0, 4);
   suite_add_tcase(s, tc);
   tc = tcase_create("solve");
   tcase_set_timeout(tc, 900);

@@ -94,6 +94,7 @@ typedef struct {
   double          *ybuf;         /* per-entry results the gather sums */
   /* the overlapped apply (not direct, -feg_halo_overlap): fegpu moves the owned dofs itself, xchg or PetscSF the ghosts */
   PetscBool   overlap;     /* this path is taken */
+  PetscBool   xlzeroed;    /* the local work vector's constrained entries, read as zeros and never written, are zero */
   PetscSF     halo;        /* leaves: the local ghost dofs; roots: their owners' entries of the global vector (several processes) */
   FEGDevHalo *xchg;        /* fegpu's exchange over halo's graph (-feg_halo_exchange auto, ipc, pinned), or NULL: PetscSF's */
   int        *lcode;       /* with xchg: each local dof's index in the process's part of the global vector, -2-k for the
