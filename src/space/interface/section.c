@@ -23,7 +23,7 @@ static PetscErrorCode FEGSectionScan(PetscInt nt, PetscInt n, const PetscInt dof
   for (PetscInt b = 0; b < nt; b++) {
     PetscInt sum = 0, m = 0;
 
-    for (PetscInt i = n * b / nt; i < n * (b + 1) / nt; i++) {
+    for (PetscInt i = (PetscInt)((PetscInt64)n * b / nt); i < (PetscInt)((PetscInt64)n * (b + 1) / nt); i++) {
       sum += dof[i] > 0 ? dof[i] - (sub ? sub[i] : 0) : 0;
       m = PetscMax(m, dof[i]);
     }
@@ -40,7 +40,7 @@ static PetscErrorCode FEGSectionScan(PetscInt nt, PetscInt n, const PetscInt dof
   for (PetscInt b = 0; b < nt; b++) {
     PetscInt o = part[b];
 
-    for (PetscInt i = n * b / nt; i < n * (b + 1) / nt; i++) {
+    for (PetscInt i = (PetscInt)((PetscInt64)n * b / nt); i < (PetscInt)((PetscInt64)n * (b + 1) / nt); i++) {
       off[i] = o;
       o += dof[i] > 0 ? dof[i] - (sub ? sub[i] : 0) : 0;
     }
