@@ -15,3 +15,11 @@ ab_alternate() {
     done
   done
 }
+
+# ab_check_gpu OUT LIBDIR: make check-gpu's tests (tests/test_gpu through the test driver, GPU vectors) with the
+# library in LIBDIR, their log in OUT/check-gpu.log and its last line ("N passed, N failed") printed
+ab_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+ab_check_gpu() {
+  (cd "$ab_root" && LD_LIBRARY_PATH="$2:${BASE_LD:-}" MPIEXEC=mpiexec python3 share/fegpu/runtests.py --root "$ab_root" --tests test_gpu --gpu --timeout 300 --extra-args "-dm_vec_type cuda") > "$1/check-gpu.log" 2>&1
+  tail -1 "$1/check-gpu.log"
+}

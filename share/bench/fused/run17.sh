@@ -8,7 +8,7 @@ set -u
 out=$1 old=$2 new=$3
 here=$(cd "$(dirname "$0")/../../.." && pwd)
 mkdir -p "$out"
-(cd "$here" && LD_LIBRARY_PATH="$new:${LD_LIBRARY_PATH:-}" MPIEXEC=mpiexec python3 share/fegpu/runtests.py --root "$here" --tests test_gpu --gpu --timeout 300 --extra-args "-dm_vec_type cuda") > "$out/check-gpu.log" 2>&1
-tail -1 "$out/check-gpu.log"
+. "$here/share/bench/ablib.sh"
+ab_check_gpu "$out" "$new"
 ARGS="-bench_petsc_coo 0" bash "$here/share/bench/abbench.sh" "$out/ab" "$old" "$new" atomic,coo,lma,lma_single "tri 200 4 -bench_coeff points; prism 40 2 -bench_coeff points; tet 30 3 -bench_coeff points; quad 300 3 -feg_perturb 0.2; tet 28 2 -bench_coeff points" > /dev/null
 python3 "$here/share/bench/sym/abtab.py" "$out/ab/bench.log"

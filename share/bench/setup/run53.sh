@@ -9,22 +9,21 @@ set -u
 out=$1 old=$2 new=$3
 here=$(cd "$(dirname "$0")/../../.." && pwd)
 mkdir -p "$out"
-(cd "$here" && LD_LIBRARY_PATH="$new:${LD_LIBRARY_PATH:-}" MPIEXEC=mpiexec python3 share/fegpu/runtests.py --root "$here" --tests test_gpu --gpu --timeout 300 --extra-args "-dm_vec_type cuda") > "$out/check-gpu.log" 2>&1
-tail -1 "$out/check-gpu.log"
+. "$here/share/bench/ablib.sh"
+ab_check_gpu "$out" "$new"
 gcc -O2 -shared -fPIC -o /tmp/cudashim.so "$here/share/bench/setup/cudashim.c" -I"$PETSC_DIR/include" -I/usr/local/cuda/include -ldl || exit 1
 cd "$here/examples"
-for pair in 1 2; do
-  for who in old new; do
-    lib=$old; [ $who = new ] && lib=$new
-    for c in "80 1" "40 2" "25 3"; do
-      set -- $c
-      pre=; [ $2 = 1 ] && pre="LD_PRELOAD=/tmp/cudashim.so"
-      echo "== $who pair $pair: hex $1 $2" >> "$out/bench.log"
-      env $pre LD_LIBRARY_PATH="$lib:${LD_LIBRARY_PATH:-}" timeout 60 ./bench -dm_vec_type cuda -bench_reps 10 -bench_petsc_coo 0 -feg_cell_type hex -feg_faces $1 -order $2 -bench_strategies matfree >> "$out/bench.log" 2>&1
-    done
-    echo "== $who pair $pair: bp3" >> "$out/bp3.log"
-    LD_LIBRARY_PATH="$lib:${LD_LIBRARY_PATH:-}" timeout 120 ./bench_matfree -mode bp3 -orders 2,4 -dofs 8000000 -strategies matfree -its 50 -reps 5 -dm_vec_type cuda >> "$out/bp3.log" 2>&1
+pass() { # WHO PAIR
+  local who=$1 pair=$2 c pre
+  for c in "80 1" "40 2" "25 3"; do
+    set -- $c
+    pre=; [ $2 = 1 ] && pre="LD_PRELOAD=/tmp/cudashim.so"
+    echo "== $who pair $pair: hex $1 $2" >> "$out/bench.log"
+    env $pre timeout 60 ./bench -dm_vec_type cuda -bench_reps 10 -bench_petsc_coo 0 -feg_cell_type hex -feg_faces $1 -order $2 -bench_strategies matfree >> "$out/bench.log" 2>&1
   done
-done
+  echo "== $who pair $pair: bp3" >> "$out/bp3.log"
+  timeout 120 ./bench_matfree -mode bp3 -orders 2,4 -dofs 8000000 -strategies matfree -its 50 -reps 5 -dm_vec_type cuda >> "$out/bp3.log" 2>&1
+}
+ab_alternate 2 "$old" "$new" pass
 grep -E "^==|^matfree |FEGOperatorAssemble #3" "$out/bench.log" | cut -c1-200
 grep -E "^==|^[248] +matfree" "$out/bp3.log"

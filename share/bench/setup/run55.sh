@@ -9,14 +9,12 @@ set -u
 out=$1 old=$2 new=$3
 here=$(cd "$(dirname "$0")/../../.." && pwd)
 mkdir -p "$out"
-(cd "$here" && LD_LIBRARY_PATH="$new:${LD_LIBRARY_PATH:-}" MPIEXEC=mpiexec python3 share/fegpu/runtests.py --root "$here" --tests test_gpu --gpu --timeout 300 --extra-args "-dm_vec_type cuda") > "$out/check-gpu.log" 2>&1
-tail -1 "$out/check-gpu.log"
+. "$here/share/bench/ablib.sh"
+ab_check_gpu "$out" "$new"
 cd "$here/examples"
-for pair in 1 2; do
-  for who in old new; do
-    lib=$old; [ $who = new ] && lib=$new
-    echo "== $who pair $pair: bp3" >> "$out/bp3.log"
-    LD_LIBRARY_PATH="$lib:${LD_LIBRARY_PATH:-}" timeout 120 ./bench_matfree -mode bp3 -orders 2,4 -dofs 8000000 -strategies matfree -its 50 -reps 3 -dm_vec_type cuda >> "$out/bp3.log" 2>&1
-  done
-done
+pass() { # WHO PAIR
+  echo "== $1 pair $2: bp3" >> "$out/bp3.log"
+  timeout 120 ./bench_matfree -mode bp3 -orders 2,4 -dofs 8000000 -strategies matfree -its 50 -reps 3 -dm_vec_type cuda >> "$out/bp3.log" 2>&1
+}
+ab_alternate 2 "$old" "$new" pass
 grep -E "^==|^[248] +matfree" "$out/bp3.log"

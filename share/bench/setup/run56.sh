@@ -13,23 +13,19 @@ set -u
 out=$1 old=$2 new=$3
 here=$(cd "$(dirname "$0")/../../.." && pwd)
 mkdir -p "$out"
-(cd "$here" && LD_LIBRARY_PATH="$new:${LD_LIBRARY_PATH:-}" MPIEXEC=mpiexec python3 share/fegpu/runtests.py --root "$here" --tests test_gpu --gpu --timeout 300 --extra-args "-dm_vec_type cuda") > "$out/check-gpu.log" 2>&1
-tail -1 "$out/check-gpu.log"
+. "$here/share/bench/ablib.sh"
+ab_check_gpu "$out" "$new"
 cd "$here/examples"
 . ../share/bench/setup/timedrun.sh
-for pair in 1 2; do
-  for who in old new; do
-    lib=$old; [ $who = new ] && lib=$new
-    export LD_LIBRARY_PATH="$lib:${LD_LIBRARY_PATH:-}"
-    echo "== $who pair $pair: bp3" >> "$out/bp3.log"
-    timeout 150 ./bench_matfree -mode bp3 -orders 2,4,8 -dofs 8000000 -strategies matfree -its 50 -reps 3 -dm_vec_type cuda >> "$out/bp3.log" 2>&1
-    echo "== $who pair $pair: bench tet P1" >> "$out/bench.log"
-    timeout 100 ./bench -dm_vec_type cuda -bench_reps 5 -feg_cell_type tet -feg_faces 55 -order 1 -bench_strategies atomic,lma,matfree -bench_petsc_coo 0 >> "$out/bench.log" 2>&1
-    echo "== $who pair $pair" >> "$out/advdiff.log"
-    run ./advdiff -advdiff_steps 200 -feg_mesh_file ../share/meshes/square_2128.msh -dm_refine 4 -feg_strategy lma -dm_vec_type cuda
-    export LD_LIBRARY_PATH="${LD_LIBRARY_PATH#*:}"
-  done
-done
+pass() { # WHO PAIR
+  echo "== $1 pair $2: bp3" >> "$out/bp3.log"
+  timeout 150 ./bench_matfree -mode bp3 -orders 2,4,8 -dofs 8000000 -strategies matfree -its 50 -reps 3 -dm_vec_type cuda >> "$out/bp3.log" 2>&1
+  echo "== $1 pair $2: bench tet P1" >> "$out/bench.log"
+  timeout 100 ./bench -dm_vec_type cuda -bench_reps 5 -feg_cell_type tet -feg_faces 55 -order 1 -bench_strategies atomic,lma,matfree -bench_petsc_coo 0 >> "$out/bench.log" 2>&1
+  echo "== $1 pair $2" >> "$out/advdiff.log"
+  run ./advdiff -advdiff_steps 200 -feg_mesh_file ../share/meshes/square_2128.msh -dm_refine 4 -feg_strategy lma -dm_vec_type cuda
+}
+ab_alternate 2 "$old" "$new" pass
 grep -E "^==|^[248] +matfree" "$out/bp3.log"
 grep -E "^==|^(atomic|lma|matfree) " "$out/bench.log" | cut -c1-120
 grep -E "^==|times|process wall" "$out/advdiff.log"

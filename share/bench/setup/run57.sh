@@ -7,9 +7,9 @@ set -u
 out=$1 lib=$2
 here=$(cd "$(dirname "$0")/../../.." && pwd)
 mkdir -p "$out"
+. "$here/share/bench/ablib.sh"
+ab_check_gpu "$out" "$lib"
 export LD_LIBRARY_PATH="$lib:${LD_LIBRARY_PATH:-}"
-(cd "$here" && MPIEXEC=mpiexec python3 share/fegpu/runtests.py --root "$here" --tests test_gpu --gpu --timeout 300 --extra-args "-dm_vec_type cuda") > "$out/check-gpu.log" 2>&1
-tail -1 "$out/check-gpu.log"
 cd "$here/examples"
 timeout 300 ./bench_matfree -mode bp3 -orders 2,3,4,5,6,7,8 -dofs 8000000 -strategies matfree -its 50 -reps 3 -dm_vec_type cuda > "$out/bp3.log" 2>&1
 . ../share/bench/setup/timedrun.sh
