@@ -235,6 +235,7 @@ int main(int argc, char **argv)
   PetscBool      timing  = PETSC_TRUE, device;
   MassSolver     msolver = MASS_AUTO;
   PetscLogDouble t0, t1, tsetup = 0, tadv = 0, tdiff = 0, tsm = 0, tsd = 0, ttot;
+  PetscLogStage  stage[6];
   PetscScalar    Cm[16] = {1.0}, Cl[16] = {1.0}, Cr[16] = {1.0}, Ca[16] = {0}, dot;
   FEGOpType      strategy;
   VecType        vt;
@@ -247,9 +248,19 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-advdiff_timing", "Print per-phase times", NULL, timing, &timing, NULL));
   PetscCall(PetscOptionsEnum("-advdiff_mass_solver", "Mass solves: auto (chebyshev with device vectors, else cg), cg or chebyshev", NULL, MassSolvers, (PetscEnum)msolver, (PetscEnum *)&msolver, NULL));
   PetscOptionsEnd();
+  /* -log_view splits the setup into these phases, and the time steps into advection and diffusion */
+  PetscCall(PetscLogStageRegister("Mesh", &stage[0]));
+  PetscCall(PetscLogStageRegister("Discretization", &stage[1]));
+  PetscCall(PetscLogStageRegister("Operators", &stage[2]));
+  PetscCall(PetscLogStageRegister("Vectors, KSPSetUp", &stage[3]));
+  PetscCall(PetscLogStageRegister("Advection", &stage[4]));
+  PetscCall(PetscLogStageRegister("Diffusion", &stage[5]));
 
   PetscCall(PetscTime(&t0));
+  PetscCall(PetscLogStagePush(stage[0]));
   PetscCall(FEGCreateMeshFromOptions(PETSC_COMM_WORLD, NULL, &dm));
+  PetscCall(PetscLogStagePop());
+  PetscCall(PetscLogStagePush(stage[1]));
   PetscCall(FEGSetUpDiscretization(dm, 1, PETSC_TRUE, "T"));
   PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
   ncells = cEnd - cStart;
@@ -257,6 +268,8 @@ int main(int argc, char **argv)
   PetscCall(CreateVelocity(dm, &veldm, &vel, &umax));
   h = PetscSqrtReal(2.0 / ncells);
   if (dt <= 0.0) dt = 0.25 * h / umax;
+  PetscCall(PetscLogStagePop());
+  PetscCall(PetscLogStagePush(stage[2]));
 
   /* m, a, M + d/2 and M - d/2 (d: dt grad v . kappa grad T, C_{l+1,k+1} = kappa_kl) */
   for (PetscInt kk = 0; kk < 2; kk++)
@@ -277,6 +290,8 @@ int main(int argc, char **argv)
   if (msolver == MASS_CHEBYSHEV) PetscCall(CreateChebyshev(M, "mass_", &kspm));
   else PetscCall(CreateCG(M, "mass_", &kspm));
   PetscCall(CreateCG(L, "diff_", &kspd));
+  PetscCall(PetscLogStagePop());
+  PetscCall(PetscLogStagePush(stage[3]));
   PetscCall(DMCreateGlobalVector(dm, &T));
   PetscCall(PetscObjectSetName((PetscObject)T, "T"));
   PetscCall(VecDuplicate(T, &Ta));
@@ -292,11 +307,13 @@ int main(int argc, char **argv)
   mass0 = PetscRealPart(dot);
   PetscCall(KSPSetUp(kspm));
   PetscCall(KSPSetUp(kspd));
+  PetscCall(PetscLogStagePop());
   PetscCall(PetscTime(&t1));
   tsetup = t1 - t0;
 
   for (PetscInt n = 0; n < steps; n++) {
     PetscCall(PetscTime(&t0));
+    PetscCall(PetscLogStagePush(stage[4]));
     /* RK4: m(v, T_s) = a(v, T^n + c_s T_{s-1}) */
     for (PetscInt s = 0; s < 4; s++) {
       const PetscReal c = s == 0 ? 0.0 : (s == 3 ? 1.0 : 0.5);
@@ -310,11 +327,14 @@ int main(int argc, char **argv)
     PetscCall(VecAXPY(Ta, 1.0 / 3.0, k[1]));
     PetscCall(VecAXPY(Ta, 1.0 / 3.0, k[2]));
     PetscCall(VecAXPY(Ta, 1.0 / 6.0, k[3]));
+    PetscCall(PetscLogStagePop());
     PetscCall(PetscTime(&t1));
     tadv += t1 - t0;
     /* Crank-Nicolson diffusion */
+    PetscCall(PetscLogStagePush(stage[5]));
     PetscCall(MatMult(R, Ta, rhs));
     PetscCall(Solve(kspd, rhs, T, device, &itd, &tsd));
+    PetscCall(PetscLogStagePop());
     PetscCall(PetscTime(&t0));
     tdiff += t0 - t1;
     if (vtk > 0 && (n + 1) % vtk == 0) {
