@@ -4,8 +4,8 @@
    nothing between host and device; on two processes the same comparisons on the distributed mesh (addto through the
    diagonal and off-diagonal blocks and a PetscSF), and distributed GPU operators match the serial host one; the
    overlapped apply (interior elements while the halo moves) equals the host and the plain one; lma with single-precision
-   element matrices equals the host's single lma, and lma's grouped storage (Q3 quadrilaterals, P3 tetrahedra) the
-   host's through every integration kernel; -feg_strategy auto becomes a type that applies the host's operator;
+   element matrices equals the host's single lma, and lma's grouped storage (Q3 quadrilaterals, P3 tetrahedra) and a
+   symmetric form's upper triangles (up to 10 dofs) the host's through every integration kernel; -feg_strategy auto becomes a type that applies the host's operator;
    coefficients given at the quadrature points on CUDA vectors give the host's results.
    Needs a GPU (make check-gpu).
    fegtest: nsize 1 2 */
@@ -29,9 +29,10 @@ static const gpu_variant variants[] = {
 };
 #define NVARIANTS 8
 
-static PetscBool with_qpoints  = PETSC_FALSE;   /* build() adds values at the quadrature points to the form */
-static PetscBool with_constant = PETSC_FALSE;   /* build() makes a constant-C form on an unperturbed box, */
-static test_form constant_form = FORM_CONSTANT; /* this one */
+static PetscBool with_qpoints   = PETSC_FALSE;   /* build() adds values at the quadrature points to the form */
+static PetscBool with_constant  = PETSC_FALSE;   /* build() makes a constant-C form on an unperturbed box, */
+static test_form constant_form  = FORM_CONSTANT; /* this one */
+static PetscBool with_symmetric = PETSC_FALSE;   /* build() makes FORM_SYMMETRIC on the perturbed mesh (4 faces a side at order 1) */
 
 static PetscErrorCode build(MPI_Comm comm, DMPolytopeType ct, PetscInt order, PetscBool cont, PetscBool gpu, PetscBool pointwise, DM *dm, DM *auxdm, Vec *aux, FEGForm *form)
 {
@@ -42,10 +43,10 @@ static PetscErrorCode build(MPI_Comm comm, DMPolytopeType ct, PetscInt order, Pe
     PetscCall(FEGCreateBoxMesh(comm, ct, faces, NULL, NULL, 0.0, dm));
     PetscCall(FEGSetUpDiscretization(*dm, order, cont, "u"));
     if (cont) PetscCall(fegtest_wall(*dm, fegtest_bcfunc));
-  } else PetscCall(fegtest_setup(comm, ct, order, cont, cont, 2, dm));
+  } else PetscCall(fegtest_setup(comm, ct, order, cont, cont, with_symmetric && order == 1 ? 4 : 2, dm)); /* P1 on 2 faces a side with walls: one free dof */
   if (gpu) PetscCall(DMSetVecType(*dm, VECCUDA));
-  if (with_qpoints || with_constant) {
-    PetscCall(fegtest_make_form(*dm, with_qpoints ? FORM_QPOINTS : constant_form, auxdm, aux, form));
+  if (with_qpoints || with_constant || with_symmetric) {
+    PetscCall(fegtest_make_form(*dm, with_qpoints ? FORM_QPOINTS : (with_symmetric ? FORM_SYMMETRIC : constant_form), auxdm, aux, form));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(fegtest_aux(*dm, auxdm, aux));
@@ -971,6 +972,67 @@ START_TEST(test_gpu_lma_grouped)
 }
 END_TEST
 
+/* A symmetric form's lma element matrices kept as their upper triangles (FEGLMASymmetricSize(): 3 to 10 dofs), written
+   by every integration kernel (auto, thread, block, GEMM through its buffer) and read by the one-element (double) and
+   pair (single) kernels, with atomics and with the gather: MatMult, transpose, MatMultAdd and the diagonal equal the
+   host's full matrices, and so does the preconditioning matrix, unpacked for MatSetValuesCOO(). FORM_SYMMETRIC (with
+   value-gradient terms) on the perturbed mesh (quadrature on quadrilaterals, hexahedra and prisms, reference tensors on
+   simplices), order 1 (4 faces a side) and 2 of each cell type; Q2 hexahedra and P2 prisms (27 and 18 dofs) keep full
+   matrices. The view says which, and -feg_lma_symmetric false keeps them full. Two processes: order 1, the kernels
+   that read through the halo's codes */
+START_TEST(test_gpu_lma_symmetric)
+{
+  const DMPolytopeType ct       = fegtest_cells[_i / 2];
+  const PetscInt       order    = 1 + _i % 2;
+  const char          *name[6]  = {NULL, "-gpu_feg_cuda_kernel", "-gpu_feg_cuda_kernel", "-gpu_feg_cuda_kernel", "-gpu_feg_lma_scatter", "-gpu_feg_lma_symmetric"};
+  const char          *value[6] = {NULL, "thread", "block", "gemm", "gather", "false"};
+  const PetscBool      sized    = (PetscBool) !(order == 2 && (ct == DM_POLYTOPE_HEXAHEDRON || ct == DM_POLYTOPE_TRI_PRISM));
+  PetscMPIInt          size;
+
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size > 1 && order > 1) return;
+  with_symmetric = PETSC_TRUE;
+  for (int single = 0; single < 2; single++) {
+    if (single) {
+      TCHK(PetscOptionsSetValue(NULL, "-feg_precision", "single"));
+      TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_precision", "single"));
+    }
+    for (int k = 0; k < 6; k++) {
+      DM        dm[2], aux[2];
+      Vec       ax[2];
+      FEGForm   f[2];
+      Mat       A[2], P[2];
+      PetscReal err, perr = 0.0;
+      char      text[4096] = "";
+      PetscBool says;
+
+      if (size > 1 && k > 0 && k < 4) continue;                           /* the integration kernels on one process */
+      if (k == 1 && ct == DM_POLYTOPE_HEXAHEDRON && order == 2) continue; /* 27 dofs: more than one thread keeps */
+      for (int g = 0; g < 2; g++) {
+        TCHK(build(PETSC_COMM_WORLD, ct, order, PETSC_TRUE, (PetscBool)g, PETSC_FALSE, &dm[g], &aux[g], &ax[g], &f[g]));
+        if (g) TCHK(FEGFormSetOptionsPrefix(f[g], "gpu_"));
+        if (g && name[k]) TCHK(PetscOptionsSetValue(NULL, name[k], value[k]));
+        TCHK(fegtest_operator(dm[g], f[g], FEGOPLMA, &A[g]));
+        if (g && name[k]) TCHK(PetscOptionsClearValue(NULL, name[k]));
+        if (size == 1) TCHK(FEGOperatorGetPmat(A[g], &P[g]));
+      }
+      TCHK(apply_diff(A[1], dm[1], A[0], dm[0], PETSC_TRUE, &err));
+      if (size == 1) TCHK(pmat_diff(P[1], P[0], &perr));
+      ck_assert_msg(err < 1e-12 && perr < 1e-12, "%s P%d %s lma, symmetric form (%s %s): GPU differs from host by %g (products), %g (preconditioning matrix)", DMPolytopeTypes[ct], (int)order, single ? "single" : "double", name[k] ? name[k] : "defaults", value[k] ? value[k] : "", (double)err, (double)perr);
+      if (size == 1) { /* the view's text is rank 0's */
+        TCHK(fegtest_view_text(A[1], text, sizeof(text)));
+        says = (PetscBool)(strstr(text, "symmetric: upper triangles only") != NULL);
+        ck_assert_msg(says == (sized && k != 5), "%s P%d %s lma (%s %s): the view %s upper triangles: %s", DMPolytopeTypes[ct], (int)order, single ? "single" : "double", name[k] ? name[k] : "defaults", value[k] ? value[k] : "", says ? "says" : "does not say", text);
+      }
+      TCHK(destroy_pair(A, dm, aux, ax, f));
+    }
+  }
+  with_symmetric = PETSC_FALSE;
+  TCHK(PetscOptionsClearValue(NULL, "-feg_precision"));
+  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_precision"));
+}
+END_TEST
+
 /* FEGComputeRHS on the GPU in each vector layout it treats apart: one process without constraints (straight into b),
    discontinuous (stores instead of atomics, no zeroing when the elements cover every dof), with essential boundary
    conditions (local vector and DMLocalToGlobal), atomic and gather, pointwise and constant coefficients (affine
@@ -1501,6 +1563,10 @@ static void add_tests(Suite *s)
   tcase_set_timeout(tc, 900);
   tcase_add_loop_test(tc, test_gpu_lma_single, 0, 5 * 3);
   tcase_add_loop_test(tc, test_gpu_lma_grouped, 0, 4);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("symmetric");
+  tcase_set_timeout(tc, 900);
+  tcase_add_loop_test(tc, test_gpu_lma_symmetric, 0, 5 * 2);
   suite_add_tcase(s, tc);
   tc = tcase_create("deterministic");
   tcase_set_timeout(tc, 900);

@@ -8,7 +8,7 @@
 # share/bench/sanitize/).
 root=${1:?root}
 tools=${2:-"memcheck racecheck synccheck initcheck"}
-cases=${3:-"kernels solve deterministic matfree equal later single pmat"}
+cases=${3:-"kernels solve deterministic matfree equal later single symmetric pmat"}
 cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 [ -x "$cs" ] || { echo "sanitize: compute-sanitizer not found"; exit 1; }
 cd "$root/tests" || exit 1

@@ -93,6 +93,21 @@ FEG_INLINE size_t FEGLMADoubleIndex(int Nb, size_t k, size_t e, size_t Ne)
   return FEGLMADoubleGrouped(Nb) ? FEGLMAGroupIndex(FEG_LMA_DW, k, e, Ne) : k * Ne + e;
 }
 
+/* lma's element matrices of a symmetric form (FEGFormIsSymmetric()) at the sizes whose one-element-per-thread kernels
+   are compiled (FEG_DEV_SMALL_NB: 3, 4, 6, 8, 9 and 10 dofs): the entries a <= b alone, row after row (Nb (Nb + 1) / 2
+   of them), element-interleaved, (b, a) read as (a, b). MatMult reads 55 entries of a P2 tetrahedron instead of 100 */
+FEG_INLINE int FEGLMASymmetricSize(int Nb)
+{
+  return Nb == 3 || Nb == 4 || Nb == 6 || Nb == 8 || Nb == 9 || Nb == 10;
+}
+/* the place of entry (a, b) or (b, a) among an element's packed entries */
+FEG_INLINE size_t FEGLMASymEntry(int Nb, int a, int b)
+{
+  const int r = a < b ? a : b, c = a < b ? b : a;
+
+  return (size_t)r * Nb - (size_t)r * (r - 1) / 2 + (size_t)(c - r);
+}
+
 /* Where element matrix entries go */
 typedef enum {
   FEG_DEV_OUT_LMA,        /* Kout[(a*Nb+b)*Ne+e], or with grouped Kout[FEGLMADoubleIndex()] */
@@ -115,6 +130,7 @@ typedef struct {
   int     posmajor; /* pos element-major, pos[e*Nb*Nb+a*Nb+b] (kernels that take an element's entries together), not
                        element-interleaved, pos[(a*Nb+b)*Ne+e] (one element per thread) */
   int     grouped;  /* FEG_DEV_OUT_LMA: lma's own storage, in pairs at FEGLMADoubleGrouped() sizes (not addto's buffer) */
+  int     sym;      /* FEG_DEV_OUT_LMA(_SINGLE): a symmetric form's entries a <= b alone, at [FEGLMASymEntry()*Ne+e] */
 } FEGDevOutput;
 
 /* Kernel choice and tuning (Krużel et al.: entries per thread, parts, Jacobian data in shared memory) */

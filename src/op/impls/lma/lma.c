@@ -8,6 +8,7 @@ static PetscErrorCode FEGOpSetFromOptions_LMA(FEGOp op, PetscOptionItems *PetscO
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "fegpu lma operator");
   PetscCall(FEGScatterSetFromOptions(PetscOptionsObject, &lma->scatter));
+  PetscCall(PetscOptionsBool("-feg_lma_symmetric", "GPU lma: keep only the upper triangle of a symmetric form's element matrices (elements of up to 10 dofs)", "FEGOpSetFromOptions", lma->symmetric, &lma->symmetric, NULL));
   PetscCall(FEGTuningSetFromOptions(PetscOptionsObject, PetscObjectComm((PetscObject)op), &lma->tuning));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -161,6 +162,7 @@ PetscErrorCode FEGOpCreate_LMA(FEGOp op)
   PetscCall(FEGCitationsRegister(FEG_CITE_MACIOL));
   PetscCall(FEGCitationsRegister(FEG_CITE_KRUZEL));
   lma->tuning.jacShared   = PETSC_TRUE;
+  lma->symmetric          = PETSC_TRUE;
   op->data                = lma;
   op->single              = PETSC_TRUE;
   op->ops->setfromoptions = FEGOpSetFromOptions_LMA;

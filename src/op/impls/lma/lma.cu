@@ -25,13 +25,31 @@ static __device__ __forceinline__ double FEGLMAEntry(const TK *Ke, int Nb, size_
   else return FEGLMAKe<NB>(&Ke[FEGLMADoubleIndex(NB ? NB : Nb, k, (size_t)e, (size_t)Ne)]);
 }
 
+/* ye = K_e xe from a symmetric form's packed entries (FEGLMASymEntry()): each entry a < b read once and used for both
+   (a, b) and (b, a), so the product is its own transpose */
+template <int NB, typename TK>
+static __device__ __forceinline__ void FEGLMASymProduct(const TK *__restrict__ Ke, int e, int Ne, const double xe[NB], double ye[NB])
+{
+#pragma unroll
+  for (int a = 0; a < NB; a++) ye[a] = 0.0;
+#pragma unroll
+  for (int a = 0; a < NB; a++)
+#pragma unroll
+    for (int b = a; b < NB; b++) {
+      const double k = (double)FEGLMAKe<NB>(&Ke[FEGLMASymEntry(NB, a, b) * Ne + e]);
+
+      ye[a] += k * xe[b];
+      if (b > a) ye[b] += k * xe[a];
+    }
+}
+
 /* one element per thread, elements e0..e1-1; entry (a, b) FEGLMAEntry(a*Nb+b), of type TK (double, or float with
    -feg_precision single: products and sums in double); ybuf != NULL: write ye there ([a*Ne+e]) instead of atomics
    into y. CODED (FEGIdxLoad): the halo's buffers xg and yg are given, so an index may name them; else an entry of x or
    -1 (constrained). NB > 0: exactly NB dofs, every loop unrolled, so x_e stays in registers and an element's loads are
    issued together; with the count known only at run time (NB = 0, up to NBMAX) x_e lives on the stack (ptxas: 64 or
    256 bytes; share/bench/lma) */
-template <int NB, int NBMAX, typename TK, bool CODED>
+template <int NB, int NBMAX, typename TK, bool CODED, bool SYM = false>
 static __global__ void FEGLMASmall_Kernel(int Ne, int e0, int e1, int nb, const int *__restrict__ idx, const TK *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf, const double *__restrict__ xg, double *__restrict__ yg)
 {
   constexpr int U = NB ? NB : 1, UA = NB <= 10 ? U : 1; /* rows one at a time above 10 dofs: unrolled, their loads
@@ -43,17 +61,29 @@ static __global__ void FEGLMASmall_Kernel(int Ne, int e0, int e1, int nb, const 
 
 #pragma unroll U
   for (int b = 0; b < Nb; b++) xe[b] = FEGIdxLoad<CODED>(x, xg, idx[(size_t)b * Ne + e]);
+  if constexpr (SYM) {
+    static_assert(NB > 0, "packed symmetric storage needs the size compiled in");
+    double ye[NB];
+
+    FEGLMASymProduct<NB>(Ke, e, Ne, xe, ye);
+#pragma unroll
+    for (int a = 0; a < NB; a++) {
+      if (ybuf) ybuf[(size_t)a * Ne + e] = ye[a];
+      else FEGIdxAdd<CODED>(y, yg, idx[(size_t)a * Ne + e], ye[a], false);
+    }
+  } else {
 #pragma unroll UA
-  for (int a = 0; a < Nb; a++) {
-    double s = 0.0;
-    if (!transpose)
+    for (int a = 0; a < Nb; a++) {
+      double s = 0.0;
+      if (!transpose)
 #pragma unroll U
-      for (int b = 0; b < Nb; b++) s += FEGLMAEntry<NB>(Ke, Nb, (size_t)a * Nb + b, e, Ne) * xe[b];
-    else
+        for (int b = 0; b < Nb; b++) s += FEGLMAEntry<NB>(Ke, Nb, (size_t)a * Nb + b, e, Ne) * xe[b];
+      else
 #pragma unroll U
-      for (int b = 0; b < Nb; b++) s += FEGLMAEntry<NB>(Ke, Nb, (size_t)b * Nb + a, e, Ne) * xe[b];
-    if (ybuf) ybuf[(size_t)a * Ne + e] = s;
-    else FEGIdxAdd<CODED>(y, yg, idx[(size_t)a * Ne + e], s, false);
+        for (int b = 0; b < Nb; b++) s += FEGLMAEntry<NB>(Ke, Nb, (size_t)b * Nb + a, e, Ne) * xe[b];
+      if (ybuf) ybuf[(size_t)a * Ne + e] = s;
+      else FEGIdxAdd<CODED>(y, yg, idx[(size_t)a * Ne + e], s, false);
+    }
   }
 }
 
@@ -82,7 +112,7 @@ static __global__ void FEGLMARow_Kernel(int Ne, int e0, int e1, int Nb, const in
    89%, share/bench/precision run 2). Ne and e0 even, so every pair is aligned; past e1 the pair's second element is
    read (it exists: e + 1 < Ne) but neither gathered nor added. Up to 10 dofs, whose entries are interleaved one by
    one (FEGLMASingleGrouped() false); one element per thread with 16-byte groups was 5-13% slower there (run 5). */
-template <int NB, bool CODED>
+template <int NB, bool CODED, bool SYM = false>
 static __global__ void FEGLMAPair_Kernel(int Ne, int e0, int e1, const int *__restrict__ idx, const float *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf, const double *__restrict__ xg, double *__restrict__ yg)
 {
   const int e = e0 + 2 * (int)(blockIdx.x * blockDim.x + threadIdx.x);
@@ -97,24 +127,56 @@ static __global__ void FEGLMAPair_Kernel(int Ne, int e0, int e1, const int *__re
     x0[b] = FEGIdxLoad<CODED>(x, xg, g.x);
     x1[b] = two ? FEGIdxLoad<CODED>(x, xg, g.y) : 0.0;
   }
-#pragma unroll
-  for (int a = 0; a < NB; a++) {
-    const int2 g  = *(const int2 *)&idx[(size_t)a * Ne + e];
-    double     s0 = 0.0, s1 = 0.0;
+  if constexpr (SYM) { /* the packed entries (FEGLMASymEntry()), each read once for (a, b) and (b, a) */
+    double y0[NB], y1[NB];
 
 #pragma unroll
-    for (int b = 0; b < NB; b++) {
-      const float2 k = FEGLMAKe<NB>((const float2 *)&Ke[((size_t)(transpose ? b * NB + a : a * NB + b)) * Ne + e]);
+    for (int a = 0; a < NB; a++) y0[a] = y1[a] = 0.0;
+#pragma unroll
+    for (int a = 0; a < NB; a++)
+#pragma unroll
+      for (int b = a; b < NB; b++) {
+        const float2 k = FEGLMAKe<NB>((const float2 *)&Ke[FEGLMASymEntry(NB, a, b) * Ne + e]);
 
-      s0 += (double)k.x * x0[b];
-      s1 += (double)k.y * x1[b];
+        y0[a] += (double)k.x * x0[b];
+        y1[a] += (double)k.y * x1[b];
+        if (b > a) {
+          y0[b] += (double)k.x * x0[a];
+          y1[b] += (double)k.y * x1[a];
+        }
+      }
+#pragma unroll
+    for (int a = 0; a < NB; a++) {
+      const int2 g = *(const int2 *)&idx[(size_t)a * Ne + e];
+
+      if (ybuf) {
+        ybuf[(size_t)a * Ne + e] = y0[a];
+        if (two) ybuf[(size_t)a * Ne + e + 1] = y1[a];
+      } else {
+        FEGIdxAdd<CODED>(y, yg, g.x, y0[a], false);
+        if (two) FEGIdxAdd<CODED>(y, yg, g.y, y1[a], false);
+      }
     }
-    if (ybuf) {
-      ybuf[(size_t)a * Ne + e] = s0;
-      if (two) ybuf[(size_t)a * Ne + e + 1] = s1;
-    } else {
-      FEGIdxAdd<CODED>(y, yg, g.x, s0, false);
-      if (two) FEGIdxAdd<CODED>(y, yg, g.y, s1, false);
+  } else {
+#pragma unroll
+    for (int a = 0; a < NB; a++) {
+      const int2 g  = *(const int2 *)&idx[(size_t)a * Ne + e];
+      double     s0 = 0.0, s1 = 0.0;
+
+#pragma unroll
+      for (int b = 0; b < NB; b++) {
+        const float2 k = FEGLMAKe<NB>((const float2 *)&Ke[((size_t)(transpose ? b * NB + a : a * NB + b)) * Ne + e]);
+
+        s0 += (double)k.x * x0[b];
+        s1 += (double)k.y * x1[b];
+      }
+      if (ybuf) {
+        ybuf[(size_t)a * Ne + e] = s0;
+        if (two) ybuf[(size_t)a * Ne + e + 1] = s1;
+      } else {
+        FEGIdxAdd<CODED>(y, yg, g.x, s0, false);
+        if (two) FEGIdxAdd<CODED>(y, yg, g.y, s1, false);
+      }
     }
   }
 }
@@ -198,10 +260,39 @@ static __global__ void FEGLMAGroup_Kernel(int Ne, int e0, int e1, const int *__r
 
 /* launches the kernel for these elements and returns its name (for FEGCheckLaunch) */
 template <typename TK, bool CODED>
-static const char *FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int e1, const TK *Ke, const double *x, double *y, int transpose, double *yb, const double *xg, double *yg)
+static const char *FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int e1, const TK *Ke, int sym, const double *x, double *y, int transpose, double *yb, const double *xg, double *yg)
 {
   const int      nt = 128, n = e1 - e0;
   const unsigned nb = (unsigned)((n + nt - 1) / nt);
+
+  if (sym) { /* FEGLMASymmetricSize(): one of FEG_DEV_SMALL_NB's sizes */
+    if constexpr (std::is_same_v<TK, float>) {
+      if (d->Ne % 2 == 0 && e0 % 2 == 0) {
+        const unsigned np = (unsigned)(((n + 1) / 2 + nt - 1) / nt);
+
+        switch (d->Nb) {
+#define FEG_LMA_PAIR_SYM(NB) \
+  case NB: \
+    FEGLMAPair_Kernel<NB, CODED, true><<<np, nt>>>(d->Ne, e0, e1, idx, Ke, x, y, transpose, yb, xg, yg); \
+    return "FEGLMAPair_Kernel";
+          FEG_DEV_SMALL_NB(FEG_LMA_PAIR_SYM)
+#undef FEG_LMA_PAIR_SYM
+        default:
+          break;
+        }
+      }
+    }
+    switch (d->Nb) {
+#define FEG_LMA_SYM(NB) \
+  case NB: \
+    FEGLMASmall_Kernel<NB, NB, TK, CODED, true><<<nb, nt>>>(d->Ne, e0, e1, NB, idx, Ke, x, y, transpose, yb, xg, yg); \
+    return "FEGLMASmall_Kernel";
+      FEG_DEV_SMALL_NB(FEG_LMA_SYM)
+#undef FEG_LMA_SYM
+    default:
+      return NULL; /* not a packed size: FEGDevLMAApply() says so */
+    }
+  }
 
   if constexpr (std::is_same_v<TK, double>) {
     if (d->Nb == 16) { /* FEGLMADoubleGrouped()'s size */
@@ -263,7 +354,7 @@ static const char *FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int
 /* elements e0..e1-1; Ke double, or float when single; idx NULL: the discretization's local indices, else global ones
    (-1 constrained), and where xg or yg is given (FEGDevOpGhostBuffers()) also below -1 for the halo's buffers;
    nlocal > 0: then the transpose gather of every element's entries (after the last range) */
-PetscErrorCode FEGDevLMAApply(const FEGDevDisc *d, const int *idx, const double *xg, double *yg, int e0, int e1, const void *Ke, int single, const double *x, double *y, int transpose, int nlocal, const int *toff, const int *tlist, double *ybuf)
+PetscErrorCode FEGDevLMAApply(const FEGDevDisc *d, const int *idx, const double *xg, double *yg, int e0, int e1, const void *Ke, int single, int sym, const double *x, double *y, int transpose, int nlocal, const int *toff, const int *tlist, double *ybuf)
 {
   PetscFunctionBegin;
   if (e1 > e0) {
@@ -271,10 +362,11 @@ PetscErrorCode FEGDevLMAApply(const FEGDevDisc *d, const int *idx, const double 
     const char *name;
 
     if (!idx) idx = d->idx;
-    if (single && coded) name = FEGLMALaunch<float, true>(d, idx, e0, e1, (const float *)Ke, x, y, transpose, tlist ? ybuf : NULL, xg, yg);
-    else if (single) name = FEGLMALaunch<float, false>(d, idx, e0, e1, (const float *)Ke, x, y, transpose, tlist ? ybuf : NULL, NULL, NULL);
-    else if (coded) name = FEGLMALaunch<double, true>(d, idx, e0, e1, (const double *)Ke, x, y, transpose, tlist ? ybuf : NULL, xg, yg);
-    else name = FEGLMALaunch<double, false>(d, idx, e0, e1, (const double *)Ke, x, y, transpose, tlist ? ybuf : NULL, NULL, NULL);
+    if (single && coded) name = FEGLMALaunch<float, true>(d, idx, e0, e1, (const float *)Ke, sym, x, y, transpose, tlist ? ybuf : NULL, xg, yg);
+    else if (single) name = FEGLMALaunch<float, false>(d, idx, e0, e1, (const float *)Ke, sym, x, y, transpose, tlist ? ybuf : NULL, NULL, NULL);
+    else if (coded) name = FEGLMALaunch<double, true>(d, idx, e0, e1, (const double *)Ke, sym, x, y, transpose, tlist ? ybuf : NULL, xg, yg);
+    else name = FEGLMALaunch<double, false>(d, idx, e0, e1, (const double *)Ke, sym, x, y, transpose, tlist ? ybuf : NULL, NULL, NULL);
+    PetscCheck(name, PETSC_COMM_SELF, PETSC_ERR_PLIB, "lma: packed symmetric element matrices of %d dofs, a size without their kernel", d->Nb);
     FEGCheckLaunch(name);
   }
   if (tlist && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
@@ -282,12 +374,12 @@ PetscErrorCode FEGDevLMAApply(const FEGDevDisc *d, const int *idx, const double 
 }
 
 template <typename TK>
-static __global__ void FEGLMADiag_Kernel(int Ne, int Nb, const int *__restrict__ idx, const TK *__restrict__ Ke, double *__restrict__ diag, double *__restrict__ ybuf, double *__restrict__ yg)
+static __global__ void FEGLMADiag_Kernel(int Ne, int Nb, const int *__restrict__ idx, const TK *__restrict__ Ke, int sym, double *__restrict__ diag, double *__restrict__ ybuf, double *__restrict__ yg)
 {
   const int e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= Ne) return;
   for (int a = 0; a < Nb; a++) {
-    const double v = FEGLMAEntry<0>(Ke, Nb, (size_t)a * Nb + a, e, Ne);
+    const double v = sym ? (double)Ke[FEGLMASymEntry(Nb, a, a) * Ne + e] : FEGLMAEntry<0>(Ke, Nb, (size_t)a * Nb + a, e, Ne);
 
     if (ybuf) ybuf[(size_t)a * Ne + e] = v;
     else FEGCodedAdd(diag, yg, idx[(size_t)a * Ne + e], v, false);
@@ -295,7 +387,7 @@ static __global__ void FEGLMADiag_Kernel(int Ne, int Nb, const int *__restrict__
 }
 
 /* diag += the element diagonals (idx and yg as for the action); with tlist the deterministic gather, as for the action */
-PetscErrorCode FEGDevLMADiagonal(const FEGDevDisc *d, const int *idx, double *yg, const void *Ke, int single, double *diag, int nlocal, const int *toff, const int *tlist, double *ybuf)
+PetscErrorCode FEGDevLMADiagonal(const FEGDevDisc *d, const int *idx, double *yg, const void *Ke, int single, int sym, double *diag, int nlocal, const int *toff, const int *tlist, double *ybuf)
 {
   const int nt = 128;
   double   *yb = tlist ? ybuf : NULL;
@@ -303,31 +395,36 @@ PetscErrorCode FEGDevLMADiagonal(const FEGDevDisc *d, const int *idx, double *yg
   PetscFunctionBegin;
   if (!d->Ne) PetscFunctionReturn(PETSC_SUCCESS);
   if (!idx) idx = d->idx;
-  if (single) FEGLMADiag_Kernel<float><<<(d->Ne + nt - 1) / nt, nt>>>(d->Ne, d->Nb, idx, (const float *)Ke, diag, yb, yg);
-  else FEGLMADiag_Kernel<double><<<(d->Ne + nt - 1) / nt, nt>>>(d->Ne, d->Nb, idx, (const double *)Ke, diag, yb, yg);
+  if (single) FEGLMADiag_Kernel<float><<<(d->Ne + nt - 1) / nt, nt>>>(d->Ne, d->Nb, idx, (const float *)Ke, sym, diag, yb, yg);
+  else FEGLMADiag_Kernel<double><<<(d->Ne + nt - 1) / nt, nt>>>(d->Ne, d->Nb, idx, (const double *)Ke, sym, diag, yb, yg);
   FEGCheckLaunch("FEGLMADiag_Kernel");
   if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, diag));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 template <typename TK>
-static __global__ void FEGWiden_Kernel(int Nb, int Ne, const TK *__restrict__ in, double *__restrict__ out)
+static __global__ void FEGWiden_Kernel(int Nb, int Ne, const TK *__restrict__ in, int sym, double *__restrict__ out)
 {
   const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < (size_t)Nb * Nb * Ne) out[i] = (double)FEGLMAEntry<0>(in, Nb, i / Ne, (int)(i % Ne), Ne);
+  if (i >= (size_t)Nb * Nb * Ne) return;
+  const size_t k = i / Ne;
+  const int    e = (int)(i % Ne);
+
+  out[i] = sym ? (double)in[FEGLMASymEntry(Nb, (int)(k / Nb), (int)(k % Nb)) * Ne + e] : (double)FEGLMAEntry<0>(in, Nb, k, e, Ne);
 }
 
 /* out[k*Ne+e] = entry k of element e of the element matrices in (single: FEGLMASingleIndex(), widened; double:
-   FEGLMADoubleIndex()), in the order of double ones one by one, handed to MatSetValuesCOO() */
-PetscErrorCode FEGDevLMAWiden(int Nb, int Ne, int single, const void *in, double *out)
+   FEGLMADoubleIndex(); sym: packed, FEGLMASymEntry()), in the order of double ones one by one, handed to
+   MatSetValuesCOO() */
+PetscErrorCode FEGDevLMAWiden(int Nb, int Ne, int single, int sym, const void *in, double *out)
 {
   const size_t   n  = (size_t)Nb * Nb * Ne;
   const unsigned nb = (unsigned)((n + 255) / 256);
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
-  if (single) FEGWiden_Kernel<float><<<nb, 256>>>(Nb, Ne, (const float *)in, out);
-  else FEGWiden_Kernel<double><<<nb, 256>>>(Nb, Ne, (const double *)in, out);
+  if (single) FEGWiden_Kernel<float><<<nb, 256>>>(Nb, Ne, (const float *)in, sym, out);
+  else FEGWiden_Kernel<double><<<nb, 256>>>(Nb, Ne, (const double *)in, sym, out);
   FEGCheckLaunch("FEGWiden_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -4,11 +4,12 @@
 #include <fegpu/private/fegopimpl.h>
 
 typedef struct {
-  FEGScatter   scatter; /* -feg_lma_scatter (GPU) */
-  FEGTuning    tuning;  /* -feg_cuda_* (GPU) */
-  PetscScalar *Ke;      /* host: element matrices Ke[(e*Nb+a)*Nb+b], row a the test function */
-  float       *Kf;      /* host, -feg_precision single: the same in single precision (Ke is then NULL) */
-  void        *dev;     /* the GPU's data (lmacuda.c) */
+  FEGScatter   scatter;   /* -feg_lma_scatter (GPU) */
+  PetscBool    symmetric; /* -feg_lma_symmetric (GPU): a symmetric form's upper triangles alone where they have kernels */
+  FEGTuning    tuning;    /* -feg_cuda_* (GPU) */
+  PetscScalar *Ke;        /* host: element matrices Ke[(e*Nb+a)*Nb+b], row a the test function */
+  float       *Kf;        /* host, -feg_precision single: the same in single precision (Ke is then NULL) */
+  void        *dev;       /* the GPU's data (lmacuda.c) */
 } FEGOp_LMA;
 
 PETSC_INTERN PetscErrorCode FEGOpDestroy_LMA(FEGOp);

@@ -6,16 +6,24 @@
 
 typedef struct {
   FEGDevOp  base;
-  void     *Ke;      /* double: Ke[FEGLMADoubleIndex()]; single: Ke[FEGLMASingleIndex()] */
+  void     *Ke;      /* double: Ke[FEGLMADoubleIndex()]; single: Ke[FEGLMASingleIndex()]; sym: Ke[FEGLMASymEntry()*Ne+e] */
   int       single;  /* Ke holds floats (-feg_precision single) */
+  int       sym;     /* Ke holds the entries a <= b of a symmetric form's element matrices (-feg_lma_symmetric) */
   int      *gidx;    /* with atomic adds and the overlapped apply: global indices with codes (base.gindex), else NULL */
   PetscBool gshared; /* gidx is the discretization's (one process), not this operator's */
 } FEGOp_LMA_CUDA;
 
-/* bytes of the stored element matrices */
+/* entries and bytes of the stored element matrices */
+static size_t FEGLMAEntries(const FEGOp_LMA_CUDA *dev)
+{
+  const size_t Nb = (size_t)dev->base.d.Nb;
+
+  return (size_t)dev->base.d.Ne * (dev->sym ? Nb * (Nb + 1) / 2 : Nb * Nb);
+}
+
 static size_t FEGLMABytes(const FEGOp_LMA_CUDA *dev)
 {
-  return (size_t)dev->base.d.Ne * dev->base.d.Nb * dev->base.d.Nb * (dev->single ? sizeof(float) : sizeof(double));
+  return FEGLMAEntries(dev) * (dev->single ? sizeof(float) : sizeof(double));
 }
 
 static FEGOp_LMA_CUDA *FEGLMADev(FEGOp op)
@@ -27,6 +35,7 @@ static PetscErrorCode FEGOpSetUp_LMA_CUDA(FEGOp op)
 {
   FEGOp_LMA      *lma = (FEGOp_LMA *)op->data;
   FEGOp_LMA_CUDA *dev;
+  PetscBool       sym;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&dev));
@@ -36,6 +45,10 @@ static PetscErrorCode FEGOpSetUp_LMA_CUDA(FEGOp op)
      into and out of a local vector around the kernel, as sum factorisation */
   PetscCall(FEGDevOpTableGlobalIndices(op, &dev->base, &dev->gidx, &dev->gshared));
   dev->single = op->precision == FEG_PRECISION_SINGLE;
+  /* a symmetric form's element matrices are symmetric: at the sizes with their kernels half of each is enough, and
+     MatMult reads 55 entries per P2 tetrahedron instead of 100 */
+  PetscCall(FEGFormIsSymmetric(op->form, &sym));
+  dev->sym = lma->symmetric && sym && FEGLMASymmetricSize(dev->base.d.Nb);
   PetscCall(FEGDevMallocCopy(&dev->Ke, NULL, FEGLMABytes(dev), NULL));
   op->stores = "element matrices on the GPU";
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -55,6 +68,7 @@ static PetscErrorCode FEGOpAssemble_LMA_CUDA(FEGOp op, Mat A)
     o.vals    = (double *)dev->Ke;
     o.grouped = FEGLMADoubleGrouped(dev->base.d.Nb);
   }
+  o.sym = dev->sym;
   PetscCall(PetscLogEventBegin(FEG_Integrate, op, 0, 0, 0));
   PetscCall(FEGDevCoeffPrepare(op->disc, op->form, &dev->base.cc, &c));
   PetscCall(PetscLogGpuTimeBegin());
@@ -73,7 +87,7 @@ static PetscErrorCode FEGLMAKernel(FEGOp op, const double *x, double *y, PetscBo
 
   PetscFunctionBegin;
   PetscCall(FEGDevOpGhostBuffers(&dev->base, e1, &xg, &yg));
-  PetscCall(FEGDevLMAApply(&dev->base.d, dev->gidx, xg, yg, e0, e1, dev->Ke, dev->single, x, y, transpose ? 1 : 0, last ? (int)op->disc->nlocal : 0, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevLMAApply(&dev->base.d, dev->gidx, xg, yg, e0, e1, dev->Ke, dev->single, dev->sym, x, y, transpose ? 1 : 0, last ? (int)op->disc->nlocal : 0, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -103,7 +117,7 @@ static PetscErrorCode FEGLMADiagKernel(FEGOp op, double *y)
 
   PetscFunctionBegin;
   PetscCall(FEGDevOpGhostBuffers(&dev->base, dev->base.d.Ne, &xg, &yg));
-  PetscCall(FEGDevLMADiagonal(&dev->base.d, dev->gidx, yg, dev->Ke, dev->single, y, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevLMADiagonal(&dev->base.d, dev->gidx, yg, dev->Ke, dev->single, dev->sym, y, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -115,19 +129,19 @@ static PetscErrorCode FEGOpGetDiagonal_LMA_CUDA(FEGOp op, Vec d)
 }
 
 /* the device element matrices, in their interleaved order, into an AIJCUSPARSE matrix (single ones widened to double,
-   grouped ones ungrouped, in a temporary for MatSetValuesCOO()) */
+   grouped ones ungrouped, packed ones unpacked, in a temporary for MatSetValuesCOO()) */
 static PetscErrorCode FEGOpAssembleValues_LMA_CUDA(FEGOp op, Mat *P)
 {
   FEGOp_LMA_CUDA *dev  = FEGLMADev(op);
   double         *K    = (double *)dev->Ke;
-  const PetscBool copy = (PetscBool)(dev->single || FEGLMADoubleGrouped(dev->base.d.Nb));
+  const PetscBool copy = (PetscBool)(dev->single || dev->sym || FEGLMADoubleGrouped(dev->base.d.Nb));
 
   PetscFunctionBegin;
   if (copy) {
-    const size_t n = FEGLMABytes(dev) / (dev->single ? sizeof(float) : sizeof(double));
+    const size_t n = (size_t)dev->base.d.Ne * dev->base.d.Nb * dev->base.d.Nb;
 
     PetscCall(FEGDevMallocCopy((void **)&K, NULL, n * sizeof(double), NULL));
-    PetscCall(FEGDevLMAWiden(dev->base.d.Nb, dev->base.d.Ne, dev->single, dev->Ke, K));
+    PetscCall(FEGDevLMAWiden(dev->base.d.Nb, dev->base.d.Ne, dev->single, dev->sym, dev->Ke, K));
   }
   PetscCall(FEGOpAssembleValues_LMA_Private(op, MATAIJCUSPARSE, PETSC_TRUE, K, P));
   if (copy) FEGDevFree(K);
@@ -149,7 +163,8 @@ static PetscErrorCode FEGOpView_LMA_CUDA(FEGOp op, PetscViewer viewer)
 
   PetscFunctionBegin;
   PetscCall(FEGDevOpView(op, &dev->base, viewer));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "GPU lma: element-interleaved matrices in %s precision, scatter by %s%s\n", dev->single ? "single" : "double", dev->base.tlist ? "transpose gather" : "atomics", dev->base.direct ? ", no global-to-local copies (one process, no constraints)" : ""));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "GPU lma: element-interleaved matrices in %s precision%s, scatter by %s%s\n", dev->single ? "single" : "double", dev->sym ? " (symmetric: upper triangles only)" : "", dev->base.tlist ? "transpose gather" : "atomics",
+                                   dev->base.direct ? ", no global-to-local copies (one process, no constraints)" : ""));
   PetscCall(PetscViewerASCIIPrintf(viewer, "GPU memory: %.4g MB\n", ((PetscLogDouble)FEGDevOpBytes(&dev->base) + (PetscLogDouble)FEGLMABytes(dev) + (dev->gidx ? (PetscLogDouble)dev->base.d.Ne * dev->base.d.Nb * sizeof(int) : 0.0)) / 1048576.0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -3,6 +3,6 @@
 
 #include <fegpu/private/fegcuda.h>
 
-PETSC_INTERN PetscErrorCode FEGDevLMAApply(const FEGDevDisc *, const int *, const double *, double *, int, int, const void *, int, const double *, double *, int, int, const int *, const int *, double *);
-PETSC_INTERN PetscErrorCode FEGDevLMADiagonal(const FEGDevDisc *, const int *, double *, const void *, int, double *, int, const int *, const int *, double *);
-PETSC_INTERN PetscErrorCode FEGDevLMAWiden(int, int, int, const void *, double *);
+PETSC_INTERN PetscErrorCode FEGDevLMAApply(const FEGDevDisc *, const int *, const double *, double *, int, int, const void *, int, int, const double *, double *, int, int, const int *, const int *, double *);
+PETSC_INTERN PetscErrorCode FEGDevLMADiagonal(const FEGDevDisc *, const int *, double *, const void *, int, int, double *, int, const int *, const int *, double *);
+PETSC_INTERN PetscErrorCode FEGDevLMAWiden(int, int, int, int, const void *, double *);

@@ -27,10 +27,14 @@ static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDe
 
   switch (o.out) {
   case FEG_DEV_OUT_LMA:
-    o.vals[MAYGROUP && o.grouped ? FEGLMADoubleIndex(d.Nb, ent, e, d.Ne) : ent * d.Ne + e] = K;
+    if (o.sym) {
+      if (a <= b) o.vals[FEGLMASymEntry(d.Nb, a, b) * d.Ne + e] = K;
+    } else o.vals[MAYGROUP && o.grouped ? FEGLMADoubleIndex(d.Nb, ent, e, d.Ne) : ent * d.Ne + e] = K;
     break;
   case FEG_DEV_OUT_LMA_SINGLE:
-    o.valsf[MAYGROUP ? FEGLMASingleIndex(d.Nb, ent, e, d.Ne) : ent * d.Ne + e] = (float)K;
+    if (o.sym) {
+      if (a <= b) o.valsf[FEGLMASymEntry(d.Nb, a, b) * d.Ne + e] = (float)K;
+    } else o.valsf[MAYGROUP ? FEGLMASingleIndex(d.Nb, ent, e, d.Ne) : ent * d.Ne + e] = (float)K;
     break;
   case FEG_DEV_OUT_CSR_ATOMIC: {
     const int p = o.posmajor ? o.pos[pe * d.Nb * d.Nb + ent] : o.pos[ent * d.Ne + pe];
@@ -506,7 +510,7 @@ PetscErrorCode FEGDevGetCublas(void **h)
 static PetscErrorCode FEGLaunchGemm(const FEGDevDisc *d, const FEGDevCoeff *c, const int *elist, int nel, const FEGDevOutput *o, FEGDevTuning *tune)
 {
   const int  Nd = d->dim + 1, KK = d->Nq * Nd, KC = d->Nq * Nd * Nd, Nb = d->Nb, nent = Nb * Nb, nt = 256;
-  const bool direct = o->out == FEG_DEV_OUT_LMA && !o->grouped && !elist; /* GEMM straight into the element-interleaved storage (not the paired one) */
+  const bool direct = o->out == FEG_DEV_OUT_LMA && !o->grouped && !o->sym && !elist; /* GEMM straight into the element-interleaved storage (not the paired or packed one) */
   /* outputs addressed element by element take K^T = P^T Chat^T, element-major, so the stores of an element's entries
      go together (and COO is the GEMM's own output) */
   const bool   emajor = d->P && (o->out == FEG_DEV_OUT_CSR_ATOMIC || o->out == FEG_DEV_OUT_COO), coodirect = emajor && o->out == FEG_DEV_OUT_COO && !elist;
@@ -734,7 +738,7 @@ static __device__ __forceinline__ void FEGRefRows(const FEGDevDisc &d, const FEG
   const size_t nn = (size_t)Nb * Nb;
 
   for (int a = threadIdx.y; a < Nb; a += blockDim.y)
-    for (int b = 0; b < Nb; b++) {
+    for (int b = o.sym ? a : 0; b < Nb; b++) { /* packed symmetric storage keeps b >= a alone */
       const size_t ab = (size_t)a * Nb + b;
 
       FEGStore(d, o, e, i, a, b, FEGRefSym<DIM>(d.M, nn, ab, sym) + (SK ? FEGRefSkew<DIM>(d.M, nn, ab, skew) : 0.0));
