@@ -259,7 +259,7 @@ int main(int argc, char **argv)
     PetscLogDouble t0, t1, ta[64], tm[64], tset;
     PetscBool      lma, mf, single, isauto;
     char           label[64];
-    PetscReal      gbs = 0, gfl = 0, mm, esize;
+    PetscReal      gbs = 0, gfl = 0, mm;
 
     PetscLogStage stage;
     char          sname[72];
@@ -280,7 +280,6 @@ int main(int argc, char **argv)
     PetscCall(PetscStrcmp(strat[s], "matfree", &mf));
     PetscCall(PetscStrcmp(strat[s], "auto", &isauto)); /* -feg_strategy auto: the type its cost model picks */
     lma   = (PetscBool)(lma || single);
-    esize = single ? 4.0 : 8.0;
     PetscCall(PetscOptionsSetValue(NULL, "-feg_strategy", isauto ? FEGOPAUTO : (lma ? FEGOPLMA : (mf ? FEGOPMATFREE : FEGOPADDTO))));
     if (single) PetscCall(PetscOptionsSetValue(NULL, "-feg_precision", "single"));
     lma = (PetscBool)(lma || mf); /* element-local shells: no assembled matrix to measure */
@@ -364,7 +363,7 @@ int main(int argc, char **argv)
       PetscReal      bpd;
 
       if (mf) bpd = gbs * mm * 1e9 / ndofs - 16.0; /* stored: tensors and indices */
-      else if (lma) bpd = (double)Ne * (Nb * Nb * esize + Nb * 4.0) / ndofs;
+      else if (lma) bpd = gbs * mm * 1e9 / ndofs; /* stored: element matrices (a symmetric form's packed on the GPU) and indices */
       else {
         PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info));
         bpd = (info.nz_used * 12.0 + ndofs * 4.0) / ndofs;
