@@ -972,21 +972,25 @@ START_TEST(test_gpu_lma_grouped)
 }
 END_TEST
 
-/* A symmetric form's lma element matrices kept as their upper triangles (FEGLMASymmetricSize(): 3 to 10 dofs), written
-   by every integration kernel (auto, thread, block, GEMM through its buffer) and read by the one-element (double) and
-   pair (single) kernels, with atomics and with the gather: MatMult, transpose, MatMultAdd and the diagonal equal the
-   host's full matrices, and so does the preconditioning matrix, unpacked for MatSetValuesCOO(). FORM_SYMMETRIC (with
-   value-gradient terms) on the perturbed mesh (quadrature on quadrilaterals, hexahedra and prisms, reference tensors on
-   simplices), order 1 (4 faces a side) and 2 of each cell type; Q2 hexahedra and P2 prisms (27 and 18 dofs) keep full
-   matrices. The view says which, and -feg_lma_symmetric false keeps them full. Two processes: order 1, the kernels
-   that read through the halo's codes */
+/* A symmetric form's lma element matrices kept as their upper triangles (FEGLMASymmetricSize(): 3-10, 15, 18 and 27
+   dofs, and 20 in double), written by every integration kernel (auto, thread, block, GEMM through its buffer) and read
+   by the one-element kernel (double, and single above 10 dofs) and the pair kernel (single up to 10), with atomics and
+   with the gather: MatMult, transpose, MatMultAdd and the diagonal equal the host's full matrices, and so does the
+   preconditioning matrix, unpacked for MatSetValuesCOO(). FORM_SYMMETRIC (with value-gradient terms) on the perturbed
+   mesh (quadrature on quadrilaterals, hexahedra and prisms, reference tensors on simplices): triangles P1-P4,
+   quadrilaterals Q1-Q3, tetrahedra P1-P3, hexahedra Q1-Q2, prisms P1-P2 (order 1 on 4 faces a side); Q3
+   quadrilaterals (16 dofs) and single P3 tetrahedra (20) keep full matrices. The view says which, and
+   -feg_lma_symmetric false keeps them full. Two processes: order 1, the kernels that read through the halo's codes */
 START_TEST(test_gpu_lma_symmetric)
 {
-  const DMPolytopeType ct       = fegtest_cells[_i / 2];
-  const PetscInt       order    = 1 + _i % 2;
+  const DMPolytopeType cts[14]  = {DM_POLYTOPE_TRIANGLE,    DM_POLYTOPE_TRIANGLE,    DM_POLYTOPE_TRIANGLE,    DM_POLYTOPE_TRIANGLE,   DM_POLYTOPE_QUADRILATERAL, DM_POLYTOPE_QUADRILATERAL, DM_POLYTOPE_QUADRILATERAL,
+                                   DM_POLYTOPE_TETRAHEDRON, DM_POLYTOPE_TETRAHEDRON, DM_POLYTOPE_TETRAHEDRON, DM_POLYTOPE_HEXAHEDRON, DM_POLYTOPE_HEXAHEDRON,    DM_POLYTOPE_TRI_PRISM,     DM_POLYTOPE_TRI_PRISM};
+  const PetscInt       ords[14] = {1, 2, 3, 4, 1, 2, 3, 1, 2, 3, 1, 2, 1, 2};
+  const PetscInt       nbs[14]  = {3, 6, 10, 15, 4, 9, 16, 4, 10, 20, 8, 27, 6, 18}; /* dofs per element */
+  const DMPolytopeType ct       = cts[_i];
+  const PetscInt       order = ords[_i], Nb = nbs[_i];
   const char          *name[6]  = {NULL, "-gpu_feg_cuda_kernel", "-gpu_feg_cuda_kernel", "-gpu_feg_cuda_kernel", "-gpu_feg_lma_scatter", "-gpu_feg_lma_symmetric"};
   const char          *value[6] = {NULL, "thread", "block", "gemm", "gather", "false"};
-  const PetscBool      sized    = (PetscBool) !(order == 2 && (ct == DM_POLYTOPE_HEXAHEDRON || ct == DM_POLYTOPE_TRI_PRISM));
   PetscMPIInt          size;
 
   MPI_Comm_size(PETSC_COMM_WORLD, &size);
@@ -1006,8 +1010,11 @@ START_TEST(test_gpu_lma_symmetric)
       char      text[4096] = "";
       PetscBool says;
 
-      if (size > 1 && k > 0 && k < 4) continue;                           /* the integration kernels on one process */
-      if (k == 1 && ct == DM_POLYTOPE_HEXAHEDRON && order == 2) continue; /* 27 dofs: more than one thread keeps */
+      const PetscBool packed = (PetscBool)(k != 5 && (Nb <= 10 || Nb == 15 || Nb == 18 || Nb == 27 || (Nb == 20 && !single)));
+
+      if (size > 1 && k > 0 && k < 4) continue; /* the integration kernels on one process */
+      if (k == 1 && Nb > 20) continue;          /* more than one thread keeps */
+
       for (int g = 0; g < 2; g++) {
         TCHK(build(PETSC_COMM_WORLD, ct, order, PETSC_TRUE, (PetscBool)g, PETSC_FALSE, &dm[g], &aux[g], &ax[g], &f[g]));
         if (g) TCHK(FEGFormSetOptionsPrefix(f[g], "gpu_"));
@@ -1022,7 +1029,7 @@ START_TEST(test_gpu_lma_symmetric)
       if (size == 1) { /* the view's text is rank 0's */
         TCHK(fegtest_view_text(A[1], text, sizeof(text)));
         says = (PetscBool)(strstr(text, "symmetric: upper triangles only") != NULL);
-        ck_assert_msg(says == (sized && k != 5), "%s P%d %s lma (%s %s): the view %s upper triangles: %s", DMPolytopeTypes[ct], (int)order, single ? "single" : "double", name[k] ? name[k] : "defaults", value[k] ? value[k] : "", says ? "says" : "does not say", text);
+        ck_assert_msg(says == packed, "%s P%d %s lma (%s %s): the view %s upper triangles: %s", DMPolytopeTypes[ct], (int)order, single ? "single" : "double", name[k] ? name[k] : "defaults", value[k] ? value[k] : "", says ? "says" : "does not say", text);
       }
       TCHK(destroy_pair(A, dm, aux, ax, f));
     }
@@ -1566,7 +1573,7 @@ static void add_tests(Suite *s)
   suite_add_tcase(s, tc);
   tc = tcase_create("symmetric");
   tcase_set_timeout(tc, 900);
-  tcase_add_loop_test(tc, test_gpu_lma_symmetric, 0, 5 * 2);
+  tcase_add_loop_test(tc, test_gpu_lma_symmetric, 0, 14);
   suite_add_tcase(s, tc);
   tc = tcase_create("deterministic");
   tcase_set_timeout(tc, 900);

@@ -94,11 +94,27 @@ FEG_INLINE size_t FEGLMADoubleIndex(int Nb, size_t k, size_t e, size_t Ne)
 }
 
 /* lma's element matrices of a symmetric form (FEGFormIsSymmetric()) at the sizes whose one-element-per-thread kernels
-   are compiled (FEG_DEV_SMALL_NB: 3, 4, 6, 8, 9 and 10 dofs): the entries a <= b alone, row after row (Nb (Nb + 1) / 2
-   of them), element-interleaved, (b, a) read as (a, b). MatMult reads 55 entries of a P2 tetrahedron instead of 100 */
-FEG_INLINE int FEGLMASymmetricSize(int Nb)
+   are compiled (3, 4, 6, 8, 9, 10, 15, 18, 20 and 27 dofs; 20 in double only, whose single entries are grouped, and
+   not 16, grouped in both): the entries a <= b alone, row after row (Nb (Nb + 1) / 2 of them), element-interleaved,
+   (b, a) read as (a, b). MatMult reads 55 entries of a P2 tetrahedron instead of 100 */
+FEG_INLINE int FEGLMASymmetricSize(int Nb, int single)
 {
-  return Nb == 3 || Nb == 4 || Nb == 6 || Nb == 8 || Nb == 9 || Nb == 10;
+  switch (Nb) {
+  case 3:
+  case 4:
+  case 6:
+  case 8:
+  case 9:
+  case 10:
+  case 15:
+  case 18:
+  case 27:
+    return 1;
+  case 20:
+    return !single;
+  default:
+    return 0;
+  }
 }
 /* the place of entry (a, b) or (b, a) among an element's packed entries */
 FEG_INLINE size_t FEGLMASymEntry(int Nb, int a, int b)

@@ -265,7 +265,7 @@ static const char *FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int
   const int      nt = 128, n = e1 - e0;
   const unsigned nb = (unsigned)((n + nt - 1) / nt);
 
-  if (sym) { /* FEGLMASymmetricSize(): one of FEG_DEV_SMALL_NB's sizes */
+  if (sym) { /* FEGLMASymmetricSize()'s sizes: the pair kernel in single up to 10 dofs, else one element per thread */
     if constexpr (std::is_same_v<TK, float>) {
       if (d->Ne % 2 == 0 && e0 % 2 == 0) {
         const unsigned np = (unsigned)(((n + 1) / 2 + nt - 1) / nt);
@@ -288,6 +288,10 @@ static const char *FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int
     FEGLMASmall_Kernel<NB, NB, TK, CODED, true><<<nb, nt>>>(d->Ne, e0, e1, NB, idx, Ke, x, y, transpose, yb, xg, yg); \
     return "FEGLMASmall_Kernel";
       FEG_DEV_SMALL_NB(FEG_LMA_SYM)
+      FEG_LMA_SYM(15)
+      FEG_LMA_SYM(18)
+      FEG_LMA_SYM(20)
+      FEG_LMA_SYM(27)
 #undef FEG_LMA_SYM
     default:
       return NULL; /* not a packed size: FEGDevLMAApply() says so */

@@ -45,10 +45,9 @@ static PetscErrorCode FEGOpSetUp_LMA_CUDA(FEGOp op)
      into and out of a local vector around the kernel, as sum factorisation */
   PetscCall(FEGDevOpTableGlobalIndices(op, &dev->base, &dev->gidx, &dev->gshared));
   dev->single = op->precision == FEG_PRECISION_SINGLE;
-  /* a symmetric form's element matrices are symmetric: at the sizes with their kernels half of each is enough, and
-     MatMult reads 55 entries per P2 tetrahedron instead of 100 */
+  /* a symmetric form's element matrices are symmetric: at the sizes with their kernels half of each is enough */
   PetscCall(FEGFormIsSymmetric(op->form, &sym));
-  dev->sym = lma->symmetric && sym && FEGLMASymmetricSize(dev->base.d.Nb);
+  dev->sym = lma->symmetric && sym && FEGLMASymmetricSize(dev->base.d.Nb, dev->single);
   PetscCall(FEGDevMallocCopy(&dev->Ke, NULL, FEGLMABytes(dev), NULL));
   op->stores = "element matrices on the GPU";
   PetscFunctionReturn(PETSC_SUCCESS);
