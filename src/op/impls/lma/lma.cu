@@ -258,46 +258,65 @@ static __global__ void FEGLMAGroup_Kernel(int Ne, int e0, int e1, const int *__r
   }
 }
 
-/* launches the kernel for these elements and returns its name (for FEGCheckLaunch) */
+/* single precision up to 10 dofs: two elements per thread (Ne and e0 even); returns the kernel's name, NULL where it
+   does not apply */
+template <bool CODED, bool SYM>
+static const char *FEGLMALaunchPair(const FEGDevDisc *d, const int *idx, int e0, int e1, const float *Ke, const double *x, double *y, int transpose, double *yb, const double *xg, double *yg, int nt)
+{
+  const unsigned np = (unsigned)(((e1 - e0 + 1) / 2 + nt - 1) / nt);
+
+  if (d->Ne % 2 || e0 % 2) return NULL;
+  switch (d->Nb) {
+#define FEG_LMA_PAIR(NB) \
+  case NB: \
+    FEGLMAPair_Kernel<NB, CODED, SYM><<<np, nt>>>(d->Ne, e0, e1, idx, Ke, x, y, transpose, yb, xg, yg); \
+    return "FEGLMAPair_Kernel";
+    FEG_DEV_SMALL_NB(FEG_LMA_PAIR)
+#undef FEG_LMA_PAIR
+  default:
+    return NULL;
+  }
+}
+
+/* one element per thread with the size compiled in: the small elements, and P4 triangles, Q3 quadrilaterals, P2 prisms,
+   P3 tetrahedra, Q2 hexahedra; NULL for another size */
+template <typename TK, bool CODED, bool SYM>
+static const char *FEGLMALaunchFixed(const FEGDevDisc *d, const int *idx, int e0, int e1, const TK *Ke, const double *x, double *y, int transpose, double *yb, const double *xg, double *yg, int nt)
+{
+  const unsigned nb = (unsigned)((e1 - e0 + nt - 1) / nt);
+
+  switch (d->Nb) {
+#define FEG_LMA_FIXED(NB) \
+  case NB: \
+    FEGLMASmall_Kernel<NB, NB, TK, CODED, SYM><<<nb, nt>>>(d->Ne, e0, e1, NB, idx, Ke, x, y, transpose, yb, xg, yg); \
+    return "FEGLMASmall_Kernel";
+    FEG_DEV_SMALL_NB(FEG_LMA_FIXED)
+    FEG_LMA_FIXED(15)
+    FEG_LMA_FIXED(16)
+    FEG_LMA_FIXED(18)
+    FEG_LMA_FIXED(20)
+    FEG_LMA_FIXED(27)
+#undef FEG_LMA_FIXED
+  default:
+    return NULL;
+  }
+}
+
+/* launches the kernel for these elements and returns its name (for FEGCheckLaunch); NULL: packed symmetric element
+   matrices of a size without their kernel */
 template <typename TK, bool CODED>
 static const char *FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int e1, const TK *Ke, int sym, const double *x, double *y, int transpose, double *yb, const double *xg, double *yg)
 {
   const int      nt = 128, n = e1 - e0;
   const unsigned nb = (unsigned)((n + nt - 1) / nt);
+  const char    *name;
 
   if (sym) { /* FEGLMASymmetricSize()'s sizes: the pair kernel in single up to 10 dofs, else one element per thread */
     if constexpr (std::is_same_v<TK, float>) {
-      if (d->Ne % 2 == 0 && e0 % 2 == 0) {
-        const unsigned np = (unsigned)(((n + 1) / 2 + nt - 1) / nt);
-
-        switch (d->Nb) {
-#define FEG_LMA_PAIR_SYM(NB) \
-  case NB: \
-    FEGLMAPair_Kernel<NB, CODED, true><<<np, nt>>>(d->Ne, e0, e1, idx, Ke, x, y, transpose, yb, xg, yg); \
-    return "FEGLMAPair_Kernel";
-          FEG_DEV_SMALL_NB(FEG_LMA_PAIR_SYM)
-#undef FEG_LMA_PAIR_SYM
-        default:
-          break;
-        }
-      }
+      if ((name = FEGLMALaunchPair<CODED, true>(d, idx, e0, e1, Ke, x, y, transpose, yb, xg, yg, nt))) return name;
     }
-    switch (d->Nb) {
-#define FEG_LMA_SYM(NB) \
-  case NB: \
-    FEGLMASmall_Kernel<NB, NB, TK, CODED, true><<<nb, nt>>>(d->Ne, e0, e1, NB, idx, Ke, x, y, transpose, yb, xg, yg); \
-    return "FEGLMASmall_Kernel";
-      FEG_DEV_SMALL_NB(FEG_LMA_SYM)
-      FEG_LMA_SYM(15)
-      FEG_LMA_SYM(18)
-      FEG_LMA_SYM(20)
-      FEG_LMA_SYM(27)
-#undef FEG_LMA_SYM
-    default:
-      return NULL; /* not a packed size: FEGDevLMAApply() says so */
-    }
+    return FEGLMALaunchFixed<TK, CODED, true>(d, idx, e0, e1, Ke, x, y, transpose, yb, xg, yg, nt);
   }
-
   if constexpr (std::is_same_v<TK, double>) {
     if (d->Nb == 16) { /* FEGLMADoubleGrouped()'s size */
       FEGLMAGroup_Kernel<16, double, CODED><<<nb, nt>>>(d->Ne, e0, e1, idx, (const double2 *)Ke, x, y, transpose, yb, xg, yg);
@@ -316,43 +335,16 @@ static const char *FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int
     default:
       break;
     }
-    if (d->Ne % 2 == 0 && e0 % 2 == 0) {
-      const unsigned np = (unsigned)(((n + 1) / 2 + nt - 1) / nt);
-
-      switch (d->Nb) {
-#define FEG_LMA_PAIR(NB) \
-  case NB: \
-    FEGLMAPair_Kernel<NB, CODED><<<np, nt>>>(d->Ne, e0, e1, idx, Ke, x, y, transpose, yb, xg, yg); \
-    return "FEGLMAPair_Kernel";
-        FEG_DEV_SMALL_NB(FEG_LMA_PAIR)
-#undef FEG_LMA_PAIR
-      default:
-        break;
-      }
-    }
+    if ((name = FEGLMALaunchPair<CODED, false>(d, idx, e0, e1, Ke, x, y, transpose, yb, xg, yg, nt))) return name;
   }
-  /* the small elements, and P4 triangles, Q3 quadrilaterals, P2 prisms, P3 tetrahedra, Q2 hexahedra */
-  switch (d->Nb) {
-#define FEG_LMA_FIXED(NB) \
-  case NB: \
-    FEGLMASmall_Kernel<NB, NB, TK, CODED><<<nb, nt>>>(d->Ne, e0, e1, NB, idx, Ke, x, y, transpose, yb, xg, yg); \
-    return "FEGLMASmall_Kernel";
-    FEG_DEV_SMALL_NB(FEG_LMA_FIXED)
-    FEG_LMA_FIXED(15)
-    FEG_LMA_FIXED(16)
-    FEG_LMA_FIXED(18)
-    FEG_LMA_FIXED(20)
-    FEG_LMA_FIXED(27)
-#undef FEG_LMA_FIXED
-  default:
-    if (d->Nb <= 8) FEGLMASmall_Kernel<0, 8, TK, CODED><<<nb, nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
-    else if (d->Nb <= FEG_LMA_SMALL) FEGLMASmall_Kernel<0, FEG_LMA_SMALL, TK, CODED><<<nb, nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
-    else {
-      FEGLMARow_Kernel<TK, CODED><<<(unsigned)(((size_t)n * d->Nb + nt - 1) / nt), nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
-      return "FEGLMARow_Kernel";
-    }
-    return "FEGLMASmall_Kernel";
+  if ((name = FEGLMALaunchFixed<TK, CODED, false>(d, idx, e0, e1, Ke, x, y, transpose, yb, xg, yg, nt))) return name;
+  if (d->Nb <= 8) FEGLMASmall_Kernel<0, 8, TK, CODED><<<nb, nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
+  else if (d->Nb <= FEG_LMA_SMALL) FEGLMASmall_Kernel<0, FEG_LMA_SMALL, TK, CODED><<<nb, nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
+  else {
+    FEGLMARow_Kernel<TK, CODED><<<(unsigned)(((size_t)n * d->Nb + nt - 1) / nt), nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
+    return "FEGLMARow_Kernel";
   }
+  return "FEGLMASmall_Kernel";
 }
 
 /* elements e0..e1-1; Ke double, or float when single; idx NULL: the discretization's local indices, else global ones
