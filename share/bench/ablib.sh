@@ -23,3 +23,11 @@ ab_check_gpu() {
   (cd "$ab_root" && LD_LIBRARY_PATH="$2:${BASE_LD:-}" MPIEXEC=mpiexec python3 share/fegpu/runtests.py --root "$ab_root" --tests test_gpu --gpu --timeout 300 --extra-args "-dm_vec_type cuda") > "$1/check-gpu.log" 2>&1
   tail -1 "$1/check-gpu.log"
 }
+
+# ab_check_case OUT LIBDIR CASE: tests/test_gpu's Check case CASE alone with the library in LIBDIR (a mutant's, to see
+# the case fail), its log in OUT/mutant.log; prints the number of failed GPU-host comparisons and the log's last lines
+ab_check_case() {
+  (cd "$ab_root/tests" && CK_RUN_CASE="$3" LD_LIBRARY_PATH="$2:${BASE_LD:-}" timeout 300 ./test_gpu > "$1/mutant.log" 2>&1; echo "rc $?" >> "$1/mutant.log")
+  grep -c "GPU differs from host" "$1/mutant.log"
+  tail -2 "$1/mutant.log"
+}

@@ -10,9 +10,7 @@ out=$1 old=$2 new=$3 mut=$4
 here=$(cd "$(dirname "$0")/../../.." && pwd)
 mkdir -p "$out"
 . "$here/share/bench/ablib.sh"
-(cd "$here/tests" && CK_RUN_CASE=symmetric LD_LIBRARY_PATH="$mut:${BASE_LD:-}" timeout 300 ./test_gpu > "$out/mutant.log" 2>&1; echo "rc $?" >> "$out/mutant.log")
-grep -c "GPU differs from host" "$out/mutant.log"
-tail -2 "$out/mutant.log"
+ab_check_case "$out" "$mut" symmetric
 ab_check_gpu "$out" "$new"
 ARGS="-bench_petsc_coo 0" bash "$here/share/bench/abbench.sh" "$out" "$old" "$new" lma,lma_single "tet 55 2; tet 55 1; quad 300 2; hex 100 1; tri 200 3"
 advdiff() {
