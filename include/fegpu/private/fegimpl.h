@@ -183,6 +183,18 @@ typedef struct {
 } FEGClosureTarget;
 
 PETSC_EXTERN PetscErrorCode FEGSetupThreads(MPI_Comm, PetscInt *);
+/* the threads of a setup loop over n items: all nthreads from 64k items on, else one (fewer items are not worth waking
+   the threads for, and the tests' small meshes then keep the serial paths) */
+static inline int FEGLoopThreads(PetscInt64 n, PetscInt nthreads)
+{
+  return (int)(n >= 65536 ? PetscMax(1, nthreads) : 1);
+}
+/* the first of n items in block b of nt equal blocks (block b is [FEGBlockStart(n, b, nt), FEGBlockStart(n, b + 1, nt))),
+   in 64-bit arithmetic: n * b overflows 32 bits past 134M items on 16 threads */
+static inline PetscInt FEGBlockStart(PetscInt n, PetscInt b, PetscInt nt)
+{
+  return (PetscInt)((PetscInt64)n * b / nt);
+}
 /* the threads of a loop over the discretization's cells: one per 64k element dofs, so small meshes (and the tests under
    valgrind) take few. Waking all sixteen of the H100 host's threads for 2 ms of work made one process in two 2-3x
    slower to set up (24k P3 tetrahedra: 0.012-0.016 or 0.031-0.041 s; eight threads 0.012-0.018 s in all 14;

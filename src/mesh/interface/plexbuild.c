@@ -372,7 +372,7 @@ PetscErrorCode FEGPlexCreateFromCellList(MPI_Comm comm, const FEGCellInfo *cell,
   PetscFunctionBegin;
   PetscCall(FEGInitializePackage());
   PetscCall(FEGSetupThreads(comm, &nthreads));
-  nth = (int)(nraw >= 65536 ? nthreads : 1);
+  nth = FEGLoopThreads(nraw, nthreads);
   PetscCall(PetscLogEventBegin(FEG_PlexFaces, 0, 0, 0, 0));
   for (PetscInt f = 0; f < nf; f++) foff[f + 1] = foff[f] + cf->size[f];
   rf.nf    = nf;

@@ -275,7 +275,7 @@ static PetscErrorCode FEGMeshRefine_Private(DM dm, const FEGCellInfo *info, DM *
   PetscCall(DMPlexGetDepthStratum(dm, 0, &vStart, &vEnd));
   PetscCall(DMPlexGetChart(dm, NULL, &pEnd));
   nc  = cEnd - cStart;
-  nth = (int)(nc * nch >= 65536 ? nthreads : 1);
+  nth = FEGLoopThreads((PetscInt64)nc * nch, nthreads);
   PetscCall(DMPlexGetConeSection(dm, &cs));
   PetscCall(FEGSectionGetLayout(cs, &cl));
   PetscCall(DMPlexGetCones(dm, (PetscInt **)&cones));

@@ -17,13 +17,13 @@ static PetscErrorCode FEGSectionScan(PetscInt nt, PetscInt n, const PetscInt dof
   PetscInt *part, *mx;
 
   PetscFunctionBegin;
-  nt = n >= 65536 ? PetscMax(1, nt) : 1;
+  nt = FEGLoopThreads(n, nt);
   PetscCall(PetscCalloc2(nt + 1, &part, nt, &mx));
 #pragma omp parallel for num_threads((int)nt) schedule(static, 1)
   for (PetscInt b = 0; b < nt; b++) {
     PetscInt sum = 0, m = 0;
 
-    for (PetscInt i = (PetscInt)((PetscInt64)n * b / nt); i < (PetscInt)((PetscInt64)n * (b + 1) / nt); i++) {
+    for (PetscInt i = FEGBlockStart(n, b, nt); i < FEGBlockStart(n, b + 1, nt); i++) {
       sum += dof[i] > 0 ? dof[i] - (sub ? sub[i] : 0) : 0;
       m = PetscMax(m, dof[i]);
     }
@@ -40,7 +40,7 @@ static PetscErrorCode FEGSectionScan(PetscInt nt, PetscInt n, const PetscInt dof
   for (PetscInt b = 0; b < nt; b++) {
     PetscInt o = part[b];
 
-    for (PetscInt i = (PetscInt)((PetscInt64)n * b / nt); i < (PetscInt)((PetscInt64)n * (b + 1) / nt); i++) {
+    for (PetscInt i = FEGBlockStart(n, b, nt); i < FEGBlockStart(n, b + 1, nt); i++) {
       off[i] = o;
       o += dof[i] > 0 ? dof[i] - (sub ? sub[i] : 0) : 0;
     }
@@ -226,7 +226,7 @@ static PetscErrorCode FEGDMCreateLocalSectionByType(DM dm)
     if (!is) continue;
     PetscCall(ISGetLocalSize(is, &n));
     PetscCall(ISGetIndices(is, &pts));
-#pragma omp parallel for num_threads((int)(n >= 65536 ? nth : 1)) schedule(static) reduction(max : bad)
+#pragma omp parallel for num_threads(FEGLoopThreads(n, nth)) schedule(static) reduction(max : bad)
     for (PetscInt i = 0; i < n; i++) {
       const PetscInt p = pts[i];
 

@@ -17,7 +17,7 @@ static PetscErrorCode FEGDiscOwnedPairs(FEGDisc *disc, int *nown, int **lown, in
 {
   const PetscInt  n = disc->nlocal, ng = disc->nglobal;
   const PetscInt *l2g;
-  const int       nt = n >= 65536 ? FEGDiscThreads(disc) : 1;
+  const int       nt = FEGLoopThreads(n, FEGDiscThreads(disc));
   PetscInt       *cnt, *first, *last;
   int             inc = 1;
 
@@ -31,7 +31,7 @@ static PetscErrorCode FEGDiscOwnedPairs(FEGDisc *disc, int *nown, int **lown, in
     PetscInt c = 0, prev = -1;
 
     first[b] = -1;
-    for (PetscInt l = (PetscInt)((PetscInt64)n * b / nt); l < (PetscInt)((PetscInt64)n * (b + 1) / nt); l++) {
+    for (PetscInt l = FEGBlockStart(n, b, nt); l < FEGBlockStart(n, b + 1, nt); l++) {
       const PetscInt g = l2g[l];
 
       if (g < 0) continue;
@@ -57,7 +57,7 @@ static PetscErrorCode FEGDiscOwnedPairs(FEGDisc *disc, int *nown, int **lown, in
     for (int b = 0; b < nt; b++) {
       PetscInt k = cnt[b];
 
-      for (PetscInt l = (PetscInt)((PetscInt64)n * b / nt); l < (PetscInt)((PetscInt64)n * (b + 1) / nt); l++) {
+      for (PetscInt l = FEGBlockStart(n, b, nt); l < FEGBlockStart(n, b + 1, nt); l++) {
         if (l2g[l] < 0) continue;
         (*lown)[k] = (int)l;
         (*gown)[k] = (int)l2g[l];
