@@ -12,11 +12,5 @@ ab_check_gpu "$out" "$lib"
 export LD_LIBRARY_PATH="$lib:${LD_LIBRARY_PATH:-}"
 cd "$here/examples"
 timeout 300 ./bench_matfree -mode bp3 -orders 2,3,4,5,6,7,8 -dofs 8000000 -strategies matfree -its 50 -reps 3 -dm_vec_type cuda > "$out/bp3.log" 2>&1
-. ../share/bench/setup/timedrun.sh
-A="-advdiff_steps 200 -feg_mesh_file ../share/meshes/square_2128.msh -dm_refine 4"
-for rep in 1 2; do
-  for s in matfree lma addto; do run ./advdiff $A -feg_strategy $s -dm_vec_type cuda; done
-  run mpiexec -n 16 ./advdiff $A -feg_strategy addto
-done
 grep -E "^[2-8] +matfree" "$out/bp3.log"
-grep -E "^== \./|^== mpiexec|times|process wall" "$out/advdiff.log" | cut -c1-150
+bash "$here/share/bench/setup/run59.sh" "$out" "$lib" # advdiff against the host cores, and its lines

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Run 59: advdiff at 545k triangles on the final library of 2026-11-28 (lma's packed symmetric element matrices), each
-# GPU type alternating twice with `mpiexec -n 16` addto on the host cores, every process timed (run 57's loop alone):
+# GPU type alternating twice with `mpiexec -n 16` addto on the host cores, every process timed (run57.sh's advdiff part):
 #   source .gpu/env.sh && bash share/bench/setup/run59.sh OUT LIBDIR
 set -u
 out=$1 lib=$2
