@@ -4,8 +4,10 @@ device kind, cell, affine or not (the CSV's affine column; files without it: sim
 fegpu treated them then), order and operator type, setup seconds (FEGCreateOperator(): the DM's discretization setup and the
 first assembly included) and seconds of one MatMult as a + b Ne (least squares over the mesh sizes calibrated; through
 0 where one size was; the median of the processes at each size), and the bytes one MatMult moves per element. Writes the C table src/op/impls/auto/automodel.h.
-  python3 share/bench/auto/fit.py OUT.h SOURCE-NOTE calib1.csv[:cell,...] [calib2.csv[:cell,...] ...]
-A file named with cells contributes only their rows (a calibration made stale by later kernels is left out by cell)."""
+  python3 share/bench/auto/fit.py OUT.h SOURCE-NOTE calib1.csv[:cell,...[:order,...]] [calib2.csv[:cell,...] ...]
+A file named with cells (and orders) contributes only their rows (a calibration made stale by later kernels is left
+out by cell). A file named with a leading = replaces the cases it has in the files before it (a later calibration of
+some cases on changed kernels); the files after it add to it as usual."""
 import csv, sys
 from statistics import median
 
@@ -13,16 +15,23 @@ out, note, files = sys.argv[1], sys.argv[2], sys.argv[3:]
 types = {"atomic": "addto", "lma": "lma", "matfree": "matfree"}
 pts = {}
 for spec in files:
-    f, _, only = spec.partition(":")
+    replace = spec.startswith("=")
+    f, _, only = spec.lstrip("=").partition(":")
+    only, _, orders = only.partition(":")
+    seen = set()
     for r in csv.DictReader(open(f)):
         t = types.get(r["strategy"])
-        if not t or r["continuous"] != "1" or (only and r["cell"] not in only.split(",")):
+        if not t or r["continuous"] != "1" or (only and r["cell"] not in only.split(",")) or (orders and r["order"] not in orders.split(",")):
             continue
         ne = float(r["elements"])
         mm = float(r["matmult_ms"]) * 1e-3
         # files before the affine column: simplices were always affine, other cells never treated so
         aff = int(r.get("affine") or (1 if r["cell"] in ("tri", "tet") else 0))
-        pts.setdefault((r["device"], r["cell"], aff, int(r["order"]), t), []).append((ne, float(r["setup_s"]), mm, float(r["matmult_gbs"]) * 1e9 * mm / ne))
+        key = (r["device"], r["cell"], aff, int(r["order"]), t)
+        if replace and key not in seen:
+            pts.pop(key, None)
+            seen.add(key)
+        pts.setdefault(key, []).append((ne, float(r["setup_s"]), mm, float(r["matmult_gbs"]) * 1e9 * mm / ne))
 
 
 def medians(p):
@@ -34,7 +43,10 @@ def medians(p):
 
 
 def line(xs, ys):
-    """a + b x by least squares, a and b not negative (a fixed cost cannot be negative: then through 0)"""
+    """a + b x by least squares with a >= 0 and b >= 0 (a fixed cost and a cost per element cannot be negative): where
+    the free fit breaks one bound, the better of the constant (b = 0) and the line through 0 (a = 0). Setups at the
+    small sizes vary 2-4x between processes, so two sizes' medians can fall with the size: the line through 0 would
+    then predict a fraction of the smaller size's setup, the constant does not."""
     if len(set(xs)) < 2:
         b = sum(ys) / sum(xs)
         return 0.0, b
@@ -42,9 +54,11 @@ def line(xs, ys):
     mx, my = sum(xs) / n, sum(ys) / n
     b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
     a = my - b * mx
-    if a < 0 or b <= 0:
-        return 0.0, sum(x * y for x, y in zip(xs, ys)) / sum(x * x for x in xs)
-    return a, b
+    if a >= 0 and b > 0:
+        return a, b
+    sse = lambda a, b: sum((a + b * x - y) ** 2 for x, y in zip(xs, ys))
+    cands = [(my, 0.0), (0.0, sum(x * y for x, y in zip(xs, ys)) / sum(x * x for x in xs))]
+    return min(cands, key=lambda c: sse(*c))
 
 
 with open(out, "w") as h:
