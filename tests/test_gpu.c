@@ -5,7 +5,7 @@
    diagonal and off-diagonal blocks and a PetscSF), and distributed GPU operators match the serial host one; the
    overlapped apply (interior elements while the halo moves) equals the host and the plain one; lma with single-precision
    element matrices equals the host's single lma, and lma's grouped storage (Q3 quadrilaterals, P3 tetrahedra) and a
-   symmetric form's upper triangles (up to 10 dofs) the host's through every integration kernel; -feg_strategy auto becomes a type that applies the host's operator;
+   symmetric form's upper triangles (3-27 dofs; the product tile by tile too) the host's through every integration kernel; -feg_strategy auto becomes a type that applies the host's operator;
    coefficients given at the quadrature points on CUDA vectors give the host's results.
    Needs a GPU (make check-gpu).
    fegtest: nsize 1 2 */
@@ -980,7 +980,9 @@ END_TEST
    mesh (quadrature on quadrilaterals, hexahedra and prisms, reference tensors on simplices): triangles P1-P4,
    quadrilaterals Q1-Q3, tetrahedra P1-P3, hexahedra Q1-Q2, prisms P1-P2 (order 1 on 4 faces a side); Q3
    quadrilaterals (16 dofs) and single P3 tetrahedra (20) keep full matrices. The view says which, and
-   -feg_lma_symmetric false keeps them full. Two processes: order 1, the kernels that read through the halo's codes */
+   -feg_lma_symmetric false keeps them full. With atomics P1 tetrahedra run the product tile by tile (-feg_lma_tiles,
+   the view says so), and -feg_lma_tiles true every size up to 10 dofs. Two processes: order 1, the kernels that read
+   through the halo's codes */
 START_TEST(test_gpu_lma_symmetric)
 {
   const DMPolytopeType cts[14]  = {DM_POLYTOPE_TRIANGLE,    DM_POLYTOPE_TRIANGLE,    DM_POLYTOPE_TRIANGLE,    DM_POLYTOPE_TRIANGLE,   DM_POLYTOPE_QUADRILATERAL, DM_POLYTOPE_QUADRILATERAL, DM_POLYTOPE_QUADRILATERAL,
@@ -989,8 +991,8 @@ START_TEST(test_gpu_lma_symmetric)
   const PetscInt       nbs[14]  = {3, 6, 10, 15, 4, 9, 16, 4, 10, 20, 8, 27, 6, 18}; /* dofs per element */
   const DMPolytopeType ct       = cts[_i];
   const PetscInt       order = ords[_i], Nb = nbs[_i];
-  const char          *name[6]  = {NULL, "-gpu_feg_cuda_kernel", "-gpu_feg_cuda_kernel", "-gpu_feg_cuda_kernel", "-gpu_feg_lma_scatter", "-gpu_feg_lma_symmetric"};
-  const char          *value[6] = {NULL, "thread", "block", "gemm", "gather", "false"};
+  const char          *name[7]  = {NULL, "-gpu_feg_cuda_kernel", "-gpu_feg_cuda_kernel", "-gpu_feg_cuda_kernel", "-gpu_feg_lma_scatter", "-gpu_feg_lma_symmetric", "-gpu_feg_lma_tiles"};
+  const char          *value[7] = {NULL, "thread", "block", "gemm", "gather", "false", "true"};
   PetscMPIInt          size;
 
   MPI_Comm_size(PETSC_COMM_WORLD, &size);
@@ -1001,16 +1003,17 @@ START_TEST(test_gpu_lma_symmetric)
       TCHK(PetscOptionsSetValue(NULL, "-feg_precision", "single"));
       TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_precision", "single"));
     }
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < 7; k++) {
       DM        dm[2], aux[2];
       Vec       ax[2];
       FEGForm   f[2];
       Mat       A[2], P[2];
       PetscReal err, perr = 0.0;
       char      text[4096] = "";
-      PetscBool says;
+      PetscBool says, saystiles;
 
       const PetscBool packed = (PetscBool)(k != 5 && (Nb <= 10 || Nb == 15 || Nb == 18 || Nb == 27 || (Nb == 20 && !single)));
+      const PetscBool tiled  = (PetscBool)(k != 4 && Nb <= 10 && (k == 6 || (ct == DM_POLYTOPE_TETRAHEDRON && order == 1)));
 
       if (size > 1 && k > 0 && k < 4) continue; /* the integration kernels on one process */
       if (k == 1 && Nb > 20) continue;          /* more than one thread keeps */
@@ -1030,6 +1033,8 @@ START_TEST(test_gpu_lma_symmetric)
         TCHK(fegtest_view_text(A[1], text, sizeof(text)));
         says = (PetscBool)(strstr(text, "symmetric: upper triangles only") != NULL);
         ck_assert_msg(says == packed, "%s P%d %s lma (%s %s): the view %s upper triangles: %s", DMPolytopeTypes[ct], (int)order, single ? "single" : "double", name[k] ? name[k] : "defaults", value[k] ? value[k] : "", says ? "says" : "does not say", text);
+        saystiles = (PetscBool)(strstr(text, "per tile of elements") != NULL);
+        ck_assert_msg(saystiles == tiled, "%s P%d %s lma (%s %s): the view %s tiles: %s", DMPolytopeTypes[ct], (int)order, single ? "single" : "double", name[k] ? name[k] : "defaults", value[k] ? value[k] : "", saystiles ? "says" : "does not say", text);
       }
       TCHK(destroy_pair(A, dm, aux, ax, f));
     }

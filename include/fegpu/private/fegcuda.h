@@ -193,6 +193,11 @@ PETSC_INTERN PetscErrorCode FEGDevKernelFit(const void *, int, size_t, int *, in
 }
 #endif
 
+/* The dof counts of the small elements that one-element-per-thread kernels are compiled for, so their per-element
+   arrays stay in registers (a count known only at run time puts them on the stack): P1 and P2 simplices, P1 prisms,
+   Q1 and Q2 quadrilaterals, Q1 hexahedra. X(NB) for each (lma.cu, matfree.cu, lmacuda.c). */
+#define FEG_DEV_SMALL_NB(X) X(3) X(4) X(6) X(8) X(9) X(10)
+
 #if defined(__CUDACC__)
 /* After a kernel launch: a failure names the kernel (a bad launch configuration, or a fault of an earlier kernel
    that the launch reports) instead of PETSc's generic CUDA error */
@@ -246,11 +251,6 @@ static __device__ __forceinline__ double FEGListSum(const int *__restrict__ off,
   for (int k = off[i]; k < off[i + 1]; k++) s += v[list[k]];
   return s;
 }
-
-/* The dof counts of the small elements that one-element-per-thread kernels are compiled for, so their per-element
-   arrays stay in registers (a count known only at run time puts them on the stack): P1 and P2 simplices, P1 prisms,
-   Q1 and Q2 quadrilaterals, Q1 hexahedra. X(NB) for each (lma.cu, matfree.cu). */
-  #define FEG_DEV_SMALL_NB(X) X(3) X(4) X(6) X(8) X(9) X(10)
 
 /* C (and D) at quadrature point q of element e, in a kernel */
 static __device__ __forceinline__ void FEGCoeffAt(const FEGDevCoeff &c, int Nq, int e, int q, double C[16], double D[4], bool wantD)

@@ -4,11 +4,14 @@
 static PetscErrorCode FEGOpSetFromOptions_LMA(FEGOp op, PetscOptionItems *PetscOptionsObject)
 {
   FEGOp_LMA *lma = (FEGOp_LMA *)op->data;
+  PetscBool  set;
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "fegpu lma operator");
   PetscCall(FEGScatterSetFromOptions(PetscOptionsObject, &lma->scatter));
   PetscCall(PetscOptionsBool("-feg_lma_symmetric", "GPU lma: keep only the upper triangle of a symmetric form's element matrices (3-10, 15, 18, 20 in double, and 27 dofs)", "FEGOpSetFromOptions", lma->symmetric, &lma->symmetric, NULL));
+  PetscCall(PetscOptionsBool("-feg_lma_tiles", "GPU lma with atomics, elements of 3-10 dofs: gather x and sum y per tile of 128 elements in shared memory (default: P1 tetrahedra only)", "FEGOpSetFromOptions", lma->tiles, &lma->tiles, &set));
+  if (set) lma->tilesset = PETSC_TRUE;
   PetscCall(FEGTuningSetFromOptions(PetscOptionsObject, PetscObjectComm((PetscObject)op), &lma->tuning));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);

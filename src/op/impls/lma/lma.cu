@@ -4,6 +4,9 @@
 #include <petscdevice_cuda.h>
 #include "lmacuda.h"
 #include <type_traits>
+#include <climits>
+#include <algorithm>
+#include <cub/cub.cuh>
 
 #define FEG_LMA_SMALL 32
 
@@ -278,6 +281,180 @@ static const char *FEGLMALaunchPair(const FEGDevDisc *d, const int *idx, int e0,
   }
 }
 
+/* Builds tile t of lmacuda.h's FEGLMATiles: its element entries sorted by dof in shared memory (CUB's block radix
+   sort; keys may be negative, constrained or coded), the first entry of each dof counted (first pass: cnt[t]) or,
+   with WRITE, the dofs, their ends in the sorted order, each entry's distinct dof and the sorted order written */
+template <int NB, bool WRITE>
+static __global__ __launch_bounds__(FEG_LMA_TILE) void FEGLMATileBuild_Kernel(int Ne, const int *__restrict__ start, const int *__restrict__ idx, int *__restrict__ cnt, const int *__restrict__ off, int *__restrict__ dof, unsigned short *__restrict__ end, unsigned short *__restrict__ lidx, unsigned short *__restrict__ perm)
+{
+  constexpr int T = FEG_LMA_TILE;
+  using Sort      = cub::BlockRadixSort<int, T, NB, unsigned short>;
+  using Scan      = cub::BlockScan<int, T>;
+  __shared__ union
+  {
+    typename Sort::TempStorage sort;
+    typename Scan::TempStorage scan;
+  } tmp;
+  __shared__ int skey[T * NB];
+  const int      t = blockIdx.x, s = start[t], n = start[t + 1] - s, tid = threadIdx.x, nv = n * NB;
+  int            key[NB], head[NB], id[NB], total;
+  unsigned short pos[NB];
+
+#pragma unroll
+  for (int b = 0; b < NB; b++) {
+    key[b] = tid < n ? idx[(size_t)b * Ne + s + tid] : INT_MAX; /* past the tile's end: sorted last, never counted */
+    pos[b] = (unsigned short)(b * T + tid);
+  }
+  Sort(tmp.sort).Sort(key, pos);
+#pragma unroll
+  for (int i = 0; i < NB; i++) skey[tid * NB + i] = key[i];
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < NB; i++) {
+    const int r = tid * NB + i;
+
+    head[i] = r < nv && (r == 0 || key[i] != skey[r - 1]);
+  }
+  Scan(tmp.scan).ExclusiveSum(head, id, total);
+  if constexpr (!WRITE) {
+    if (tid == 0) cnt[t] = total;
+  } else {
+    const int o = off[t];
+
+#pragma unroll
+    for (int i = 0; i < NB; i++) {
+      const int r = tid * NB + i, l = id[i] + head[i] - 1;
+
+      if (r < nv) {
+        perm[(size_t)s * NB + r]                         = pos[i];
+        lidx[(size_t)(pos[i] / T) * Ne + s + pos[i] % T] = (unsigned short)l;
+        if (head[i]) dof[o + l] = key[i];
+        if (r + 1 == nv || skey[r + 1] != key[i]) end[o + l] = (unsigned short)(r + 1);
+      }
+    }
+  }
+}
+
+/* lma's product tile by tile (tiles t0, t0+1, ...; one element per thread): the tile's distinct dofs of x gathered
+   once into shared memory, each element's product from there, its rows' sums left in shared memory and added up per
+   distinct dof in the sorted order, then one atomic add per distinct dof. Where the elementwise kernels' gathers and
+   atomics through L2 limit the product (single precision, packed entries) this moves them to shared memory */
+template <int NB, typename TK, bool CODED, bool SYM>
+static __global__ __launch_bounds__(FEG_LMA_TILE) void FEGLMATile_Kernel(int Ne, int t0, FEGLMATiles tl, const TK *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, const double *__restrict__ xg, double *__restrict__ yg)
+{
+  constexpr int     T = FEG_LMA_TILE;
+  __shared__ double xs[T * NB], c[T * NB];
+  const int         t = t0 + blockIdx.x, s = tl.start[t], n = tl.start[t + 1] - s, o = tl.off[t], m = tl.off[t + 1] - o, tid = threadIdx.x;
+
+  for (int i = tid; i < m; i += T) xs[i] = FEGIdxLoad<CODED>(x, xg, tl.dof[o + i]);
+  __syncthreads();
+  if (tid < n) {
+    const int e = s + tid;
+    double    xe[NB];
+
+#pragma unroll
+    for (int b = 0; b < NB; b++) xe[b] = xs[tl.lidx[(size_t)b * Ne + e]];
+    if constexpr (SYM) {
+      double ye[NB];
+
+      FEGLMASymProduct<NB>(Ke, e, Ne, xe, ye);
+#pragma unroll
+      for (int a = 0; a < NB; a++) c[a * T + tid] = ye[a];
+    } else { /* rows one at a time: unrolled, the loads of all rows took 168 registers at 10 dofs */
+#pragma unroll 1
+      for (int a = 0; a < NB; a++) {
+        double v = 0.0;
+
+#pragma unroll
+        for (int b = 0; b < NB; b++) v += FEGLMAEntry<NB>(Ke, NB, (size_t)(transpose ? b * NB + a : a * NB + b), e, Ne) * xe[b];
+        c[a * T + tid] = v;
+      }
+    }
+  }
+  __syncthreads();
+  for (int i = tid; i < m; i += T) {
+    const int j1 = tl.end[o + i];
+    double    v  = 0.0;
+
+    for (int j = i ? tl.end[o + i - 1] : 0; j < j1; j++) v += c[tl.perm[(size_t)s * NB + j]];
+    FEGIdxAdd<CODED>(y, yg, tl.dof[o + i], v, false);
+  }
+}
+
+/* the build's pass (WRITE false: counts into cnt) for elements of Nb dofs; false for a size without its kernel */
+template <bool WRITE>
+static bool FEGLMATileBuildLaunch(int Nb, int ntiles, int Ne, const int *idx, int *cnt, FEGLMATiles *tl)
+{
+  switch (Nb) {
+#define FEG_LMA_TILE_BUILD(NB) \
+  case NB: \
+    FEGLMATileBuild_Kernel<NB, WRITE><<<ntiles, FEG_LMA_TILE>>>(Ne, tl->start, idx, cnt, tl->off, tl->dof, tl->end, tl->lidx, tl->perm); \
+    return true;
+    FEG_DEV_SMALL_NB(FEG_LMA_TILE_BUILD)
+#undef FEG_LMA_TILE_BUILD
+  default:
+    return false;
+  }
+}
+
+/* the tiles of elements whose first elements are hstart[0..ntiles-1] (hstart[ntiles] = Ne), from the element indices
+   idx the product reads ([b*Ne+e]); tl->hstart is taken over */
+PetscErrorCode FEGDevLMATilesCreate(const FEGDevDisc *d, const int *idx, int ntiles, const int *hstart, FEGLMATiles *tl)
+{
+  const int Ne = d->Ne, Nb = d->Nb;
+  int      *cnt, ndof      = 0;
+  void     *tmp  = NULL;
+  size_t    ntmp = 0;
+
+  PetscFunctionBegin;
+  if (!idx) idx = d->idx;
+  tl->ntiles = ntiles;
+  tl->hstart = (int *)hstart;
+  tl->bytes  = 0;
+  PetscCall(FEGDevMallocCopy((void **)&tl->start, hstart, (ntiles + 1) * sizeof(int), &tl->bytes));
+  PetscCall(FEGDevMallocCopy((void **)&tl->off, NULL, (ntiles + 1) * sizeof(int), &tl->bytes));
+  PetscCall(FEGDevMallocCopy((void **)&tl->lidx, NULL, (size_t)Ne * Nb * sizeof(unsigned short), &tl->bytes));
+  PetscCall(FEGDevMallocCopy((void **)&tl->perm, NULL, (size_t)Ne * Nb * sizeof(unsigned short), &tl->bytes));
+  PetscCall(FEGDevMallocCopy((void **)&cnt, NULL, (ntiles + 1) * sizeof(int), NULL));
+  PetscCallCUDA(cudaMemset(cnt, 0, (ntiles + 1) * sizeof(int)));
+  PetscCheck(FEGLMATileBuildLaunch<false>(Nb, ntiles, Ne, idx, cnt, tl), PETSC_COMM_SELF, PETSC_ERR_PLIB, "lma tiles: elements of %d dofs, a size without their kernel", Nb);
+  FEGCheckLaunch("FEGLMATileBuild_Kernel");
+  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(NULL, ntmp, cnt, tl->off, ntiles + 1));
+  PetscCall(FEGDevMallocCopy(&tmp, NULL, ntmp, NULL));
+  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(tmp, ntmp, cnt, tl->off, ntiles + 1));
+  PetscCallCUDA(cudaFree(tmp));
+  PetscCallCUDA(cudaFree(cnt));
+  PetscCallCUDA(cudaMemcpy(&ndof, tl->off + ntiles, sizeof(int), cudaMemcpyDeviceToHost));
+  PetscCall(FEGDevMallocCopy((void **)&tl->dof, NULL, (size_t)PetscMax(ndof, 1) * sizeof(int), &tl->bytes));
+  PetscCall(FEGDevMallocCopy((void **)&tl->end, NULL, (size_t)PetscMax(ndof, 1) * sizeof(unsigned short), &tl->bytes));
+  (void)FEGLMATileBuildLaunch<true>(Nb, ntiles, Ne, idx, NULL, tl);
+  FEGCheckLaunch("FEGLMATileBuild_Kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the tiles t0..t1-1 that cover exactly elements e0..e1-1, else NULL (a range the tiles were not cut for) */
+template <typename TK, bool CODED>
+static const char *FEGLMALaunchTiles(const FEGDevDisc *d, const FEGLMATiles *tl, int e0, int e1, const TK *Ke, int sym, const double *x, double *y, int transpose, const double *xg, double *yg)
+{
+  const int *h = tl->hstart, *p0, *p1;
+
+  p0 = std::lower_bound(h, h + tl->ntiles + 1, e0);
+  p1 = std::lower_bound(h, h + tl->ntiles + 1, e1);
+  if (p0 == h + tl->ntiles + 1 || *p0 != e0 || p1 == h + tl->ntiles + 1 || *p1 != e1) return NULL;
+  const int t0 = (int)(p0 - h), nt = (int)(p1 - p0);
+  switch (d->Nb) {
+#define FEG_LMA_TILE_APPLY(NB) \
+  case NB: \
+    if (sym) FEGLMATile_Kernel<NB, TK, CODED, true><<<nt, FEG_LMA_TILE>>>(d->Ne, t0, *tl, Ke, x, y, transpose, xg, yg); \
+    else FEGLMATile_Kernel<NB, TK, CODED, false><<<nt, FEG_LMA_TILE>>>(d->Ne, t0, *tl, Ke, x, y, transpose, xg, yg); \
+    return "FEGLMATile_Kernel";
+    FEG_DEV_SMALL_NB(FEG_LMA_TILE_APPLY)
+#undef FEG_LMA_TILE_APPLY
+  default:
+    return NULL;
+  }
+}
+
 /* one element per thread with the size compiled in: the small elements, and P4 triangles, Q3 quadrilaterals, P2 prisms,
    P3 tetrahedra, Q2 hexahedra; NULL for another size */
 template <typename TK, bool CODED, bool SYM>
@@ -305,11 +482,13 @@ static const char *FEGLMALaunchFixed(const FEGDevDisc *d, const int *idx, int e0
 /* launches the kernel for these elements and returns its name (for FEGCheckLaunch); NULL: packed symmetric element
    matrices of a size without their kernel */
 template <typename TK, bool CODED>
-static const char *FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int e1, const TK *Ke, int sym, const double *x, double *y, int transpose, double *yb, const double *xg, double *yg)
+static const char *FEGLMALaunch(const FEGDevDisc *d, const int *idx, const FEGLMATiles *tl, int e0, int e1, const TK *Ke, int sym, const double *x, double *y, int transpose, double *yb, const double *xg, double *yg)
 {
   const int      nt = 128, n = e1 - e0;
   const unsigned nb = (unsigned)((n + nt - 1) / nt);
   const char    *name;
+
+  if (tl && tl->ntiles && !yb && (name = FEGLMALaunchTiles<TK, CODED>(d, tl, e0, e1, Ke, sym, x, y, transpose, xg, yg))) return name;
 
   if (sym) { /* FEGLMASymmetricSize()'s sizes: the pair kernel in single up to 10 dofs, else one element per thread */
     if constexpr (std::is_same_v<TK, float>) {
@@ -350,7 +529,7 @@ static const char *FEGLMALaunch(const FEGDevDisc *d, const int *idx, int e0, int
 /* elements e0..e1-1; Ke double, or float when single; idx NULL: the discretization's local indices, else global ones
    (-1 constrained), and where xg or yg is given (FEGDevOpGhostBuffers()) also below -1 for the halo's buffers;
    nlocal > 0: then the transpose gather of every element's entries (after the last range) */
-PetscErrorCode FEGDevLMAApply(const FEGDevDisc *d, const int *idx, const double *xg, double *yg, int e0, int e1, const void *Ke, int single, int sym, const double *x, double *y, int transpose, int nlocal, const int *toff, const int *tlist, double *ybuf)
+PetscErrorCode FEGDevLMAApply(const FEGDevDisc *d, const int *idx, const FEGLMATiles *tl, const double *xg, double *yg, int e0, int e1, const void *Ke, int single, int sym, const double *x, double *y, int transpose, int nlocal, const int *toff, const int *tlist, double *ybuf)
 {
   PetscFunctionBegin;
   if (e1 > e0) {
@@ -358,10 +537,10 @@ PetscErrorCode FEGDevLMAApply(const FEGDevDisc *d, const int *idx, const double 
     const char *name;
 
     if (!idx) idx = d->idx;
-    if (single && coded) name = FEGLMALaunch<float, true>(d, idx, e0, e1, (const float *)Ke, sym, x, y, transpose, tlist ? ybuf : NULL, xg, yg);
-    else if (single) name = FEGLMALaunch<float, false>(d, idx, e0, e1, (const float *)Ke, sym, x, y, transpose, tlist ? ybuf : NULL, NULL, NULL);
-    else if (coded) name = FEGLMALaunch<double, true>(d, idx, e0, e1, (const double *)Ke, sym, x, y, transpose, tlist ? ybuf : NULL, xg, yg);
-    else name = FEGLMALaunch<double, false>(d, idx, e0, e1, (const double *)Ke, sym, x, y, transpose, tlist ? ybuf : NULL, NULL, NULL);
+    if (single && coded) name = FEGLMALaunch<float, true>(d, idx, tl, e0, e1, (const float *)Ke, sym, x, y, transpose, tlist ? ybuf : NULL, xg, yg);
+    else if (single) name = FEGLMALaunch<float, false>(d, idx, tl, e0, e1, (const float *)Ke, sym, x, y, transpose, tlist ? ybuf : NULL, NULL, NULL);
+    else if (coded) name = FEGLMALaunch<double, true>(d, idx, tl, e0, e1, (const double *)Ke, sym, x, y, transpose, tlist ? ybuf : NULL, xg, yg);
+    else name = FEGLMALaunch<double, false>(d, idx, tl, e0, e1, (const double *)Ke, sym, x, y, transpose, tlist ? ybuf : NULL, NULL, NULL);
     PetscCheck(name, PETSC_COMM_SELF, PETSC_ERR_PLIB, "lma: packed symmetric element matrices of %d dofs, a size without their kernel", d->Nb);
     FEGCheckLaunch(name);
   }

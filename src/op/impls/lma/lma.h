@@ -6,6 +6,8 @@
 typedef struct {
   FEGScatter   scatter;   /* -feg_lma_scatter (GPU) */
   PetscBool    symmetric; /* -feg_lma_symmetric (GPU): a symmetric form's upper triangles alone where they have kernels */
+  PetscBool    tiles;     /* -feg_lma_tiles (GPU): x gathered and y summed per tile of elements in shared memory */
+  PetscBool    tilesset;  /* tiles given; else the default (lmacuda.c's FEGLMATilesSetUp()) */
   FEGTuning    tuning;    /* -feg_cuda_* (GPU) */
   PetscScalar *Ke;        /* host: element matrices Ke[(e*Nb+a)*Nb+b], row a the test function */
   float       *Kf;        /* host, -feg_precision single: the same in single precision (Ke is then NULL) */
