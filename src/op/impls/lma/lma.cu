@@ -337,8 +337,9 @@ static __global__ __launch_bounds__(FEG_LMA_TILE) void FEGLMATileBuild_Kernel(in
 
 /* lma's product tile by tile (tiles t0, t0+1, ...; one element per thread): the tile's distinct dofs of x gathered
    once into shared memory, each element's product from there, its rows' sums left in shared memory and added up per
-   distinct dof in the sorted order, then one atomic add per distinct dof. Where the elementwise kernels' gathers and
-   atomics through L2 limit the product (single precision, packed entries) this moves them to shared memory */
+   distinct dof in the sorted order, then one atomic add per distinct dof. It moves the elementwise kernels' gathers
+   and atomics off L2, which pays where a tile's entries share the fewest dofs: P1 tetrahedra, where lmacuda.c turns it
+   on by default (share/bench/lma runs 9-13: elsewhere the phases' latency between the barriers costs as much) */
 template <int NB, typename TK, bool CODED, bool SYM>
 static __global__ __launch_bounds__(FEG_LMA_TILE) void FEGLMATile_Kernel(int Ne, int t0, FEGLMATiles tl, const TK *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, const double *__restrict__ xg, double *__restrict__ yg)
 {
