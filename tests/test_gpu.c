@@ -5,8 +5,9 @@
    diagonal and off-diagonal blocks and a PetscSF), and distributed GPU operators match the serial host one; the
    overlapped apply (interior elements while the halo moves) equals the host and the plain one; lma with single-precision
    element matrices equals the host's single lma, and lma's grouped storage (Q3 quadrilaterals, P3 tetrahedra) and a
-   symmetric form's upper triangles (3-27 dofs; the product tile by tile too) the host's through every integration kernel; -feg_strategy auto becomes a type that applies the host's operator;
-   coefficients given at the quadrature points on CUDA vectors give the host's results.
+   symmetric form's upper triangles (3-27 dofs; the product tile by tile too) the host's through every integration
+   kernel; -feg_strategy auto becomes a type that applies the host's operator; coefficients given at the quadrature
+   points on CUDA vectors give the host's results.
    Needs a GPU (make check-gpu).
    fegtest: nsize 1 2 */
 #include "fegtest.h"

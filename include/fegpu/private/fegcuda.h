@@ -93,19 +93,32 @@ FEG_INLINE size_t FEGLMADoubleIndex(int Nb, size_t k, size_t e, size_t Ne)
   return FEGLMADoubleGrouped(Nb) ? FEGLMAGroupIndex(FEG_LMA_DW, k, e, Ne) : k * Ne + e;
 }
 
+/* The dof counts of the small elements that one-element-per-thread kernels are compiled for, so their per-element
+   arrays stay in registers (a count known only at run time puts them on the stack): P1 and P2 simplices, P1 prisms,
+   Q1 and Q2 quadrilaterals, Q1 hexahedra. X(NB) for each (lma.cu, matfree.cu); FEGDevSmallNb(): whether Nb is one
+   (lmacuda.c's tiles, FEGLMASymmetricSize()). */
+#define FEG_DEV_SMALL_NB(X) X(3) X(4) X(6) X(8) X(9) X(10)
+
+FEG_INLINE int FEGDevSmallNb(int Nb)
+{
+  switch (Nb) {
+#define FEG_DEV_SMALL_CASE(NB) case NB:
+    FEG_DEV_SMALL_NB(FEG_DEV_SMALL_CASE)
+#undef FEG_DEV_SMALL_CASE
+    return 1;
+  default:
+    return 0;
+  }
+}
+
 /* lma's element matrices of a symmetric form (FEGFormIsSymmetric()) at the sizes whose one-element-per-thread kernels
-   are compiled (3, 4, 6, 8, 9, 10, 15, 18, 20 and 27 dofs; 20 in double only, whose single entries are grouped, and
+   are compiled (FEGDevSmallNb()'s, 15, 18, 20 and 27 dofs; 20 in double only, whose single entries are grouped, and
    not 16, grouped in both): the entries a <= b alone, row after row (Nb (Nb + 1) / 2 of them), element-interleaved,
    (b, a) read as (a, b). MatMult reads 55 entries of a P2 tetrahedron instead of 100 */
 FEG_INLINE int FEGLMASymmetricSize(int Nb, int single)
 {
+  if (FEGDevSmallNb(Nb)) return 1;
   switch (Nb) {
-  case 3:
-  case 4:
-  case 6:
-  case 8:
-  case 9:
-  case 10:
   case 15:
   case 18:
   case 27:
@@ -192,11 +205,6 @@ PETSC_INTERN PetscErrorCode FEGDevKernelFit(const void *, int, size_t, int *, in
 #if defined(__cplusplus)
 }
 #endif
-
-/* The dof counts of the small elements that one-element-per-thread kernels are compiled for, so their per-element
-   arrays stay in registers (a count known only at run time puts them on the stack): P1 and P2 simplices, P1 prisms,
-   Q1 and Q2 quadrilaterals, Q1 hexahedra. X(NB) for each (lma.cu, matfree.cu, lmacuda.c). */
-#define FEG_DEV_SMALL_NB(X) X(3) X(4) X(6) X(8) X(9) X(10)
 
 #if defined(__CUDACC__)
 /* After a kernel launch: a failure names the kernel (a bad launch configuration, or a fault of an earlier kernel

@@ -44,15 +44,7 @@ static PetscErrorCode FEGLMATilesSetUp(FEGOp_LMA *lma, FEGOp_LMA_CUDA *dev)
 
   PetscFunctionBegin;
   if (lma->tilesset ? !lma->tiles : !(dev->base.d.dim == 3 && dev->base.d.Nb == 4)) PetscFunctionReturn(PETSC_SUCCESS);
-  switch (dev->base.d.Nb) {
-#define FEG_LMA_TILE_NB(NB) case NB:
-    FEG_DEV_SMALL_NB(FEG_LMA_TILE_NB)
-#undef FEG_LMA_TILE_NB
-    break;
-  default:
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (!Ne) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!FEGDevSmallNb(dev->base.d.Nb) || !Ne) PetscFunctionReturn(PETSC_SUCCESS);
   cut[ncut++] = 0;
   if (dev->base.overlap) {
     if (dev->base.nfirst > 0 && dev->base.nfirst < Ne) cut[ncut++] = (int)dev->base.nfirst;
