@@ -71,6 +71,7 @@ $(FEGPU_DIR)/tests/test_%: $(FEGPU_DIR)/tests/test_%.c $(FEGPU_DIR)/tests/fegtes
 # check: Check unit tests (serial and under MPI) and example runs diffed against examples/output/
 check: all
 	@python3 $(FEGPU_DIR)/share/fegpu/manpages.py --root $(FEGPU_DIR) --check
+	@python3 $(FEGPU_DIR)/share/fegpu/layers.py --root $(FEGPU_DIR)
 	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests "$(notdir $(HOST_TESTS))"
 
 check-unit: all
@@ -103,8 +104,8 @@ check-examples: all
 
 # run: the main example, serial and on two processes
 run: examples
-	cd $(FEGPU_DIR)/examples && ./ex1 -feg_cell_type tet -feg_faces 4 -feg_perturb 0.2 -order 2 -feg_strategy lma -feg_view
-	cd $(FEGPU_DIR)/examples && $(RUN_ENV) $(MPIEXEC_CMD) -n 2 ./ex1 -feg_cell_type hex -feg_faces 4 -feg_perturb 0.2 -order 2 -feg_strategy addto
+	cd $(FEGPU_DIR)/examples && ./ex1 -feg_mesh_cell_type tet -feg_mesh_faces 4 -feg_mesh_perturb 0.2 -order 2 -feg_op_type lma -feg_op_view
+	cd $(FEGPU_DIR)/examples && $(RUN_ENV) $(MPIEXEC_CMD) -n 2 ./ex1 -feg_mesh_cell_type hex -feg_mesh_faces 4 -feg_mesh_perturb 0.2 -order 2 -feg_op_type addto
 
 # manual pages (man3) from the /*@ ... @*/ comments; every function of include/fegpu.h must have one (make check)
 MANDIR := $(FEGPU_DIR)/lib/fegpu/man

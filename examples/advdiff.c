@@ -2,7 +2,7 @@ static const char help[] = "fegpu advdiff: the advection-diffusion test problem 
                            "A tracer T on the unit square, P1 triangles from a Gmsh mesh, no-flux boundaries. Each step:\n"
                            "RK4 advection, every stage a mass solve m(v,T_k) = a(v,...) (Chebyshev with GPU vectors, else CG), then Crank-Nicolson diffusion\n"
                            "(M + d/2) T^{n+1} = (M - d/2) T^a with CG. Options: -feg_mesh_file f.msh -dm_refine k -advdiff_steps n\n"
-                           "-advdiff_dt dt -advdiff_monitor_vtk k -advdiff_mass_solver auto|cg|chebyshev -feg_strategy addto|lma -dm_vec_type cuda\n"
+                           "-advdiff_dt dt -advdiff_monitor_vtk k -advdiff_mass_solver auto|cg|chebyshev -feg_op_type addto|lma -dm_vec_type cuda\n"
                            "-advdiff_timing 0\n";
 
 #include <fegpu.h>
@@ -387,35 +387,35 @@ int main(int argc, char **argv)
 
   test:
     suffix: addto
-    args: -feg_mesh_file ../share/meshes/square.msh -advdiff_steps 10 -feg_strategy addto -advdiff_timing 0 -advdiff_mass_solver cg
+    args: -feg_mesh_file ../share/meshes/square.msh -advdiff_steps 10 -feg_op_type addto -advdiff_timing 0 -advdiff_mass_solver cg
     output_file: output/advdiff_addto.out
 
   test:
     suffix: lma
-    args: -feg_mesh_file ../share/meshes/square.msh -advdiff_steps 10 -feg_strategy lma -advdiff_timing 0 -advdiff_mass_solver cg
+    args: -feg_mesh_file ../share/meshes/square.msh -advdiff_steps 10 -feg_op_type lma -advdiff_timing 0 -advdiff_mass_solver cg
     output_file: output/advdiff_lma.out
 
   test:
     suffix: lma_np2
     nsize: 2
-    args: -feg_mesh_file ../share/meshes/square.msh -advdiff_steps 10 -feg_strategy lma -advdiff_timing 0 -advdiff_mass_solver cg
+    args: -feg_mesh_file ../share/meshes/square.msh -advdiff_steps 10 -feg_op_type lma -advdiff_timing 0 -advdiff_mass_solver cg
     output_file: output/advdiff_lma.out
 
   test:
     suffix: addto_refine_np3
     nsize: 3
-    args: -feg_mesh_file ../share/meshes/square.msh -dm_refine 1 -advdiff_steps 5 -feg_strategy addto -advdiff_timing 0 -advdiff_mass_solver cg
+    args: -feg_mesh_file ../share/meshes/square.msh -dm_refine 1 -advdiff_steps 5 -feg_op_type addto -advdiff_timing 0 -advdiff_mass_solver cg
     output_file: output/advdiff_refine.out
 
   test:
     suffix: chebyshev
-    args: -feg_mesh_file ../share/meshes/square.msh -advdiff_steps 10 -feg_strategy lma -advdiff_timing 0 -advdiff_mass_solver chebyshev
+    args: -feg_mesh_file ../share/meshes/square.msh -advdiff_steps 10 -feg_op_type lma -advdiff_timing 0 -advdiff_mass_solver chebyshev
     output_file: output/advdiff_chebyshev.out
 
   test:
     suffix: chebyshev_matfree_np2
     nsize: 2
-    args: -feg_mesh_file ../share/meshes/square.msh -advdiff_steps 10 -feg_strategy matfree -advdiff_timing 0 -advdiff_mass_solver chebyshev
+    args: -feg_mesh_file ../share/meshes/square.msh -advdiff_steps 10 -feg_op_type matfree -advdiff_timing 0 -advdiff_mass_solver chebyshev
     output_file: output/advdiff_chebyshev_matfree.out
 
 TEST*/

@@ -1,5 +1,5 @@
 static const char help[] = "fegpu bench: setup, assembly and MatMult times of fegpu's operators on a box mesh.\n"
-                           "Options: -feg_cell_type -feg_faces -order -continuous -bench_reps n -bench_strategies addto,atomic,color,gather,coo,lma,lma_single,matfree,auto -bench_petsc_coo 0|1\n"
+                           "Options: -feg_mesh_cell_type -feg_mesh_faces -order -continuous -bench_reps n -bench_strategies addto,atomic,color,gather,coo,lma,lma_single,matfree,auto -bench_petsc_coo 0|1\n"
                            "         -dm_vec_type cuda -bench_csv file.csv (append rows) -bench_petsc_host (time PETSc's own FEM assembly)\n"
                            "         -bench_mesh_reference: also build the box from the same cell list as PETSc does (DMPlexCreateFromCellListPetsc,\n"
                            "         interpolated, with the boundary label) and print both times (one process, no prisms)\n"
@@ -278,16 +278,16 @@ int main(int argc, char **argv)
     PetscCall(PetscStrcmp(strat[s], "lma", &lma));
     PetscCall(PetscStrcmp(strat[s], "lma_single", &single)); /* lma with its element matrices in FP32 */
     PetscCall(PetscStrcmp(strat[s], "matfree", &mf));
-    PetscCall(PetscStrcmp(strat[s], "auto", &isauto)); /* -feg_strategy auto: the type its cost model picks */
+    PetscCall(PetscStrcmp(strat[s], "auto", &isauto)); /* -feg_op_type auto: the type its cost model picks */
     lma   = (PetscBool)(lma || single);
-    PetscCall(PetscOptionsSetValue(NULL, "-feg_strategy", isauto ? FEGOPAUTO : (lma ? FEGOPLMA : (mf ? FEGOPMATFREE : FEGOPADDTO))));
-    if (single) PetscCall(PetscOptionsSetValue(NULL, "-feg_precision", "single"));
+    PetscCall(PetscOptionsSetValue(NULL, "-feg_op_type", isauto ? FEGOPAUTO : (lma ? FEGOPLMA : (mf ? FEGOPMATFREE : FEGOPADDTO))));
+    if (single) PetscCall(PetscOptionsSetValue(NULL, "-feg_op_precision", "single"));
     lma = (PetscBool)(lma || mf); /* element-local shells: no assembled matrix to measure */
     if (!lma && !isauto) {        /* an addto mode; "addto" alone: the library's choice of mode */
       PetscBool plain;
 
       PetscCall(PetscStrcmp(strat[s], "addto", &plain));
-      PetscCall(PetscOptionsSetValue(NULL, "-feg_addto_mode", plain ? "auto" : strat[s]));
+      PetscCall(PetscOptionsSetValue(NULL, "-feg_op_addto_mode", plain ? "auto" : strat[s]));
     }
     PetscCall(Sync());
     PetscCall(PetscTime(&t0));
@@ -306,9 +306,9 @@ int main(int argc, char **argv)
       lma = (PetscBool)(lma || mf);
       PetscCall(PetscSNPrintf(label, sizeof(label), "auto:%s", t));
     }
-    if (!lma) PetscCall(PetscOptionsClearValue(NULL, "-feg_addto_mode"));
-    PetscCall(PetscOptionsClearValue(NULL, "-feg_strategy"));
-    PetscCall(PetscOptionsClearValue(NULL, "-feg_precision"));
+    if (!lma) PetscCall(PetscOptionsClearValue(NULL, "-feg_op_addto_mode"));
+    PetscCall(PetscOptionsClearValue(NULL, "-feg_op_type"));
+    PetscCall(PetscOptionsClearValue(NULL, "-feg_op_precision"));
     for (PetscInt r = 0; r < reps; r++) {
       PetscCall(Sync());
       PetscCall(PetscTime(&t0));
@@ -405,9 +405,9 @@ int main(int argc, char **argv)
     PetscReal   perturb = 0.0;
     PetscBool   affine;
 
-    PetscCall(PetscOptionsGetString(NULL, NULL, "-feg_cell_type", cell, sizeof(cell), NULL));
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-feg_mesh_cell_type", cell, sizeof(cell), NULL));
     /* the box's cells are affine unless perturbed, simplices always (mesh files: only simplices counted as affine) */
-    PetscCall(PetscOptionsGetReal(NULL, NULL, "-feg_perturb", &perturb, NULL));
+    PetscCall(PetscOptionsGetReal(NULL, NULL, "-feg_mesh_perturb", &perturb, NULL));
     PetscCall(PetscOptionsGetString(NULL, NULL, "-feg_mesh_file", file, sizeof(file), NULL));
     affine = (PetscBool)(!cell[0] || !strcmp(cell, "tri") || !strcmp(cell, "tet") || (perturb == 0.0 && !file[0]));
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-order", &order_, NULL));

@@ -51,14 +51,14 @@ static PetscErrorCode SetKernel(const char *k, PetscBool sweep, PetscInt ne, Pet
   char buf[16];
 
   PetscFunctionBegin;
-  PetscCall(PetscOptionsSetValue(NULL, "-feg_matfree_kernel", k));
+  PetscCall(PetscOptionsSetValue(NULL, "-feg_op_matfree_kernel", k));
   if (!sweep) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscSNPrintf(buf, sizeof(buf), "%d", (int)ne));
-  PetscCall(PetscOptionsSetValue(NULL, "-feg_matfree_ne", buf));
+  PetscCall(PetscOptionsSetValue(NULL, "-feg_op_matfree_ne", buf));
   PetscCall(PetscSNPrintf(buf, sizeof(buf), "%d", (int)nb));
-  PetscCall(PetscOptionsSetValue(NULL, "-feg_matfree_nb", buf));
+  PetscCall(PetscOptionsSetValue(NULL, "-feg_op_matfree_nb", buf));
   PetscCall(PetscSNPrintf(buf, sizeof(buf), "%d", (int)nr));
-  PetscCall(PetscOptionsSetValue(NULL, "-feg_matfree_nr", buf));
+  PetscCall(PetscOptionsSetValue(NULL, "-feg_op_matfree_nr", buf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -73,7 +73,7 @@ static PetscErrorCode BenchAction(PetscInt norders, const PetscInt orders[], Pet
   PetscFunctionBegin;
   PetscCall(FEGFormCreate(PETSC_COMM_WORLD, &form));
   PetscCall(FEGFormSetConstant(form, C, NULL));
-  PetscCall(PetscOptionsSetValue(NULL, "-feg_strategy", FEGOPMATFREE));
+  PetscCall(PetscOptionsSetValue(NULL, "-feg_op_type", FEGOPMATFREE));
   faces[0] = faces[1] = faces[2] = (PetscInt)PetscCeilReal(PetscPowReal(target / 6.0, 1.0 / 3.0));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "action: %" PetscInt_FMT " tetrahedra (Kuhn, %" PetscInt_FMT "^3 cubes, perturbed), %s, stiffness + mass (7 operators)\n", 6 * faces[0] * faces[0] * faces[0], faces[0], cont ? "continuous" : "discontinuous"));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2s %4s %-6s %3s %3s %10s %10s %9s %8s %10s %9s %10s\n", "N", "Np", "kernel", "Ne", "Nb", "ms", "GFLOP/s", "GB/s", "AI", "roof GF/s", "% roof", "ms sync"));
@@ -87,7 +87,7 @@ static PetscErrorCode BenchAction(PetscInt norders, const PetscInt orders[], Pet
     if (ondevice) PetscCall(DMSetVecType(dm, VECCUDA));
     PetscCall(FEGSetUpDiscretization(dm, N, cont, "u"));
     for (PetscInt ik = 0; ik < nk; ik++) {
-      /* refop: elements per thread x groups per block; mma: element tiles x row tiles per warp (-feg_matfree_ne, _nr) */
+      /* refop: elements per thread x groups per block; mma: element tiles x row tiles per warp (-feg_op_matfree_ne, _nr) */
       const PetscBool refop = (PetscBool)!strcmp(kernels[ik], "refop"), mma = (PetscBool)!strcmp(kernels[ik], "mma");
       const PetscInt  nes[4] = {1, 2, 4, 8}, nbs[7] = {1, 2, 4, 8, 16, 32, 64}, nts[3] = {2, 4, 8}, mts[3] = {1, 2, 4};
       const PetscInt  nne = sweep && refop ? 4 : (sweep && mma ? 3 : 1), nnb = sweep && refop ? 7 : (sweep && mma ? 3 : 1);
@@ -150,18 +150,18 @@ static PetscErrorCode BenchAction(PetscInt norders, const PetscInt orders[], Pet
           PetscCall(MatDestroy(&A));
         }
       if (sweep) {
-        PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_ne"));
-        PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_nb"));
-        PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_nr"));
+        PetscCall(PetscOptionsClearValue(NULL, "-feg_op_matfree_ne"));
+        PetscCall(PetscOptionsClearValue(NULL, "-feg_op_matfree_nb"));
+        PetscCall(PetscOptionsClearValue(NULL, "-feg_op_matfree_nr"));
       }
     }
     PetscCall(DMDestroy(&dm));
   }
-  PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_kernel"));
-  PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_ne"));
-  PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_nb"));
-  PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_nr"));
-  PetscCall(PetscOptionsClearValue(NULL, "-feg_strategy"));
+  PetscCall(PetscOptionsClearValue(NULL, "-feg_op_matfree_kernel"));
+  PetscCall(PetscOptionsClearValue(NULL, "-feg_op_matfree_ne"));
+  PetscCall(PetscOptionsClearValue(NULL, "-feg_op_matfree_nb"));
+  PetscCall(PetscOptionsClearValue(NULL, "-feg_op_matfree_nr"));
+  PetscCall(PetscOptionsClearValue(NULL, "-feg_op_type"));
   PetscCall(FEGFormDestroy(&form));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -266,7 +266,7 @@ static PetscErrorCode BenchBP(const char *problem, PetscInt norders, const Petsc
         PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2d %-8s   (skipped: an assembled Q%d matrix with %d+ unknowns needs more than the GPU's memory)\n", (int)N, strategies[is], (int)N, (int)mindofs));
         continue;
       }
-      PetscCall(PetscOptionsSetValue(NULL, "-feg_strategy", strategies[is]));
+      PetscCall(PetscOptionsSetValue(NULL, "-feg_op_type", strategies[is]));
       PetscCall(Sync());
       PetscCall(PetscTime(&t0));
       PetscCall(FEGCreateOperator(dm, form, &A));
@@ -312,7 +312,7 @@ static PetscErrorCode BenchBP(const char *problem, PetscInt norders, const Petsc
     PetscCall(DMDestroy(&dm));
   }
   if (fp) PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
-  PetscCall(PetscOptionsClearValue(NULL, "-feg_strategy"));
+  PetscCall(PetscOptionsClearValue(NULL, "-feg_op_type"));
   PetscCall(FEGFormDestroy(&form));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

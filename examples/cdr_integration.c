@@ -2,7 +2,7 @@ static const char help[] = "fegpu cdr_integration: the prism integration experim
                            "Convection-diffusion-reaction with a fully populated 4x4 C on (perturbed, non-affine) prisms of\n"
                            "degree p: all element matrices and right-hand sides are computed; per-element times, GFLOP/s with the\n"
                            "operation counts of that paper's Table 2, % of the measured FP64 peak, and its Table 12 times beside.\n"
-                           "Options: -cdr_orders 1,2,...,7 -feg_faces n -feg_perturb r -dm_vec_type cuda -cdr_reps n -cdr_timing 0|1\n";
+                           "Options: -cdr_orders 1,2,...,7 -feg_mesh_faces n -feg_mesh_perturb r -dm_vec_type cuda -cdr_reps n -cdr_timing 0|1\n";
 
 #include "benchutil.h"
 
@@ -21,10 +21,10 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   /* the paper's cells: perturbed (non-affine) prisms unless told otherwise */
-  PetscCall(PetscOptionsHasName(NULL, NULL, "-feg_cell_type", &set));
-  if (!set) PetscCall(PetscOptionsSetValue(NULL, "-feg_cell_type", "prism"));
-  PetscCall(PetscOptionsHasName(NULL, NULL, "-feg_perturb", &set));
-  if (!set) PetscCall(PetscOptionsSetValue(NULL, "-feg_perturb", "0.2"));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-feg_mesh_cell_type", &set));
+  if (!set) PetscCall(PetscOptionsSetValue(NULL, "-feg_mesh_cell_type", "prism"));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-feg_mesh_perturb", &set));
+  if (!set) PetscCall(PetscOptionsSetValue(NULL, "-feg_mesh_perturb", "0.2"));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "cdr_integration options", NULL);
   PetscCall(PetscOptionsIntArray("-cdr_orders", "Degrees p (1 to 7)", NULL, orders, &norders, &set));
   PetscCall(PetscOptionsInt("-cdr_reps", "Repetitions (median reported)", NULL, reps, &reps, NULL));
@@ -126,13 +126,13 @@ int main(int argc, char **argv)
 
   test:
     suffix: small
-    args: -feg_faces 2 -cdr_orders 1,2,3 -cdr_reps 1 -cdr_timing 0
+    args: -feg_mesh_faces 2 -cdr_orders 1,2,3 -cdr_reps 1 -cdr_timing 0
     output_file: output/cdr_integration_small.out
 
   test:
     suffix: small_np2
     nsize: 2
-    args: -feg_cell_type prism -feg_faces 2 -feg_perturb 0.2 -cdr_orders 1,2,3 -cdr_reps 1 -cdr_timing 0
+    args: -feg_mesh_cell_type prism -feg_mesh_faces 2 -feg_mesh_perturb 0.2 -cdr_orders 1,2,3 -cdr_reps 1 -cdr_timing 0
     output_file: output/cdr_integration_small.out
 
 TEST*/

@@ -1,7 +1,7 @@
 static const char help[] = "fegpu ex1: steady convection-diffusion-reaction on a box mesh, solved with PETSc KSP.\n"
                            "Manufactured solution u = prod_d sin(k_d x_d + s_d) with its Dirichlet data; prints the L2 error.\n"
-                           "Options: -feg_cell_type tri|quad|tet|hex|prism -feg_faces n -feg_perturb r -order p -feg_strategy addto|lma|matfree\n"
-                           "         -dm_refine k -feg_mesh_file f.msh -feg_view, and every KSP/PC option.\n";
+                           "Options: -feg_mesh_cell_type tri|quad|tet|hex|prism -feg_mesh_faces n -feg_mesh_perturb r -order p -feg_op_type addto|lma|matfree\n"
+                           "         -dm_refine k -feg_mesh_file f.msh -feg_op_view, and every KSP/PC option.\n";
 
 #include <fegpu.h>
 
@@ -147,82 +147,82 @@ int main(int argc, char **argv)
 
   test:
     suffix: tri_addto
-    args: -feg_cell_type tri -feg_faces 8 -feg_perturb 0.2 -order 2 -feg_strategy addto
+    args: -feg_mesh_cell_type tri -feg_mesh_faces 8 -feg_mesh_perturb 0.2 -order 2 -feg_op_type addto
     output_file: output/ex1_tri.out
 
   test:
     suffix: tri_lma
-    args: -feg_cell_type tri -feg_faces 8 -feg_perturb 0.2 -order 2 -feg_strategy lma
+    args: -feg_mesh_cell_type tri -feg_mesh_faces 8 -feg_mesh_perturb 0.2 -order 2 -feg_op_type lma
     output_file: output/ex1_tri_lma.out
 
   test:
     suffix: tri_lma_np2
     nsize: 2
-    args: -feg_cell_type tri -feg_faces 8 -feg_perturb 0.2 -order 2 -feg_strategy lma
+    args: -feg_mesh_cell_type tri -feg_mesh_faces 8 -feg_mesh_perturb 0.2 -order 2 -feg_op_type lma
     output_file: output/ex1_tri_lma.out
 
   test:
     suffix: tet_addto_np3
     nsize: 3
-    args: -feg_cell_type tet -feg_faces 3 -feg_perturb 0.2 -order 2 -feg_strategy addto
+    args: -feg_mesh_cell_type tet -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 2 -feg_op_type addto
     output_file: output/ex1_tet.out
 
   test:
     suffix: tet_addto
-    args: -feg_cell_type tet -feg_faces 3 -feg_perturb 0.2 -order 2 -feg_strategy addto
+    args: -feg_mesh_cell_type tet -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 2 -feg_op_type addto
     output_file: output/ex1_tet.out
 
   test:
     suffix: hex_lma_np3
     nsize: 3
-    args: -feg_cell_type hex -feg_faces 3 -feg_perturb 0.2 -order 3 -feg_strategy lma -ksp_type bcgs
+    args: -feg_mesh_cell_type hex -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 3 -feg_op_type lma -ksp_type bcgs
     output_file: output/ex1_hex_lma.out
 
   test:
     suffix: hex_addto_np3
     nsize: 3
-    args: -feg_cell_type hex -feg_faces 3 -feg_perturb 0.2 -order 3 -feg_strategy addto -ksp_type bcgs
+    args: -feg_mesh_cell_type hex -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 3 -feg_op_type addto -ksp_type bcgs
     output_file: output/ex1_hex_addto.out
 
   test:
     suffix: prism_lma_view
     requires: host
-    args: -feg_cell_type prism -feg_faces 3 -feg_perturb 0.2 -order 1 -feg_strategy lma -feg_view
+    args: -feg_mesh_cell_type prism -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 1 -feg_op_type lma -feg_op_view
     output_file: output/ex1_prism_view.out
 
   test:
     suffix: quad_refine_addto_np2
     nsize: 2
-    args: -feg_cell_type quad -feg_faces 4 -dm_refine 1 -order 3 -feg_strategy addto
+    args: -feg_mesh_cell_type quad -feg_mesh_faces 4 -dm_refine 1 -order 3 -feg_op_type addto
     output_file: output/ex1_quad.out
 
   test:
     suffix: gmsh_lma_np2
     nsize: 2
-    args: -feg_mesh_file ../share/meshes/square.msh -order 2 -feg_strategy lma
+    args: -feg_mesh_file ../share/meshes/square.msh -order 2 -feg_op_type lma
     output_file: output/ex1_gmsh.out
 
   test:
     suffix: gmsh_curved_lma_np2
     nsize: 2
-    args: -feg_mesh_file ../share/meshes/shell_tet2.msh -order 2 -feg_strategy lma
+    args: -feg_mesh_file ../share/meshes/shell_tet2.msh -order 2 -feg_op_type lma
     output_file: output/ex1_gmsh_curved.out
 
   test:
     suffix: tet_matfree
-    args: -feg_cell_type tet -feg_faces 3 -feg_perturb 0.2 -order 2 -feg_strategy matfree
+    args: -feg_mesh_cell_type tet -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 2 -feg_op_type matfree
     output_file: output/ex1_tet_matfree.out
 
   test:
     suffix: prism_matfree_np2
     nsize: 2
-    args: -feg_cell_type prism -feg_faces 3 -feg_perturb 0.2 -order 1 -feg_strategy matfree -ksp_type bcgs
+    args: -feg_mesh_cell_type prism -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 1 -feg_op_type matfree -ksp_type bcgs
     output_file: output/ex1_prism_matfree.out
 
   test:
     suffix: prism_p3_lma_np2
     nsize: 2
-    args: -feg_cell_type prism -feg_faces 3 -feg_perturb 0.2 -order 3 -feg_strategy lma
+    args: -feg_mesh_cell_type prism -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 3 -feg_op_type lma
     output_file: output/ex1_prism_p3_lma.out
 
 TEST*/

@@ -7,7 +7,7 @@
 #include <fegpuconf.h>
 
 #define FEGPU_VERSION_MAJOR 0
-#define FEGPU_VERSION_MINOR 2
+#define FEGPU_VERSION_MINOR 3
 
 #if PETSC_VERSION_LT(3, 19, 0) && !defined(PETSC_SUCCESS)
   /* PETSc 3.19 named the success code; with 3.18 fegpu's users may write it too */
@@ -19,6 +19,7 @@ PETSC_EXTERN PetscClassId   FEG_FORM_CLASSID;
 PETSC_EXTERN PetscClassId   FEG_OP_CLASSID;
 PETSC_EXTERN PetscErrorCode FEGInitializePackage(void);
 PETSC_EXTERN PetscErrorCode FEGFinalizePackage(void);
+PETSC_EXTERN PetscErrorCode FEGSetSetupThreads(PetscInt);
 
 /* Derivative index of a(u,v) = sum_ij C_ij d_i u d_j v: 0 is the value, 1..dim the gradient components */
 #define FEG_MAX_DERIV 4
@@ -68,7 +69,7 @@ PETSC_EXTERN PetscErrorCode    FEGCreateFEWithNodes(MPI_Comm, PetscInt, DMPolyto
 PETSC_EXTERN PetscErrorCode    FEGCreateQuadrature(PetscInt, DMPolytopeType, PetscInt, PetscQuadrature *);
 PETSC_EXTERN PetscErrorCode    FEGCreateBoxMesh(MPI_Comm, DMPolytopeType, const PetscInt[], const PetscReal[], const PetscReal[], PetscReal, DM *);
 PETSC_EXTERN PetscErrorCode    FEGCreateMeshFromOptions(MPI_Comm, const char[], DM *);
-/* Cell ordering inside each process, for locality of the gathers and scatters (-feg_reorder) */
+/* Cell ordering inside each process, for locality of the gathers and scatters (-feg_mesh_reorder) */
 typedef enum {
   FEG_REORDER_NONE,  /* the mesh's own order (a Gmsh file's, or the box builder's) */
   FEG_REORDER_METIS, /* cells grouped by METIS k-way parts of the local dual graph */
@@ -76,6 +77,8 @@ typedef enum {
 } FEGReorderType;
 PETSC_EXTERN const char *const FEGReorderTypes[];
 PETSC_EXTERN PetscErrorCode    FEGMeshReorder(DM, FEGReorderType, DM *);
+PETSC_EXTERN PetscErrorCode    FEGMeshSetReorderPartSize(DM, PetscInt);
+PETSC_EXTERN PetscErrorCode    FEGMeshGetReorderPartSize(DM, PetscInt *);
 PETSC_EXTERN PetscErrorCode    FEGMeshRefine(DM, DM *);
 PETSC_EXTERN PetscErrorCode    FEGSetUpDiscretization(DM, PetscInt, PetscBool, const char[]);
 PETSC_EXTERN PetscErrorCode    FEGDMSetUpSection(DM);
@@ -111,6 +114,57 @@ typedef enum {
 } FEGPrecision;
 PETSC_EXTERN const char *const FEGPrecisions[];
 
+/* How the GPU apply of element-local types (lma, matfree) adds element results into a vector: atomics, or a
+   deterministic gather through a dof-to-entries map (FEGOpSetScatter(), FEGFormSetRHSScatter()) */
+typedef enum {
+  FEG_SCATTER_ATOMIC,
+  FEG_SCATTER_GATHER
+} FEGScatter;
+PETSC_EXTERN const char *const FEGScatters[];
+
+/* Who moves the ghost values and sums of the overlapped GPU apply on several processes (FEGOpSetHaloExchange()) */
+typedef enum {
+  FEG_HALO_AUTO,   /* ipc where every neighbour allows it, else pinned */
+  FEG_HALO_IPC,    /* fegpu, device to device (CUDA IPC, processes of one node) */
+  FEG_HALO_PINNED, /* fegpu, through pinned host buffers and MPI point-to-point messages */
+  FEG_HALO_PETSCSF /* PetscSF */
+} FEGHaloExchange;
+PETSC_EXTERN const char *const FEGHaloExchanges[];
+
+/* The GPU element-integration kernel of the types that compute element matrices (addto, lma;
+   FEGOpSetIntegrationKernel()) */
+typedef enum {
+  FEG_INTEGRATION_AUTO,
+  FEG_INTEGRATION_THREAD,  /* one element per thread */
+  FEG_INTEGRATION_BLOCK,   /* one element per thread block (Kruzel et al.) */
+  FEG_INTEGRATION_GEMM,    /* DGEMM over reference tables */
+  FEG_INTEGRATION_ENTRIES /* one element entry per thread from reference tensors (affine cells, constant C) */
+} FEGIntegrationKernel;
+PETSC_EXTERN const char *const FEGIntegrationKernels[];
+
+/* How GPU addto adds element matrices into the CSR values (FEGOpAddToSetMode()) */
+typedef enum {
+  FEG_ADDTO_AUTO,
+  FEG_ADDTO_ATOMIC, /* atomicAdd at positions found at setup */
+  FEG_ADDTO_COLOR,  /* element colours, colour after colour: deterministic */
+  FEG_ADDTO_COO,    /* PETSc's MatSetValuesCOO() of device element matrices */
+  FEG_ADDTO_GATHER  /* element matrices stored, each value summed from its entries in element order: deterministic */
+} FEGAddToMode;
+PETSC_EXTERN const char *const FEGAddToModes[];
+
+/* The matfree kernels (FEGOpMatFreeSetKernel()): quadrature-point tensors for any cell, reference operators with
+   per-element factors on affine simplices (also as batched GEMMs, and fused on the FP64 tensor cores), sum
+   factorisation on quadrilaterals and hexahedra */
+typedef enum {
+  FEG_MATFREE_AUTO,
+  FEG_MATFREE_QP,
+  FEG_MATFREE_REFOP,
+  FEG_MATFREE_GEMM,
+  FEG_MATFREE_MMA,
+  FEG_MATFREE_SUMFACT
+} FEGMatFreeKernel;
+PETSC_EXTERN const char *const FEGMatFreeKernels[];
+
 PETSC_EXTERN PetscFunctionList FEGOpList;
 PETSC_EXTERN PetscErrorCode    FEGOpRegister(const char[], PetscErrorCode (*)(FEGOp));
 PETSC_EXTERN PetscErrorCode    FEGOpRegisterDevice(const char[], PetscErrorCode (*)(FEGOp));
@@ -125,6 +179,10 @@ PETSC_EXTERN PetscErrorCode    FEGOpSetPmatType(FEGOp, FEGPmatType);
 PETSC_EXTERN PetscErrorCode    FEGOpGetPmatType(FEGOp, FEGPmatType *);
 PETSC_EXTERN PetscErrorCode    FEGOpSetPrecision(FEGOp, FEGPrecision);
 PETSC_EXTERN PetscErrorCode    FEGOpGetPrecision(FEGOp, FEGPrecision *);
+PETSC_EXTERN PetscErrorCode    FEGOpSetHaloOverlap(FEGOp, PetscBool);
+PETSC_EXTERN PetscErrorCode    FEGOpGetHaloOverlap(FEGOp, PetscBool *);
+PETSC_EXTERN PetscErrorCode    FEGOpSetHaloExchange(FEGOp, FEGHaloExchange);
+PETSC_EXTERN PetscErrorCode    FEGOpGetHaloExchange(FEGOp, FEGHaloExchange *);
 PETSC_EXTERN PetscErrorCode    FEGOpSetOptionsPrefix(FEGOp, const char[]);
 PETSC_EXTERN PetscErrorCode    FEGOpSetFromOptions(FEGOp);
 PETSC_EXTERN PetscErrorCode    FEGOpSetUp(FEGOp);
@@ -134,6 +192,33 @@ PETSC_EXTERN PetscErrorCode    FEGOpGetApplyBytes(FEGOp, PetscLogDouble *);
 PETSC_EXTERN PetscErrorCode    FEGOpViewFromOptions(FEGOp, PetscObject, const char[]);
 PETSC_EXTERN PetscErrorCode    FEGOpDestroy(FEGOp *);
 
+/* Settings of some types, composed on the operator by those types (no effect on the others, as PETSc's type-specific
+   setters; the getters need the type) */
+PETSC_EXTERN PetscErrorCode FEGOpSetScatter(FEGOp, FEGScatter);   /* lma, matfree */
+PETSC_EXTERN PetscErrorCode FEGOpGetScatter(FEGOp, FEGScatter *);
+PETSC_EXTERN PetscErrorCode FEGOpSetIntegrationKernel(FEGOp, FEGIntegrationKernel); /* addto, lma */
+PETSC_EXTERN PetscErrorCode FEGOpGetIntegrationKernel(FEGOp, FEGIntegrationKernel *);
+PETSC_EXTERN PetscErrorCode FEGOpSetIntegrationTuning(FEGOp, PetscInt, PetscInt, PetscInt, PetscBool);
+PETSC_EXTERN PetscErrorCode FEGOpGetIntegrationTuning(FEGOp, PetscInt *, PetscInt *, PetscInt *, PetscBool *);
+PETSC_EXTERN PetscErrorCode FEGOpAddToSetMode(FEGOp, FEGAddToMode);
+PETSC_EXTERN PetscErrorCode FEGOpAddToGetMode(FEGOp, FEGAddToMode *);
+PETSC_EXTERN PetscErrorCode FEGOpLMASetSymmetric(FEGOp, PetscBool);
+PETSC_EXTERN PetscErrorCode FEGOpLMAGetSymmetric(FEGOp, PetscBool *);
+PETSC_EXTERN PetscErrorCode FEGOpLMASetTiles(FEGOp, PetscBool);
+PETSC_EXTERN PetscErrorCode FEGOpLMAGetTiles(FEGOp, PetscBool *, PetscBool *);
+PETSC_EXTERN PetscErrorCode FEGOpMatFreeSetKernel(FEGOp, FEGMatFreeKernel);
+PETSC_EXTERN PetscErrorCode FEGOpMatFreeGetKernel(FEGOp, FEGMatFreeKernel *);
+PETSC_EXTERN PetscErrorCode FEGOpMatFreeSetFactored(FEGOp, PetscBool);
+PETSC_EXTERN PetscErrorCode FEGOpMatFreeGetFactored(FEGOp, PetscBool *);
+PETSC_EXTERN PetscErrorCode FEGOpMatFreeSetNodal(FEGOp, PetscBool);
+PETSC_EXTERN PetscErrorCode FEGOpMatFreeGetNodal(FEGOp, PetscBool *);
+PETSC_EXTERN PetscErrorCode FEGOpMatFreeSetTiling(FEGOp, PetscInt, PetscInt, PetscInt);
+PETSC_EXTERN PetscErrorCode FEGOpMatFreeGetTiling(FEGOp, PetscInt *, PetscInt *, PetscInt *);
+PETSC_EXTERN PetscErrorCode FEGOpMatFreeSetGemmWorkspace(FEGOp, PetscInt);
+PETSC_EXTERN PetscErrorCode FEGOpMatFreeGetGemmWorkspace(FEGOp, PetscInt *);
+PETSC_EXTERN PetscErrorCode FEGOpAutoSetApplies(FEGOp, PetscInt);
+PETSC_EXTERN PetscErrorCode FEGOpAutoGetApplies(FEGOp, PetscInt *);
+
 /* The operator as a Mat */
 PETSC_EXTERN PetscErrorCode FEGCreateOperator(DM, FEGForm, Mat *);
 PETSC_EXTERN PetscErrorCode FEGOperatorAssemble(Mat, FEGForm);
@@ -141,6 +226,8 @@ PETSC_EXTERN PetscErrorCode FEGOperatorGetOp(Mat, FEGOp *);
 PETSC_EXTERN PetscErrorCode FEGOperatorGetType(Mat, FEGOpType *);
 PETSC_EXTERN PetscErrorCode FEGOperatorGetPmat(Mat, Mat *);
 PETSC_EXTERN PetscErrorCode FEGComputeRHS(DM, FEGForm, Vec);
+PETSC_EXTERN PetscErrorCode FEGFormSetRHSScatter(FEGForm, FEGScatter);
+PETSC_EXTERN PetscErrorCode FEGFormGetRHSScatter(FEGForm, FEGScatter *);
 PETSC_EXTERN PetscErrorCode FEGDMSetForm(DM, FEGForm);
 PETSC_EXTERN PetscErrorCode FEGDMGetForm(DM, FEGForm *);
 

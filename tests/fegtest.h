@@ -314,12 +314,12 @@ static inline PetscErrorCode fegtest_setup(MPI_Comm comm, DMPolytopeType ct, Pet
 }
 
 /* -div(K grad u) + u = 1 with the DM's boundary data, through FEGDMSetForm(): a KSP with CG and the given PC (and,
-   when pmat is not NULL, -feg_pmat) on the DM's operator of type, options set under prefix and cleared after the
+   when pmat is not NULL, -feg_op_pmat) on the DM's operator of type, options set under prefix and cleared after the
    solve. Returns a copy of the solution and the KSP, for the caller to ask what it used and to destroy. */
 static inline PetscErrorCode fegtest_dm_solve(DM dm, const char *prefix, const char *type, const char *pmat, const char *pc, Vec *sol, KSP *ksp)
 {
   const PetscScalar  C[16] = {1.0, 0, 0, 0, 0, 1.0, 0.3, 0.1, 0, 0.3, 2.0, 0.2, 0, 0.1, 0.2, 1.5}, D[4] = {1, 0, 0, 0};
-  const char        *names[3]  = {"feg_strategy", "feg_pmat", "pc_type"};
+  const char        *names[3]  = {"feg_op_type", "feg_op_pmat", "pc_type"};
   const char        *values[3] = {type, pmat, pc};
   char               opt[3][64];
   FEGForm            form;

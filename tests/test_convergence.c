@@ -30,7 +30,7 @@ static PetscErrorCode solve(DMPolytopeType ct, PetscInt order, PetscInt n, Petsc
   PetscCall(FEGFormSetPointwiseCoefficient(form, source, NULL));
   /* the DM's operators read their type from the options, with the form's prefix */
   PetscCall(FEGFormSetOptionsPrefix(form, "conv_"));
-  PetscCall(PetscOptionsSetValue(NULL, "-conv_feg_strategy", symmetric ? FEGOPLMA : FEGOPADDTO));
+  PetscCall(PetscOptionsSetValue(NULL, "-conv_feg_op_type", symmetric ? FEGOPLMA : FEGOPADDTO));
   PetscCall(FEGDMSetForm(dm, form));
   PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
   PetscCall(KSPSetDM(ksp, dm));
@@ -44,7 +44,7 @@ static PetscErrorCode solve(DMPolytopeType ct, PetscInt order, PetscInt n, Petsc
     PetscCall(PCSetType(pc, PCJACOBI));
   }
   PetscCall(KSPSolve(ksp, NULL, NULL));
-  PetscCall(PetscOptionsClearValue(NULL, "-conv_feg_strategy"));
+  PetscCall(PetscOptionsClearValue(NULL, "-conv_feg_op_type"));
   PetscCall(KSPGetConvergedReason(ksp, &reason));
   PetscCheck(reason > 0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "KSP did not converge: %s", KSPConvergedReasons[reason]);
   PetscCall(KSPGetIterationNumber(ksp, its));

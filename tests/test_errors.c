@@ -37,9 +37,9 @@ static PetscErrorCode strategy_from_options(const char *value)
   PetscCall(fegtest_setup(PETSC_COMM_SELF, DM_POLYTOPE_QUADRILATERAL, 1, PETSC_TRUE, PETSC_FALSE, 2, &dm));
   PetscCall(fegtest_form(PETSC_COMM_SELF, NULL, NULL, PETSC_FALSE, &form));
   PetscCall(FEGFormSetOptionsPrefix(form, "bad_"));
-  PetscCall(PetscOptionsSetValue(NULL, "-bad_feg_strategy", value));
+  PetscCall(PetscOptionsSetValue(NULL, "-bad_feg_op_type", value));
   PetscCall(FEGCreateOperator(dm, form, &A));
-  PetscCall(PetscOptionsClearValue(NULL, "-bad_feg_strategy"));
+  PetscCall(PetscOptionsClearValue(NULL, "-bad_feg_op_type"));
   PetscCall(MatDestroy(&A));
   PetscCall(FEGFormDestroy(&form));
   PetscCall(DMDestroy(&dm));
@@ -48,8 +48,8 @@ static PetscErrorCode strategy_from_options(const char *value)
 
 START_TEST(test_bad_strategy)
 {
-  EXPECT_ERROR(strategy_from_options("fastest"), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown fegpu operator type fastest (-feg_strategy); registered types: addto auto lma matfree");
-  TCHK(PetscOptionsClearValue(NULL, "-bad_feg_strategy"));
+  EXPECT_ERROR(strategy_from_options("fastest"), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown fegpu operator type fastest (-feg_op_type); registered types: addto auto lma matfree");
+  TCHK(PetscOptionsClearValue(NULL, "-bad_feg_op_type"));
   /* a good value through the same prefix works */
   TCHK(strategy_from_options("lma"));
 }
@@ -255,7 +255,7 @@ START_TEST(test_op_misuse)
   EXPECT_ERROR(op_misuse(2), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown fegpu operator type fastest");
   EXPECT_ERROR(op_misuse(3), PETSC_ERR_ORDER, "The operator is set up as lma; its type cannot change to matfree");
   EXPECT_ERROR(op_misuse(4), PETSC_ERR_ARG_OUTOFRANGE, "Unknown preconditioning matrix type 9; allowed: auto, none, addto, lma");
-  EXPECT_ERROR(op_misuse(5), PETSC_ERR_SUP, "-feg_pmat lma assembles the element matrices the operator keeps, and a matfree operator keeps none");
+  EXPECT_ERROR(op_misuse(5), PETSC_ERR_SUP, "-feg_op_pmat lma assembles the element matrices the operator keeps, and a matfree operator keeps none");
   EXPECT_ERROR(op_misuse(6), PETSC_ERR_ORDER, "An operator of type addto assembles into the one matrix it made");
   EXPECT_ERROR(op_misuse(7), PETSC_ERR_ARG_WRONG, "Mat was not created by FEGCreateOperator() or FEGOpCreateMat()");
   EXPECT_ERROR(op_misuse(8), PETSC_ERR_ARG_OUTOFRANGE, "Unknown precision 3; allowed: double, single");
@@ -292,20 +292,20 @@ static PetscErrorCode mesh_with(const char *options, PetscBool op)
 
 START_TEST(test_bad_mesh_options)
 {
-  EXPECT_ERROR(mesh_with("-feg_cell_type cube", PETSC_FALSE), PETSC_ERR_USER, "Unknown option cube for -feg_cell_type. Available options: tri quad tet hex prism");
-  EXPECT_ERROR(mesh_with("-feg_cell_type tet -feg_faces 0", PETSC_FALSE), PETSC_ERR_ARG_OUTOFRANGE, "Number of faces 0 in direction 0 must be at least 1");
-  EXPECT_ERROR(mesh_with("-feg_cell_type quad -feg_faces 3,-2", PETSC_FALSE), PETSC_ERR_ARG_OUTOFRANGE, "Number of faces -2 in direction 1 must be at least 1");
-  EXPECT_ERROR(mesh_with("-feg_cell_type tet -feg_faces 2,2,2,2", PETSC_FALSE), PETSC_ERR_ARG_SIZ, "-feg_faces needs 1 or 3 values for a tet box, got 4");
-  EXPECT_ERROR(mesh_with("-feg_cell_type hex -feg_faces 2,2", PETSC_FALSE), PETSC_ERR_ARG_SIZ, "-feg_faces needs 1 or 3 values for a hex box, got 2");
-  EXPECT_ERROR(mesh_with("-feg_cell_type tri -feg_lower 0,0,0", PETSC_FALSE), PETSC_ERR_ARG_SIZ, "-feg_lower needs 2 values for a tri box, got 3");
-  EXPECT_ERROR(mesh_with("-feg_cell_type tri -feg_upper 1", PETSC_FALSE), PETSC_ERR_ARG_SIZ, "-feg_upper needs 2 values for a tri box, got 1");
-  EXPECT_ERROR(mesh_with("-feg_cell_type tri -feg_lower 1,0 -feg_upper 0,1", PETSC_FALSE), PETSC_ERR_ARG_OUTOFRANGE, "Upper bound 0. must exceed lower bound 1. in direction 0");
-  EXPECT_ERROR(mesh_with("-feg_cell_type tri -feg_perturb -0.1", PETSC_FALSE), PETSC_ERR_ARG_OUTOFRANGE, "Perturbation -0.1 must be in [0, 0.5)");
+  EXPECT_ERROR(mesh_with("-feg_mesh_cell_type cube", PETSC_FALSE), PETSC_ERR_USER, "Unknown option cube for -feg_mesh_cell_type. Available options: tri quad tet hex prism");
+  EXPECT_ERROR(mesh_with("-feg_mesh_cell_type tet -feg_mesh_faces 0", PETSC_FALSE), PETSC_ERR_ARG_OUTOFRANGE, "Number of faces 0 in direction 0 must be at least 1");
+  EXPECT_ERROR(mesh_with("-feg_mesh_cell_type quad -feg_mesh_faces 3,-2", PETSC_FALSE), PETSC_ERR_ARG_OUTOFRANGE, "Number of faces -2 in direction 1 must be at least 1");
+  EXPECT_ERROR(mesh_with("-feg_mesh_cell_type tet -feg_mesh_faces 2,2,2,2", PETSC_FALSE), PETSC_ERR_ARG_SIZ, "-feg_mesh_faces needs 1 or 3 values for a tet box, got 4");
+  EXPECT_ERROR(mesh_with("-feg_mesh_cell_type hex -feg_mesh_faces 2,2", PETSC_FALSE), PETSC_ERR_ARG_SIZ, "-feg_mesh_faces needs 1 or 3 values for a hex box, got 2");
+  EXPECT_ERROR(mesh_with("-feg_mesh_cell_type tri -feg_mesh_lower 0,0,0", PETSC_FALSE), PETSC_ERR_ARG_SIZ, "-feg_mesh_lower needs 2 values for a tri box, got 3");
+  EXPECT_ERROR(mesh_with("-feg_mesh_cell_type tri -feg_mesh_upper 1", PETSC_FALSE), PETSC_ERR_ARG_SIZ, "-feg_mesh_upper needs 2 values for a tri box, got 1");
+  EXPECT_ERROR(mesh_with("-feg_mesh_cell_type tri -feg_mesh_lower 1,0 -feg_mesh_upper 0,1", PETSC_FALSE), PETSC_ERR_ARG_OUTOFRANGE, "Upper bound 0. must exceed lower bound 1. in direction 0");
+  EXPECT_ERROR(mesh_with("-feg_mesh_cell_type tri -feg_mesh_perturb -0.1", PETSC_FALSE), PETSC_ERR_ARG_OUTOFRANGE, "Perturbation -0.1 must be in [0, 0.5)");
 #if !defined(PETSC_USE_64BIT_INDICES)
   /* the cell count overflows a 32-bit PetscInt: named with the numbers, not a bare failure of the builder */
-  EXPECT_ERROR(mesh_with("-feg_cell_type tet -feg_faces 100000", PETSC_FALSE), PETSC_ERR_ARG_OUTOFRANGE, "A box of 100000 x 100000 x 100000 has 6000000000000000 tetrahedra, whose 24000000000000000 vertex numbers exceed the 2147483647 a 32-bit PetscInt can index");
+  EXPECT_ERROR(mesh_with("-feg_mesh_cell_type tet -feg_mesh_faces 100000", PETSC_FALSE), PETSC_ERR_ARG_OUTOFRANGE, "A box of 100000 x 100000 x 100000 has 6000000000000000 tetrahedra, whose 24000000000000000 vertex numbers exceed the 2147483647 a 32-bit PetscInt can index");
 #endif
-  TCHK(mesh_with("-feg_cell_type tri -feg_faces 2 -feg_lower 0,0 -feg_upper 2,1", PETSC_FALSE));
+  TCHK(mesh_with("-feg_mesh_cell_type tri -feg_mesh_faces 2 -feg_mesh_lower 0,0 -feg_mesh_upper 2,1", PETSC_FALSE));
 }
 END_TEST
 
@@ -313,11 +313,11 @@ END_TEST
 /* types that store no element data refuse single, by name; an unknown precision is named */
 START_TEST(test_bad_precision)
 {
-  EXPECT_ERROR(mesh_with("-feg_cell_type tri -feg_strategy addto -feg_precision single", PETSC_TRUE), PETSC_ERR_SUP, "Operator type addto cannot store its data in single precision (-feg_precision single)");
-  EXPECT_ERROR(mesh_with("-feg_cell_type tri -feg_strategy matfree -feg_precision single", PETSC_TRUE), PETSC_ERR_SUP, "Operator type matfree cannot store its data in single precision (-feg_precision single)");
-  EXPECT_ERROR(mesh_with("-feg_cell_type tri -feg_strategy lma -feg_precision half", PETSC_TRUE), PETSC_ERR_USER, "Unknown option half for -feg_precision");
-  TCHK(mesh_with("-feg_cell_type tri -feg_strategy lma -feg_precision single", PETSC_TRUE));
-  EXPECT_ERROR(mesh_with("-feg_cell_type tri -feg_strategy auto -feg_auto_applies -1", PETSC_TRUE), PETSC_ERR_ARG_OUTOFRANGE, "-feg_auto_applies -1 must be at least 0");
+  EXPECT_ERROR(mesh_with("-feg_mesh_cell_type tri -feg_op_type addto -feg_op_precision single", PETSC_TRUE), PETSC_ERR_SUP, "Operator type addto cannot store its data in single precision (-feg_op_precision single)");
+  EXPECT_ERROR(mesh_with("-feg_mesh_cell_type tri -feg_op_type matfree -feg_op_precision single", PETSC_TRUE), PETSC_ERR_SUP, "Operator type matfree cannot store its data in single precision (-feg_op_precision single)");
+  EXPECT_ERROR(mesh_with("-feg_mesh_cell_type tri -feg_op_type lma -feg_op_precision half", PETSC_TRUE), PETSC_ERR_USER, "Unknown option half for -feg_op_precision");
+  TCHK(mesh_with("-feg_mesh_cell_type tri -feg_op_type lma -feg_op_precision single", PETSC_TRUE));
+  EXPECT_ERROR(mesh_with("-feg_mesh_cell_type tri -feg_op_type auto -feg_op_auto_applies -1", PETSC_TRUE), PETSC_ERR_ARG_OUTOFRANGE, "Applications per assembly (-feg_op_auto_applies) -1 must be at least 0");
 }
 END_TEST
 

@@ -6,7 +6,7 @@
    overlapped apply (interior elements while the halo moves) equals the host and the plain one; lma with single-precision
    element matrices equals the host's single lma, and lma's grouped storage (Q3 quadrilaterals, P3 tetrahedra) and a
    symmetric form's upper triangles (3-27 dofs; the product tile by tile too) the host's through every integration
-   kernel; -feg_strategy auto becomes a type that applies the host's operator; coefficients given at the quadrature
+   kernel; -feg_op_type auto becomes a type that applies the host's operator; coefficients given at the quadrature
    points on CUDA vectors give the host's results.
    Needs a GPU (make check-gpu).
    fegtest: nsize 1 2 */
@@ -15,7 +15,7 @@
 
 typedef struct {
   FEGOpType   strategy;
-  const char *mode; /* -feg_addto_mode or -feg_lma_scatter */
+  const char *mode; /* -feg_op_addto_mode or -feg_op_scatter */
 } gpu_variant;
 
 static const gpu_variant variants[] = {
@@ -154,12 +154,12 @@ static PetscErrorCode compare_variant(MPI_Comm comm, DMPolytopeType ct, PetscInt
   PetscCall(build(comm, ct, order, cont, PETSC_FALSE, pointwise, &dmh, &auxh, &axh, &fh));
   PetscCall(build(comm, ct, order, cont, PETSC_TRUE, pointwise, &dmg, &auxg, &axg, &fg));
   PetscCall(FEGFormSetOptionsPrefix(fg, "gpu_"));
-  PetscCall(PetscOptionsSetValue(NULL, addto ? "-gpu_feg_addto_mode" : "-gpu_feg_lma_scatter", v->mode));
+  PetscCall(PetscOptionsSetValue(NULL, addto ? "-gpu_feg_op_addto_mode" : "-gpu_feg_op_scatter", v->mode));
   PetscCall(fegtest_operator(dmh, fh, v->strategy, &Ah));
   if (kernel_options) PetscCall(PetscOptionsInsertString(NULL, kernel_options));
   PetscCall(fegtest_operator(dmg, fg, v->strategy, &Ag));
-  if (kernel_options) PetscCall(PetscOptionsClearValue(NULL, "-gpu_feg_cuda_kernel"));
-  PetscCall(PetscOptionsClearValue(NULL, addto ? "-gpu_feg_addto_mode" : "-gpu_feg_lma_scatter"));
+  if (kernel_options) PetscCall(PetscOptionsClearValue(NULL, "-gpu_feg_op_integration_kernel"));
+  PetscCall(PetscOptionsClearValue(NULL, addto ? "-gpu_feg_op_addto_mode" : "-gpu_feg_op_scatter"));
   if (addto) {
     Mat C;
 
@@ -312,7 +312,7 @@ START_TEST(test_gpu_constant_affine)
     /* then the entries kernel asked for at every size (auto takes it at some, FEGDevAutoKernel()): the types that
        integrate, on several processes addto atomic alone */
     for (PetscInt k = 0; k < 2; k++) {
-      kernel_options = k ? "-gpu_feg_cuda_kernel entries" : NULL;
+      kernel_options = k ? "-gpu_feg_op_integration_kernel entries" : NULL;
       for (PetscInt v = 0; v < NVARIANTS; v++) {
         PetscReal err;
         PetscBool matfree;
@@ -333,7 +333,7 @@ END_TEST
 /* every integration kernel (one element per thread, per block with its tuning options, GEMM) on every cell type */
 START_TEST(test_gpu_kernels)
 {
-  const char *opts[4] = {"-gpu_feg_cuda_kernel thread", "-gpu_feg_cuda_kernel block", "-gpu_feg_cuda_kernel block -gpu_feg_cuda_nentpt 2 -gpu_feg_cuda_qchunk 3 -gpu_feg_cuda_jacobian_shared 0 -gpu_feg_cuda_block_size 32", "-gpu_feg_cuda_kernel gemm"};
+  const char *opts[4] = {"-gpu_feg_op_integration_kernel thread", "-gpu_feg_op_integration_kernel block", "-gpu_feg_op_integration_kernel block -gpu_feg_op_integration_nentpt 2 -gpu_feg_op_integration_qchunk 3 -gpu_feg_op_integration_jacobian_shared 0 -gpu_feg_op_integration_block_size 32", "-gpu_feg_op_integration_kernel gemm"};
   const DMPolytopeType ct = fegtest_cells[_i / 4];
   const PetscInt       k = _i % 4, order = (k == 0 && ct == DM_POLYTOPE_HEXAHEDRON) ? 1 : 2; /* Q2: 27 > 20 dofs */
   const PetscBool      cont = PETSC_TRUE;
@@ -348,10 +348,10 @@ START_TEST(test_gpu_kernels)
     TCHK(compare_variant(PETSC_COMM_SELF, ct, order, cont, PETSC_TRUE, &variants[v], &err));
     ck_assert_msg(err < 1e-12, "%s P%d %s with %s: GPU differs from host by %g", DMPolytopeTypes[ct], (int)order, variants[v].strategy, opts[k], (double)err);
   }
-  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_cuda_nentpt"));
-  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_cuda_qchunk"));
-  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_cuda_jacobian_shared"));
-  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_cuda_block_size"));
+  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_op_integration_nentpt"));
+  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_op_integration_qchunk"));
+  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_op_integration_jacobian_shared"));
+  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_op_integration_block_size"));
   kernel_options = NULL;
 }
 END_TEST
@@ -405,25 +405,25 @@ static PetscErrorCode compare_matfree_view(DMPolytopeType ct, PetscInt order, Pe
 
   PetscFunctionBegin;
   *err = 0.0;
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-feg_matfree_factored", fac, sizeof(fac), &hasfac));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-feg_op_matfree_factored", fac, sizeof(fac), &hasfac));
   for (int g = 0; g < 2; g++) {
     PetscCall(setup_matfree_dm(ct, order, cont, &dm[g]));
     if (g) PetscCall(DMSetVecType(dm[g], VECCUDA));
     PetscCall(fegtest_make_form(dm[g], kind, &aux[g], &ax[g], &f[g]));
     /* the host has no gemm or mma: it checks them against refop, with the operators as they are (not factored, so
        the GPU's factored kernels meet an independent result) */
-    PetscCall(PetscOptionsSetValue(NULL, "-feg_matfree_kernel", g || (strcmp(mfk, "gemm") && strcmp(mfk, "mma")) ? mfk : "refop"));
-    PetscCall(PetscOptionsSetValue(NULL, "-feg_lma_scatter", scatter));
-    if (!g) PetscCall(PetscOptionsSetValue(NULL, "-feg_matfree_factored", "0"));
-    else if (hasfac) PetscCall(PetscOptionsSetValue(NULL, "-feg_matfree_factored", fac));
-    else PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_factored"));
+    PetscCall(PetscOptionsSetValue(NULL, "-feg_op_matfree_kernel", g || (strcmp(mfk, "gemm") && strcmp(mfk, "mma")) ? mfk : "refop"));
+    PetscCall(PetscOptionsSetValue(NULL, "-feg_op_scatter", scatter));
+    if (!g) PetscCall(PetscOptionsSetValue(NULL, "-feg_op_matfree_factored", "0"));
+    else if (hasfac) PetscCall(PetscOptionsSetValue(NULL, "-feg_op_matfree_factored", fac));
+    else PetscCall(PetscOptionsClearValue(NULL, "-feg_op_matfree_factored"));
     PetscCall(fegtest_operator(dm[g], f[g], FEGOPMATFREE, &A[g]));
     PetscCall(DMCreateGlobalVector(dm[g], &x[g]));
     PetscCall(VecDuplicate(x[g], &y[g]));
     PetscCall(VecDuplicate(x[g], &z[g]));
   }
-  PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_kernel"));
-  PetscCall(PetscOptionsClearValue(NULL, "-feg_lma_scatter"));
+  PetscCall(PetscOptionsClearValue(NULL, "-feg_op_matfree_kernel"));
+  PetscCall(PetscOptionsClearValue(NULL, "-feg_op_scatter"));
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
   PetscCall(VecSetRandom(x[0], rnd));
   PetscCall(VecSetRandom(z[0], rnd));
@@ -503,9 +503,9 @@ START_TEST(test_gpu_matfree_mma)
   MPI_Comm_size(PETSC_COMM_WORLD, &size);
   if (size > 1) return;
   /* 2 x 8 tiles only with 1 row tile: 16 accumulator tiles at most */
-  TCHK(PetscOptionsSetValue(NULL, "-feg_matfree_ne", ne[shape]));
-  TCHK(PetscOptionsSetValue(NULL, "-feg_matfree_nr", nr[shape]));
-  TCHK(PetscOptionsSetValue(NULL, "-feg_matfree_nb", nb[shape]));
+  TCHK(PetscOptionsSetValue(NULL, "-feg_op_matfree_ne", ne[shape]));
+  TCHK(PetscOptionsSetValue(NULL, "-feg_op_matfree_nr", nr[shape]));
+  TCHK(PetscOptionsSetValue(NULL, "-feg_op_matfree_nb", nb[shape]));
   for (int f = 0; f < 2; f++) {
     PetscReal err;
 
@@ -513,58 +513,58 @@ START_TEST(test_gpu_matfree_mma)
     ck_assert_msg(err < 1e-12, "tetrahedra P%d%s mma %s x %s tiles, %s warp columns (%s form): GPU differs from host by %g", (int)order, cont ? "" : " (DG)", nr[shape], ne[shape], nb[shape], fegtest_form_name(forms[f]), (double)err);
     ck_assert_msg(strstr(view, "GPU matfree mma") != NULL, "P%d: the view does not name the mma kernel:\n%s", (int)order, view);
   }
-  TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_ne"));
-  TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_nb"));
-  TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_nr"));
-  /* diffusion forms: mma with the gradient operators factored (element tiles per block from -feg_matfree_nb, here 1 to
-     3: blocks overhang the last element), and with -feg_matfree_factored 0 the operators as they are */
-  TCHK(PetscOptionsSetValue(NULL, "-feg_matfree_nb", nb[shape]));
+  TCHK(PetscOptionsClearValue(NULL, "-feg_op_matfree_ne"));
+  TCHK(PetscOptionsClearValue(NULL, "-feg_op_matfree_nb"));
+  TCHK(PetscOptionsClearValue(NULL, "-feg_op_matfree_nr"));
+  /* diffusion forms: mma with the gradient operators factored (element tiles per block from -feg_op_matfree_nb, here 1 to
+     3: blocks overhang the last element), and with -feg_op_matfree_factored 0 the operators as they are */
+  TCHK(PetscOptionsSetValue(NULL, "-feg_op_matfree_nb", nb[shape]));
   for (int fac = 0; fac < 2; fac++) {
     PetscReal err;
 
-    TCHK(PetscOptionsSetValue(NULL, "-feg_matfree_factored", fac ? "1" : "0"));
+    TCHK(PetscOptionsSetValue(NULL, "-feg_op_matfree_factored", fac ? "1" : "0"));
     TCHK(compare_matfree_view(DM_POLYTOPE_TETRAHEDRON, order, cont, fac ? FORM_POISSON : FORM_MASSSTIFF, "mma", cont ? "gather" : "atomic", &err, view, sizeof(view)));
     ck_assert_msg(err < 1e-12, "tetrahedra P%d%s mma %s (%s form, %s warp columns): GPU differs from host by %g", (int)order, cont ? "" : " (DG)", fac ? "factored" : "unfactored", fegtest_form_name(fac ? FORM_POISSON : FORM_MASSSTIFF), nb[shape], (double)err);
-    ck_assert_msg(!strstr(view, "operators factored") == !fac, "P%d: mma with -feg_matfree_factored %d, but the view says:\n%s", (int)order, fac, view);
+    ck_assert_msg(!strstr(view, "operators factored") == !fac, "P%d: mma with -feg_op_matfree_factored %d, but the view says:\n%s", (int)order, fac, view);
   }
-  TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_factored"));
-  TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_nb"));
+  TCHK(PetscOptionsClearValue(NULL, "-feg_op_matfree_factored"));
+  TCHK(PetscOptionsClearValue(NULL, "-feg_op_matfree_nb"));
   /* refop takes one thread per element up to 10 dofs unless a block shape is asked for: the block kernel there too */
   if (order <= 2) {
     PetscReal err;
 
-    TCHK(PetscOptionsSetValue(NULL, "-feg_matfree_nr", "1"));
+    TCHK(PetscOptionsSetValue(NULL, "-feg_op_matfree_nr", "1"));
     TCHK(compare_matfree_view(DM_POLYTOPE_TETRAHEDRON, order, cont, FORM_CELLWISE, "refop", "atomic", &err, view, sizeof(view)));
     ck_assert_msg(err < 1e-12, "tetrahedra P%d%s refop block kernel: GPU differs from host by %g", (int)order, cont ? "" : " (DG)", (double)err);
-    ck_assert_msg(strstr(view, "elements per thread") != NULL, "P%d: -feg_matfree_nr 1 did not give the block refop kernel:\n%s", (int)order, view);
+    ck_assert_msg(strstr(view, "elements per thread") != NULL, "P%d: -feg_op_matfree_nr 1 did not give the block refop kernel:\n%s", (int)order, view);
     TCHK(compare_matfree_view(DM_POLYTOPE_TRIANGLE, order, cont, FORM_CELLWISE, "refop", "gather", &err, NULL, 0));
     ck_assert_msg(err < 1e-12, "triangles P%d%s refop block kernel: GPU differs from host by %g", (int)order, cont ? "" : " (DG)", (double)err);
-    TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_nr"));
+    TCHK(PetscOptionsClearValue(NULL, "-feg_op_matfree_nr"));
     TCHK(compare_matfree_view(DM_POLYTOPE_TETRAHEDRON, order, cont, FORM_CELLWISE, "refop", "atomic", &err, view, sizeof(view)));
     ck_assert_msg(strstr(view, "one thread per element") != NULL, "P%d: refop on %d-dof elements is not the per-thread kernel:\n%s", (int)order, order == 1 ? 4 : 10, view);
     /* diffusion forms take the factored gradient operators there (fac 2; at P2 through the P1 nodal values with the
-       tables compiled in, fac 1 with -feg_matfree_nodal 0 the factors of any space), -feg_matfree_factored 0 the
+       tables compiled in, fac 1 with -feg_op_matfree_nodal 0 the factors of any space), -feg_op_matfree_factored 0 the
        operators as they are (fac 0); all against the host's unfactored refop, and each must say which it ran */
     for (int fac = 0; fac < 3; fac++) {
       const test_form dforms[2] = {FORM_MASSSTIFF, FORM_POISSON};
 
-      TCHK(PetscOptionsSetValue(NULL, "-feg_matfree_factored", fac ? "1" : "0"));
-      TCHK(PetscOptionsSetValue(NULL, "-feg_matfree_nodal", fac == 2 ? "1" : "0"));
+      TCHK(PetscOptionsSetValue(NULL, "-feg_op_matfree_factored", fac ? "1" : "0"));
+      TCHK(PetscOptionsSetValue(NULL, "-feg_op_matfree_nodal", fac == 2 ? "1" : "0"));
       for (int f = 0; f < 2; f++) {
         TCHK(compare_matfree_view(DM_POLYTOPE_TETRAHEDRON, order, cont, dforms[f], "refop", f ? "gather" : "atomic", &err, view, sizeof(view)));
         ck_assert_msg(err < 1e-12, "tetrahedra P%d%s refop %s (%s form): GPU differs from host by %g", (int)order, cont ? "" : " (DG)", fac ? (fac == 2 ? "factored (nodal)" : "factored") : "unfactored", fegtest_form_name(dforms[f]), (double)err);
-        ck_assert_msg(!strstr(view, "operators factored") == !fac, "P%d: -feg_matfree_factored %d, but the view says:\n%s", (int)order, fac > 0, view);
-        ck_assert_msg(!strstr(view, "nodal values") == !(fac == 2 && order == 2), "P%d: -feg_matfree_nodal %d, but the view says:\n%s", (int)order, fac == 2, view);
+        ck_assert_msg(!strstr(view, "operators factored") == !fac, "P%d: -feg_op_matfree_factored %d, but the view says:\n%s", (int)order, fac > 0, view);
+        ck_assert_msg(!strstr(view, "nodal values") == !(fac == 2 && order == 2), "P%d: -feg_op_matfree_nodal %d, but the view says:\n%s", (int)order, fac == 2, view);
         TCHK(compare_matfree_view(DM_POLYTOPE_TRIANGLE, order + 1, cont, dforms[f], "refop", f ? "atomic" : "gather", &err, view, sizeof(view)));
         ck_assert_msg(err < 1e-12, "triangles P%d%s refop %s (%s form): GPU differs from host by %g", (int)order + 1, cont ? "" : " (DG)", fac ? (fac == 2 ? "factored (nodal)" : "factored") : "unfactored", fegtest_form_name(dforms[f]), (double)err);
-        ck_assert_msg(!strstr(view, "operators factored") == !fac, "triangles P%d: -feg_matfree_factored %d, but the view says:\n%s", (int)order + 1, fac > 0, view);
-        ck_assert_msg(!strstr(view, "nodal values") == !(fac == 2 && order + 1 == 2), "triangles P%d: -feg_matfree_nodal %d, but the view says:\n%s", (int)order + 1, fac == 2, view);
+        ck_assert_msg(!strstr(view, "operators factored") == !fac, "triangles P%d: -feg_op_matfree_factored %d, but the view says:\n%s", (int)order + 1, fac > 0, view);
+        ck_assert_msg(!strstr(view, "nodal values") == !(fac == 2 && order + 1 == 2), "triangles P%d: -feg_op_matfree_nodal %d, but the view says:\n%s", (int)order + 1, fac == 2, view);
       }
     }
-    TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_nodal"));
-    TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_factored"));
+    TCHK(PetscOptionsClearValue(NULL, "-feg_op_matfree_nodal"));
+    TCHK(PetscOptionsClearValue(NULL, "-feg_op_matfree_factored"));
   }
-  TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_nr"));
+  TCHK(PetscOptionsClearValue(NULL, "-feg_op_matfree_nr"));
 }
 END_TEST
 
@@ -824,7 +824,7 @@ static PetscErrorCode pmat_solve(PetscBool gpu, FEGOpType type, PCType pctype, V
   PetscCall(FEGFormCreate(PETSC_COMM_SELF, &form));
   PetscCall(FEGFormSetConstant(form, Csym, D));
   PetscCall(FEGFormSetOptionsPrefix(form, "pm_"));
-  PetscCall(PetscOptionsSetValue(NULL, "-pm_feg_strategy", type));
+  PetscCall(PetscOptionsSetValue(NULL, "-pm_feg_op_type", type));
   PetscCall(FEGDMSetForm(dm, form));
   PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
   PetscCall(KSPSetDM(ksp, dm));
@@ -833,7 +833,7 @@ static PetscErrorCode pmat_solve(PetscBool gpu, FEGOpType type, PCType pctype, V
   PetscCall(PCSetType(pc, pctype));
   PetscCall(KSPSetTolerances(ksp, 1e-12, 1e-50, PETSC_DEFAULT, 1000));
   PetscCall(KSPSolve(ksp, NULL, NULL));
-  PetscCall(PetscOptionsClearValue(NULL, "-pm_feg_strategy"));
+  PetscCall(PetscOptionsClearValue(NULL, "-pm_feg_op_type"));
   PetscCall(KSPGetConvergedReason(ksp, &reason));
   PetscCheck(reason > 0, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "%s with %s did not converge: %s", type, pctype, KSPConvergedReasons[reason]);
   PetscCall(KSPGetSolution(ksp, &x));
@@ -874,13 +874,13 @@ START_TEST(test_gpu_pmat)
 }
 END_TEST
 
-/* -feg_precision single: GPU lma keeps float element matrices that equal the host's single ones (both integrate in
+/* -feg_op_precision single: GPU lma keeps float element matrices that equal the host's single ones (both integrate in
    double and round once; products and sums in double): MatMult, transpose, MatMultAdd and the diagonal with atomics
    and the gather, through every integration kernel's store (thread, block, GEMM), and the preconditioning matrix
    assembled from them */
 START_TEST(test_gpu_lma_single)
 {
-  const char          *opts[3] = {"-gpu_feg_cuda_kernel thread", "-gpu_feg_cuda_kernel block", "-gpu_feg_cuda_kernel gemm"};
+  const char          *opts[3] = {"-gpu_feg_op_integration_kernel thread", "-gpu_feg_op_integration_kernel block", "-gpu_feg_op_integration_kernel gemm"};
   const DMPolytopeType ct      = fegtest_cells[_i / 3];
   const PetscInt       order   = 1 + _i % 3;
   const PetscBool      cont    = PETSC_TRUE;
@@ -888,8 +888,8 @@ START_TEST(test_gpu_lma_single)
 
   MPI_Comm_size(PETSC_COMM_WORLD, &size);
   if (size > 1 && order > 2) return;
-  TCHK(PetscOptionsSetValue(NULL, "-feg_precision", "single"));
-  TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_precision", "single"));
+  TCHK(PetscOptionsSetValue(NULL, "-feg_op_precision", "single"));
+  TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_op_precision", "single"));
   for (int k = -1; k < (order == 2 && size == 1 ? 3 : 0); k++) {
     if (k == 0 && ct == DM_POLYTOPE_HEXAHEDRON) continue; /* Q2: 27 dofs, more than one thread keeps */
     kernel_options = k < 0 ? NULL : opts[k];
@@ -920,8 +920,8 @@ START_TEST(test_gpu_lma_single)
     ck_assert_msg(strstr(text, "element-interleaved matrices in single precision") != NULL, "the view does not say single: %s", text);
     TCHK(destroy_pair(A, dm, aux, ax, f));
   }
-  TCHK(PetscOptionsClearValue(NULL, "-feg_precision"));
-  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_precision"));
+  TCHK(PetscOptionsClearValue(NULL, "-feg_op_precision"));
+  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_op_precision"));
 }
 END_TEST
 
@@ -934,14 +934,14 @@ START_TEST(test_gpu_lma_grouped)
 {
   const DMPolytopeType ct      = _i / 2 ? DM_POLYTOPE_TETRAHEDRON : DM_POLYTOPE_QUADRILATERAL;
   const PetscBool      single  = (PetscBool)(_i % 2);
-  const char          *opts[4] = {NULL, "-gpu_feg_cuda_kernel thread", "-gpu_feg_cuda_kernel block", "-gpu_feg_cuda_kernel gemm"};
+  const char          *opts[4] = {NULL, "-gpu_feg_op_integration_kernel thread", "-gpu_feg_op_integration_kernel block", "-gpu_feg_op_integration_kernel gemm"};
   PetscMPIInt          size;
 
   MPI_Comm_size(PETSC_COMM_WORLD, &size);
   if (size > 1) return;
   if (single) {
-    TCHK(PetscOptionsSetValue(NULL, "-feg_precision", "single"));
-    TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_precision", "single"));
+    TCHK(PetscOptionsSetValue(NULL, "-feg_op_precision", "single"));
+    TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_op_precision", "single"));
   }
   for (int constant = 0; constant < 3; constant++) /* a linear field, C constant and non-symmetric, and symmetric */
     for (int k = 0; k < 4; k++) {
@@ -958,7 +958,7 @@ START_TEST(test_gpu_lma_grouped)
         if (g) TCHK(FEGFormSetOptionsPrefix(f[g], "gpu_"));
         if (g && opts[k]) TCHK(PetscOptionsInsertString(NULL, opts[k]));
         TCHK(fegtest_operator(dm[g], f[g], FEGOPLMA, &A[g]));
-        if (g && opts[k]) TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_cuda_kernel"));
+        if (g && opts[k]) TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_op_integration_kernel"));
         TCHK(FEGOperatorGetPmat(A[g], &P[g]));
       }
       with_constant = PETSC_FALSE;
@@ -968,8 +968,8 @@ START_TEST(test_gpu_lma_grouped)
       ck_assert_msg(err < 1e-12 && perr < 1e-12, "%s P3 %s lma (%s, %s): GPU differs from host by %g (products), %g (preconditioning matrix)", DMPolytopeTypes[ct], single ? "single" : "double", constant == 2 ? "symmetric constant C" : (constant ? "constant C" : "linear field"), opts[k] ? opts[k] : "auto kernel", (double)err, (double)perr);
       TCHK(destroy_pair(A, dm, aux, ax, f));
     }
-  TCHK(PetscOptionsClearValue(NULL, "-feg_precision"));
-  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_precision"));
+  TCHK(PetscOptionsClearValue(NULL, "-feg_op_precision"));
+  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_op_precision"));
 }
 END_TEST
 
@@ -981,8 +981,8 @@ END_TEST
    mesh (quadrature on quadrilaterals, hexahedra and prisms, reference tensors on simplices): triangles P1-P4,
    quadrilaterals Q1-Q3, tetrahedra P1-P3, hexahedra Q1-Q2, prisms P1-P2 (order 1 on 4 faces a side); Q3
    quadrilaterals (16 dofs) and single P3 tetrahedra (20) keep full matrices. The view says which, and
-   -feg_lma_symmetric false keeps them full. With atomics P1 tetrahedra run the product tile by tile (-feg_lma_tiles,
-   the view says so), and -feg_lma_tiles true every size up to 10 dofs. Two processes: order 1, the kernels that read
+   -feg_op_lma_symmetric false keeps them full. With atomics P1 tetrahedra run the product tile by tile (-feg_op_lma_tiles,
+   the view says so), and -feg_op_lma_tiles true every size up to 10 dofs. Two processes: order 1, the kernels that read
    through the halo's codes */
 START_TEST(test_gpu_lma_symmetric)
 {
@@ -992,7 +992,7 @@ START_TEST(test_gpu_lma_symmetric)
   const PetscInt       nbs[14]  = {3, 6, 10, 15, 4, 9, 16, 4, 10, 20, 8, 27, 6, 18}; /* dofs per element */
   const DMPolytopeType ct       = cts[_i];
   const PetscInt       order = ords[_i], Nb = nbs[_i];
-  const char          *name[7]  = {NULL, "-gpu_feg_cuda_kernel", "-gpu_feg_cuda_kernel", "-gpu_feg_cuda_kernel", "-gpu_feg_lma_scatter", "-gpu_feg_lma_symmetric", "-gpu_feg_lma_tiles"};
+  const char          *name[7]  = {NULL, "-gpu_feg_op_integration_kernel", "-gpu_feg_op_integration_kernel", "-gpu_feg_op_integration_kernel", "-gpu_feg_op_scatter", "-gpu_feg_op_lma_symmetric", "-gpu_feg_op_lma_tiles"};
   const char          *value[7] = {NULL, "thread", "block", "gemm", "gather", "false", "true"};
   PetscMPIInt          size;
 
@@ -1001,8 +1001,8 @@ START_TEST(test_gpu_lma_symmetric)
   with_symmetric = PETSC_TRUE;
   for (int single = 0; single < 2; single++) {
     if (single) {
-      TCHK(PetscOptionsSetValue(NULL, "-feg_precision", "single"));
-      TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_precision", "single"));
+      TCHK(PetscOptionsSetValue(NULL, "-feg_op_precision", "single"));
+      TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_op_precision", "single"));
     }
     for (int k = 0; k < 7; k++) {
       DM        dm[2], aux[2];
@@ -1041,8 +1041,8 @@ START_TEST(test_gpu_lma_symmetric)
     }
   }
   with_symmetric = PETSC_FALSE;
-  TCHK(PetscOptionsClearValue(NULL, "-feg_precision"));
-  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_precision"));
+  TCHK(PetscOptionsClearValue(NULL, "-feg_op_precision"));
+  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_op_precision"));
 }
 END_TEST
 
@@ -1066,7 +1066,7 @@ START_TEST(test_gpu_rhs_layouts)
     FEGForm         form[2];
     PetscReal       err;
 
-    TCHK(PetscOptionsSetValue(NULL, "-feg_rhs_scatter", scatter[k % 2]));
+    TCHK(PetscOptionsSetValue(NULL, "-feg_form_rhs_scatter", scatter[k % 2]));
     for (int g = 0; g < 2; g++) {
       TCHK(fegtest_setup(PETSC_COMM_WORLD, ct, order, cont, bc, 2, &dm[g]));
       if (g) TCHK(DMSetVecType(dm[g], VECCUDA));
@@ -1083,7 +1083,7 @@ START_TEST(test_gpu_rhs_layouts)
       TCHK(destroy(&dm[g], &auxdm[g], &aux[g], &form[g]));
     }
   }
-  TCHK(PetscOptionsClearValue(NULL, "-feg_rhs_scatter"));
+  TCHK(PetscOptionsClearValue(NULL, "-feg_form_rhs_scatter"));
 }
 END_TEST
 
@@ -1115,7 +1115,7 @@ START_TEST(test_gpu_type_without_device)
 }
 END_TEST
 
-/* -feg_cuda_kernel entries on an operator without reference tensors (a pointwise coefficient) is an error naming why */
+/* -feg_op_integration_kernel entries on an operator without reference tensors (a pointwise coefficient) is an error naming why */
 START_TEST(test_gpu_entries_refused)
 {
   DM             dm, auxdm;
@@ -1130,12 +1130,12 @@ START_TEST(test_gpu_entries_refused)
   if (size > 1) return;
   TCHK(build(PETSC_COMM_SELF, DM_POLYTOPE_TETRAHEDRON, 2, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, &dm, &auxdm, &aux, &form));
   TCHK(FEGFormSetOptionsPrefix(form, "gpu_"));
-  TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_cuda_kernel", "entries"));
+  TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_op_integration_kernel", "entries"));
   TCHK(PetscPushErrorHandler(fegtest_errhandler, &e));
   ierr = fegtest_operator(dm, form, FEGOPLMA, &A);
   TCHK(PetscPopErrorHandler());
-  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_cuda_kernel"));
-  ck_assert_msg(ierr == PETSC_ERR_ARG_OUTOFRANGE && strstr(e.msg, "-feg_cuda_kernel entries needs reference tensors") && strstr(e.msg, "non-constant coefficient"), "error %d: %s", (int)ierr, e.msg);
+  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_op_integration_kernel"));
+  ck_assert_msg(ierr == PETSC_ERR_ARG_OUTOFRANGE && strstr(e.msg, "-feg_op_integration_kernel entries needs reference tensors") && strstr(e.msg, "non-constant coefficient"), "error %d: %s", (int)ierr, e.msg);
   TCHK(destroy(&dm, &auxdm, &aux, &form));
 }
 END_TEST
@@ -1177,8 +1177,8 @@ static PetscErrorCode det_run(FEGOpType s, const char *mode, Mat *Ah, Vec *yh, V
   PetscCall(fegtest_aux(dm, &auxdm, &aux));
   PetscCall(fegtest_form(PETSC_COMM_SELF, auxdm, aux, PETSC_FALSE, &form));
   PetscCall(FEGFormSetOptionsPrefix(form, "det_"));
-  PetscCall(PetscOptionsSetValue(NULL, addto ? "-det_feg_addto_mode" : "-det_feg_lma_scatter", mode));
-  PetscCall(PetscOptionsSetValue(NULL, "-det_feg_rhs_scatter", "gather"));
+  PetscCall(PetscOptionsSetValue(NULL, addto ? "-det_feg_op_addto_mode" : "-det_feg_op_scatter", mode));
+  PetscCall(PetscOptionsSetValue(NULL, "-det_feg_form_rhs_scatter", "gather"));
   PetscCall(fegtest_operator(dm, form, s, &A));
   *Ah = NULL;
   if (addto) PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, Ah));
@@ -1204,8 +1204,8 @@ static PetscErrorCode det_run(FEGOpType s, const char *mode, Mat *Ah, Vec *yh, V
   PetscCall(PCSetType(pc, PCJACOBI));
   PetscCall(KSPSetTolerances(ksp, 1e-10, 1e-50, PETSC_DEFAULT, 500));
   PetscCall(KSPSolve(ksp, b, u));
-  PetscCall(PetscOptionsClearValue(NULL, addto ? "-det_feg_addto_mode" : "-det_feg_lma_scatter"));
-  PetscCall(PetscOptionsClearValue(NULL, "-det_feg_rhs_scatter"));
+  PetscCall(PetscOptionsClearValue(NULL, addto ? "-det_feg_op_addto_mode" : "-det_feg_op_scatter"));
+  PetscCall(PetscOptionsClearValue(NULL, "-det_feg_form_rhs_scatter"));
   PetscCall(host_copy(y, yh));
   PetscCall(host_copy(b, bh));
   PetscCall(host_copy(u, uh));
@@ -1230,9 +1230,9 @@ static PetscErrorCode det_addto(const char *mode, Mat *Ah)
   PetscFunctionBegin;
   PetscCall(build(PETSC_COMM_WORLD, DM_POLYTOPE_TETRAHEDRON, 2, PETSC_TRUE, PETSC_TRUE, PETSC_FALSE, &dm, &auxdm, &aux, &form));
   PetscCall(FEGFormSetOptionsPrefix(form, "detp_"));
-  PetscCall(PetscOptionsSetValue(NULL, "-detp_feg_addto_mode", mode));
+  PetscCall(PetscOptionsSetValue(NULL, "-detp_feg_op_addto_mode", mode));
   PetscCall(fegtest_operator(dm, form, FEGOPADDTO, &A));
-  PetscCall(PetscOptionsClearValue(NULL, "-detp_feg_addto_mode"));
+  PetscCall(PetscOptionsClearValue(NULL, "-detp_feg_op_addto_mode"));
   PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, Ah));
   PetscCall(MatDestroy(&A));
   PetscCall(destroy(&dm, &auxdm, &aux, &form));
@@ -1333,7 +1333,7 @@ START_TEST(test_gpu_out_of_memory)
 }
 END_TEST
 
-/* The overlapped apply (-feg_halo_overlap, the default wherever there are ghosts or constraints) equals the host
+/* The overlapped apply (-feg_op_halo_overlap, the default wherever there are ghosts or constraints) equals the host
    operator and DMGlobalToLocal() around one kernel, for lma and matfree (refop on tetrahedra, sumfact on hexahedra),
    atomic and gather, MatMult, MatMultTranspose and MatMultAdd, on a box whose cells that touch a ghost point come
    last (FEGCreateBoxMesh() distributes it so); the view shows how many elements ran while messages moved, except for
@@ -1411,28 +1411,28 @@ START_TEST(test_gpu_overlap)
   TCHK(overlap_build(ct, PETSC_FALSE, &dmh, &fh));
   TCHK(overlap_build(ct, PETSC_TRUE, &dmg, &fg));
   TCHK(FEGFormSetOptionsPrefix(fg, "gpu_"));
-  TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_lma_scatter", sc));
+  TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_op_scatter", sc));
   TCHK(fegtest_operator(dmh, fh, s, &Ah));
   TCHK(fegtest_operator(dmg, fg, s, &Ag));
-  TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_halo_overlap", "false"));
+  TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_op_halo_overlap", "false"));
   TCHK(fegtest_operator(dmg, fg, s, &An));
-  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_halo_overlap"));
+  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_op_halo_overlap"));
   /* the ghosts moved by PetscSF instead of fegpu's own messages */
-  TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_halo_exchange", "petscsf"));
+  TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_op_halo_exchange", "petscsf"));
   TCHK(fegtest_operator(dmg, fg, s, &Ap));
   /* through pinned host buffers (the default, auto, moves them device to device where the processes share a node) */
-  TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_halo_exchange", "pinned"));
+  TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_op_halo_exchange", "pinned"));
   TCHK(fegtest_operator(dmg, fg, s, &Apin));
-  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_halo_exchange"));
-  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_lma_scatter"));
+  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_op_halo_exchange"));
+  TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_op_scatter"));
   TCHK(apply_diff(Ag, dmg, Ah, dmh, PETSC_TRUE, &e1));
   TCHK(apply_diff(An, dmg, Ah, dmh, PETSC_TRUE, &e2));
   TCHK(apply_diff(Ap, dmg, Ah, dmh, PETSC_TRUE, &e3));
   TCHK(apply_diff(Apin, dmg, Ah, dmh, PETSC_TRUE, &e4));
   ck_assert_msg(e1 < 1e-12, "%s %s %s overlapped apply: differs from the host by %g", DMPolytopeTypes[ct], s, sc, (double)e1);
-  ck_assert_msg(e2 < 1e-12, "%s %s %s with -feg_halo_overlap false: differs from the host by %g", DMPolytopeTypes[ct], s, sc, (double)e2);
-  ck_assert_msg(e3 < 1e-12, "%s %s %s with -feg_halo_exchange petscsf: differs from the host by %g", DMPolytopeTypes[ct], s, sc, (double)e3);
-  ck_assert_msg(e4 < 1e-12, "%s %s %s with -feg_halo_exchange pinned: differs from the host by %g", DMPolytopeTypes[ct], s, sc, (double)e4);
+  ck_assert_msg(e2 < 1e-12, "%s %s %s with -feg_op_halo_overlap false: differs from the host by %g", DMPolytopeTypes[ct], s, sc, (double)e2);
+  ck_assert_msg(e3 < 1e-12, "%s %s %s with -feg_op_halo_exchange petscsf: differs from the host by %g", DMPolytopeTypes[ct], s, sc, (double)e3);
+  ck_assert_msg(e4 < 1e-12, "%s %s %s with -feg_op_halo_exchange pinned: differs from the host by %g", DMPolytopeTypes[ct], s, sc, (double)e4);
   {
     Vec       d1, d2, dh;
     PetscReal e5;
@@ -1485,7 +1485,7 @@ START_TEST(test_gpu_overlap)
 }
 END_TEST
 
-/* -feg_strategy auto on the GPU (the device's cost model, its free memory) becomes a registered type that applies the
+/* -feg_op_type auto on the GPU (the device's cost model, its free memory) becomes a registered type that applies the
    host's operator, for few and many applications */
 START_TEST(test_gpu_auto)
 {
@@ -1507,10 +1507,10 @@ START_TEST(test_gpu_auto)
     TCHK(build(PETSC_COMM_WORLD, ct, order, PETSC_TRUE, PETSC_FALSE, PETSC_TRUE, &dmh, &auxh, &axh, &fh));
     TCHK(build(PETSC_COMM_WORLD, ct, order, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, &dmg, &auxg, &axg, &fg));
     TCHK(FEGFormSetOptionsPrefix(fg, "gpu_"));
-    TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_auto_applies", applies[k]));
+    TCHK(PetscOptionsSetValue(NULL, "-gpu_feg_op_auto_applies", applies[k]));
     TCHK(fegtest_operator(dmh, fh, FEGOPADDTO, &Ah));
     TCHK(fegtest_operator(dmg, fg, FEGOPAUTO, &Ag));
-    TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_auto_applies"));
+    TCHK(PetscOptionsClearValue(NULL, "-gpu_feg_op_auto_applies"));
     TCHK(FEGOperatorGetType(Ag, &t));
     ck_assert_msg(strcmp(t, FEGOPAUTO), "%s P%d: auto stayed auto", DMPolytopeTypes[ct], (int)order);
     TCHK(apply_diff(Ag, dmg, Ah, dmh, PETSC_TRUE, &err));

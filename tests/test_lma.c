@@ -9,8 +9,8 @@ typedef struct {
   PetscReal mult, multadd, multt, multtadd, diag, pmat;
 } lma_result;
 
-static const char *shell_precision = NULL;           /* -feg_precision of the shell (the assembled reference stays double) */
-static const char *shell_applies   = NULL;           /* -feg_auto_applies of an auto shell */
+static const char *shell_precision = NULL;           /* -feg_op_precision of the shell (the assembled reference stays double) */
+static const char *shell_applies   = NULL;           /* -feg_op_auto_applies of an auto shell */
 static char        shell_type[64], shell_view[4096]; /* what an auto shell became, and its view */
 
 static PetscErrorCode compare_shell(DMPolytopeType ct, PetscInt order, PetscBool cont, FEGOpType shell, test_form kind, const char *mfkernel, lma_result *r)
@@ -27,13 +27,13 @@ static PetscErrorCode compare_shell(DMPolytopeType ct, PetscInt order, PetscBool
   PetscCall(fegtest_setup(PETSC_COMM_WORLD, ct, order, cont, cont, 2, &dm));
   PetscCall(fegtest_make_form(dm, kind, &auxdm, &aux, &form));
   PetscCall(fegtest_operator(dm, form, FEGOPADDTO, &A));
-  if (mfkernel) PetscCall(PetscOptionsSetValue(NULL, "-feg_matfree_kernel", mfkernel));
-  if (shell_precision) PetscCall(PetscOptionsSetValue(NULL, "-feg_precision", shell_precision));
-  if (shell_applies) PetscCall(PetscOptionsSetValue(NULL, "-feg_auto_applies", shell_applies));
+  if (mfkernel) PetscCall(PetscOptionsSetValue(NULL, "-feg_op_matfree_kernel", mfkernel));
+  if (shell_precision) PetscCall(PetscOptionsSetValue(NULL, "-feg_op_precision", shell_precision));
+  if (shell_applies) PetscCall(PetscOptionsSetValue(NULL, "-feg_op_auto_applies", shell_applies));
   PetscCall(fegtest_operator(dm, form, shell, &L));
-  if (shell_applies) PetscCall(PetscOptionsClearValue(NULL, "-feg_auto_applies"));
-  if (shell_precision) PetscCall(PetscOptionsClearValue(NULL, "-feg_precision"));
-  if (mfkernel) PetscCall(PetscOptionsClearValue(NULL, "-feg_matfree_kernel"));
+  if (shell_applies) PetscCall(PetscOptionsClearValue(NULL, "-feg_op_auto_applies"));
+  if (shell_precision) PetscCall(PetscOptionsClearValue(NULL, "-feg_op_precision"));
+  if (mfkernel) PetscCall(PetscOptionsClearValue(NULL, "-feg_op_matfree_kernel"));
   PetscCall(FEGOperatorGetType(L, &s));
   PetscCall(PetscStrcmp(shell, FEGOPAUTO, &same));
   if (same) { /* auto: any type it became, and its view */
@@ -124,7 +124,7 @@ START_TEST(test_lma_equals_assembled)
 }
 END_TEST
 
-/* -feg_precision single: the element matrices rounded to float once; every product differs from the double assembled
+/* -feg_op_precision single: the element matrices rounded to float once; every product differs from the double assembled
    operator by rounding (more than 1e-10, so double storage fails) and by no more than it (1e-5); the preconditioning
    matrix too */
 START_TEST(test_lma_single)
@@ -208,9 +208,9 @@ static PetscErrorCode apply_bytes(FEGOpType type, const char *precision, PetscLo
   PetscFunctionBegin;
   PetscCall(fegtest_setup(PETSC_COMM_SELF, DM_POLYTOPE_TRIANGLE, 2, PETSC_TRUE, PETSC_TRUE, 3, &dm));
   PetscCall(fegtest_make_form(dm, FORM_CONSTANT, &auxdm, &aux, &form));
-  if (precision) PetscCall(PetscOptionsSetValue(NULL, "-feg_precision", precision));
+  if (precision) PetscCall(PetscOptionsSetValue(NULL, "-feg_op_precision", precision));
   PetscCall(fegtest_operator(dm, form, type, &L));
-  if (precision) PetscCall(PetscOptionsClearValue(NULL, "-feg_precision"));
+  if (precision) PetscCall(PetscOptionsClearValue(NULL, "-feg_op_precision"));
   PetscCall(FEGOperatorGetOp(L, &op));
   PetscCall(FEGOpGetApplyBytes(op, bytes));
   PetscCall(DMPlexGetHeightStratum(dm, 0, &cs, &ce));
@@ -329,9 +329,9 @@ START_TEST(test_matfree_gll)
 
     TCHK(fegtest_setup(PETSC_COMM_WORLD, ct, order, cont, PETSC_FALSE, 2, &dm));
     TCHK(fegtest_make_form(dm, FORM_MASS, &auxdm, &aux, &form));
-    TCHK(PetscOptionsSetValue(NULL, "-feg_matfree_kernel", "sumfact"));
+    TCHK(PetscOptionsSetValue(NULL, "-feg_op_matfree_kernel", "sumfact"));
     TCHK(fegtest_operator(dm, form, FEGOPMATFREE, &L));
-    TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_kernel"));
+    TCHK(PetscOptionsClearValue(NULL, "-feg_op_matfree_kernel"));
     TCHK(MatCreateVecs(L, &x, &y));
     TCHK(MatMult(L, x, y));
     TCHK(fegtest_view_text(L, text, sizeof(text)));
@@ -365,11 +365,11 @@ START_TEST(test_matfree_gll_order8)
   TCHK(PetscOptionsClearValue(NULL, "-feg_fe_nodes"));
   TCHK(fegtest_make_form(dm, FORM_POISSON, &auxdm, &aux, &form));
   for (int k = 0; k < 2; k++) {
-    TCHK(PetscOptionsSetValue(NULL, "-feg_matfree_kernel", kernels[k]));
+    TCHK(PetscOptionsSetValue(NULL, "-feg_op_matfree_kernel", kernels[k]));
     TCHK(fegtest_operator(dm, form, FEGOPMATFREE, &L[k]));
     TCHK(MatCreateVecs(L[k], NULL, &y[k]));
   }
-  TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_kernel"));
+  TCHK(PetscOptionsClearValue(NULL, "-feg_op_matfree_kernel"));
   TCHK(VecDuplicate(y[0], &x));
   TCHK(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
   TCHK(VecSetRandom(x, rnd));
@@ -399,11 +399,11 @@ START_TEST(test_matfree_refused)
 
   TCHK(fegtest_setup(PETSC_COMM_WORLD, _i == 1 ? DM_POLYTOPE_HEXAHEDRON : DM_POLYTOPE_TRIANGLE, 2, PETSC_TRUE, PETSC_FALSE, 2, &dm));
   TCHK(fegtest_make_form(dm, _i ? FORM_CONSTANT : FORM_POINTWISE, &auxdm, &aux, &form));
-  TCHK(PetscOptionsSetValue(NULL, "-feg_matfree_kernel", _i == 2 ? "mma" : "refop"));
+  TCHK(PetscOptionsSetValue(NULL, "-feg_op_matfree_kernel", _i == 2 ? "mma" : "refop"));
   TCHK(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   ierr = fegtest_operator(dm, form, FEGOPMATFREE, &L);
   TCHK(PetscPopErrorHandler());
-  TCHK(PetscOptionsClearValue(NULL, "-feg_matfree_kernel"));
+  TCHK(PetscOptionsClearValue(NULL, "-feg_op_matfree_kernel"));
   ck_assert_msg(ierr == PETSC_ERR_SUP, "%s accepted (error %d)", why[_i], (int)ierr);
   TCHK(VecDestroy(&aux));
   TCHK(DMDestroy(&auxdm));
@@ -412,7 +412,7 @@ START_TEST(test_matfree_refused)
 }
 END_TEST
 
-/* -feg_strategy auto becomes one of the registered types (which one is its cost model's business) and applies the
+/* -feg_op_type auto becomes one of the registered types (which one is its cost model's business) and applies the
    same operator as the assembled matrix; its view says why; with single precision it takes a type that stores single */
 START_TEST(test_auto)
 {
@@ -428,7 +428,7 @@ START_TEST(test_auto)
     ck_assert_msg(!strcmp(shell_type, FEGOPADDTO) || !strcmp(shell_type, FEGOPLMA) || !strcmp(shell_type, FEGOPMATFREE), "%s P%d: auto became %s", DMPolytopeTypes[ct], (int)order, shell_type);
     ck_assert_msg(r.mult < 1e-12 && r.multadd < 1e-12 && r.multt < 1e-12 && r.multtadd < 1e-12 && r.diag < 1e-12, "%s P%d, %s applications: auto (%s) differs from the assembled operator by %g %g %g %g %g", DMPolytopeTypes[ct], (int)order, applies[k], shell_type,
                   (double)r.mult, (double)r.multadd, (double)r.multt, (double)r.multtadd, (double)r.diag);
-    TCHK(PetscSNPrintf(expect, sizeof(expect), "chosen by -feg_strategy auto for %s applications", applies[k]));
+    TCHK(PetscSNPrintf(expect, sizeof(expect), "chosen by -feg_op_type auto for %s applications", applies[k]));
     ck_assert_msg(strstr(shell_view, expect) && strstr(shell_view, "predicted setup + applications"), "%s P%d: the view does not say why auto chose %s:\n%s", DMPolytopeTypes[ct], (int)order, shell_type, shell_view);
   }
   shell_precision = "single";

@@ -1,6 +1,6 @@
 /* An application registers an operator type of its own with FEGOpRegister(), written against fegpu's private API
    (<fegpu/private/fegopimpl.h>): element matrices kept element by element and applied through the element-local
-   shell. Selected with -feg_strategy through a DM and a KSP, it solves the same problem as the assembled operator.
+   shell. Selected with -feg_op_type through a DM and a KSP, it solves the same problem as the assembled operator.
    fegtest: nsize 1 2 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,7 +99,7 @@ static PetscErrorCode MyCreate(FEGOp op)
 }
 
 /* ------------------------------------------------------------------------------------------------------- tests */
-/* the solution and CG iterations with the DM's operator of type (from -feg_strategy through the form's prefix),
+/* the solution and CG iterations with the DM's operator of type (from -feg_op_type through the form's prefix),
    and the type the operator got */
 static PetscErrorCode solve(DM dm, const char *type, Vec *sol, PetscInt *its, char *used, size_t len)
 {

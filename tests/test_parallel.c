@@ -33,9 +33,9 @@ static PetscErrorCode invariants(MPI_Comm comm, DMPolytopeType ct, PetscInt orde
     DM             rdm;
 
     PetscCall(FEGCreateBoxMesh(comm, ct, faces, NULL, NULL, 0.2, &dm));
-    PetscCall(PetscOptionsSetValue(NULL, "-feg_reorder_part_size", "5"));
+    PetscCall(PetscOptionsSetValue(NULL, "-feg_mesh_reorder_part_size", "5"));
     PetscCall(FEGMeshReorder(dm, reorder, &rdm));
-    PetscCall(PetscOptionsClearValue(NULL, "-feg_reorder_part_size"));
+    PetscCall(PetscOptionsClearValue(NULL, "-feg_mesh_reorder_part_size"));
     PetscCall(DMDestroy(&dm));
     dm = rdm;
     PetscCall(FEGSetUpDiscretization(dm, order, cont, "u"));

@@ -1,7 +1,7 @@
 /* fegpu's PetscPartitioner "metis" (METIS k-way on the cell dual graph): it distributes every cell once, balances them,
    and cuts at most 10% more faces than PETSc's "simple" partitioner and 25% more than PT-Scotch where PETSc has it. The
    edge cut is counted here from the distributed mesh itself: the faces that are leaves of the point SF.
-   Cell orderings (-feg_reorder metis, sfc) on the Gmsh square in its file order: the vertices of a cell lie at least 3x
+   Cell orderings (-feg_mesh_reorder metis, sfc) on the Gmsh square in its file order: the vertices of a cell lie at least 3x
    closer in the numbering, the cells that touch a ghost point come last (with none too), and cells, vertices and labels
    are kept.
    fegtest: nsize 2 3 */
@@ -88,12 +88,12 @@ static PetscErrorCode ordering(FEGReorderType type, PetscReal *spread, PetscInt 
 
   PetscFunctionBegin;
   PetscCall(PetscOptionsSetValue(NULL, "-ord_feg_mesh_file", "../share/meshes/square_2128.msh"));
-  PetscCall(PetscOptionsSetValue(NULL, "-ord_feg_reorder", FEGReorderTypes[type]));
-  PetscCall(PetscOptionsSetValue(NULL, "-ord_feg_reorder_part_size", "32"));
+  PetscCall(PetscOptionsSetValue(NULL, "-ord_feg_mesh_reorder", FEGReorderTypes[type]));
+  PetscCall(PetscOptionsSetValue(NULL, "-ord_feg_mesh_reorder_part_size", "32"));
   PetscCall(FEGCreateMeshFromOptions(PETSC_COMM_WORLD, "ord_", &dm));
   PetscCall(PetscOptionsClearValue(NULL, "-ord_feg_mesh_file"));
-  PetscCall(PetscOptionsClearValue(NULL, "-ord_feg_reorder"));
-  PetscCall(PetscOptionsClearValue(NULL, "-ord_feg_reorder_part_size"));
+  PetscCall(PetscOptionsClearValue(NULL, "-ord_feg_mesh_reorder"));
+  PetscCall(PetscOptionsClearValue(NULL, "-ord_feg_mesh_reorder_part_size"));
   PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
   PetscCall(DMPlexGetDepthStratum(dm, 0, &vStart, &vEnd));
   PetscCall(DMPlexGetChart(dm, &pStart, &pEnd));

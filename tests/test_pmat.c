@@ -1,6 +1,6 @@
 /* Shell operators (lma, matfree) under preconditioners that need matrix values: through FEGDMSetForm() the KSP's PC
-   gets an assembled preconditioning matrix (-feg_pmat auto: from lma's stored element matrices, by the addto type for
-   matfree; or as -feg_pmat says), and ILU, LU, GAMG and Jacobi all converge to the assembled operator's solution.
+   gets an assembled preconditioning matrix (-feg_op_pmat auto: from lma's stored element matrices, by the addto type for
+   matfree; or as -feg_op_pmat says), and ILU, LU, GAMG and Jacobi all converge to the assembled operator's solution.
    fegtest: nsize 1 2 */
 #include "fegtest.h"
 
@@ -67,8 +67,8 @@ START_TEST(test_shell_with_pcs)
     if (size > 1 && cases[c].serialonly) continue;
     TCHK(solve(dm, cases[c].type, cases[c].pmat, cases[c].pc, &x, &kind));
     TCHK(fegtest_vecdiff(x, xref, &err));
-    ck_assert_msg(err < 1e-9, "%s %s with PC %s (-feg_pmat %s): solution differs from the assembled operator's by %g", DMPolytopeTypes[ct], cases[c].type, cases[c].pc, cases[c].pmat ? cases[c].pmat : "auto", (double)err);
-    ck_assert_msg(kind == cases[c].expect, "%s %s with PC %s (-feg_pmat %s): the PC got %s, expected %s", DMPolytopeTypes[ct], cases[c].type, cases[c].pc, cases[c].pmat ? cases[c].pmat : "auto", names[kind], names[cases[c].expect]);
+    ck_assert_msg(err < 1e-9, "%s %s with PC %s (-feg_op_pmat %s): solution differs from the assembled operator's by %g", DMPolytopeTypes[ct], cases[c].type, cases[c].pc, cases[c].pmat ? cases[c].pmat : "auto", (double)err);
+    ck_assert_msg(kind == cases[c].expect, "%s %s with PC %s (-feg_op_pmat %s): the PC got %s, expected %s", DMPolytopeTypes[ct], cases[c].type, cases[c].pc, cases[c].pmat ? cases[c].pmat : "auto", names[kind], names[cases[c].expect]);
     TCHK(VecDestroy(&x));
   }
   TCHK(VecDestroy(&xref));
@@ -76,7 +76,7 @@ START_TEST(test_shell_with_pcs)
 }
 END_TEST
 
-/* without a preconditioning matrix (-feg_pmat none) the PC gets the shell, and ILU cannot factor it: the
+/* without a preconditioning matrix (-feg_op_pmat none) the PC gets the shell, and ILU cannot factor it: the
    comparison above would notice a missing one */
 START_TEST(test_pmat_none_fails)
 {
@@ -91,10 +91,10 @@ START_TEST(test_pmat_none_fails)
   TCHK(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   ierr = solve(dm, FEGOPLMA, "none", size > 1 ? PCBJACOBI : PCILU, &x, &kind);
   TCHK(PetscPopErrorHandler());
-  TCHK(PetscOptionsClearValue(NULL, "-pm_feg_strategy"));
-  TCHK(PetscOptionsClearValue(NULL, "-pm_feg_pmat"));
+  TCHK(PetscOptionsClearValue(NULL, "-pm_feg_op_type"));
+  TCHK(PetscOptionsClearValue(NULL, "-pm_feg_op_pmat"));
   TCHK(PetscOptionsClearValue(NULL, "-pm_pc_type"));
-  ck_assert_msg(ierr == PETSC_ERR_MISSING_FACTOR || ierr == PETSC_ERR_SUP, "ILU on an lma shell with -feg_pmat none gave error %d, expected %d (no factorization of a shell) or %d", (int)ierr, (int)PETSC_ERR_MISSING_FACTOR, (int)PETSC_ERR_SUP);
+  ck_assert_msg(ierr == PETSC_ERR_MISSING_FACTOR || ierr == PETSC_ERR_SUP, "ILU on an lma shell with -feg_op_pmat none gave error %d, expected %d (no factorization of a shell) or %d", (int)ierr, (int)PETSC_ERR_MISSING_FACTOR, (int)PETSC_ERR_SUP);
   TCHK(VecDestroy(&x));
   TCHK(DMDestroy(&dm));
 }

@@ -546,12 +546,12 @@ START_TEST(test_refine)
     PetscInt  k;
     PetscBool set;
 
-    /* the options path: fegpu's -dm_refine against PETSc's (-feg_fast_refine false), and -dm_refine left as given */
+    /* the options path: fegpu's -dm_refine against PETSc's (-feg_mesh_fast_refine false), and -dm_refine left as given */
     TCHK(PetscOptionsSetValue(NULL, "-fast_feg_mesh_file", "../share/meshes/square_944.msh"));
     TCHK(PetscOptionsSetValue(NULL, "-fast_dm_refine", "2"));
     TCHK(PetscOptionsSetValue(NULL, "-slow_feg_mesh_file", "../share/meshes/square_944.msh"));
     TCHK(PetscOptionsSetValue(NULL, "-slow_dm_refine", "2"));
-    TCHK(PetscOptionsSetValue(NULL, "-slow_feg_fast_refine", "false"));
+    TCHK(PetscOptionsSetValue(NULL, "-slow_feg_mesh_fast_refine", "false"));
     TCHK(FEGCreateMeshFromOptions(PETSC_COMM_SELF, "fast_", &mine[0]));
     TCHK(FEGCreateMeshFromOptions(PETSC_COMM_SELF, "slow_", &petsc[0]));
     TCHK(PetscOptionsGetInt(NULL, "fast_", "-dm_refine", &k, &set));
@@ -570,7 +570,7 @@ START_TEST(test_refine)
     TCHK(PetscOptionsClearValue(NULL, "-fast_dm_refine"));
     TCHK(PetscOptionsClearValue(NULL, "-slow_feg_mesh_file"));
     TCHK(PetscOptionsClearValue(NULL, "-slow_dm_refine"));
-    TCHK(PetscOptionsClearValue(NULL, "-slow_feg_fast_refine"));
+    TCHK(PetscOptionsClearValue(NULL, "-slow_feg_mesh_fast_refine"));
   }
 }
 END_TEST

@@ -1,62 +1,16 @@
-/* fegpu's CUDA backend, the part every operator type shares: device data of a discretization and its coefficients,
-   and the launchers of the shared .cu files (element matrices and vectors, geometry, scatters). Launchers take raw
+/* fegpu's CUDA backend, the part every operator type shares: element outputs and tuning, and the launchers of the
+   shared .cu files (element matrices and vectors, scatters). Launchers take raw
    device pointers only; everything that touches Vec, Mat or DM stays in the .c files. C-compatible so both sides
    include it. Each type's own device structures and launchers are in its folder (src/op/impls/<type>/<type>.h). */
 #pragma once
 
-#include <petscsys.h>
-#include <fegpu/private/fegpoint.h>
+#include <fegpu/private/fegformcuda.h>
 
 #if defined(__cplusplus)
 extern "C" {
 #endif
 
-/* Reference tables and geometry of one discretization on the device */
-typedef struct {
-  int     dim, Nb, Nq, Ne, nG; /* nG: geometry points per element, 1 for affine cells, Nq otherwise */
-  int     Nv;                  /* coordinate nodes per cell */
-  int     cStart;              /* the first cell of the DM, for messages */
-  double *B, *D, *qw;          /* B[q*Nb+b], D[(q*Nb+b)*dim+d] reference basis and gradients, qw[q] */
-  double *G;                   /* G[(q*Nv+v)*dim+d] reference gradients of the coordinate basis */
-  double *R;                   /* R[(q*(dim+1)+r) + a*Nq*(dim+1)]: reference value (r=0) and gradients, column-major for GEMM */
-  double *M;                   /* the reference element tensors M^rs_ab = sum_q w_q R_r(b) R_s(a), split (FEGSplitPairs()):
-                                  M[(k*Nb+a)*Nb+b] the symmetric S^k (k < (dim+1)(dim+2)/2) then the antisymmetric A^k, then
-                                  the right-hand sides' row sums, M[(dim+1)^2 Nb^2 + t*Nb+a] = sum_b M^0t_ab */
-  double *P;                   /* P[(q*Nd*Nd+r*Nd+s) + (a*Nb+b)*Nq*Nd*Nd] = R_qr(b) R_qs(a), Nd = dim+1 (large elements, when it fits) */
-  double *X;                   /* X[(e*Nv+v)*dim+d] coordinates of the coordinate nodes */
-  double *geo;                 /* geo[(e*nG+g)*(dim*dim+1)+k]: invJ (row-major d xi_r / d x_c) then det J */
-  int    *idx;                 /* idx[b*Ne+e] local dof of basis function b of element e (element-interleaved) */
-  int    *gidx;                /* the tables' only: idx in global indices on one process, made by the first operator
-                                  that indexes the global vectors (FEGDevOpTableGlobalIndices()) */
-  size_t  bytes;
-  void   *tables;  /* NULL in the discretization's tables (an FEGDevDisc), which every operator and right-hand side on
-                      it shares (FEGDevDiscCreate()); in such a copy, those tables, to which B, D, qw, R, M, G, X, idx
-                      belong, and whose geo it uses while it holds one of their georefs; P is the copy's own */
-  int     georefs; /* the tables' only: the copies using their geo (FEGDevDiscGeometry()) */
-  int     keepgeo; /* the tables' only: geo stays when no copy uses it (affine cells, used by integration) */
-} FEGDevDisc;
-
-/* How C and D are given to a kernel */
-typedef enum {
-  FEG_DEV_COEFF_CONSTANT,
-  FEG_DEV_COEFF_LINEAR,     /* C0 + A w(x_q), w interpolated on the device from the auxiliary local vector */
-  FEG_DEV_COEFF_POINTS,     /* C0 plus the map of the form's quadrature-point values (FEGFormSetQuadratureCoefficient()) */
-  FEG_DEV_COEFF_PRECOMPUTED /* Cq[(e*Nq+q)*16+ij], Dq[(e*Nq+q)*4+j] from a host pointwise function */
-} FEGDevCoeffMode;
-
-typedef struct {
-  FEGDevCoeffMode mode;
-  double          C0[16], D0[4];
-  int             Nw, NbA;
-  double         *A, *Bl, *TA; /* A[ij*Nw+k], Bl[j*Nw+k], TA[(q*NbA+b)*Nw+k] auxiliary basis values */
-  int            *aidx;        /* aidx[e*NbA+b] auxiliary local dof */
-  const double   *aux;         /* auxiliary local vector (device) */
-  double         *Cq, *Dq;
-  int             nqc;          /* values per quadrature point given by the form (modes POINTS and LINEAR), 0 if none */
-  const double   *Wq, *Aq, *Bq; /* Wq[(e*Nq+q)*nqc+k] and their map, as FEGCoeffPointsAt() reads them */
-} FEGDevCoeff;
-
-/* -feg_precision single at 16 and 20 dofs (Q3 quadrilaterals, P3 tetrahedra): lma's entries k = a*Nb+b of an element in
+/* -feg_op_precision single at 16 and 20 dofs (Q3 quadrilaterals, P3 tetrahedra): lma's entries k = a*Nb+b of an element in
    groups of FEG_LMA_SW consecutive ones, the groups element-interleaved, so that a row is Nb/FEG_LMA_SW 16-byte loads
    (MatMult 1.47x and 1.29-1.31x faster than 4-byte loads of entries interleaved one by one, share/bench/precision runs
    7-8). Not at up to 10 dofs, where two elements per thread take 8-byte loads and the kernel is bound by L2 (the
@@ -140,7 +94,7 @@ FEG_INLINE size_t FEGLMASymEntry(int Nb, int a, int b)
 /* Where element matrix entries go */
 typedef enum {
   FEG_DEV_OUT_LMA,        /* Kout[(a*Nb+b)*Ne+e], or with grouped Kout[FEGLMADoubleIndex()] */
-  FEG_DEV_OUT_LMA_SINGLE, /* the same rounded to float, into valsf[FEGLMASingleIndex()] (-feg_precision single) */
+  FEG_DEV_OUT_LMA_SINGLE, /* the same rounded to float, into valsf[FEGLMASingleIndex()] (-feg_op_precision single) */
   FEG_DEV_OUT_CSR_ATOMIC, /* atomicAdd(vals[pos[(a*Nb+b)*Ne+e]]); deterministic when launched colour by colour */
   FEG_DEV_OUT_COO         /* coo[e*Nb*Nb+a*Nb+b], the order given to MatSetPreallocationCOO */
 } FEGDevOut;
@@ -178,10 +132,26 @@ typedef struct {
   size_t  nwork; /* doubles */
 } FEGDevTuning;
 
-/* cudaMalloc (and a copy of h when given) that reports an out-of-memory with the bytes asked and free; total += bytes */
-PETSC_INTERN PetscErrorCode FEGDevMallocCopy(void **, const void *, size_t, size_t *);
-PETSC_INTERN PetscErrorCode FEGDevGeometry(FEGDevDisc *, int *, int *);
-PETSC_INTERN PetscErrorCode FEGDevMapPoints(int, int, int, int, const double *, const double *, double *);
+/* One launch of an element-local operator's kernel, made by FEGDevOpApply() and FEGDevOpDiagonal() (devop.c) and handed
+   to the type's launcher with the type's own device data: which elements, which vectors, the halo's buffers, and the
+   deterministic scatter's */
+typedef struct {
+  int           e0, e1;    /* elements e0..e1-1 */
+  const double *x;         /* the input: a local array, or with global indices (direct, gindex) a global one; NULL for the diagonal */
+  double       *y;         /* the output, added into */
+  int           transpose; /* A^T x */
+  int           diag;      /* the diagonal of elements e0..e1-1 into y instead of the action */
+  int           overwrite; /* store into y instead of adding: element-owned dofs covering y, in one range */
+  /* the halo's ghost values and sums that a coded index (< -1) reaches, or NULL (ranges that reach no ghost) */
+  const double *xg;
+  double       *yg;
+  /* the deterministic scatter (gather): per-entry results into ybuf, summed per dof through toff/tlist into y after the
+     last range, the launch whose nlocal is the local size (0 on the others); toff NULL with atomics */
+  const int *toff, *tlist;
+  double    *ybuf;
+  int        nlocal;
+} FEGDevLaunch;
+
 PETSC_INTERN PetscErrorCode FEGDevBuildP(FEGDevDisc *, size_t);
 PETSC_INTERN PetscErrorCode FEGDevElementMatrices(const FEGDevDisc *, const FEGDevCoeff *, const int *, int, const FEGDevOutput *, FEGDevTuning *);
 PETSC_INTERN PetscBool      FEGDevElementMajor(const FEGDevDisc *, const FEGDevTuning *, PetscBool, PetscBool);
@@ -191,32 +161,17 @@ PETSC_INTERN PetscErrorCode FEGDevTransposeMap(const FEGDevDisc *, int, int **, 
 PETSC_INTERN PetscErrorCode FEGDevSortedMap(int, const int *, int, int **, int **);
 PETSC_INTERN PetscErrorCode FEGDevZero(double *, size_t);
 PETSC_INTERN PetscErrorCode FEGDevGather(int, const int *, const int *, const double *, double *);
+PETSC_INTERN PetscErrorCode FEGDevLaunchGather(const FEGDevLaunch *, const double *);
 PETSC_INTERN PetscErrorCode FEGDevCopyIndexed(int, const int *, const int *, const double *, double *);
 PETSC_INTERN PetscErrorCode FEGDevSumInto(int, const int *, const int *, const int *, const double *, double *);
 PETSC_INTERN PetscErrorCode FEGDevCopyToPointers(int, const int *, const double *, double *const *);
 PETSC_INTERN PetscErrorCode FEGDevLocalToOwned(int, const int *, const int *, const double *, double *, int);
-PETSC_INTERN PetscErrorCode FEGDevInterleave(int, int, const int *, int *);
-PETSC_INTERN PetscErrorCode FEGDevMapIndices(size_t, const int *, const int *, int *);
-PETSC_INTERN PetscErrorCode FEGDevGetCublas(void **);
-PETSC_INTERN PetscErrorCode FEGDevRoofline(double *, double *, double *);
-PETSC_INTERN PetscErrorCode FEGDevSelect(void);
-PETSC_INTERN PetscErrorCode FEGDevKernelFit(const void *, int, size_t, int *, int *);
 
 #if defined(__cplusplus)
 }
 #endif
 
 #if defined(__CUDACC__)
-/* After a kernel launch: a failure names the kernel (a bad launch configuration, or a fault of an earlier kernel
-   that the launch reports) instead of PETSc's generic CUDA error */
-  #define FEGCheckLaunch(name) \
-    do { \
-      cudaError_t _feg_err = cudaPeekAtLastError(); \
-      if (PetscUnlikely(_feg_err != cudaSuccess)) { \
-        (void)cudaGetLastError(); \
-        SETERRQ(PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA kernel %s: %s (%s); the launch failed or an earlier kernel faulted", name, cudaGetErrorName(_feg_err), cudaGetErrorString(_feg_err)); \
-      } \
-    } while (0)
 
 /* A dof's value and the adding of a result through a kernel's index g: an entry of the vector (local or global
    indices), -1 a constrained dof (global indices: read as zero, never written), g < -1 entry -2-g of the halo's ghost
@@ -260,22 +215,6 @@ static __device__ __forceinline__ double FEGListSum(const int *__restrict__ off,
   return s;
 }
 
-/* C (and D) at quadrature point q of element e, in a kernel */
-static __device__ __forceinline__ void FEGCoeffAt(const FEGDevCoeff &c, int Nq, int e, int q, double C[16], double D[4], bool wantD)
-{
-  if (c.mode == FEG_DEV_COEFF_PRECOMPUTED) {
-    for (int k = 0; k < 16; k++) C[k] = c.Cq[((size_t)e * Nq + q) * 16 + k];
-    if (wantD)
-      for (int k = 0; k < 4; k++) D[k] = c.Dq[((size_t)e * Nq + q) * 4 + k];
-    return;
-  }
-  for (int k = 0; k < 16; k++) C[k] = c.C0[k];
-  if (wantD)
-    for (int k = 0; k < 4; k++) D[k] = c.D0[k];
-  if (c.mode == FEG_DEV_COEFF_LINEAR) FEGCoeffLinearAt(c.Nw, c.NbA, c.TA + (size_t)q * c.NbA * c.Nw, c.aux, c.aidx + (size_t)e * c.NbA, c.A, c.Bl, C, wantD ? D : NULL, NULL);
-  if (c.nqc) FEGCoeffPointsAt(c.nqc, c.Wq + ((size_t)e * Nq + q) * c.nqc, c.Aq, c.Bq, C, wantD ? D : NULL);
-}
-
 /* Chat for a kernel that knows the dimension only at run time: the shared function with a compile-time dimension */
 static __device__ __forceinline__ void FEGChatDev(int dim, const double C[16], const double *invJ, double wdet, double Ch[4][4])
 {
@@ -291,9 +230,4 @@ static __device__ __forceinline__ double *FEGDevTarget(const FEGDevOutput &o, in
   return p < o.nAB ? o.vals2 + (p - o.nA) : o.vals3 + (p - o.nAB);
 }
 
-/* the geometry (invJ, then det J) of point q of element e */
-static __device__ __forceinline__ const double *FEGDevGeo(const FEGDevDisc &d, int e, int q)
-{
-  return d.geo + ((size_t)e * d.nG + (d.nG == 1 ? 0 : q)) * (d.dim * d.dim + 1);
-}
 #endif

@@ -1,55 +1,13 @@
-/* The host side of fegpu's CUDA backend, shared by the operator types' device implementations (<type>cuda.c): the
-   discretization and coefficients on the device, and the data and vector handling every element-local operator on the
-   GPU needs. Included only by files built with CUDA. */
+/* The host side of fegpu's CUDA backend for operators, shared by the types' device implementations (<type>cuda.c): the
+   data and vector handling every element-local operator on the GPU needs (the discretization and coefficients on the
+   device are the space's and the form's, in fegspaceimpl.h and fegformimpl.h). Included only by files built with CUDA. */
 #pragma once
 
 #include <fegpu/private/fegopimpl.h>
 #include <fegpu/private/fegcuda.h>
 #include <petscdevice_cuda.h>
 
-#define FEGDevFree(p) \
-  do { \
-    if (p) PetscCallCUDA(cudaFree(p)); \
-    (p) = NULL; \
-  } while (0)
-
-/* The discretization on the device: reference tables, coordinates, dof indices and the geometry kernel's output
-   (integration: also the reference tensors element-matrix kernels use) */
-PETSC_INTERN PetscErrorCode FEGDevDiscCreate(FEGDisc *, PetscBool, FEGDevDisc *);
-PETSC_INTERN PetscErrorCode FEGDevInterleaveIndices(const FEGDisc *, const PetscInt[], const PetscInt[], PetscBool, int **, size_t *);
-PETSC_INTERN PetscErrorCode FEGDevLocalToGlobalIndices(FEGDisc *, size_t, const int *, int **);
-PETSC_INTERN PetscErrorCode FEGDevDiscDestroy(FEGDevDisc *);
-PETSC_INTERN PetscErrorCode FEGDevDiscGeometry(FEGDevDisc *);
-PETSC_INTERN PetscErrorCode FEGDevDiscFreeGeometry(FEGDevDisc *);
-PETSC_INTERN PetscErrorCode FEGDevQuadraturePoints(FEGDisc *, Vec);
-
-/* A Vec's values while a kernel reads them: a CUDA Vec's own device array, or a host Vec's copied into buf (kept
-   between assemblies, grown as needed) */
-typedef struct {
-  Vec                v;
-  PetscBool          cuda;
-  const PetscScalar *h;
-  double            *buf;
-  PetscInt           nbuf;
-} FEGDevVecRead;
-
-/* Coefficient data kept on the device between assemblies */
-typedef struct {
-  double       *A, *Bl, *TA, *Cq, *Dq;
-  int          *aidx;
-  int           Nw, NbA;
-  DM            auxdm;     /* the auxiliary DM TA and aidx were built for (borrowed) */
-  PetscBool     auxdirect; /* its local and global vectors coincide (FEGDMSectionsCoincide()): the field is read */
-  FEGDevVecRead aux;       /* the auxiliary field's local vector, or the field */
-  FEGDevVecRead wq;        /* the form's quadrature-point values */
-  double       *qA, *qB;   /* their map */
-} FEGDevCoeffCache;
-
-PETSC_INTERN PetscErrorCode FEGDevCoeffPrepare(FEGDisc *, FEGForm, FEGDevCoeffCache *, FEGDevCoeff *);
-PETSC_INTERN PetscErrorCode FEGDevCoeffRelease(FEGForm, FEGDevCoeffCache *);
-PETSC_INTERN PetscErrorCode FEGDevCoeffCacheDestroy(FEGDevCoeffCache *);
-
-/* The ghost exchange of the overlapped apply on several processes (-feg_halo_exchange auto, ipc, pinned), from the
+/* The ghost exchange of the overlapped apply on several processes (-feg_op_halo_exchange auto, ipc, pinned), from the
    halo SF's rank lists: the values of owned dofs that other processes hold as ghosts are packed on the device and
    either written straight into the receivers' device buffers (ipc, below) or copied into pinned host memory behind the
    kernels already queued and sent with MPI point-to-point messages; what arrives is unpacked, or (sums) added in a
@@ -70,7 +28,7 @@ typedef struct {
   double      *hg, *hn;             /* pinned host buffers of the same */
   MPI_Request *req;
   cudaEvent_t  packed, gread, nread; /* a buffer copied down; the ghost and owned host buffers read by the device */
-  /* device to device (CUDA IPC, -feg_halo_exchange ipc): the packing kernel writes each entry straight into the
+  /* device to device (CUDA IPC, -feg_op_halo_exchange ipc): the packing kernel writes each entry straight into the
      receiving process's dg (forward) or dn (backward), records an interprocess event and sends an empty message; the
      receiver's stream waits on that event. No host copy, and the host never waits for the device. */
   PetscBool    ipc;
@@ -90,13 +48,13 @@ typedef struct {
   PetscBool        unique;       /* no dof is shared by two elements */
   PetscBool        contig;       /* element e owns dofs e*Nb..e*Nb+Nb-1 */
   PetscBool        covering;     /* unique, and every local dof lies in an element */
-  int             *toff, *tlist; /* dof -> element entries (-feg_lma_scatter gather) */
+  int             *toff, *tlist; /* dof -> element entries (-feg_op_scatter gather) */
   double          *ybuf;         /* per-entry results the gather sums */
-  /* the overlapped apply (not direct, -feg_halo_overlap): fegpu moves the owned dofs itself, xchg or PetscSF the ghosts */
+  /* the overlapped apply (not direct, -feg_op_halo_overlap): fegpu moves the owned dofs itself, xchg or PetscSF the ghosts */
   PetscBool   overlap;     /* this path is taken */
   PetscBool   xlzeroed;    /* the local work vector's constrained entries, read as zeros and never written, are zero */
   PetscSF     halo;        /* leaves: the local ghost dofs; roots: their owners' entries of the global vector (several processes) */
-  FEGDevHalo *xchg;        /* fegpu's exchange over halo's graph (-feg_halo_exchange auto, ipc, pinned), or NULL: PetscSF's */
+  FEGDevHalo *xchg;        /* fegpu's exchange over halo's graph (-feg_op_halo_exchange auto, ipc, pinned), or NULL: PetscSF's */
   int        *lcode;       /* with xchg: each local dof's index in the process's part of the global vector, -2-k for the
                               ghost entry k of xchg's buffers, -1 constrained (device): for kernels that index the global
                               vectors (gindex) */
@@ -116,16 +74,15 @@ PETSC_INTERN PetscErrorCode FEGDiscLayout(FEGDisc *, PetscBool *, PetscBool *, P
 PETSC_INTERN PetscErrorCode FEGDevOpDestroy(FEGDevOp *);
 PETSC_INTERN size_t         FEGDevOpBytes(const FEGDevOp *);
 
-/* y (+)= A x or A^T x on the device: kernel(op, x, y, transpose, overwrite, e0, e1, last) adds the action of elements
-   e0..e1-1 into local (or, with direct, global) arrays, or overwrites y when overwrite (element-owned dofs covering
-   the vector and no add); last: the final range, after which a transpose gather sums the entries; mayOverwrite says
-   whether the kernel can overwrite */
-typedef PetscErrorCode (*FEGDevApplyFn)(FEGOp, const double *, double *, PetscBool, PetscBool, int, int, PetscBool);
+/* A type's kernel on the device: kernel(op, L) adds the action (or with L->diag the diagonal) of elements L->e0..e1-1
+   into L->y (fegcuda.h's FEGDevLaunch) */
+typedef PetscErrorCode (*FEGDevApplyFn)(FEGOp, const FEGDevLaunch *);
+/* y (+)= A x or A^T x on the device through kernel, on local arrays (or, direct or gindex, the global ones), in one range
+   or in the overlapped apply's three; mayOverwrite: the kernel can store instead of adding (element-owned dofs
+   covering the vector) */
 PETSC_INTERN PetscErrorCode FEGDevOpApply(FEGOp, FEGDevOp *, FEGDevApplyFn, PetscLogDouble, PetscBool, Vec, Vec, PetscBool, PetscBool);
-/* the diagonal: kernel(op, y) adds the element diagonals into the local array y (with gindex the global one) */
-typedef PetscErrorCode (*FEGDevDiagFn)(FEGOp, double *);
-PETSC_INTERN PetscErrorCode FEGDevOpDiagonal(FEGOp, FEGDevOp *, FEGDevDiagFn, Vec);
+/* the diagonal through kernel, every element in one launch with diag set */
+PETSC_INTERN PetscErrorCode FEGDevOpDiagonal(FEGOp, FEGDevOp *, FEGDevApplyFn, Vec);
 PETSC_INTERN PetscErrorCode FEGDevOpGlobalIndices(FEGOp, FEGDevOp *, size_t, const int *, int **);
 PETSC_INTERN PetscErrorCode FEGDevOpTableGlobalIndices(FEGOp, FEGDevOp *, int **, PetscBool *);
-PETSC_INTERN PetscErrorCode FEGDevOpGhostBuffers(const FEGDevOp *, int, const double **, double **);
 PETSC_INTERN PetscErrorCode FEGDevOpView(FEGOp, FEGDevOp *, PetscViewer);

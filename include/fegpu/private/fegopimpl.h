@@ -5,11 +5,14 @@
    asks where it runs. */
 #pragma once
 
-#include <fegpu/private/fegimpl.h>
+#include <fegpu/private/fegformimpl.h>
 
 PETSC_INTERN PetscFunctionList FEGOpDeviceList;
 PETSC_INTERN PetscBool         FEGOpRegisterAllCalled;
 PETSC_INTERN PetscErrorCode    FEGOpRegisterAll(void);
+PETSC_INTERN PetscErrorCode    FEGOpRegisterDevice_Private(void);
+/* the right-hand side on the GPU: the CUDA backend's, set by FEGOpRegisterDevice_Private() in a CUDA build, else NULL */
+PETSC_INTERN PetscErrorCode (*FEGComputeRHSDevice)(FEGDisc *, FEGForm, Vec);
 
 typedef struct _FEGOpOps *FEGOpOps;
 struct _FEGOpOps {
@@ -21,7 +24,7 @@ struct _FEGOpOps {
   PetscErrorCode (*apply)(FEGOp, Vec, Vec, PetscBool); /* y = A x, or y += A x */
   PetscErrorCode (*applytranspose)(FEGOp, Vec, Vec, PetscBool);
   PetscErrorCode (*getdiagonal)(FEGOp, Vec);
-  PetscErrorCode (*assemblevalues)(FEGOp, Mat *);        /* an AIJ matrix of what the type stores (-feg_pmat lma):
+  PetscErrorCode (*assemblevalues)(FEGOp, Mat *);        /* an AIJ matrix of what the type stores (-feg_op_pmat lma):
                                                                   created on the first call, refilled on later ones */
   PetscErrorCode (*applybytes)(FEGOp, PetscLogDouble *); /* bytes of stored data (element data, indices) one apply
                                                                   reads at least (FEGOpGetApplyBytes()) */
@@ -30,17 +33,6 @@ struct _FEGOpOps {
   PetscErrorCode (*choosetype)(FEGOp, PetscBool, char[], size_t); /* a type that picks another at setup (auto): its
                                                                      name, from whether the DM is on the device */
 };
-
-/* the overlapped GPU apply's ghost values and sums: fegpu's, written by the kernels straight into the other GPUs'
-   buffers (CUDA IPC, processes of one node) or sent from pinned host buffers (auto: IPC where every neighbour allows
-   it), or PetscSF's */
-typedef enum {
-  FEG_HALO_AUTO,
-  FEG_HALO_IPC,
-  FEG_HALO_PINNED,
-  FEG_HALO_PETSCSF
-} FEGHaloExchange;
-PETSC_INTERN const char *const FEGHaloExchanges[];
 
 struct _p_FEGOp {
   PETSCHEADER(struct _FEGOpOps);
@@ -52,7 +44,7 @@ struct _p_FEGOp {
   PetscBool        setupcalled;
   PetscBool        hasmat;              /* FEGOpCreateMat() was called: an assembled type fills one matrix */
   const char      *backend;             /* "host" or "GPU", set by whoever installs the ops table */
-  FEGPmatType      pmattype;            /* -feg_pmat */
+  FEGPmatType      pmattype;            /* -feg_op_pmat */
   Mat              pmat;                /* assembled preconditioning matrix of a shell operator, made on demand */
   PetscInt         nassembled;          /* assemblies so far */
   PetscInt         pmatassembled;       /* the assembly pmat was built from */
@@ -60,11 +52,11 @@ struct _p_FEGOp {
   PetscLogDouble   bytes;               /* host memory the type holds */
   const char      *stores;              /* what that memory is, for FEGOpView() */
   Vec              xl, yl;              /* local work vectors of element-local operators */
-  PetscBool        overlap;             /* -feg_halo_overlap (GPU element-local types) */
-  FEGHaloExchange  haloexchange;        /* -feg_halo_exchange: who moves the ghost values of the overlapped apply */
-  FEGPrecision     precision;           /* -feg_precision */
+  PetscBool        overlap;             /* -feg_op_halo_overlap (GPU element-local types) */
+  FEGHaloExchange  haloexchange;        /* -feg_op_halo_exchange: who moves the ghost values of the overlapped apply */
+  FEGPrecision     precision;           /* -feg_op_precision */
   PetscBool        single;              /* set by the type's create function: it can store its data in single */
-  char             autoinfo[640];       /* why -feg_strategy auto chose the type, for FEGOpView() */
+  char             autoinfo[640];       /* why -feg_op_type auto chose the type, for FEGOpView() */
   void            *data;
 };
 
@@ -76,6 +68,11 @@ PETSC_INTERN PetscErrorCode FEGOpAssembleMat_Private(FEGOp, Mat);
 PETSC_INTERN PetscErrorCode FEGCreateOperator_Private(DM, FEGForm, const char[], FEGOpType, Mat *);
 
 /* ---------------------------------------------------------------------------- private API for operator types */
+/* Element matrices, vectors (right-hand sides) and the lift of boundary values of one cell on the host */
+PETSC_EXTERN PetscErrorCode FEGIntegrateElementMatrix(FEGDisc *, FEGCoeff *, PetscInt, PetscScalar[], PetscScalar[]);
+PETSC_EXTERN PetscErrorCode FEGIntegrateElementVector(FEGDisc *, FEGCoeff *, PetscInt, PetscScalar[], PetscScalar[]);
+PETSC_EXTERN PetscErrorCode FEGIntegrateElementLift(FEGDisc *, FEGCoeff *, PetscInt, const PetscScalar[], PetscScalar[]);
+
 /* Element-local operators on the host: y (+)= A x or A^T x by gathering each element's values, applying the element
    operator, scattering-adding and summing across processes (DMLocalToGlobal) */
 typedef PetscErrorCode (*FEGElemApplyFn)(FEGOp, PetscInt, const PetscScalar[], PetscScalar[], PetscBool);
@@ -86,7 +83,7 @@ PETSC_EXTERN PetscErrorCode FEGOpGetLocalVectors(FEGOp, Vec *, Vec *);
 
 /* Every element matrix of the op's form, Ke[(e*Nb+a)*Nb+b] (row a: test function), on the host */
 PETSC_EXTERN PetscErrorCode FEGOpElementMatrices(FEGOp, PetscScalar[]);
-/* the same, rounded to single precision element by element (-feg_precision single) */
+/* the same, rounded to single precision element by element (-feg_op_precision single) */
 PETSC_EXTERN PetscErrorCode FEGOpElementMatricesSingle(FEGOp, float[]);
 
 /* AIJ matrices of the DM's element pattern: preallocated from the closures (MatSetValues/DMPlexMatSetClosure), or
@@ -96,17 +93,15 @@ PETSC_EXTERN PetscErrorCode FEGOpPreallocate(FEGOp, Mat);
 PETSC_EXTERN PetscErrorCode FEGOpPreallocateCOO(FEGOp, PetscBool, Mat);
 PETSC_EXTERN PetscErrorCode FEGOpGetMatType(FEGOp, MatType, MatType *);
 
-/* Options shared by several types */
-typedef enum {
-  FEG_SCATTER_ATOMIC,
-  FEG_SCATTER_GATHER
-} FEGScatter;
-PETSC_INTERN const char *const FEGScatters[];
-
 /* GPU integration kernel and its tuning (Krużel et al.: entries per thread, parts, Jacobian data in shared memory) */
 typedef struct {
-  PetscInt  kernel, blockSize, nentpt, qchunk;
-  PetscBool jacShared;
+  FEGIntegrationKernel kernel;
+  PetscInt             blockSize, nentpt, qchunk;
+  PetscBool            jacShared;
 } FEGTuning;
 PETSC_INTERN PetscErrorCode FEGTuningSetFromOptions(PetscOptionItems *, MPI_Comm, FEGTuning *);
+PETSC_INTERN PetscErrorCode FEGTuningCheck(MPI_Comm, PetscInt, PetscInt, PetscInt);
+/* composes FEGOpSetIntegrationKernel() and friends on a type whose data (op->data) starts with its FEGTuning, or
+   removes them */
+PETSC_INTERN PetscErrorCode FEGTuningCompose(FEGOp, PetscBool);
 PETSC_INTERN PetscErrorCode FEGScatterSetFromOptions(PetscOptionItems *, FEGScatter *);

@@ -1,4 +1,4 @@
-#include <fegpu/private/fegimpl.h>
+#include <fegpu/private/fegformimpl.h>
 
 /* Prepares coefficient evaluation of a form on a discretization: ghosted auxiliary values and the auxiliary basis
    tabulated at the main field's quadrature points (so the auxiliary PetscFE may use any quadrature) */

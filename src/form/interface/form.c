@@ -1,4 +1,4 @@
-#include <fegpu/private/fegimpl.h>
+#include <fegpu/private/fegformimpl.h>
 
 static PetscErrorCode FEGFormDestroy_Private(FEGForm form)
 {
@@ -91,7 +91,7 @@ PetscErrorCode FEGFormView(FEGForm form, PetscViewer viewer)
 
 /*@
   FEGFormSetOptionsPrefix - sets the prefix of the form's options (-<prefix>feg_form_view), which FEGCreateOperator()
-  also gives the operators it creates from the form (-<prefix>feg_strategy, ...)
+  also gives the operators it creates from the form (-<prefix>feg_op_type, ...)
 
   Logically Collective
 
@@ -125,6 +125,60 @@ PetscErrorCode FEGFormSetFromOptions(FEGForm form)
   PetscCall(PetscOptionsBool("-feg_form_view", "Print the form", "FEGFormView", view, &view, NULL));
   PetscOptionsEnd();
   if (view) PetscCall(FEGFormView(form, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGFormSetRHSScatter - how `FEGComputeRHS()` on the GPU adds the element vectors (with their Dirichlet lifting) into
+  the right-hand side
+
+  Logically Collective
+
+  Input Parameters:
++ form    - the form
+- scatter - `FEG_SCATTER_ATOMIC` (default) or `FEG_SCATTER_GATHER`: deterministically, the same sums in the same
+            order on every run
+
+  Options Database Key:
+. -feg_form_rhs_scatter <atomic,gather> - the same, read with the form's prefix by each `FEGComputeRHS()` on the GPU
+  while the function has not set it (deprecated name: -feg_rhs_scatter)
+
+  Level: intermediate
+
+.seealso: FEGFormGetRHSScatter(), FEGComputeRHS(), FEGOpSetScatter()
+@*/
+PetscErrorCode FEGFormSetRHSScatter(FEGForm form, FEGScatter scatter)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(form, scatter, 2);
+  PetscCheck(scatter == FEG_SCATTER_ATOMIC || scatter == FEG_SCATTER_GATHER, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_OUTOFRANGE, "Unknown scatter %d; allowed: atomic, gather", (int)scatter);
+  form->rhsscatter    = scatter;
+  form->rhsscatterset = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGFormGetRHSScatter - the scatter `FEGComputeRHS()` uses on the GPU: the one `FEGFormSetRHSScatter()` set, else
+  -feg_form_rhs_scatter's
+
+  Collective while the function has not set it (the options database is read)
+
+  Level: intermediate
+
+.seealso: FEGFormSetRHSScatter()
+@*/
+PetscErrorCode FEGFormGetRHSScatter(FEGForm form, FEGScatter *scatter)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 1);
+  FEGAssertPointer(scatter, 2);
+  *scatter = form->rhsscatter;
+  if (form->rhsscatterset) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscObjectOptionsBegin((PetscObject)form);
+  PetscCall(PetscOptionsDeprecated("-feg_rhs_scatter", "-feg_form_rhs_scatter", "0.3", NULL));
+  PetscCall(PetscOptionsEnum("-feg_form_rhs_scatter", "GPU right-hand sides: element vectors added by atomics or by a deterministic gather", "FEGFormSetRHSScatter", FEGScatters, (PetscEnum)*scatter, (PetscEnum *)scatter, NULL));
+  PetscOptionsEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

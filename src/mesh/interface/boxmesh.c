@@ -1,4 +1,4 @@
-#include <fegpu/private/fegimpl.h>
+#include <fegpu/private/fegmeshimpl.h>
 
 /* Deterministic value in [-1/2, 1/2) from a vertex number, so serial and parallel meshes are identical */
 static PetscReal FEGHashUnit(PetscInt v, PetscInt d)
@@ -196,15 +196,17 @@ PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt
   Collective
 
   Options Database Keys:
-+ -feg_mesh_file <file>             - read this mesh file instead of building a box
-. -feg_cell_type <tri,quad,tet,hex,prism> - the box's cells
-. -feg_faces <n,n,n>                - the box's subdivisions
-. -feg_lower <x,y,z> / -feg_upper <x,y,z> - the box's corners
-. -feg_perturb <r>                  - vertex perturbation, fraction of the spacing
-. -feg_reorder <none,metis,sfc>     - renumber each process's cells for locality (FEGMeshReorder(); on several
-                                      processes the cells that touch a ghost point go last in any case)
-. -feg_reorder_part_size <n>        - cells per METIS part for -feg_reorder metis
-- -feg_fast_refine <bool>           - -dm_refine on one process by FEGMeshRefine() (default true)
++ -feg_mesh_file <file>                  - read this mesh file instead of building a box
+. -feg_mesh_cell_type <tri,quad,tet,hex,prism> - the box's cells (`FEGCreateBoxMesh()`)
+. -feg_mesh_faces <n,n,n>                - the box's subdivisions
+. -feg_mesh_lower <x,y,z>                - the box's lower corner
+. -feg_mesh_upper <x,y,z>                - the box's upper corner
+. -feg_mesh_perturb <r>                  - vertex perturbation, fraction of the spacing
+. -feg_mesh_reorder <none,metis,sfc>     - renumber each process's cells for locality (`FEGMeshReorder()`; on several
+                                           processes the cells that touch a ghost point go last in any case)
+. -feg_mesh_reorder_part_size <n>        - cells per METIS part for -feg_mesh_reorder metis (`FEGMeshSetReorderPartSize()`)
+. -feg_mesh_fast_refine <bool>           - -dm_refine on one process by `FEGMeshRefine()` (default true)
+- -feg_cell_type, -feg_faces, -feg_lower, -feg_upper, -feg_perturb, -feg_reorder, -feg_reorder_part_size, -feg_fast_refine - deprecated names of the above
 
   Note:
   Second-order Gmsh tetrahedra are repaired after PETSc reads them: PETSc (3.18 to 3.22) stores their coordinate nodes
@@ -221,17 +223,29 @@ PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *
   PetscReal      lower[4] = {0, 0, 0, 0}, upper[4] = {1, 1, 1, 1}, perturb = 0.0;
   PetscBool      flg, fset, lset, uset, ondevice;
   FEGReorderType reorder = FEG_REORDER_NONE;
+  PetscInt       psize   = 256;
+  PetscBool      pset = PETSC_FALSE, fast = PETSC_TRUE;
 
   PetscFunctionBegin;
   FEGAssertPointer(dm, 3);
   PetscOptionsBegin(comm, prefix, "fegpu mesh options", "DM");
+  PetscCall(PetscOptionsDeprecated("-feg_cell_type", "-feg_mesh_cell_type", "0.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-feg_faces", "-feg_mesh_faces", "0.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-feg_lower", "-feg_mesh_lower", "0.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-feg_upper", "-feg_mesh_upper", "0.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-feg_perturb", "-feg_mesh_perturb", "0.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-feg_reorder", "-feg_mesh_reorder", "0.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-feg_reorder_part_size", "-feg_mesh_reorder_part_size", "0.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-feg_fast_refine", "-feg_mesh_fast_refine", "0.3", NULL));
   PetscCall(PetscOptionsString("-feg_mesh_file", "Mesh file (Gmsh .msh, ...)", "FEGCreateMeshFromOptions", file, file, sizeof(file), &flg));
-  PetscCall(PetscOptionsEList("-feg_cell_type", "Cell type of the box mesh", "FEGCreateBoxMesh", FEGCellNames, FEGNumCellInfos, FEGCellNames[ctype], &ctype, NULL));
-  PetscCall(PetscOptionsIntArray("-feg_faces", "Subdivisions of the box", "FEGCreateBoxMesh", faces, &nf, &fset));
-  PetscCall(PetscOptionsRealArray("-feg_lower", "Lower corner of the box", "FEGCreateBoxMesh", lower, &nl, &lset));
-  PetscCall(PetscOptionsRealArray("-feg_upper", "Upper corner of the box", "FEGCreateBoxMesh", upper, &nu, &uset));
-  PetscCall(PetscOptionsReal("-feg_perturb", "Random vertex perturbation, fraction of the spacing", "FEGCreateBoxMesh", perturb, &perturb, NULL));
-  PetscCall(PetscOptionsEnum("-feg_reorder", "Renumber each process's cells for locality", "FEGMeshReorder", FEGReorderTypes, (PetscEnum)reorder, (PetscEnum *)&reorder, NULL));
+  PetscCall(PetscOptionsEList("-feg_mesh_cell_type", "Cell type of the box mesh", "FEGCreateBoxMesh", FEGCellNames, FEGNumCellInfos, FEGCellNames[ctype], &ctype, NULL));
+  PetscCall(PetscOptionsIntArray("-feg_mesh_faces", "Subdivisions of the box", "FEGCreateBoxMesh", faces, &nf, &fset));
+  PetscCall(PetscOptionsRealArray("-feg_mesh_lower", "Lower corner of the box", "FEGCreateBoxMesh", lower, &nl, &lset));
+  PetscCall(PetscOptionsRealArray("-feg_mesh_upper", "Upper corner of the box", "FEGCreateBoxMesh", upper, &nu, &uset));
+  PetscCall(PetscOptionsReal("-feg_mesh_perturb", "Random vertex perturbation, fraction of the spacing", "FEGCreateBoxMesh", perturb, &perturb, NULL));
+  PetscCall(PetscOptionsEnum("-feg_mesh_reorder", "Renumber each process's cells for locality", "FEGMeshReorder", FEGReorderTypes, (PetscEnum)reorder, (PetscEnum *)&reorder, NULL));
+  PetscCall(PetscOptionsInt("-feg_mesh_reorder_part_size", "Cells per METIS part for -feg_mesh_reorder metis", "FEGMeshSetReorderPartSize", psize, &psize, &pset));
+  PetscCall(PetscOptionsBool("-feg_mesh_fast_refine", "-dm_refine on one process by FEGMeshRefine() (false: PETSc's DMRefine())", "FEGMeshRefine", fast, &fast, NULL));
   PetscOptionsEnd();
   if (file[0]) {
     PetscBool has;
@@ -250,9 +264,9 @@ PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *
   } else {
     dim = FEGCellInfos[ctype].dim;
     if (!fset) nf = dim;
-    PetscCheck(nf == 1 || nf == dim, comm, PETSC_ERR_ARG_SIZ, "-feg_faces needs 1 or %" PetscInt_FMT " values for a %s box, got %" PetscInt_FMT, dim, FEGCellNames[ctype], nf);
-    PetscCheck(!lset || nl == dim, comm, PETSC_ERR_ARG_SIZ, "-feg_lower needs %" PetscInt_FMT " values for a %s box, got %" PetscInt_FMT, dim, FEGCellNames[ctype], nl);
-    PetscCheck(!uset || nu == dim, comm, PETSC_ERR_ARG_SIZ, "-feg_upper needs %" PetscInt_FMT " values for a %s box, got %" PetscInt_FMT, dim, FEGCellNames[ctype], nu);
+    PetscCheck(nf == 1 || nf == dim, comm, PETSC_ERR_ARG_SIZ, "-feg_mesh_faces needs 1 or %" PetscInt_FMT " values for a %s box, got %" PetscInt_FMT, dim, FEGCellNames[ctype], nf);
+    PetscCheck(!lset || nl == dim, comm, PETSC_ERR_ARG_SIZ, "-feg_mesh_lower needs %" PetscInt_FMT " values for a %s box, got %" PetscInt_FMT, dim, FEGCellNames[ctype], nl);
+    PetscCheck(!uset || nu == dim, comm, PETSC_ERR_ARG_SIZ, "-feg_mesh_upper needs %" PetscInt_FMT " values for a %s box, got %" PetscInt_FMT, dim, FEGCellNames[ctype], nu);
     if (nf == 1) faces[1] = faces[2] = faces[0];
     PetscCall(FEGCreateBoxMesh(comm, FEGCellInfos[ctype].ct, faces, lower, upper, perturb, dm));
   }
@@ -261,13 +275,14 @@ PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *
 
     /* before DMSetFromOptions(), so that -dm_refine refines the renumbered mesh and keeps its locality */
     if (prefix) PetscCall(PetscObjectSetOptionsPrefix((PetscObject)*dm, prefix));
+    if (pset) PetscCall(FEGMeshSetReorderPartSize(*dm, psize));
     PetscCall(FEGMeshReorder(*dm, reorder, &rdm));
     PetscCall(DMDestroy(dm));
     *dm = rdm;
   }
   if (prefix) PetscCall(PetscObjectSetOptionsPrefix((PetscObject)*dm, prefix));
   /* -dm_refine on one process by fegpu (FEGMeshRefine()), the rest by DMSetFromOptions() */
-  PetscCall(FEGMeshRefineFromOptions_Private(dm, &nref));
+  PetscCall(FEGMeshRefineFromOptions_Private(dm, fast, &nref));
   PetscCall(DMSetFromOptions(*dm));
   PetscCall(FEGMeshRefineFromOptionsEnd_Private(*dm, nref));
   /* -dm_vec_type cuda with a fegpu or PETSc without CUDA: say so now, not as PETSc's "Unknown vector type" later */

@@ -5,7 +5,7 @@
    rotated points, so DMProjectFunction(), boundary values and L2 errors are wrong on curved tetrahedra and prisms.
    fegpu reads the file once more with straight cells, whose vertex coordinates sit on the vertices, finds each cell's
    vertex permutation by matching positions, and permutes the cell's coordinate nodes to the closure's order. */
-#include <fegpu/private/fegimpl.h>
+#include <fegpu/private/fegmeshimpl.h>
 
 #define FEG_MAX_PERMS 48 /* vertex permutations of one cell type that can occur: the hexahedron's 48 symmetries */
 

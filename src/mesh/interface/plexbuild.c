@@ -1,4 +1,4 @@
-#include <fegpu/private/fegimpl.h>
+#include <fegpu/private/fegmeshimpl.h>
 #include <petscbt.h>
 
 /* An interpolated DMPlex straight from a cell-vertex list of one cell type, without DMPlexInterpolate()'s hash tables:

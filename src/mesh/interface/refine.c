@@ -2,7 +2,7 @@
    type (cell.c) applied to each coarse cell's closure, the interpolated DMPlex from FEGPlexCreateFromCellList(), and
    every label's points from their parents. Refining 2128 triangles four times (545k) took PETSc's DMRefine() 2.2 s
    on the H100 machine's host and this 0.47 s (share/bench/setup/run25). */
-#include <fegpu/private/fegimpl.h>
+#include <fegpu/private/fegmeshimpl.h>
 #include <petscdmplextransform.h>
 
 /* the closure of a cell has at most 27 points (hexahedron) */
@@ -447,7 +447,7 @@ static PetscErrorCode FEGMeshRefine_Private(DM dm, const FEGCellInfo *info, DM *
         and cell types gives a point the values of the coarse point it comes from
 
   Note:
-  FEGCreateMeshFromOptions() refines this way for -dm_refine when the mesh is on one process (-feg_fast_refine false
+  FEGCreateMeshFromOptions() refines this way for -dm_refine when the mesh is on one process (-feg_mesh_fast_refine false
   gives PETSc's DMPlexTransform instead); several processes, periodic or curved meshes, -dm_refine_hierarchy and
   transform types other than the regular refinement are left to PETSc. The fine mesh is not linked to the coarse one
   (no DMSetCoarseDM(), no regular-refinement flag): interpolation between them goes through PETSc's general path.
@@ -471,16 +471,17 @@ PetscErrorCode FEGMeshRefine(DM dm, DM *rdm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -dm_refine k (with dm's prefix) on one process: fegpu refines as long as FEGMeshRefine() applies and DMSetFromOptions(),
-   which comes next, is left the rest (-dm_refine set to it until FEGMeshRefineFromOptionsEnd_Private() puts k back) */
-PetscErrorCode FEGMeshRefineFromOptions_Private(DM *dm, PetscInt *k)
+/* -dm_refine k (with dm's prefix) on one process: with fast, fegpu refines as long as FEGMeshRefine() applies and
+   DMSetFromOptions(), which comes next, is left the rest (-dm_refine set to it until
+   FEGMeshRefineFromOptionsEnd_Private() puts k back) */
+PetscErrorCode FEGMeshRefineFromOptions_Private(DM *dm, PetscBool fast, PetscInt *k)
 {
   const FEGCellInfo *info;
   char               why[160], name[256], prefix[256] = "";
   const char        *pre;
   PetscOptions       options;
   PetscInt           n = 0, done = 0;
-  PetscBool          set, hier, fast = PETSC_TRUE;
+  PetscBool          set, hier;
 
   PetscFunctionBegin;
   *k = -1;
@@ -488,7 +489,6 @@ PetscErrorCode FEGMeshRefineFromOptions_Private(DM *dm, PetscInt *k)
   PetscCall(PetscObjectGetOptionsPrefix((PetscObject)*dm, &pre));
   if (pre) PetscCall(PetscStrncpy(prefix, pre, sizeof(prefix)));
   PetscCall(PetscObjectGetOptions((PetscObject)*dm, &options));
-  PetscCall(PetscOptionsGetBool(options, prefix, "-feg_fast_refine", &fast, NULL));
   PetscCall(PetscOptionsGetInt(options, prefix, "-dm_refine", &n, &set));
   PetscCall(PetscOptionsHasName(options, prefix, "-dm_refine_hierarchy", &hier));
   if (!fast || !set || hier || n <= 0) PetscFunctionReturn(PETSC_SUCCESS);

@@ -2,8 +2,8 @@
    dimensional point in the order the new cells first reach it, so that the dofs of neighbouring elements sit close in
    the vectors the operators gather from and scatter to. On several processes the cells that touch a ghost point go
    last (with "none" that is all that changes), so the elements that read only owned dofs form a prefix, which the GPU
-   apply runs while the halo moves (-feg_halo_overlap). */
-#include <fegpu/private/fegimpl.h>
+   apply runs while the halo moves (-feg_op_halo_overlap). */
+#include <fegpu/private/fegmeshimpl.h>
 #include <petscsf.h>
 
 const char *const FEGReorderTypes[] = {"none", "metis", "sfc", "FEGReorderType", "FEG_REORDER_", NULL};
@@ -111,6 +111,55 @@ static PetscErrorCode FEGMeshNumberByCells(DM dm, PetscInt cStart, PetscInt nc, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscInt FEGReorderPartSizeId = -1;
+
+/*@
+  FEGMeshSetReorderPartSize - the cells per METIS part of `FEGMeshReorder()` with `FEG_REORDER_METIS` on this DM
+
+  Logically Collective
+
+  Input Parameters:
++ dm - the DMPlex to be reordered
+- n  - cells per part, at least 1 (default 256)
+
+  Options Database Key:
+. -feg_mesh_reorder_part_size <n> - the same, for meshes of `FEGCreateMeshFromOptions()`
+
+  Level: advanced
+
+.seealso: FEGMeshGetReorderPartSize(), FEGMeshReorder()
+@*/
+PetscErrorCode FEGMeshSetReorderPartSize(DM dm, PetscInt n)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(dm, n, 2);
+  PetscCheck(n >= 1, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "Cells per METIS part %" PetscInt_FMT " must be at least 1", n);
+  if (FEGReorderPartSizeId < 0) PetscCall(PetscObjectComposedDataRegister(&FEGReorderPartSizeId));
+  PetscCall(PetscObjectComposedDataSetInt((PetscObject)dm, FEGReorderPartSizeId, n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGMeshGetReorderPartSize - see `FEGMeshSetReorderPartSize()`
+
+  Not Collective
+
+  Level: advanced
+@*/
+PetscErrorCode FEGMeshGetReorderPartSize(DM dm, PetscInt *n)
+{
+  PetscBool set = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  FEGAssertPointer(n, 2);
+  *n = 256;
+  if (FEGReorderPartSizeId >= 0) PetscCall(PetscObjectComposedDataGetInt((PetscObject)dm, FEGReorderPartSizeId, *n, set));
+  if (!set) *n = 256;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@
   FEGMeshReorder - renumbers the cells of each process for locality (METIS parts or a Hilbert space-filling curve), and
   the faces, edges and vertices in the order the renumbered cells reach them
@@ -125,13 +174,12 @@ static PetscErrorCode FEGMeshNumberByCells(DM dm, PetscInt cStart, PetscInt nc, 
   Output Parameter:
 . rdm - the renumbered mesh (a new reference to dm for FEG_REORDER_NONE on one process)
 
-  Options Database Key:
-. -feg_reorder_part_size <n> - cells per METIS part (default 256)
-
   Notes:
+  METIS parts have `FEGMeshSetReorderPartSize()` cells (default 256).
+
   Each process orders only its own cells; on several processes the cells that touch a ghost point come last, so that
-  the GPU operators can apply the others while ghost values move (-feg_halo_overlap). Labels, coordinates (cellwise ones
-  too) and the point SF follow the new numbering. FEGCreateMeshFromOptions() applies it with -feg_reorder; the meshes
+  the GPU operators can apply the others while ghost values move (-feg_op_halo_overlap). Labels, coordinates (cellwise ones
+  too) and the point SF follow the new numbering. FEGCreateMeshFromOptions() applies it with -feg_mesh_reorder; the meshes
   fegpu distributes (FEGCreateBoxMesh(), FEGCreateMeshFromOptions()) get none.
 
   Level: intermediate

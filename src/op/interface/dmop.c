@@ -15,7 +15,7 @@ static PetscErrorCode FEGDMCreateMatrix_Private(DM dm, Mat *A)
 }
 
 /* Assembles a fegpu operator again only when the form or its auxiliary field changed; any other Mat (a user's AIJ
-   preconditioning matrix, say) gets the values of an addto operator of the form, whatever -feg_strategy says */
+   preconditioning matrix, say) gets the values of an addto operator of the form, whatever -feg_op_type says */
 static PetscErrorCode FEGKSPAssemble_Private(DM dm, FEGForm form, Mat M)
 {
   FEGOp     op;
@@ -68,7 +68,7 @@ static PetscErrorCode FEGKSPComputeOperators_Private(KSP ksp, Mat A, Mat P, void
   if (op && !op->ops->creatematrix && op->pmattype != FEG_PMAT_NONE && (P == A || P == op->pmat)) {
     PetscBool need = PETSC_TRUE;
 
-    /* a shell operator: give the PC an assembled matrix when it needs values (or -feg_pmat asks for one) */
+    /* a shell operator: give the PC an assembled matrix when it needs values (or -feg_op_pmat asks for one) */
     if (op->pmattype == FEG_PMAT_AUTO) PetscCall(FEGPCNeedsValues_Private(ksp, &need));
     if (need) {
       Mat Pm;
@@ -96,7 +96,7 @@ static PetscErrorCode FEGKSPComputeRHS_Private(KSP ksp, Vec b, void *ctx)
   FEGDMSetForm - attaches a form to a DMPlex so that DMCreateMatrix() returns fegpu's operator and a KSP with
   KSPSetDM() gets the operator and right-hand side through DMKSPSetComputeOperators()/DMKSPSetComputeRHS(); when the
   operator is a shell (lma, matfree) and the KSP's preconditioner needs matrix values (ILU, LU, GAMG, ...), the PC gets
-  an assembled matrix of the same form as its preconditioning matrix (-feg_pmat, FEGOpSetPmatType())
+  an assembled matrix of the same form as its preconditioning matrix (-feg_op_pmat, FEGOpSetPmatType())
 
   Logically Collective
 

@@ -6,9 +6,11 @@ PetscFunctionList FEGOpList = NULL, FEGOpDeviceList = NULL;
 const char *const FEGPmatTypes[]     = {"auto", "none", "addto", "lma", "FEGPmatType", "FEG_PMAT_", NULL};
 const char *const FEGPrecisions[]    = {"double", "single", "FEGPrecision", "FEG_PRECISION_", NULL};
 const char *const FEGHaloExchanges[] = {"auto", "ipc", "pinned", "petscsf", "FEGHaloExchange", "FEG_HALO_", NULL};
+const char *const FEGScatters[]      = {"atomic", "gather", "FEGScatter", "FEG_SCATTER_", NULL};
+const char *const FEGIntegrationKernels[] = {"auto", "thread", "block", "gemm", "entries", "FEGIntegrationKernel", "FEG_INTEGRATION_", NULL};
 
 /*@C
-  FEGOpRegister - adds an operator type, selectable with FEGOpSetType() or -feg_strategy
+  FEGOpRegister - adds an operator type, selectable with FEGOpSetType() or -feg_op_type
 
   Not Collective
 
@@ -111,8 +113,8 @@ PetscErrorCode FEGOpDestroy(FEGOp *op)
   Collective
 
   Options Database Keys:
-+ -feg_strategy <addto,lma,matfree,auto,...> - the type
-- -feg_auto_applies <k> - with auto: the applications (MatMult) expected per assembly (default 100)
++ -feg_op_type <addto,lma,matfree,auto,...> - the type
+- -feg_op_auto_applies <k> - with auto: the applications (MatMult) expected per assembly (default 100)
 
   Level: intermediate
 
@@ -121,7 +123,7 @@ PetscErrorCode FEGOpDestroy(FEGOp *op)
   and k applications on this DM: a cost model per element whose constants come from calibration runs of
   examples/bench on an H100 and on a host core (share/bench/auto/), keyed by cell type, order and whether the DM's
   vectors are on the GPU (orders and cells outside the calibration are scaled from the nearest one). Types whose stored
-  data would not fit in 80% of the GPU's free memory are left out; with -feg_precision single only types that store
+  data would not fit in 80% of the GPU's free memory are left out; with -feg_op_precision single only types that store
   single precision take part. The chosen type's own options are then read, and FEGOpView() shows the prediction.
 @*/
 PetscErrorCode FEGOpSetType(FEGOp op, FEGOpType type)
@@ -154,7 +156,7 @@ PetscErrorCode FEGOpSetType(FEGOp op, FEGOpType type)
     }
     PetscCall(PetscFree(perm));
     PetscCall(PetscFree(names));
-    SETERRQ(PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown fegpu operator type %s (-feg_strategy); registered types:%s", type, list);
+    SETERRQ(PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown fegpu operator type %s (-feg_op_type); registered types:%s", type, list);
   }
   PetscTryTypeMethod(op, destroy);
   PetscCall(PetscMemzero(op->ops, sizeof(struct _FEGOpOps)));
@@ -262,7 +264,7 @@ PetscErrorCode FEGOpGetForm(FEGOp op, FEGForm *form)
   Logically Collective
 
   Options Database Key:
-. -feg_pmat <auto,none,addto,lma> - auto: only when the PC needs values, from the stored element matrices where the type
+. -feg_op_pmat <auto,none,addto,lma> - auto: only when the PC needs values, from the stored element matrices where the type
   keeps them (lma), else an addto matrix of the same form
 
   Level: intermediate
@@ -303,7 +305,7 @@ PetscErrorCode FEGOpGetPmatType(FEGOp op, FEGPmatType *type)
   Logically Collective
 
   Options Database Key:
-. -feg_precision <double,single> - default double
+. -feg_op_precision <double,single> - default double
 
   Notes:
   Rounding the element matrices perturbs the operator by about 6e-8 relative to its entries: a solve stalls near that
@@ -340,7 +342,7 @@ PetscErrorCode FEGOpGetPrecision(FEGOp op, FEGPrecision *precision)
 }
 
 /*@
-  FEGOpSetOptionsPrefix - the prefix of the options the operator reads (-<prefix>feg_strategy, ...)
+  FEGOpSetOptionsPrefix - the prefix of the options the operator reads (-<prefix>feg_op_type, ...)
 
   Logically Collective
 
@@ -354,7 +356,7 @@ PetscErrorCode FEGOpSetOptionsPrefix(FEGOp op, const char prefix[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* readtype: whether -feg_strategy may change the type and -feg_precision apply (not for an operator made for a fixed
+/* readtype: whether -feg_op_type may change the type and -feg_op_precision apply (not for an operator made for a fixed
    purpose, such as the addto preconditioning matrix of a shell) */
 PetscErrorCode FEGOpSetFromOptions_Private(FEGOp op, PetscBool readtype)
 {
@@ -364,20 +366,27 @@ PetscErrorCode FEGOpSetFromOptions_Private(FEGOp op, PetscBool readtype)
   PetscFunctionBegin;
   PetscCall(FEGOpRegisterAll());
   PetscObjectOptionsBegin((PetscObject)op);
+  /* the names before fegpu 0.3 */
+  PetscCall(PetscOptionsDeprecated("-feg_strategy", "-feg_op_type", "0.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-feg_pmat", "-feg_op_pmat", "0.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-feg_precision", "-feg_op_precision", "0.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-feg_halo_overlap", "-feg_op_halo_overlap", "0.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-feg_halo_exchange", "-feg_op_halo_exchange", "0.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-feg_view", "-feg_op_view", "0.3", NULL));
   if (readtype) {
-    PetscCall(PetscOptionsFList("-feg_strategy", "How the operator is stored and applied", "FEGOpSetType", FEGOpList, ((PetscObject)op)->type_name ? ((PetscObject)op)->type_name : FEGOPADDTO, type, sizeof(type), &flg));
+    PetscCall(PetscOptionsFList("-feg_op_type", "How the operator is stored and applied", "FEGOpSetType", FEGOpList, ((PetscObject)op)->type_name ? ((PetscObject)op)->type_name : FEGOPADDTO, type, sizeof(type), &flg));
     if (flg) PetscCall(FEGOpSetType(op, type));
   }
   if (!((PetscObject)op)->type_name) PetscCall(FEGOpSetType(op, FEGOPADDTO));
-  PetscCall(PetscOptionsEnum("-feg_pmat", "Preconditioning matrix for PCs that need values, for operators that are not assembled", "FEGOpSetPmatType", FEGPmatTypes, (PetscEnum)op->pmattype, (PetscEnum *)&op->pmattype, NULL));
-  PetscCall(PetscOptionsBool("-feg_halo_overlap", "GPU lma and matfree: apply the elements that touch no ghost dof while ghost values and sums move between processes", "FEGOpSetFromOptions", op->overlap, &op->overlap, NULL));
-  PetscCall(PetscOptionsEnum("-feg_halo_exchange", "GPU overlapped apply on several processes: ghost values and sums moved by fegpu device to device (ipc, processes of one node), from pinned host buffers (pinned), the first that every process allows (auto), or by PetscSF", "FEGOpSetFromOptions", FEGHaloExchanges,
+  PetscCall(PetscOptionsEnum("-feg_op_pmat", "Preconditioning matrix for PCs that need values, for operators that are not assembled", "FEGOpSetPmatType", FEGPmatTypes, (PetscEnum)op->pmattype, (PetscEnum *)&op->pmattype, NULL));
+  PetscCall(PetscOptionsBool("-feg_op_halo_overlap", "GPU lma and matfree: apply the elements that touch no ghost dof while ghost values and sums move between processes", "FEGOpSetHaloOverlap", op->overlap, &op->overlap, NULL));
+  PetscCall(PetscOptionsEnum("-feg_op_halo_exchange", "GPU overlapped apply on several processes: ghost values and sums moved by fegpu device to device (ipc, processes of one node), from pinned host buffers (pinned), the first that every process allows (auto), or by PetscSF", "FEGOpSetHaloExchange", FEGHaloExchanges,
                              (PetscEnum)op->haloexchange, (PetscEnum *)&op->haloexchange, NULL));
   if (readtype) { /* an operator made for a fixed purpose (an addto preconditioning matrix) stores no element data */
     FEGPrecision p = op->precision;
     PetscBool    flg;
 
-    PetscCall(PetscOptionsEnum("-feg_precision", "Precision of the element data the operator stores (lma's element matrices)", "FEGOpSetPrecision", FEGPrecisions, (PetscEnum)p, (PetscEnum *)&p, &flg));
+    PetscCall(PetscOptionsEnum("-feg_op_precision", "Precision of the element data the operator stores (lma's element matrices)", "FEGOpSetPrecision", FEGPrecisions, (PetscEnum)p, (PetscEnum *)&p, &flg));
     if (flg) PetscCall(FEGOpSetPrecision(op, p));
   }
   PetscTryTypeMethod(op, setfromoptions, PetscOptionsObject);
@@ -386,26 +395,28 @@ PetscErrorCode FEGOpSetFromOptions_Private(FEGOp op, PetscBool readtype)
 }
 
 /*@
-  FEGOpSetFromOptions - reads the operator's options: its type (-feg_strategy), -feg_pmat, and the type's own options
-  (-feg_addto_mode, -feg_lma_scatter, -feg_matfree_kernel, the GPU tuning options, ...)
+  FEGOpSetFromOptions - reads the operator's options: its type, the options every type reads, and the type's own
 
   Collective
 
   Options Database Keys:
-+ -feg_strategy <addto,lma,matfree,auto> - the type (default addto); auto picks one at setup (FEGOPAUTO)
-. -feg_auto_applies <k> - with auto: the applications (MatMult) expected per assembly (default 100)
-. -feg_pmat <auto,none,addto,lma> - see FEGOpSetPmatType()
-. -feg_precision <double,single> - see FEGOpSetPrecision()
-. -feg_halo_overlap <bool> - GPU lma and matfree with ghosts or constraints: fegpu moves the owned dofs itself, the
-                             ghost dofs move as -feg_halo_exchange says, and the elements that touch no ghost dof are
-                             applied while those move (default true; false: DMGlobalToLocal() and DMLocalToGlobal()
-                             around one kernel)
-- -feg_halo_exchange <pinned,petscsf> - with the overlapped apply on several processes, who moves the ghost values and
-                             sums: fegpu, through pinned host buffers and MPI point-to-point messages, the copies queued
-                             behind the kernels (default pinned); or PetscSF, which with an MPI that is not CUDA-aware
-                             waits for the device before each message and copies through pageable memory
++ -feg_op_type <addto,lma,matfree,auto> - the type (`FEGOpSetType()`, default addto)
+. -feg_op_pmat <auto,none,addto,lma> - `FEGOpSetPmatType()`
+. -feg_op_precision <double,single> - `FEGOpSetPrecision()`
+. -feg_op_halo_overlap <bool> - `FEGOpSetHaloOverlap()`
+. -feg_op_halo_exchange <auto,ipc,pinned,petscsf> - `FEGOpSetHaloExchange()`
+. -feg_op_view - `FEGOpView()` when the operator's Mat is assembled (`FEGOpViewFromOptions()`)
+- -feg_strategy, -feg_pmat, -feg_precision, -feg_halo_overlap, -feg_halo_exchange, -feg_view - deprecated names of the above
+
+  Note:
+  The types' own options are listed with their setters: `FEGOpAutoSetApplies()`, `FEGOpAddToSetMode()`,
+  `FEGOpLMASetSymmetric()`, `FEGOpLMASetTiles()`, `FEGOpMatFreeSetKernel()`, `FEGOpMatFreeSetFactored()`,
+  `FEGOpMatFreeSetNodal()`, `FEGOpMatFreeSetTiling()`, `FEGOpMatFreeSetGemmWorkspace()`, `FEGOpSetScatter()`,
+  `FEGOpSetIntegrationKernel()` and `FEGOpSetIntegrationTuning()`.
 
   Level: intermediate
+
+.seealso: FEGOpSetType(), FEGOpSetOptionsPrefix()
 @*/
 PetscErrorCode FEGOpSetFromOptions(FEGOp op)
 {
@@ -415,21 +426,235 @@ PetscErrorCode FEGOpSetFromOptions(FEGOp op)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* fegpu runs on the GPU when the DM's vectors are CUDA vectors (-dm_vec_type cuda) */
-PetscErrorCode FEGDMIsOnDevice(DM dm, PetscBool *ondevice)
-{
-  VecType   vtype;
-  PetscBool seq, mpi;
+/*@
+  FEGOpSetHaloOverlap - whether the GPU apply of lma and matfree on several processes (or with constraints) overlaps the
+  ghost exchange with the elements that touch no ghost dof
 
+  Logically Collective
+
+  Input Parameters:
++ op  - the operator
+- flg - `PETSC_TRUE` (default): fegpu moves the owned dofs itself, the ghosts move as `FEGOpSetHaloExchange()` says,
+        and the interior elements run meanwhile; `PETSC_FALSE`: `DMGlobalToLocal()` and `DMLocalToGlobal()` around one
+        kernel
+
+  Options Database Key:
+. -feg_op_halo_overlap <bool> - the same
+
+  Level: advanced
+
+.seealso: FEGOpGetHaloOverlap(), FEGOpSetHaloExchange()
+@*/
+PetscErrorCode FEGOpSetHaloOverlap(FEGOp op, PetscBool flg)
+{
   PetscFunctionBegin;
-  PetscCall(DMGetVecType(dm, &vtype));
-  PetscCall(PetscStrbeginswith(vtype ? vtype : "", "cuda", ondevice));
-  PetscCall(PetscStrbeginswith(vtype ? vtype : "", "seqcuda", &seq));
-  PetscCall(PetscStrbeginswith(vtype ? vtype : "", "mpicuda", &mpi));
-  *ondevice = (PetscBool)(*ondevice || seq || mpi);
-  PetscCall(FEGInitializePackage());
-  PetscCheck(!*ondevice || FEGDevice.available, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "The DM has vector type %s but fegpu was built without CUDA: configure fegpu against a CUDA-enabled PETSc (for example source ../shared/gpu/env.sh && ./configure)", vtype);
-  if (*ondevice) PetscCall((*FEGDevice.select)());
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  PetscValidLogicalCollectiveBool(op, flg, 2);
+  PetscCheck(!op->setupcalled || flg == op->overlap, PetscObjectComm((PetscObject)op), PETSC_ERR_ORDER, "The operator is set up: set the halo overlap before FEGOpSetUp()");
+  op->overlap = flg;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpGetHaloOverlap - see `FEGOpSetHaloOverlap()`
+
+  Not Collective
+
+  Level: advanced
+@*/
+PetscErrorCode FEGOpGetHaloOverlap(FEGOp op, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  FEGAssertPointer(flg, 2);
+  *flg = op->overlap;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpSetHaloExchange - who moves the ghost values and sums of the overlapped GPU apply on several processes
+
+  Logically Collective
+
+  Input Parameters:
++ op - the operator
+- ex - `FEG_HALO_AUTO` (default: ipc where every neighbour is a process of this node and every buffer opens, else
+       pinned), `FEG_HALO_IPC` (fegpu, the packing kernel writing into the other GPUs' buffers, mapped once with CUDA IPC;
+       an error where that is not possible), `FEG_HALO_PINNED` (fegpu, through pinned host buffers whose copies queue
+       behind the kernels, and MPI point-to-point messages) or `FEG_HALO_PETSCSF` (PetscSF, which with an MPI that is
+       not CUDA-aware copies through pageable memory and waits for the device before each message)
+
+  Options Database Key:
+. -feg_op_halo_exchange <auto,ipc,pinned,petscsf> - the same
+
+  Level: advanced
+
+.seealso: FEGOpGetHaloExchange(), FEGOpSetHaloOverlap()
+@*/
+PetscErrorCode FEGOpSetHaloExchange(FEGOp op, FEGHaloExchange ex)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(op, ex, 2);
+  PetscCheck(ex >= FEG_HALO_AUTO && ex <= FEG_HALO_PETSCSF, PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_OUTOFRANGE, "Unknown halo exchange %d; allowed: auto, ipc, pinned, petscsf", (int)ex);
+  PetscCheck(!op->setupcalled || ex == op->haloexchange, PetscObjectComm((PetscObject)op), PETSC_ERR_ORDER, "The operator is set up: set the halo exchange before FEGOpSetUp()");
+  op->haloexchange = ex;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpGetHaloExchange - see `FEGOpSetHaloExchange()`
+
+  Not Collective
+
+  Level: advanced
+@*/
+PetscErrorCode FEGOpGetHaloExchange(FEGOp op, FEGHaloExchange *ex)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  FEGAssertPointer(ex, 2);
+  *ex = op->haloexchange;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpSetScatter - how the GPU apply of lma and matfree adds element results (actions and diagonals) into a vector;
+  no effect on other types
+
+  Logically Collective
+
+  Input Parameters:
++ op      - the operator
+- scatter - `FEG_SCATTER_ATOMIC` (default) or `FEG_SCATTER_GATHER`: deterministically through a dof-to-entries map
+            built with CUB, the same sums in the same order on every run
+
+  Options Database Key:
+. -feg_op_scatter <atomic,gather> - the same (deprecated name: -feg_lma_scatter)
+
+  Level: intermediate
+
+.seealso: FEGOpGetScatter(), FEGFormSetRHSScatter(), FEGOpAddToSetMode()
+@*/
+PetscErrorCode FEGOpSetScatter(FEGOp op, FEGScatter scatter)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(op, scatter, 2);
+  PetscCheck(scatter == FEG_SCATTER_ATOMIC || scatter == FEG_SCATTER_GATHER, PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_OUTOFRANGE, "Unknown scatter %d; allowed: atomic, gather", (int)scatter);
+  PetscCheck(!op->setupcalled, PetscObjectComm((PetscObject)op), PETSC_ERR_ORDER, "The operator is set up: set the scatter before FEGOpSetUp()");
+  PetscTryMethod(op, "FEGOpSetScatter_C", (FEGOp, FEGScatter), (op, scatter));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpGetScatter - see `FEGOpSetScatter()`; the operator must be lma or matfree
+
+  Not Collective
+
+  Level: intermediate
+@*/
+PetscErrorCode FEGOpGetScatter(FEGOp op, FEGScatter *scatter)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  FEGAssertPointer(scatter, 2);
+  PetscUseMethod(op, "FEGOpGetScatter_C", (FEGOp, FEGScatter *), (op, scatter));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpSetIntegrationKernel - the GPU kernel that integrates element matrices, for the types that compute them (addto,
+  lma); no effect on other types
+
+  Logically Collective
+
+  Input Parameters:
++ op     - the operator
+- kernel - `FEG_INTEGRATION_AUTO` (default: one element per thread up to 10 dofs, 20 on affine cells with constant C,
+           DGEMM above; on affine cells with constant C the entries kernel where it pays), `FEG_INTEGRATION_THREAD`,
+           `FEG_INTEGRATION_BLOCK` (Kruzel et al.'s Algorithm 2), `FEG_INTEGRATION_GEMM` or `FEG_INTEGRATION_ENTRIES`
+           (one element entry per thread from reference tensors: affine cells with constant C only, else an error)
+
+  Options Database Key:
+. -feg_op_integration_kernel <auto,thread,block,gemm,entries> - the same (deprecated name: -feg_cuda_kernel)
+
+  Level: advanced
+
+.seealso: FEGOpGetIntegrationKernel(), FEGOpSetIntegrationTuning()
+@*/
+PetscErrorCode FEGOpSetIntegrationKernel(FEGOp op, FEGIntegrationKernel kernel)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(op, kernel, 2);
+  PetscCheck(kernel >= FEG_INTEGRATION_AUTO && kernel <= FEG_INTEGRATION_ENTRIES, PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_OUTOFRANGE, "Unknown integration kernel %d; allowed: auto, thread, block, gemm, entries", (int)kernel);
+  PetscCheck(!op->setupcalled, PetscObjectComm((PetscObject)op), PETSC_ERR_ORDER, "The operator is set up: set the integration kernel before FEGOpSetUp()");
+  PetscTryMethod(op, "FEGOpSetIntegrationKernel_C", (FEGOp, FEGIntegrationKernel), (op, kernel));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpGetIntegrationKernel - see `FEGOpSetIntegrationKernel()`; the operator must be addto or lma
+
+  Not Collective
+
+  Level: advanced
+@*/
+PetscErrorCode FEGOpGetIntegrationKernel(FEGOp op, FEGIntegrationKernel *kernel)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  FEGAssertPointer(kernel, 2);
+  PetscUseMethod(op, "FEGOpGetIntegrationKernel_C", (FEGOp, FEGIntegrationKernel *), (op, kernel));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpSetIntegrationTuning - the tuning of the GPU's one-element-per-block integration kernel (addto, lma)
+
+  Logically Collective
+
+  Input Parameters:
++ op        - the operator
+. blocksize - threads per block: 0 (by element size) or a multiple of 32 from 32 to 1024
+. nentpt    - element matrix entries per thread and part (NENTPT): 0 (by element size), 1, 2, 4, 8 or 16
+. qchunk    - quadrature points staged in shared memory at a time: 0 (16, fewer if shared memory is short) or more
+- jacshared - stage the element's Jacobian data in shared memory (default `PETSC_TRUE`)
+
+  Options Database Keys:
++ -feg_op_integration_block_size <n> - blocksize (deprecated name: -feg_cuda_block_size)
+. -feg_op_integration_nentpt <n> - nentpt (deprecated name: -feg_cuda_nentpt)
+. -feg_op_integration_qchunk <n> - qchunk (deprecated name: -feg_cuda_qchunk)
+- -feg_op_integration_jacobian_shared <bool> - jacshared (deprecated name: -feg_cuda_jacobian_shared)
+
+  Level: developer
+
+.seealso: FEGOpGetIntegrationTuning(), FEGOpSetIntegrationKernel()
+@*/
+PetscErrorCode FEGOpSetIntegrationTuning(FEGOp op, PetscInt blocksize, PetscInt nentpt, PetscInt qchunk, PetscBool jacshared)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  PetscCheck(!op->setupcalled, PetscObjectComm((PetscObject)op), PETSC_ERR_ORDER, "The operator is set up: set the integration tuning before FEGOpSetUp()");
+  PetscCall(FEGTuningCheck(PetscObjectComm((PetscObject)op), blocksize, nentpt, qchunk));
+  PetscTryMethod(op, "FEGOpSetIntegrationTuning_C", (FEGOp, PetscInt, PetscInt, PetscInt, PetscBool), (op, blocksize, nentpt, qchunk, jacshared));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpGetIntegrationTuning - see `FEGOpSetIntegrationTuning()`; the operator must be addto or lma (any output may be
+  NULL)
+
+  Not Collective
+
+  Level: developer
+@*/
+PetscErrorCode FEGOpGetIntegrationTuning(FEGOp op, PetscInt *blocksize, PetscInt *nentpt, PetscInt *qchunk, PetscBool *jacshared)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  PetscUseMethod(op, "FEGOpGetIntegrationTuning_C", (FEGOp, PetscInt *, PetscInt *, PetscInt *, PetscBool *), (op, blocksize, nentpt, qchunk, jacshared));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -467,7 +692,7 @@ PetscErrorCode FEGOpSetUp(FEGOp op)
     PetscCheck(use, PetscObjectComm((PetscObject)op), PETSC_ERR_SUP, "Operator type %s has no GPU implementation (FEGOpRegisterDevice()); use host vectors or another type", ((PetscObject)op)->type_name);
     PetscCall((*use)(op));
   } else PetscCall(FEGDiscSetUpGeometry(op->disc));
-  PetscCheck(op->precision == FEG_PRECISION_DOUBLE || op->single, PetscObjectComm((PetscObject)op), PETSC_ERR_SUP, "Operator type %s cannot store its data in %s precision (-feg_precision %s): only types that keep element data (lma) can; use double",
+  PetscCheck(op->precision == FEG_PRECISION_DOUBLE || op->single, PetscObjectComm((PetscObject)op), PETSC_ERR_SUP, "Operator type %s cannot store its data in %s precision (-feg_op_precision %s): only types that keep element data (lma) can; use double",
              ((PetscObject)op)->type_name, FEGPrecisions[op->precision], FEGPrecisions[op->precision]);
   PetscCall(PetscLogEventBegin(FEG_Setup, op, 0, 0, 0));
   PetscTryTypeMethod(op, setup);
@@ -546,7 +771,7 @@ PetscErrorCode FEGOpView(FEGOp op, PetscViewer viewer)
     if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) {
       PetscLogDouble t[4] = {d->tdofmap, d->tgeometry, op->tpattern, op->tdevice}, tmax[4];
 
-      /* wall times vary from run to run: only in the detailed view (-feg_view ::ascii_info_detail) */
+      /* wall times vary from run to run: only in the detailed view (-feg_op_view ::ascii_info_detail) */
       PetscCall(MPIU_Allreduce(t, tmax, 4, MPI_DOUBLE, MPI_MAX, comm));
       PetscCall(PetscViewerASCIIPrintf(viewer, "setup phases (s, slowest process): dof map %.3g, geometry %.3g (both the DM's, shared by its operators and right-hand sides), matrix pattern %.3g, device data %.3g\n", tmax[0], tmax[1], tmax[2], tmax[3]));
     }
@@ -557,9 +782,12 @@ PetscErrorCode FEGOpView(FEGOp op, PetscViewer viewer)
 }
 
 /*@
-  FEGOpViewFromOptions - views the operator if an option (-feg_view by default) asks for it
+  FEGOpViewFromOptions - views the operator if an option (-feg_op_view by default) asks for it
 
   Collective
+
+  Options Database Key:
+. -feg_op_view [viewer] - the option read when name is NULL
 
   Level: intermediate
 @*/
@@ -567,7 +795,7 @@ PetscErrorCode FEGOpViewFromOptions(FEGOp op, PetscObject obj, const char name[]
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
-  PetscCall(PetscObjectViewFromOptions((PetscObject)op, obj, name ? name : "-feg_view"));
+  PetscCall(PetscObjectViewFromOptions((PetscObject)op, obj, name ? name : "-feg_op_view"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -163,8 +163,8 @@ PetscErrorCode FEGOpCreateMat(FEGOp op, Mat *A)
       MatGetDiagonal and MatView
 
   Options Database Keys (with the form's options prefix):
-+ -feg_strategy <addto,lma,matfree,auto> - the operator type (FEGOpSetType())
-- -feg_view - print type, cell type, order, element and dof counts and memory
++ -feg_op_type <addto,lma,matfree,auto> - the operator type (FEGOpSetType())
+- -feg_op_view - print type, cell type, order, element and dof counts and memory
 
   Level: beginner
 
@@ -182,12 +182,12 @@ PetscErrorCode FEGCreateOperator(DM dm, FEGForm form, Mat *A)
   PetscCall(PetscObjectGetOptionsPrefix((PetscObject)form, &prefix));
   PetscCall(FEGCreateOperator_Private(dm, form, prefix, NULL, A));
   PetscCall(FEGOperatorGetOp(*A, &op));
-  PetscCall(FEGOpViewFromOptions(op, NULL, "-feg_view"));
+  PetscCall(FEGOpViewFromOptions(op, NULL, "-feg_op_view"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The operator of form on dm, with the options of prefix; type NULL: from -feg_strategy (default addto), else that
-   type whatever -feg_strategy says (it chose another operator's type) */
+/* The operator of form on dm, with the options of prefix; type NULL: from -feg_op_type (default addto), else that
+   type whatever -feg_op_type says (it chose another operator's type) */
 PetscErrorCode FEGCreateOperator_Private(DM dm, FEGForm form, const char prefix[], FEGOpType type, Mat *A)
 {
   FEGOp op;
@@ -280,7 +280,7 @@ PetscErrorCode FEGOpGetPmat_Private(FEGOp op, Mat *P)
 
   PetscFunctionBegin;
   if (type == FEG_PMAT_AUTO) type = op->ops->assemblevalues ? FEG_PMAT_LMA : FEG_PMAT_ADDTO;
-  PetscCheck(type != FEG_PMAT_LMA || op->ops->assemblevalues, PetscObjectComm((PetscObject)op), PETSC_ERR_SUP, "-feg_pmat lma assembles the element matrices the operator keeps, and a %s operator keeps none; use -feg_pmat addto", ((PetscObject)op)->type_name);
+  PetscCheck(type != FEG_PMAT_LMA || op->ops->assemblevalues, PetscObjectComm((PetscObject)op), PETSC_ERR_SUP, "-feg_op_pmat lma assembles the element matrices the operator keeps, and a %s operator keeps none; use -feg_op_pmat addto", ((PetscObject)op)->type_name);
   if (type == FEG_PMAT_ADDTO) {
     if (!op->pmat) {
       const char *prefix;
@@ -302,8 +302,8 @@ PetscErrorCode FEGOpGetPmat_Private(FEGOp op, Mat *P)
 
 /*@
   FEGOperatorGetPmat - an assembled matrix of the operator, for preconditioners that need matrix values (ILU, LU, GAMG,
-  SOR, ...): the operator itself when its type assembles it (addto) or with -feg_pmat none; otherwise made by the
-  operator's -feg_pmat choice (FEGOpSetPmatType()) and kept up to date with the operator's assemblies
+  SOR, ...): the operator itself when its type assembles it (addto) or with -feg_op_pmat none; otherwise made by the
+  operator's -feg_op_pmat choice (FEGOpSetPmatType()) and kept up to date with the operator's assemblies
 
   Collective
 

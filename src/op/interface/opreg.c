@@ -11,14 +11,10 @@ PETSC_INTERN PetscErrorCode FEGOpUseDevice_AddTo(FEGOp);
 PETSC_INTERN PetscErrorCode FEGOpUseDevice_LMA(FEGOp);
 PETSC_INTERN PetscErrorCode FEGOpUseDevice_MatFree(FEGOp);
 PETSC_INTERN PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *, FEGForm, Vec);
-PETSC_INTERN PetscErrorCode FEGDevRoofline(double *, double *, double *);
-PETSC_INTERN PetscErrorCode FEGDevSelect(void);
-PETSC_INTERN PetscErrorCode FEGDevMemInfo(size_t *, size_t *);
-PETSC_INTERN PetscErrorCode FEGDevQuadraturePoints(FEGDisc *, Vec);
 #endif
 
 PetscBool        FEGOpRegisterAllCalled = PETSC_FALSE;
-FEGDeviceBackend FEGDevice              = {PETSC_FALSE, NULL, NULL, NULL, NULL};
+PetscErrorCode (*FEGComputeRHSDevice)(FEGDisc *, FEGForm, Vec) = NULL;
 
 /*@C
   FEGOpRegisterAll - registers fegpu's operator types (addto, lma, matfree, auto) and, in a CUDA build, their GPU
@@ -45,17 +41,12 @@ PetscErrorCode FEGOpRegisterAll(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* what the CUDA backend does outside the operator types */
-PetscErrorCode FEGDeviceBackendRegister(void)
+/* what the CUDA backend does for operators outside their types (the package initialiser calls it) */
+PetscErrorCode FEGOpRegisterDevice_Private(void)
 {
   PetscFunctionBegin;
 #if defined(FEGPU_HAVE_CUDA)
-  FEGDevice.available  = PETSC_TRUE;
-  FEGDevice.computerhs = FEGComputeRHS_CUDA;
-  FEGDevice.roofline   = FEGDevRoofline;
-  FEGDevice.select     = FEGDevSelect;
-  FEGDevice.meminfo    = FEGDevMemInfo;
-  FEGDevice.qpoints    = FEGDevQuadraturePoints;
+  FEGComputeRHSDevice = FEGComputeRHS_CUDA;
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }

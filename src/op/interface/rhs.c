@@ -74,7 +74,7 @@ PetscErrorCode FEGComputeRHS(DM dm, FEGForm form, Vec b)
   PetscCall(VecGetLocalSize(b, &n));
   PetscCheck(n == disc->nglobal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Right-hand side Vec has local size %" PetscInt_FMT " but the DM's global Vecs have %" PetscInt_FMT " (use DMCreateGlobalVector())", n, disc->nglobal);
   PetscCall(PetscLogEventBegin(FEG_RHS, dm, b, 0, 0));
-  if (ondevice) PetscCall((*FEGDevice.computerhs)(disc, form, b));
+  if (ondevice) PetscCall((*FEGComputeRHSDevice)(disc, form, b));
   else PetscCall(FEGComputeRHS_Host(disc, form, b));
   PetscCall(PetscLogEventEnd(FEG_RHS, dm, b, 0, 0));
   PetscCall(PetscContainerDestroy(&c));

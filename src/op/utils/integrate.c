@@ -130,7 +130,7 @@ PetscErrorCode FEGOpElementMatrices(FEGOp op, PetscScalar Ke[])
 
 /*@C
   FEGOpElementMatricesSingle - FEGOpElementMatrices() rounded to single precision, Kf[(e*Nb+a)*Nb+b]: each element
-  matrix is integrated in double and rounded once (-feg_precision single)
+  matrix is integrated in double and rounded once (-feg_op_precision single)
 
   Collective
 

@@ -1,4 +1,4 @@
-#include <fegpu/private/fegimpl.h>
+#include <fegpu/private/fegspaceimpl.h>
 #include <petscblaslapack.h>
 #include <petscds.h>
 #include <petscbt.h>
@@ -98,7 +98,7 @@ static PetscErrorCode FEGDiscAffine_Private(FEGDisc *disc)
     disc->affine = affine ? PETSC_TRUE : PETSC_FALSE;
   }
   PetscCall(PetscFree2(S, w));
-  /* one answer on every process, so that choices made from it (kernels, -feg_strategy auto) agree */
+  /* one answer on every process, so that choices made from it (kernels, -feg_op_type auto) agree */
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &disc->affine, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)disc->dm)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,6 +1,22 @@
 /* Vectors at the quadrature points of a DM's cells: the layout coefficients given point by point use, and the points
    themselves, so that an application computes its coefficients where its vectors live (on the GPU for CUDA Vecs) */
-#include <fegpu/private/fegimpl.h>
+#include <fegpu/private/fegspaceimpl.h>
+
+#if defined(FEGPU_HAVE_CUDA)
+PETSC_INTERN PetscErrorCode FEGDevQuadraturePoints(FEGDisc *, Vec);
+#endif
+
+PetscErrorCode (*FEGDiscDeviceQuadraturePoints)(FEGDisc *, Vec) = NULL;
+
+/* the space layer's device functions, in a CUDA build (the package initialiser calls it) */
+PetscErrorCode FEGSpaceRegisterDevice(void)
+{
+  PetscFunctionBegin;
+#if defined(FEGPU_HAVE_CUDA)
+  FEGDiscDeviceQuadraturePoints = FEGDevQuadraturePoints;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode FEGDiscCreateQuadratureVec_Private(DM dm, const FEGDisc *disc, PetscInt bs, Vec *v)
 {
@@ -80,7 +96,7 @@ PetscErrorCode FEGDMCreateQuadratureCoordinates(DM dm, Vec *X)
   PetscCall(FEGDMGetDisc(dm, &disc, &c));
   PetscCall(FEGDiscCreateQuadratureVec_Private(dm, disc, disc->dim, X));
   PetscCall(FEGDMIsOnDevice(dm, &ondevice));
-  if (ondevice) PetscCall((*FEGDevice.qpoints)(disc, *X));
+  if (ondevice) PetscCall((*FEGDiscDeviceQuadraturePoints)(disc, *X));
   else {
     PetscScalar *x;
 

@@ -1,7 +1,7 @@
 /* A local section with each point's dofs by its cell type. PETSc (3.18 to 3.22) gives every point of one depth the
    same number of dofs and the same orientation symmetries, which is right for every cell whose faces are alike but not
    for prisms: their triangular and quadrilateral faces carry (p-1)(p-2)/2 and (p-1)^2 interior dofs. */
-#include <fegpu/private/fegimpl.h>
+#include <fegpu/private/fegspaceimpl.h>
 #include <petsc/private/dmimpl.h>
 #include <petsc/private/sectionimpl.h>
 #include <petscsf.h>

@@ -1,4 +1,4 @@
-#include <fegpu/private/fegimpl.h>
+#include <fegpu/private/fegspaceimpl.h>
 #include <petsc/private/petscfeimpl.h>
 
 /* the table's entry for a cell type, after checking the dimension and the order */

@@ -1,6 +1,6 @@
 /* The papers each fegpu strategy follows, registered with PETSc when the strategy is first used, so -citations lists
    them beside PETSc's own */
-#include <fegpu/private/fegimpl.h>
+#include <fegpu/private/fegsysimpl.h>
 
 static const char *const FEGCitations[FEG_NUM_CITATIONS] = {"@article{markall2013assembly,\n"
                                                             "  title   = {Finite element assembly strategies on multi-core and many-core architectures},\n"

@@ -1,3 +1,5 @@
+/* The package initialiser: the one place outside a layer's own folder that names every layer (classes, types,
+   partitioner, device backends, log events) */
 #include <fegpu/private/fegopimpl.h>
 
 PetscClassId  FEG_FORM_CLASSID, FEG_OP_CLASSID;
@@ -37,6 +39,8 @@ PetscErrorCode FEGInitializePackage(void)
   PetscCall(FEGOpRegisterAll());
   PetscCall(PetscPartitionerRegister(FEGPARTITIONERMETIS, PetscPartitionerCreate_FEGMetis));
   PetscCall(FEGDeviceBackendRegister());
+  PetscCall(FEGSpaceRegisterDevice());
+  PetscCall(FEGOpRegisterDevice_Private());
   PetscCall(PetscLogEventRegister("FEGSetUp", FEG_OP_CLASSID, &FEG_Setup));
   PetscCall(PetscLogEventRegister("FEGIntegrate", FEG_OP_CLASSID, &FEG_Integrate));
   PetscCall(PetscLogEventRegister("FEGAssemble", FEG_OP_CLASSID, &FEG_Assemble));
@@ -66,26 +70,3 @@ PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_fegpu(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
-
-/*@
-  FEGDeviceRoofline - measures this GPU's ceilings: STREAM triad bandwidth (GB/s), FP64 FMA throughput (GFLOP/s)
-  and the rate of double-precision atomicAdd to scattered addresses (G updates/s), for benchmarks' percentages
-
-  Not Collective
-
-  Level: developer
-@*/
-PetscErrorCode FEGDeviceRoofline(PetscReal *triad, PetscReal *fma, PetscReal *atomics)
-{
-  double t, f, a;
-
-  PetscFunctionBegin;
-  PetscCall(FEGInitializePackage());
-  PetscCheck(FEGDevice.roofline, PETSC_COMM_SELF, PETSC_ERR_SUP, "FEGDeviceRoofline needs fegpu built against a CUDA-enabled PETSc (./configure with PETSC_DIR of one, e.g. source ../shared/gpu/env.sh)");
-  PetscCall((*FEGDevice.select)());
-  PetscCall((*FEGDevice.roofline)(&t, &f, &a));
-  *triad   = t;
-  *fma     = f;
-  *atomics = a;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}

@@ -1,7 +1,8 @@
 /* Coefficients for the device kernels: constant, linear in an auxiliary field (its local vector read on the device,
    the field's basis tabulated once), values at the quadrature points given as Vecs (read where they are), or computed
    on the host by a pointwise function at every quadrature point and uploaded */
-#include <fegpu/private/fegcudaimpl.h>
+#include <fegpu/private/fegformimpl.h>
+#include <petscdevice_cuda.h>
 
 PetscErrorCode FEGDevCoeffCacheDestroy(FEGDevCoeffCache *cc)
 {

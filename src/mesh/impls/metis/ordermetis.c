@@ -1,18 +1,16 @@
 /* Cell ordering by METIS parts: the process's own cell dual graph (cells that share a face) cut into parts of about
-   -feg_reorder_part_size cells, the cells of a part numbered together, so that elements processed side by side on the
+   FEGMeshSetReorderPartSize() cells, the cells of a part numbered together, so that elements processed side by side on the
    GPU gather and scatter mostly the same dofs */
-#include <fegpu/private/fegimpl.h>
+#include <fegpu/private/fegmeshimpl.h>
 #include <metis.h>
 
 PetscErrorCode FEGMeshOrderCells_Metis(DM dm, PetscInt nc, PetscInt perm[])
 {
-  PetscInt  cStart, cEnd, fStart, fEnd, psize = 256, nparts, *cnt, *pair, npair = 0;
-  idx_t    *xadj, *adjncy, *where, *fill;
-  PetscBool set;
+  PetscInt cStart, cEnd, fStart, fEnd, psize, nparts, *cnt, *pair, npair = 0;
+  idx_t   *xadj, *adjncy, *where, *fill;
 
   PetscFunctionBegin;
-  PetscCall(PetscOptionsGetInt(((PetscObject)dm)->options, ((PetscObject)dm)->prefix, "-feg_reorder_part_size", &psize, &set));
-  PetscCheck(psize >= 1, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-feg_reorder_part_size %" PetscInt_FMT " must be at least 1", psize);
+  PetscCall(FEGMeshGetReorderPartSize(dm, &psize));
   PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
   PetscCall(DMPlexGetHeightStratum(dm, 1, &fStart, &fEnd));
   nparts = (nc + psize - 1) / psize;

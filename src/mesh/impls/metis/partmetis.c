@@ -2,7 +2,7 @@
    CUDA bundle). The distributed graph is gathered on rank 0, partitioned there and the parts sent back, which is fine
    to about 10M cells; beyond that use ParMETIS or PT-Scotch. */
 #include <petsc/private/partitionerimpl.h>
-#include <fegpu/private/fegimpl.h>
+#include <fegpu/private/fegmeshimpl.h>
 #include <metis.h>
 
 typedef struct {

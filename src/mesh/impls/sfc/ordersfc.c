@@ -1,6 +1,6 @@
 /* Cell ordering along a Hilbert curve through the cell centroids (mean of the vertices), in the bounding box of the
    process's cells: neighbouring cells get neighbouring numbers without any graph */
-#include <fegpu/private/fegimpl.h>
+#include <fegpu/private/fegmeshimpl.h>
 
 /* The Hilbert index of the point X (n coordinates of b bits) by Skilling's transpose method (AIP Conf. Proc. 707,
    2004), bits interleaved into a double (exact while n*b <= 53) */

@@ -3,19 +3,9 @@
 
 #include <fegpu/private/fegopimpl.h>
 
-/* how the GPU adds element matrices into the CSR values */
-typedef enum {
-  FEG_ADDTO_AUTO,
-  FEG_ADDTO_ATOMIC,
-  FEG_ADDTO_COLOR,
-  FEG_ADDTO_COO,
-  FEG_ADDTO_GATHER
-} FEGAddtoMode;
-PETSC_INTERN const char *const FEGAddtoModes[];
-
 typedef struct {
-  FEGAddtoMode mode;   /* -feg_addto_mode (GPU) */
-  FEGTuning    tuning; /* -feg_cuda_* (GPU) */
+  FEGTuning    tuning; /* first (FEGTuningCompose()): FEGOpSetIntegrationKernel(), FEGOpSetIntegrationTuning() (GPU) */
+  FEGAddToMode mode;   /* FEGOpAddToSetMode() (GPU) */
   void        *dev;    /* the GPU's data (addtocuda.c) */
 } FEGOp_AddTo;
 

@@ -12,7 +12,7 @@
 
 typedef struct {
   FEGDevOp     base;
-  FEGAddtoMode mode; /* atomic, color, coo or gather (auto until FEGAddtoAutoMode()) */
+  FEGAddToMode mode; /* atomic, color, coo or gather (auto until FEGAddtoAutoMode()) */
   int         *pos;  /* CSR position of every element entry, element-interleaved or (posmajor) element-major; -1 dropped (constrained) */
   PetscBool    posmajor;
   int         *colorElems;
@@ -50,7 +50,7 @@ static PetscErrorCode FEGOpSetUp_AddTo_CUDA(FEGOp op)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -feg_addto_mode auto: gather where the integration kernel takes one element per thread, so writes the element
+/* -feg_op_addto_mode auto: gather where the integration kernel takes one element per thread, so writes the element
    matrices coalesced (element-interleaved): there the sums beat the atomics in 10 of the 11 cases measured, 1.01-1.32x,
    and were 1-2% slower in one (share/bench/color runs 4-6: triangles, quadrilaterals, tetrahedra, prisms, hexahedra;
    affine or not; constant or pointwise coefficients), and the assembly is bitwise reproducible. Atomic where the

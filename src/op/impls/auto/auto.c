@@ -1,4 +1,4 @@
-/* -feg_strategy auto: at setup the operator becomes the registered type with the least predicted time for its setup
+/* -feg_op_type auto: at setup the operator becomes the registered type with the least predicted time for its setup
    (first assembly included) and the expected number of applications, from a cost model whose per-element constants
    come from calibration runs of examples/bench on the device (share/bench/auto/, table automodel.h) */
 #include <fegpu/private/fegopimpl.h>
@@ -17,7 +17,7 @@ typedef struct {
 #include "automodel.h"
 
 typedef struct {
-  PetscInt applies; /* -feg_auto_applies */
+  PetscInt applies; /* FEGOpAutoSetApplies() */
 } FEGOp_Auto;
 
 static PetscErrorCode FEGOpSetFromOptions_Auto(FEGOp op, PetscOptionItems *PetscOptionsObject)
@@ -26,8 +26,9 @@ static PetscErrorCode FEGOpSetFromOptions_Auto(FEGOp op, PetscOptionItems *Petsc
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "fegpu auto operator");
-  PetscCall(PetscOptionsInt("-feg_auto_applies", "Applications (MatMult) expected per assembly, for -feg_strategy auto's choice", "FEGOpSetType", a->applies, &a->applies, NULL));
-  PetscCheck(a->applies >= 0, PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_OUTOFRANGE, "-feg_auto_applies %" PetscInt_FMT " must be at least 0", a->applies);
+  PetscCall(PetscOptionsDeprecated("-feg_auto_applies", "-feg_op_auto_applies", "0.3", NULL));
+  PetscCall(PetscOptionsInt("-feg_op_auto_applies", "Applications (MatMult) expected per assembly, for the auto type's choice", "FEGOpAutoSetApplies", a->applies, &a->applies, NULL));
+  PetscCheck(a->applies >= 0, PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_OUTOFRANGE, "Applications per assembly (-feg_op_auto_applies) %" PetscInt_FMT " must be at least 0", a->applies);
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -147,8 +148,68 @@ static PetscErrorCode FEGOpChooseType_Auto(FEGOp op, PetscBool ondevice, char ty
     }
   }
   PetscCall(PetscFree(names));
-  PetscCheck(type[0], comm, PETSC_ERR_SUP, "-feg_strategy auto has no model for %s of order %" PetscInt_FMT " on the %s%s; choose the type with -feg_strategy", d->cell->plural, d->order, device, op->precision == FEG_PRECISION_SINGLE ? " in single precision" : "");
-  PetscCall(PetscSNPrintf(op->autoinfo, sizeof(op->autoinfo), "chosen by -feg_strategy auto for %" PetscInt_FMT " applications; predicted setup + applications: %s (model: %s)", a->applies, line, FEGAutoModelSource));
+  PetscCheck(type[0], comm, PETSC_ERR_SUP, "-feg_op_type auto has no model for %s of order %" PetscInt_FMT " on the %s%s; choose the type with -feg_op_type", d->cell->plural, d->order, device, op->precision == FEG_PRECISION_SINGLE ? " in single precision" : "");
+  PetscCall(PetscSNPrintf(op->autoinfo, sizeof(op->autoinfo), "chosen by -feg_op_type auto for %" PetscInt_FMT " applications; predicted setup + applications: %s (model: %s)", a->applies, line, FEGAutoModelSource));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpAutoSetApplies_Auto(FEGOp op, PetscInt k)
+{
+  PetscFunctionBegin;
+  ((FEGOp_Auto *)op->data)->applies = k;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpAutoGetApplies_Auto(FEGOp op, PetscInt *k)
+{
+  PetscFunctionBegin;
+  *k = ((FEGOp_Auto *)op->data)->applies;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpAutoSetApplies - the applications (MatMult) an auto operator expects per assembly, which weigh setup against the
+  cost of an application in its choice of type; no effect on other types
+
+  Logically Collective
+
+  Input Parameters:
++ op - the operator, of type `FEGOPAUTO`
+- k  - the applications, at least 0 (default 100)
+
+  Options Database Key:
+. -feg_op_auto_applies <k> - the same (deprecated name: -feg_auto_applies)
+
+  Note:
+  At `FEGOpSetUp()` the operator becomes another type, and this setting is gone with it.
+
+  Level: intermediate
+
+.seealso: FEGOpAutoGetApplies(), FEGOPAUTO, FEGOpSetType()
+@*/
+PetscErrorCode FEGOpAutoSetApplies(FEGOp op, PetscInt k)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(op, k, 2);
+  PetscCheck(k >= 0, PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_OUTOFRANGE, "Applications per assembly %" PetscInt_FMT " must be at least 0", k);
+  PetscTryMethod(op, "FEGOpAutoSetApplies_C", (FEGOp, PetscInt), (op, k));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpAutoGetApplies - see `FEGOpAutoSetApplies()`; the operator must be of type `FEGOPAUTO` (not yet set up)
+
+  Not Collective
+
+  Level: intermediate
+@*/
+PetscErrorCode FEGOpAutoGetApplies(FEGOp op, PetscInt *k)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  FEGAssertPointer(k, 2);
+  PetscUseMethod(op, "FEGOpAutoGetApplies_C", (FEGOp, PetscInt *), (op, k));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -156,6 +217,8 @@ static PetscErrorCode FEGOpDestroy_Auto(FEGOp op)
 {
   PetscFunctionBegin;
   PetscCall(PetscFree(op->data));
+  PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpAutoSetApplies_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpAutoGetApplies_C", NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -170,5 +233,7 @@ PETSC_INTERN PetscErrorCode FEGOpCreate_Auto(FEGOp op)
   op->ops->setfromoptions = FEGOpSetFromOptions_Auto;
   op->ops->choosetype     = FEGOpChooseType_Auto;
   op->ops->destroy        = FEGOpDestroy_Auto;
+  PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpAutoSetApplies_C", FEGOpAutoSetApplies_Auto));
+  PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpAutoGetApplies_C", FEGOpAutoGetApplies_Auto));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -8,9 +8,11 @@ static PetscErrorCode FEGOpSetFromOptions_LMA(FEGOp op, PetscOptionItems *PetscO
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "fegpu lma operator");
+  PetscCall(PetscOptionsDeprecated("-feg_lma_symmetric", "-feg_op_lma_symmetric", "0.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-feg_lma_tiles", "-feg_op_lma_tiles", "0.3", NULL));
   PetscCall(FEGScatterSetFromOptions(PetscOptionsObject, &lma->scatter));
-  PetscCall(PetscOptionsBool("-feg_lma_symmetric", "GPU lma: keep only the upper triangle of a symmetric form's element matrices (3-10, 15, 18, 20 in double, and 27 dofs)", "FEGOpSetFromOptions", lma->symmetric, &lma->symmetric, NULL));
-  PetscCall(PetscOptionsBool("-feg_lma_tiles", "GPU lma with atomics, elements of 3-10 dofs: gather x and sum y per tile of 128 elements in shared memory (default: P1 tetrahedra only)", "FEGOpSetFromOptions", lma->tiles, &lma->tiles, &set));
+  PetscCall(PetscOptionsBool("-feg_op_lma_symmetric", "GPU lma: keep only the upper triangle of a symmetric form's element matrices (3-10, 15, 18, 20 in double, and 27 dofs)", "FEGOpLMASetSymmetric", lma->symmetric, &lma->symmetric, NULL));
+  PetscCall(PetscOptionsBool("-feg_op_lma_tiles", "GPU lma with atomics, elements of 3-10 dofs: gather x and sum y per tile of 128 elements in shared memory (default: P1 tetrahedra only)", "FEGOpLMASetTiles", lma->tiles, &lma->tiles, &set));
   if (set) lma->tilesset = PETSC_TRUE;
   PetscCall(FEGTuningSetFromOptions(PetscOptionsObject, PetscObjectComm((PetscObject)op), &lma->tuning));
   PetscOptionsHeadEnd();
@@ -143,6 +145,164 @@ static PetscErrorCode FEGOpAssembleValues_LMA(FEGOp op, Mat *P)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* ------------------------------------------------------------------------------------------ lma's own settings */
+static PetscErrorCode FEGOpLMASetSymmetric_LMA(FEGOp op, PetscBool flg)
+{
+  PetscFunctionBegin;
+  ((FEGOp_LMA *)op->data)->symmetric = flg;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpLMAGetSymmetric_LMA(FEGOp op, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  *flg = ((FEGOp_LMA *)op->data)->symmetric;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpLMASetTiles_LMA(FEGOp op, PetscBool flg)
+{
+  FEGOp_LMA *lma = (FEGOp_LMA *)op->data;
+
+  PetscFunctionBegin;
+  lma->tiles    = flg;
+  lma->tilesset = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpLMAGetTiles_LMA(FEGOp op, PetscBool *flg, PetscBool *set)
+{
+  FEGOp_LMA *lma = (FEGOp_LMA *)op->data;
+
+  PetscFunctionBegin;
+  if (flg) *flg = lma->tilesset ? lma->tiles : (op->disc ? FEGLMATilesDefault(op->disc) : PETSC_FALSE);
+  if (set) *set = lma->tilesset;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpSetScatter_LMA(FEGOp op, FEGScatter scatter)
+{
+  PetscFunctionBegin;
+  ((FEGOp_LMA *)op->data)->scatter = scatter;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpGetScatter_LMA(FEGOp op, FEGScatter *scatter)
+{
+  PetscFunctionBegin;
+  *scatter = ((FEGOp_LMA *)op->data)->scatter;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* compose (or with compose false remove) lma's settings on the operator */
+static PetscErrorCode FEGOpComposeSettings_LMA(FEGOp op, PetscBool compose)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpLMASetSymmetric_C", compose ? FEGOpLMASetSymmetric_LMA : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpLMAGetSymmetric_C", compose ? FEGOpLMAGetSymmetric_LMA : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpLMASetTiles_C", compose ? FEGOpLMASetTiles_LMA : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpLMAGetTiles_C", compose ? FEGOpLMAGetTiles_LMA : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpSetScatter_C", compose ? FEGOpSetScatter_LMA : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpGetScatter_C", compose ? FEGOpGetScatter_LMA : NULL));
+  PetscCall(FEGTuningCompose(op, compose));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpLMASetSymmetric - whether GPU lma keeps a symmetric form's element matrices (`FEGFormIsSymmetric()`) as their
+  upper triangles, at the sizes with their kernels (3-10, 15, 18, 20 in double, and 27 dofs): half the memory and of
+  the element-matrix bytes each MatMult reads; no effect on other types
+
+  Logically Collective
+
+  Input Parameters:
++ op  - the operator
+- flg - `PETSC_TRUE` (default) or `PETSC_FALSE` (full matrices)
+
+  Options Database Key:
+. -feg_op_lma_symmetric <bool> - the same (deprecated name: -feg_lma_symmetric)
+
+  Level: advanced
+
+.seealso: FEGOpLMAGetSymmetric(), FEGOpLMASetTiles(), FEGOPLMA
+@*/
+PetscErrorCode FEGOpLMASetSymmetric(FEGOp op, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  PetscValidLogicalCollectiveBool(op, flg, 2);
+  PetscCheck(!op->setupcalled, PetscObjectComm((PetscObject)op), PETSC_ERR_ORDER, "The operator is set up: set the storage before FEGOpSetUp()");
+  PetscTryMethod(op, "FEGOpLMASetSymmetric_C", (FEGOp, PetscBool), (op, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpLMAGetSymmetric - see `FEGOpLMASetSymmetric()`; the operator must be lma
+
+  Not Collective
+
+  Level: advanced
+@*/
+PetscErrorCode FEGOpLMAGetSymmetric(FEGOp op, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  FEGAssertPointer(flg, 2);
+  PetscUseMethod(op, "FEGOpLMAGetSymmetric_C", (FEGOp, PetscBool *), (op, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpLMASetTiles - whether GPU lma with atomic adds applies its element matrices tile by tile (elements of 3-10
+  dofs): each tile's 128 elements' distinct dofs gathered once into shared memory and their sums added once; no effect
+  on other types
+
+  Logically Collective
+
+  Input Parameters:
++ op  - the operator
+- flg - `PETSC_TRUE` at every size of 3-10 dofs, or `PETSC_FALSE`; without a call, on for P1 tetrahedra alone
+
+  Options Database Key:
+. -feg_op_lma_tiles <bool> - the same (deprecated name: -feg_lma_tiles)
+
+  Level: advanced
+
+.seealso: FEGOpLMAGetTiles(), FEGOpLMASetSymmetric(), FEGOpSetScatter()
+@*/
+PetscErrorCode FEGOpLMASetTiles(FEGOp op, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  PetscValidLogicalCollectiveBool(op, flg, 2);
+  PetscCheck(!op->setupcalled, PetscObjectComm((PetscObject)op), PETSC_ERR_ORDER, "The operator is set up: set the tiles before FEGOpSetUp()");
+  PetscTryMethod(op, "FEGOpLMASetTiles_C", (FEGOp, PetscBool), (op, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpLMAGetTiles - see `FEGOpLMASetTiles()`; the operator must be lma
+
+  Not Collective
+
+  Input Parameter:
+. op - the operator
+
+  Output Parameters:
++ flg - whether the tiles are asked for: the value set, else the default for the operator's mesh once it is set up
+        (`PETSC_FALSE` before); NULL if not wanted
+- set - whether `FEGOpLMASetTiles()` or the option set it; NULL if not wanted
+
+  Level: advanced
+@*/
+PetscErrorCode FEGOpLMAGetTiles(FEGOp op, PetscBool *flg, PetscBool *set)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  PetscUseMethod(op, "FEGOpLMAGetTiles_C", (FEGOp, PetscBool *, PetscBool *), (op, flg, set));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode FEGOpDestroy_LMA(FEGOp op)
 {
   FEGOp_LMA *lma = (FEGOp_LMA *)op->data;
@@ -151,6 +311,7 @@ PetscErrorCode FEGOpDestroy_LMA(FEGOp op)
   PetscCall(PetscFree(lma->Ke));
   PetscCall(PetscFree(lma->Kf));
   PetscCall(PetscFree(op->data));
+  PetscCall(FEGOpComposeSettings_LMA(op, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -177,5 +338,6 @@ PetscErrorCode FEGOpCreate_LMA(FEGOp op)
   op->ops->applybytes     = FEGOpApplyBytes_LMA;
   op->ops->assemblevalues = FEGOpAssembleValues_LMA;
   op->ops->destroy        = FEGOpDestroy_LMA;
+  PetscCall(FEGOpComposeSettings_LMA(op, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -47,7 +47,7 @@ static __device__ __forceinline__ void FEGLMASymProduct(const TK *__restrict__ K
 }
 
 /* one element per thread, elements e0..e1-1; entry (a, b) FEGLMAEntry(a*Nb+b), of type TK (double, or float with
-   -feg_precision single: products and sums in double); ybuf != NULL: write ye there ([a*Ne+e]) instead of atomics
+   -feg_op_precision single: products and sums in double); ybuf != NULL: write ye there ([a*Ne+e]) instead of atomics
    into y. CODED (FEGIdxLoad): the halo's buffers xg and yg are given, so an index may name them; else an entry of x or
    -1 (constrained). NB > 0: exactly NB dofs, every loop unrolled, so x_e stays in registers and an element's loads are
    issued together; with the count known only at run time (NB = 0, up to NBMAX) x_e lives on the stack (ptxas: 64 or
@@ -264,15 +264,15 @@ static __global__ void FEGLMAGroup_Kernel(int Ne, int e0, int e1, const int *__r
 /* single precision up to 10 dofs: two elements per thread (Ne and e0 even); returns the kernel's name, NULL where it
    does not apply */
 template <bool CODED, bool SYM>
-static const char *FEGLMALaunchPair(const FEGDevDisc *d, const int *idx, int e0, int e1, const float *Ke, const double *x, double *y, int transpose, double *yb, const double *xg, double *yg, int nt)
+static const char *FEGLMALaunchPair(const FEGDevLMA *k, const FEGDevLaunch *L, const float *Ke, double *yb, int nt)
 {
-  const unsigned np = (unsigned)(((e1 - e0 + 1) / 2 + nt - 1) / nt);
+  const unsigned np = (unsigned)(((L->e1 - L->e0 + 1) / 2 + nt - 1) / nt);
 
-  if (d->Ne % 2 || e0 % 2) return NULL;
-  switch (d->Nb) {
+  if (k->Ne % 2 || L->e0 % 2) return NULL;
+  switch (k->Nb) {
 #define FEG_LMA_PAIR(NB) \
   case NB: \
-    FEGLMAPair_Kernel<NB, CODED, SYM><<<np, nt>>>(d->Ne, e0, e1, idx, Ke, x, y, transpose, yb, xg, yg); \
+    FEGLMAPair_Kernel<NB, CODED, SYM><<<np, nt>>>(k->Ne, L->e0, L->e1, k->idx, Ke, L->x, L->y, L->transpose, yb, L->xg, L->yg); \
     return "FEGLMAPair_Kernel";
     FEG_DEV_SMALL_NB(FEG_LMA_PAIR)
 #undef FEG_LMA_PAIR
@@ -400,17 +400,17 @@ static bool FEGLMATileBuildLaunch(int Nb, int ntiles, int Ne, const int *idx, in
 
 /* the tiles of elements whose first elements are hstart[0..ntiles-1] (hstart[ntiles] = Ne), from the element indices
    idx the product reads ([b*Ne+e]); tl->hstart is taken over */
-PetscErrorCode FEGDevLMATilesCreate(const FEGDevDisc *d, const int *idx, int ntiles, const int *hstart, FEGLMATiles *tl)
+PetscErrorCode FEGDevLMATilesCreate(FEGDevLMA *k, int ntiles, int *hstart)
 {
-  const int Ne = d->Ne, Nb = d->Nb;
-  int      *cnt, ndof      = 0;
-  void     *tmp  = NULL;
-  size_t    ntmp = 0;
+  const int    Ne = k->Ne, Nb = k->Nb, *idx = k->idx;
+  FEGLMATiles *tl = &k->tiles;
+  int         *cnt, ndof      = 0;
+  void        *tmp  = NULL;
+  size_t       ntmp = 0;
 
   PetscFunctionBegin;
-  if (!idx) idx = d->idx;
   tl->ntiles = ntiles;
-  tl->hstart = (int *)hstart;
+  tl->hstart = hstart;
   tl->bytes  = 0;
   PetscCall(FEGDevMallocCopy((void **)&tl->start, hstart, (ntiles + 1) * sizeof(int), &tl->bytes));
   PetscCall(FEGDevMallocCopy((void **)&tl->off, NULL, (ntiles + 1) * sizeof(int), &tl->bytes));
@@ -435,19 +435,20 @@ PetscErrorCode FEGDevLMATilesCreate(const FEGDevDisc *d, const int *idx, int nti
 
 /* the tiles t0..t1-1 that cover exactly elements e0..e1-1, else NULL (a range the tiles were not cut for) */
 template <typename TK, bool CODED>
-static const char *FEGLMALaunchTiles(const FEGDevDisc *d, const FEGLMATiles *tl, int e0, int e1, const TK *Ke, int sym, const double *x, double *y, int transpose, const double *xg, double *yg)
+static const char *FEGLMALaunchTiles(const FEGDevLMA *k, const FEGDevLaunch *L, const TK *Ke)
 {
-  const int *h = tl->hstart, *p0, *p1;
+  const FEGLMATiles *tl = &k->tiles;
+  const int         *h  = tl->hstart, *p0, *p1;
 
-  p0 = std::lower_bound(h, h + tl->ntiles + 1, e0);
-  p1 = std::lower_bound(h, h + tl->ntiles + 1, e1);
-  if (p0 == h + tl->ntiles + 1 || *p0 != e0 || p1 == h + tl->ntiles + 1 || *p1 != e1) return NULL;
+  p0 = std::lower_bound(h, h + tl->ntiles + 1, L->e0);
+  p1 = std::lower_bound(h, h + tl->ntiles + 1, L->e1);
+  if (p0 == h + tl->ntiles + 1 || *p0 != L->e0 || p1 == h + tl->ntiles + 1 || *p1 != L->e1) return NULL;
   const int t0 = (int)(p0 - h), nt = (int)(p1 - p0);
-  switch (d->Nb) {
+  switch (k->Nb) {
 #define FEG_LMA_TILE_APPLY(NB) \
   case NB: \
-    if (sym) FEGLMATile_Kernel<NB, TK, CODED, true><<<nt, FEG_LMA_TILE>>>(d->Ne, t0, *tl, Ke, x, y, transpose, xg, yg); \
-    else FEGLMATile_Kernel<NB, TK, CODED, false><<<nt, FEG_LMA_TILE>>>(d->Ne, t0, *tl, Ke, x, y, transpose, xg, yg); \
+    if (k->sym) FEGLMATile_Kernel<NB, TK, CODED, true><<<nt, FEG_LMA_TILE>>>(k->Ne, t0, *tl, Ke, L->x, L->y, L->transpose, L->xg, L->yg); \
+    else FEGLMATile_Kernel<NB, TK, CODED, false><<<nt, FEG_LMA_TILE>>>(k->Ne, t0, *tl, Ke, L->x, L->y, L->transpose, L->xg, L->yg); \
     return "FEGLMATile_Kernel";
     FEG_DEV_SMALL_NB(FEG_LMA_TILE_APPLY)
 #undef FEG_LMA_TILE_APPLY
@@ -459,14 +460,14 @@ static const char *FEGLMALaunchTiles(const FEGDevDisc *d, const FEGLMATiles *tl,
 /* one element per thread with the size compiled in: the small elements, and P4 triangles, Q3 quadrilaterals, P2 prisms,
    P3 tetrahedra, Q2 hexahedra; NULL for another size */
 template <typename TK, bool CODED, bool SYM>
-static const char *FEGLMALaunchFixed(const FEGDevDisc *d, const int *idx, int e0, int e1, const TK *Ke, const double *x, double *y, int transpose, double *yb, const double *xg, double *yg, int nt)
+static const char *FEGLMALaunchFixed(const FEGDevLMA *k, const FEGDevLaunch *L, const TK *Ke, double *yb, int nt)
 {
-  const unsigned nb = (unsigned)((e1 - e0 + nt - 1) / nt);
+  const unsigned nb = (unsigned)((L->e1 - L->e0 + nt - 1) / nt);
 
-  switch (d->Nb) {
+  switch (k->Nb) {
 #define FEG_LMA_FIXED(NB) \
   case NB: \
-    FEGLMASmall_Kernel<NB, NB, TK, CODED, SYM><<<nb, nt>>>(d->Ne, e0, e1, NB, idx, Ke, x, y, transpose, yb, xg, yg); \
+    FEGLMASmall_Kernel<NB, NB, TK, CODED, SYM><<<nb, nt>>>(k->Ne, L->e0, L->e1, NB, k->idx, Ke, L->x, L->y, L->transpose, yb, L->xg, L->yg); \
     return "FEGLMASmall_Kernel";
     FEG_DEV_SMALL_NB(FEG_LMA_FIXED)
     FEG_LMA_FIXED(15)
@@ -483,31 +484,34 @@ static const char *FEGLMALaunchFixed(const FEGDevDisc *d, const int *idx, int e0
 /* launches the kernel for these elements and returns its name (for FEGCheckLaunch); NULL: packed symmetric element
    matrices of a size without their kernel */
 template <typename TK, bool CODED>
-static const char *FEGLMALaunch(const FEGDevDisc *d, const int *idx, const FEGLMATiles *tl, int e0, int e1, const TK *Ke, int sym, const double *x, double *y, int transpose, double *yb, const double *xg, double *yg)
+static const char *FEGLMALaunch(const FEGDevLMA *k, const FEGDevLaunch *L, const TK *Ke, double *yb)
 {
-  const int      nt = 128, n = e1 - e0;
+  const int      nt = 128, n = L->e1 - L->e0, Ne = k->Ne, Nb = k->Nb, e0 = L->e0, e1 = L->e1, transpose = L->transpose;
+  const int     *idx = k->idx;
+  const double  *x = L->x, *xg = L->xg;
+  double        *y = L->y, *yg = L->yg;
   const unsigned nb = (unsigned)((n + nt - 1) / nt);
   const char    *name;
 
-  if (tl && tl->ntiles && !yb && (name = FEGLMALaunchTiles<TK, CODED>(d, tl, e0, e1, Ke, sym, x, y, transpose, xg, yg))) return name;
+  if (k->tiles.ntiles && !yb && (name = FEGLMALaunchTiles<TK, CODED>(k, L, Ke))) return name;
 
-  if (sym) { /* FEGLMASymmetricSize()'s sizes: the pair kernel in single up to 10 dofs, else one element per thread */
+  if (k->sym) { /* FEGLMASymmetricSize()'s sizes: the pair kernel in single up to 10 dofs, else one element per thread */
     if constexpr (std::is_same_v<TK, float>) {
-      if ((name = FEGLMALaunchPair<CODED, true>(d, idx, e0, e1, Ke, x, y, transpose, yb, xg, yg, nt))) return name;
+      if ((name = FEGLMALaunchPair<CODED, true>(k, L, Ke, yb, nt))) return name;
     }
-    return FEGLMALaunchFixed<TK, CODED, true>(d, idx, e0, e1, Ke, x, y, transpose, yb, xg, yg, nt);
+    return FEGLMALaunchFixed<TK, CODED, true>(k, L, Ke, yb, nt);
   }
   if constexpr (std::is_same_v<TK, double>) {
-    if (d->Nb == 16) { /* FEGLMADoubleGrouped()'s size */
-      FEGLMAGroup_Kernel<16, double, CODED><<<nb, nt>>>(d->Ne, e0, e1, idx, (const double2 *)Ke, x, y, transpose, yb, xg, yg);
+    if (Nb == 16) { /* FEGLMADoubleGrouped()'s size */
+      FEGLMAGroup_Kernel<16, double, CODED><<<nb, nt>>>(Ne, e0, e1, idx, (const double2 *)Ke, x, y, transpose, yb, xg, yg);
       return "FEGLMAGroup_Kernel";
     }
   }
   if constexpr (std::is_same_v<TK, float>) {
-    switch (d->Nb) { /* FEGLMASingleGrouped()'s sizes */
+    switch (Nb) { /* FEGLMASingleGrouped()'s sizes */
 #define FEG_LMA_GROUP(NB) \
   case NB: \
-    FEGLMAGroup_Kernel<NB, float, CODED><<<nb, nt>>>(d->Ne, e0, e1, idx, (const float4 *)Ke, x, y, transpose, yb, xg, yg); \
+    FEGLMAGroup_Kernel<NB, float, CODED><<<nb, nt>>>(Ne, e0, e1, idx, (const float4 *)Ke, x, y, transpose, yb, xg, yg); \
     return "FEGLMAGroup_Kernel";
       FEG_LMA_GROUP(16)
       FEG_LMA_GROUP(20)
@@ -515,38 +519,16 @@ static const char *FEGLMALaunch(const FEGDevDisc *d, const int *idx, const FEGLM
     default:
       break;
     }
-    if ((name = FEGLMALaunchPair<CODED, false>(d, idx, e0, e1, Ke, x, y, transpose, yb, xg, yg, nt))) return name;
+    if ((name = FEGLMALaunchPair<CODED, false>(k, L, Ke, yb, nt))) return name;
   }
-  if ((name = FEGLMALaunchFixed<TK, CODED, false>(d, idx, e0, e1, Ke, x, y, transpose, yb, xg, yg, nt))) return name;
-  if (d->Nb <= 8) FEGLMASmall_Kernel<0, 8, TK, CODED><<<nb, nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
-  else if (d->Nb <= FEG_LMA_SMALL) FEGLMASmall_Kernel<0, FEG_LMA_SMALL, TK, CODED><<<nb, nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
+  if ((name = FEGLMALaunchFixed<TK, CODED, false>(k, L, Ke, yb, nt))) return name;
+  if (Nb <= 8) FEGLMASmall_Kernel<0, 8, TK, CODED><<<nb, nt>>>(Ne, e0, e1, Nb, idx, Ke, x, y, transpose, yb, xg, yg);
+  else if (Nb <= FEG_LMA_SMALL) FEGLMASmall_Kernel<0, FEG_LMA_SMALL, TK, CODED><<<nb, nt>>>(Ne, e0, e1, Nb, idx, Ke, x, y, transpose, yb, xg, yg);
   else {
-    FEGLMARow_Kernel<TK, CODED><<<(unsigned)(((size_t)n * d->Nb + nt - 1) / nt), nt>>>(d->Ne, e0, e1, d->Nb, idx, Ke, x, y, transpose, yb, xg, yg);
+    FEGLMARow_Kernel<TK, CODED><<<(unsigned)(((size_t)n * Nb + nt - 1) / nt), nt>>>(Ne, e0, e1, Nb, idx, Ke, x, y, transpose, yb, xg, yg);
     return "FEGLMARow_Kernel";
   }
   return "FEGLMASmall_Kernel";
-}
-
-/* elements e0..e1-1; Ke double, or float when single; idx NULL: the discretization's local indices, else global ones
-   (-1 constrained), and where xg or yg is given (FEGDevOpGhostBuffers()) also below -1 for the halo's buffers;
-   nlocal > 0: then the transpose gather of every element's entries (after the last range) */
-PetscErrorCode FEGDevLMAApply(const FEGDevDisc *d, const int *idx, const FEGLMATiles *tl, const double *xg, double *yg, int e0, int e1, const void *Ke, int single, int sym, const double *x, double *y, int transpose, int nlocal, const int *toff, const int *tlist, double *ybuf)
-{
-  PetscFunctionBegin;
-  if (e1 > e0) {
-    const bool  coded = xg || yg;
-    const char *name;
-
-    if (!idx) idx = d->idx;
-    if (single && coded) name = FEGLMALaunch<float, true>(d, idx, tl, e0, e1, (const float *)Ke, sym, x, y, transpose, tlist ? ybuf : NULL, xg, yg);
-    else if (single) name = FEGLMALaunch<float, false>(d, idx, tl, e0, e1, (const float *)Ke, sym, x, y, transpose, tlist ? ybuf : NULL, NULL, NULL);
-    else if (coded) name = FEGLMALaunch<double, true>(d, idx, tl, e0, e1, (const double *)Ke, sym, x, y, transpose, tlist ? ybuf : NULL, xg, yg);
-    else name = FEGLMALaunch<double, false>(d, idx, tl, e0, e1, (const double *)Ke, sym, x, y, transpose, tlist ? ybuf : NULL, NULL, NULL);
-    PetscCheck(name, PETSC_COMM_SELF, PETSC_ERR_PLIB, "lma: packed symmetric element matrices of %d dofs, a size without their kernel", d->Nb);
-    FEGCheckLaunch(name);
-  }
-  if (tlist && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
-  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 template <typename TK>
@@ -562,19 +544,31 @@ static __global__ void FEGLMADiag_Kernel(int Ne, int Nb, const int *__restrict__
   }
 }
 
-/* diag += the element diagonals (idx and yg as for the action); with tlist the deterministic gather, as for the action */
-PetscErrorCode FEGDevLMADiagonal(const FEGDevDisc *d, const int *idx, double *yg, const void *Ke, int single, int sym, double *diag, int nlocal, const int *toff, const int *tlist, double *ybuf)
+/* the launch's elements, by the kernel its size and storage have; with L->diag their diagonals (an element per
+   thread); with the gather (L->tlist) the per-entry results summed after the last range */
+PetscErrorCode FEGDevLMAApply(const FEGDevLMA *k, const FEGDevLaunch *L)
 {
-  const int nt = 128;
-  double   *yb = tlist ? ybuf : NULL;
+  double *yb = L->tlist ? L->ybuf : NULL;
 
   PetscFunctionBegin;
-  if (!d->Ne) PetscFunctionReturn(PETSC_SUCCESS);
-  if (!idx) idx = d->idx;
-  if (single) FEGLMADiag_Kernel<float><<<(d->Ne + nt - 1) / nt, nt>>>(d->Ne, d->Nb, idx, (const float *)Ke, sym, diag, yb, yg);
-  else FEGLMADiag_Kernel<double><<<(d->Ne + nt - 1) / nt, nt>>>(d->Ne, d->Nb, idx, (const double *)Ke, sym, diag, yb, yg);
-  FEGCheckLaunch("FEGLMADiag_Kernel");
-  if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, diag));
+  if (L->diag && k->Ne) {
+    const int nt = 128;
+
+    if (k->single) FEGLMADiag_Kernel<float><<<(k->Ne + nt - 1) / nt, nt>>>(k->Ne, k->Nb, k->idx, (const float *)k->Ke, k->sym, L->y, yb, L->yg);
+    else FEGLMADiag_Kernel<double><<<(k->Ne + nt - 1) / nt, nt>>>(k->Ne, k->Nb, k->idx, (const double *)k->Ke, k->sym, L->y, yb, L->yg);
+    FEGCheckLaunch("FEGLMADiag_Kernel");
+  } else if (!L->diag && L->e1 > L->e0) {
+    const bool  coded = L->xg || L->yg;
+    const char *name;
+
+    if (k->single && coded) name = FEGLMALaunch<float, true>(k, L, (const float *)k->Ke, yb);
+    else if (k->single) name = FEGLMALaunch<float, false>(k, L, (const float *)k->Ke, yb);
+    else if (coded) name = FEGLMALaunch<double, true>(k, L, (const double *)k->Ke, yb);
+    else name = FEGLMALaunch<double, false>(k, L, (const double *)k->Ke, yb);
+    PetscCheck(name, PETSC_COMM_SELF, PETSC_ERR_PLIB, "lma: packed symmetric element matrices of %d dofs, a size without their kernel", k->Nb);
+    FEGCheckLaunch(name);
+  }
+  PetscCall(FEGDevLaunchGather(L, yb));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -592,8 +586,10 @@ static __global__ void FEGWiden_Kernel(int Nb, int Ne, const TK *__restrict__ in
 /* out[k*Ne+e] = entry k of element e of the element matrices in (single: FEGLMASingleIndex(), widened; double:
    FEGLMADoubleIndex(); sym: packed, FEGLMASymEntry()), in the order of double ones one by one, handed to
    MatSetValuesCOO() */
-PetscErrorCode FEGDevLMAWiden(int Nb, int Ne, int single, int sym, const void *in, double *out)
+PetscErrorCode FEGDevLMAWiden(const FEGDevLMA *k, double *out)
 {
+  const int      Nb = k->Nb, Ne = k->Ne, single = k->single, sym = k->sym;
+  const void    *in = k->Ke;
   const size_t   n  = (size_t)Nb * Nb * Ne;
   const unsigned nb = (unsigned)((n + 255) / 256);
 

@@ -5,26 +5,23 @@
 #include <fegpu/private/fegcudaimpl.h>
 
 typedef struct {
-  FEGDevOp    base;
-  void       *Ke;      /* double: Ke[FEGLMADoubleIndex()]; single: Ke[FEGLMASingleIndex()]; sym: Ke[FEGLMASymEntry()*Ne+e] */
-  int         single;  /* Ke holds floats (-feg_precision single) */
-  int         sym;     /* Ke holds the entries a <= b of a symmetric form's element matrices (-feg_lma_symmetric) */
-  int        *gidx;    /* with atomic adds and the overlapped apply: global indices with codes (base.gindex), else NULL */
-  PetscBool   gshared; /* gidx is the discretization's (one process), not this operator's */
-  FEGLMATiles tiles;   /* -feg_lma_tiles: ntiles 0 where not used */
+  FEGDevOp  base;
+  FEGDevLMA k;       /* what the kernels take: sizes, indices, element matrices, tiles */
+  int      *gidx;    /* with atomic adds: global indices with codes (base.gindex), which k.idx then is; else NULL */
+  PetscBool gshared; /* gidx is the discretization's (one process), not this operator's */
 } FEGOp_LMA_CUDA;
 
 /* entries and bytes of the stored element matrices */
 static size_t FEGLMAEntries(const FEGOp_LMA_CUDA *dev)
 {
-  const size_t Nb = (size_t)dev->base.d.Nb;
+  const size_t Nb = (size_t)dev->k.Nb;
 
-  return (size_t)dev->base.d.Ne * (dev->sym ? Nb * (Nb + 1) / 2 : Nb * Nb);
+  return (size_t)dev->k.Ne * (dev->k.sym ? Nb * (Nb + 1) / 2 : Nb * Nb);
 }
 
 static size_t FEGLMABytes(const FEGOp_LMA_CUDA *dev)
 {
-  return FEGLMAEntries(dev) * (dev->single ? sizeof(float) : sizeof(double));
+  return FEGLMAEntries(dev) * (dev->k.single ? sizeof(float) : sizeof(double));
 }
 
 static FEGOp_LMA_CUDA *FEGLMADev(FEGOp op)
@@ -34,16 +31,15 @@ static FEGOp_LMA_CUDA *FEGLMADev(FEGOp op)
 
 /* tiles of FEG_LMA_TILE elements at the sizes with their kernels (atomic adds only: the transpose gather sums per dof
    already), cut at the element ranges the overlapped apply launches (dev->base.nfirst, nint) so each range is whole
-   tiles. By default on P1 tetrahedra alone: on the H100 their MatMult was 1.10-1.17x faster in both precisions, and
-   single-precision P2 tetrahedra 1.04x and Q2 quadrilaterals 1.1-1.18x, while Q1 hexahedra, P1 prisms, double Q2
-   quadrilaterals and full (non-symmetric) P2 tetrahedra were 5-25% slower (share/bench/lma run 9) */
-static PetscErrorCode FEGLMATilesSetUp(FEGOp_LMA *lma, FEGOp_LMA_CUDA *dev)
+   tiles. By default on P1 tetrahedra alone (FEGLMATilesDefault()): elsewhere the latency between the tile kernel's
+   phases costs as much as the gathers it saves */
+static PetscErrorCode FEGLMATilesSetUp(FEGOp op, FEGOp_LMA *lma, FEGOp_LMA_CUDA *dev)
 {
   const int Ne = dev->base.d.Ne;
   int       cut[4], ncut = 0, ntiles = 0, *start;
 
   PetscFunctionBegin;
-  if (lma->tilesset ? !lma->tiles : !(dev->base.d.dim == 3 && dev->base.d.Nb == 4)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (lma->tilesset ? !lma->tiles : !FEGLMATilesDefault(op->disc)) PetscFunctionReturn(PETSC_SUCCESS);
   if (!FEGDevSmallNb(dev->base.d.Nb) || !Ne) PetscFunctionReturn(PETSC_SUCCESS);
   cut[ncut++] = 0;
   if (dev->base.overlap) {
@@ -57,7 +53,7 @@ static PetscErrorCode FEGLMATilesSetUp(FEGOp_LMA *lma, FEGOp_LMA_CUDA *dev)
   for (int k = 0; k < ncut; k++)
     for (int e = cut[k]; e < cut[k + 1]; e += FEG_LMA_TILE) start[ntiles++] = e;
   start[ntiles] = Ne;
-  PetscCall(FEGDevLMATilesCreate(&dev->base.d, dev->gidx, ntiles, start, &dev->tiles));
+  PetscCall(FEGDevLMATilesCreate(&dev->k, ntiles, start));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -89,12 +85,15 @@ static PetscErrorCode FEGOpSetUp_LMA_CUDA(FEGOp op)
   /* with atomic adds, global indices (-1: constrained; on several processes < -1: the halo's ghost buffers): no copies
      into and out of a local vector around the kernel, as sum factorisation */
   PetscCall(FEGDevOpTableGlobalIndices(op, &dev->base, &dev->gidx, &dev->gshared));
-  dev->single = op->precision == FEG_PRECISION_SINGLE;
+  dev->k.Ne     = dev->base.d.Ne;
+  dev->k.Nb     = dev->base.d.Nb;
+  dev->k.idx    = dev->gidx ? dev->gidx : dev->base.d.idx;
+  dev->k.single = op->precision == FEG_PRECISION_SINGLE;
   /* a symmetric form's element matrices are symmetric: at the sizes with their kernels half of each is enough */
   PetscCall(FEGFormIsSymmetric(op->form, &sym));
-  dev->sym = lma->symmetric && sym && FEGLMASymmetricSize(dev->base.d.Nb, dev->single);
-  PetscCall(FEGDevMallocCopy(&dev->Ke, NULL, FEGLMABytes(dev), NULL));
-  if (!dev->base.tlist) PetscCall(FEGLMATilesSetUp(lma, dev));
+  dev->k.sym = lma->symmetric && sym && FEGLMASymmetricSize(dev->k.Nb, dev->k.single);
+  PetscCall(FEGDevMallocCopy(&dev->k.Ke, NULL, FEGLMABytes(dev), NULL));
+  if (!dev->base.tlist) PetscCall(FEGLMATilesSetUp(op, lma, dev));
   op->stores = "element matrices on the GPU";
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -106,14 +105,14 @@ static PetscErrorCode FEGOpAssemble_LMA_CUDA(FEGOp op, Mat A)
   FEGDevOutput    o = {FEG_DEV_OUT_LMA, NULL, NULL};
 
   PetscFunctionBegin;
-  if (dev->single) {
+  if (dev->k.single) {
     o.out   = FEG_DEV_OUT_LMA_SINGLE;
-    o.valsf = (float *)dev->Ke;
+    o.valsf = (float *)dev->k.Ke;
   } else {
-    o.vals    = (double *)dev->Ke;
-    o.grouped = FEGLMADoubleGrouped(dev->base.d.Nb);
+    o.vals    = (double *)dev->k.Ke;
+    o.grouped = FEGLMADoubleGrouped(dev->k.Nb);
   }
-  o.sym = dev->sym;
+  o.sym = dev->k.sym;
   PetscCall(PetscLogEventBegin(FEG_Integrate, op, 0, 0, 0));
   PetscCall(FEGDevCoeffPrepare(op->disc, op->form, &dev->base.cc, &c));
   PetscCall(PetscLogGpuTimeBegin());
@@ -124,15 +123,10 @@ static PetscErrorCode FEGOpAssemble_LMA_CUDA(FEGOp op, Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FEGLMAKernel(FEGOp op, const double *x, double *y, PetscBool transpose, PetscBool overwrite, int e0, int e1, PetscBool last)
+static PetscErrorCode FEGLMAKernel(FEGOp op, const FEGDevLaunch *L)
 {
-  FEGOp_LMA_CUDA *dev = FEGLMADev(op);
-  const double   *xg;
-  double         *yg;
-
   PetscFunctionBegin;
-  PetscCall(FEGDevOpGhostBuffers(&dev->base, e1, &xg, &yg));
-  PetscCall(FEGDevLMAApply(&dev->base.d, dev->gidx, &dev->tiles, xg, yg, e0, e1, dev->Ke, dev->single, dev->sym, x, y, transpose ? 1 : 0, last ? (int)op->disc->nlocal : 0, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevLMAApply(&FEGLMADev(op)->k, L));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -154,22 +148,10 @@ static PetscErrorCode FEGOpApplyTranspose_LMA_CUDA(FEGOp op, Vec x, Vec y, Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FEGLMADiagKernel(FEGOp op, double *y)
-{
-  FEGOp_LMA_CUDA *dev = FEGLMADev(op);
-  const double   *xg;
-  double         *yg;
-
-  PetscFunctionBegin;
-  PetscCall(FEGDevOpGhostBuffers(&dev->base, dev->base.d.Ne, &xg, &yg));
-  PetscCall(FEGDevLMADiagonal(&dev->base.d, dev->gidx, yg, dev->Ke, dev->single, dev->sym, y, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode FEGOpGetDiagonal_LMA_CUDA(FEGOp op, Vec d)
 {
   PetscFunctionBegin;
-  PetscCall(FEGDevOpDiagonal(op, &FEGLMADev(op)->base, FEGLMADiagKernel, d));
+  PetscCall(FEGDevOpDiagonal(op, &FEGLMADev(op)->base, FEGLMAKernel, d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -178,15 +160,15 @@ static PetscErrorCode FEGOpGetDiagonal_LMA_CUDA(FEGOp op, Vec d)
 static PetscErrorCode FEGOpAssembleValues_LMA_CUDA(FEGOp op, Mat *P)
 {
   FEGOp_LMA_CUDA *dev  = FEGLMADev(op);
-  double         *K    = (double *)dev->Ke;
-  const PetscBool copy = (PetscBool)(dev->single || dev->sym || FEGLMADoubleGrouped(dev->base.d.Nb));
+  double         *K    = (double *)dev->k.Ke;
+  const PetscBool copy = (PetscBool)(dev->k.single || dev->k.sym || FEGLMADoubleGrouped(dev->k.Nb));
 
   PetscFunctionBegin;
   if (copy) {
     const size_t n = (size_t)dev->base.d.Ne * dev->base.d.Nb * dev->base.d.Nb;
 
     PetscCall(FEGDevMallocCopy((void **)&K, NULL, n * sizeof(double), NULL));
-    PetscCall(FEGDevLMAWiden(dev->base.d.Nb, dev->base.d.Ne, dev->single, dev->sym, dev->Ke, K));
+    PetscCall(FEGDevLMAWiden(&dev->k, K));
   }
   PetscCall(FEGOpAssembleValues_LMA_Private(op, MATAIJCUSPARSE, PETSC_TRUE, K, P));
   if (copy) FEGDevFree(K);
@@ -199,7 +181,7 @@ static PetscErrorCode FEGOpApplyBytes_LMA_CUDA(FEGOp op, PetscLogDouble *bytes)
 
   PetscFunctionBegin;
   /* the tiles' arrays are read once per product in place of the element indices */
-  *bytes = (PetscLogDouble)FEGLMABytes(dev) + (dev->tiles.ntiles ? (PetscLogDouble)dev->tiles.bytes : (PetscLogDouble)dev->base.d.Ne * dev->base.d.Nb * sizeof(int));
+  *bytes = (PetscLogDouble)FEGLMABytes(dev) + (dev->k.tiles.ntiles ? (PetscLogDouble)dev->k.tiles.bytes : (PetscLogDouble)dev->base.d.Ne * dev->base.d.Nb * sizeof(int));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -209,10 +191,10 @@ static PetscErrorCode FEGOpView_LMA_CUDA(FEGOp op, PetscViewer viewer)
 
   PetscFunctionBegin;
   PetscCall(FEGDevOpView(op, &dev->base, viewer));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "GPU lma: element-interleaved matrices in %s precision%s, scatter by %s%s\n", dev->single ? "single" : "double", dev->sym ? " (symmetric: upper triangles only)" : "",
-                                   dev->base.tlist ? "transpose gather" : (dev->tiles.ntiles ? "atomics per tile of elements (shared-memory gathers and sums)" : "atomics"), dev->base.direct ? ", no global-to-local copies (one process, no constraints)" : ""));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "GPU lma: element-interleaved matrices in %s precision%s, scatter by %s%s\n", dev->k.single ? "single" : "double", dev->k.sym ? " (symmetric: upper triangles only)" : "",
+                                   dev->base.tlist ? "transpose gather" : (dev->k.tiles.ntiles ? "atomics per tile of elements (shared-memory gathers and sums)" : "atomics"), dev->base.direct ? ", no global-to-local copies (one process, no constraints)" : ""));
   PetscCall(
-    PetscViewerASCIIPrintf(viewer, "GPU memory: %.4g MB\n", ((PetscLogDouble)FEGDevOpBytes(&dev->base) + (PetscLogDouble)FEGLMABytes(dev) + (dev->gidx ? (PetscLogDouble)dev->base.d.Ne * dev->base.d.Nb * sizeof(int) : 0.0) + (PetscLogDouble)dev->tiles.bytes) / 1048576.0));
+    PetscViewerASCIIPrintf(viewer, "GPU memory: %.4g MB\n", ((PetscLogDouble)FEGDevOpBytes(&dev->base) + (PetscLogDouble)FEGLMABytes(dev) + (dev->gidx ? (PetscLogDouble)dev->base.d.Ne * dev->base.d.Nb * sizeof(int) : 0.0) + (PetscLogDouble)dev->k.tiles.bytes) / 1048576.0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -224,9 +206,9 @@ static PetscErrorCode FEGOpDestroy_LMA_CUDA(FEGOp op)
   PetscFunctionBegin;
   if (dev) {
     PetscCall(FEGDevOpDestroy(&dev->base));
-    FEGDevFree(dev->Ke);
+    FEGDevFree(dev->k.Ke);
     if (!dev->gshared) FEGDevFree(dev->gidx);
-    PetscCall(FEGLMATilesDestroy(&dev->tiles));
+    PetscCall(FEGLMATilesDestroy(&dev->k.tiles));
     PetscCall(PetscFree(lma->dev));
   }
   PetscCall(FEGOpDestroy_LMA(op));

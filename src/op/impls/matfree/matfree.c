@@ -12,7 +12,7 @@
 #include "matfree.h"
 #include "nodal.h"
 
-const char *const FEGMatFreeKernels[] = {"auto", "qp", "refop", "gemm", "mma", "sumfact", "FEGMatFreeKernel", "FEG_MF_", NULL};
+const char *const FEGMatFreeKernels[] = {"auto", "qp", "refop", "gemm", "mma", "sumfact", "FEGMatFreeKernel", "FEG_MATFREE_", NULL};
 
 /* R(q, r, b): reference value (r = 0) or gradient component r-1 of basis function b at quadrature point q */
 static inline PetscReal FEGRef(const FEGDisc *d, PetscInt q, PetscInt r, PetscInt b)
@@ -145,7 +145,7 @@ static PetscErrorCode FEGMatFreeBuildRefOps(FEGDisc *d, FEGOp_MatFree *mf)
    found by Gram-Schmidt, twice). The refop kernels (host, GPU per thread, GPU mma) then apply u_s = C_s x,
    z_r = sum_s G_rs u_s, y = sum_r C_r^T z_r: 2 dim k Nb + dim^2 k FMAs instead of dim (dim+1)/2 Nb^2 (376 instead of
    700 at P2, 3D). Kinds with value-gradient pairs, and rules with a negative weight, are not factored (frank = 0).
-   Computed once after FEGMatFreeBuildRefOps() unless -feg_matfree_factored 0. */
+   Computed once after FEGMatFreeBuildRefOps() unless -feg_op_matfree_factored 0. */
 static PetscErrorCode FEGMatFreeFactorRefOps(FEGOp op)
 {
   FEGOp_MatFree *mf = (FEGOp_MatFree *)op->data;
@@ -414,11 +414,11 @@ static const struct {
   FEGElemApplyFn apply;
   FEGElemDiagFn  diag;
 } FEGMatFreeHost[] = {
-  [FEG_MF_QP] = {FEGElemApply_QP,      FEGElemDiag_QP     },
-    [FEG_MF_REFOP] = {FEGElemApply_RefOp,   FEGElemDiag_RefOp  },
-    [FEG_MF_GEMM] = {FEGElemApply_RefOp,   FEGElemDiag_RefOp  },
-    [FEG_MF_MMA] = {FEGElemApply_RefOp,   FEGElemDiag_RefOp  },
-    [FEG_MF_SUMFACT] = {FEGElemApply_SumFact, FEGElemDiag_SumFact}
+  [FEG_MATFREE_QP] = {FEGElemApply_QP,      FEGElemDiag_QP     },
+    [FEG_MATFREE_REFOP] = {FEGElemApply_RefOp,   FEGElemDiag_RefOp  },
+    [FEG_MATFREE_GEMM] = {FEGElemApply_RefOp,   FEGElemDiag_RefOp  },
+    [FEG_MATFREE_MMA] = {FEGElemApply_RefOp,   FEGElemDiag_RefOp  },
+    [FEG_MATFREE_SUMFACT] = {FEGElemApply_SumFact, FEGElemDiag_SumFact}
 };
 
 /* Kernel for this form and discretization: the requested one, with an error naming why it cannot be used, or under
@@ -439,26 +439,26 @@ PetscErrorCode FEGMatFreeSelect(FEGOp op, const FEGMatFreeCaps *caps)
   PetscCall(FEGFormCellwiseConstant(op->form, &cellconst));
   if (!mf->structureFound) {
     mf->opKind = -1;
-    if (mf->request == FEG_MF_AUTO || mf->request == FEG_MF_SUMFACT) PetscCall(FEGMatFreeTensorSetUp(d, mf, &mf->tensor, &mf->tensorWhy));
+    if (mf->request == FEG_MATFREE_AUTO || mf->request == FEG_MATFREE_SUMFACT) PetscCall(FEGMatFreeTensorSetUp(d, mf, &mf->tensor, &mf->tensorWhy));
     if (mf->tensor && (mf->P < caps->sfPmin || mf->P > caps->sfPmax || (caps->sfQP1 && mf->Q != mf->P && mf->Q != mf->P + 1))) {
       mf->tensor    = PETSC_FALSE;
       mf->tensorWhy = caps->sfWhy;
     }
     mf->structureFound = PETSC_TRUE;
   }
-  if (k == FEG_MF_AUTO) {
+  if (k == FEG_MATFREE_AUTO) {
     if (d->affine && d->cell->simplex && cellconst) {
-      k = FEG_MF_REFOP;
-      if (caps->gemm && d->dim == 3 && caps->mmaFromNb && d->Nb >= caps->mmaFromNb) k = FEG_MF_MMA;
-    } else if (mf->tensor) k = FEG_MF_SUMFACT;
-    else k = FEG_MF_QP;
+      k = FEG_MATFREE_REFOP;
+      if (caps->gemm && d->dim == 3 && caps->mmaFromNb && d->Nb >= caps->mmaFromNb) k = FEG_MATFREE_MMA;
+    } else if (mf->tensor) k = FEG_MATFREE_SUMFACT;
+    else k = FEG_MATFREE_QP;
   }
-  PetscCheck(k != FEG_MF_SUMFACT || mf->tensor, comm, PETSC_ERR_SUP, "-feg_matfree_kernel sumfact cannot be used on %s cells of order %" PetscInt_FMT " with %" PetscInt_FMT " quadrature points: %s; use qp or auto", DMPolytopeTypes[d->ct], d->order, d->Nq, mf->tensorWhy);
+  PetscCheck(k != FEG_MATFREE_SUMFACT || mf->tensor, comm, PETSC_ERR_SUP, "-feg_op_matfree_kernel sumfact cannot be used on %s cells of order %" PetscInt_FMT " with %" PetscInt_FMT " quadrature points: %s; use qp or auto", DMPolytopeTypes[d->ct], d->order, d->Nq, mf->tensorWhy);
   isref = FEGMatFreeIsRefOp(k);
-  PetscCheck(!isref || (d->affine && d->cell->simplex), comm, PETSC_ERR_SUP, "-feg_matfree_kernel %s needs affine simplices (triangles, tetrahedra with straight edges), not %s cells%s; use qp, sumfact or auto", FEGMatFreeKernels[k], DMPolytopeTypes[d->ct],
+  PetscCheck(!isref || (d->affine && d->cell->simplex), comm, PETSC_ERR_SUP, "-feg_op_matfree_kernel %s needs affine simplices (triangles, tetrahedra with straight edges), not %s cells%s; use qp, sumfact or auto", FEGMatFreeKernels[k], DMPolytopeTypes[d->ct],
              d->cell->simplex ? " with curved edges" : "");
-  PetscCheck(!isref || cellconst, comm, PETSC_ERR_SUP, "-feg_matfree_kernel %s needs a coefficient constant on each cell (no pointwise function, auxiliary fields piecewise constant); use qp or auto", FEGMatFreeKernels[k]);
-  PetscCheck((k != FEG_MF_GEMM && k != FEG_MF_MMA) || caps->gemm, comm, PETSC_ERR_SUP, "-feg_matfree_kernel %s is a GPU kernel (%s): it needs CUDA vectors (-dm_vec_type cuda); on the host use refop or auto", FEGMatFreeKernels[k], k == FEG_MF_GEMM ? "cuBLAS" : "FP64 tensor cores");
+  PetscCheck(!isref || cellconst, comm, PETSC_ERR_SUP, "-feg_op_matfree_kernel %s needs a coefficient constant on each cell (no pointwise function, auxiliary fields piecewise constant); use qp or auto", FEGMatFreeKernels[k]);
+  PetscCheck((k != FEG_MATFREE_GEMM && k != FEG_MATFREE_MMA) || caps->gemm, comm, PETSC_ERR_SUP, "-feg_op_matfree_kernel %s is a GPU kernel (%s): it needs CUDA vectors (-dm_vec_type cuda); on the host use refop or auto", FEGMatFreeKernels[k], k == FEG_MATFREE_GEMM ? "cuBLAS" : "FP64 tensor cores");
   mf->kernel = k;
   mf->kind   = FEGMFKindOf(sym, vv, vg, gv, gg);
   mf->npairs = FEGMFPairs((int)d->dim, mf->kind, pr, ps);
@@ -547,6 +547,16 @@ PetscErrorCode FEGMatFreeNodalP2(FEGOp op, PetscBool *found, PetscInt perm[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the tiling values FEGOpMatFreeSetTiling() accepts */
+static PetscErrorCode FEGMatFreeCheckTiling(MPI_Comm comm, PetscInt ne, PetscInt nb, PetscInt nr)
+{
+  PetscFunctionBegin;
+  PetscCheck(nr == 0 || nr == 1 || nr == 2 || nr == 4, comm, PETSC_ERR_ARG_OUTOFRANGE, "Rows per thread (-feg_op_matfree_nr) %" PetscInt_FMT " is not supported: allowed are 0 (tuned), 1, 2 (refop and mma), 4 (mma)", nr);
+  PetscCheck(ne >= 0 && ne <= 8 && (ne & (ne - 1)) == 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Elements per thread (-feg_op_matfree_ne) %" PetscInt_FMT " is not supported: allowed are 0 (tuned), 1, 2, 4, 8", ne);
+  PetscCheck(nb >= 0 && nb <= 256, comm, PETSC_ERR_ARG_OUTOFRANGE, "Element groups per block (-feg_op_matfree_nb) %" PetscInt_FMT " must be 0 (tuned) or 1 to 256 (threads per block = dofs per element x nb, at most 1024)", nb);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode FEGOpSetFromOptions_MatFree(FEGOp op, PetscOptionItems *PetscOptionsObject)
 {
   FEGOp_MatFree *mf   = (FEGOp_MatFree *)op->data;
@@ -554,20 +564,25 @@ static PetscErrorCode FEGOpSetFromOptions_MatFree(FEGOp op, PetscOptionItems *Pe
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "fegpu matfree operator");
-  PetscCall(PetscOptionsEnum("-feg_matfree_kernel", "matfree: quadrature-point tensors, reference operators (affine simplices), their batched-GEMM form (GPU), or sum factorisation (quadrilaterals, hexahedra)", "FEGOpSetFromOptions", FEGMatFreeKernels,
+  PetscCall(PetscOptionsDeprecated("-feg_matfree_kernel", "-feg_op_matfree_kernel", "0.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-feg_matfree_ne", "-feg_op_matfree_ne", "0.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-feg_matfree_nb", "-feg_op_matfree_nb", "0.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-feg_matfree_nr", "-feg_op_matfree_nr", "0.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-feg_matfree_nodal", "-feg_op_matfree_nodal", "0.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-feg_matfree_factored", "-feg_op_matfree_factored", "0.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-feg_matfree_gemm_mb", "-feg_op_matfree_gemm_mb", "0.3", NULL));
+  PetscCall(PetscOptionsEnum("-feg_op_matfree_kernel", "matfree: quadrature-point tensors, reference operators (affine simplices), their batched-GEMM and tensor-core forms (GPU), or sum factorisation (quadrilaterals, hexahedra)", "FEGOpMatFreeSetKernel", FEGMatFreeKernels,
                              (PetscEnum)mf->request, (PetscEnum *)&mf->request, NULL));
-  PetscCall(PetscOptionsInt("-feg_matfree_ne", "GPU refop: elements per thread (1, 2, 4, 8); GPU mma: 8-element tiles per warp (2, 4, 8; factored: 1, 2) (0: tuned per order)", "FEGOpSetFromOptions", mf->ne, &mf->ne, NULL));
-  PetscCall(PetscOptionsInt("-feg_matfree_nb", "GPU refop: element groups per thread block; GPU mma: warps across the elements of a block (factored: element tile groups per block); GPU sumfact: elements per thread block (0: tuned per order)", "FEGOpSetFromOptions", mf->nb, &mf->nb, NULL));
-  PetscCall(PetscOptionsInt("-feg_matfree_nr", "GPU refop: rows per thread, 1 or 2; GPU mma: 8-row tiles per warp, 1, 2 or 4, with the operators unfactored (0: tuned per order)", "FEGOpSetFromOptions", mf->nr, &mf->nr, NULL));
-  PetscCall(PetscOptionsBool("-feg_matfree_nodal", "GPU refop, one thread per element, P2 triangles and tetrahedra, diffusion forms: factor through the P1 nodal values of the derivatives, the reference tables compiled in (needs -feg_matfree_factored)", "FEGOpSetFromOptions", mf->nodal, &mf->nodal, NULL));
-  PetscCall(PetscOptionsBool("-feg_matfree_factored", "refop (host, GPU one thread per element) and GPU mma: apply the gradient operators of diffusion forms factored, M^rs = C_r^T C_s (fewer operations)", "FEGOpSetFromOptions", mf->factored, &mf->factored, NULL));
-  PetscCall(PetscOptionsInt("-feg_matfree_gemm_mb", "GPU gemm: work space (MB) per chunk of elements; small enough for the L2 cache keeps the GEMM output there", "FEGOpSetFromOptions", mf->gemmMB, &mf->gemmMB, NULL));
+  PetscCall(PetscOptionsInt("-feg_op_matfree_ne", "GPU refop: elements per thread (1, 2, 4, 8); GPU mma: 8-element tiles per warp (2, 4, 8; factored: 1, 2) (0: tuned per order)", "FEGOpMatFreeSetTiling", mf->ne, &mf->ne, NULL));
+  PetscCall(PetscOptionsInt("-feg_op_matfree_nb", "GPU refop: element groups per thread block; GPU mma: warps across the elements of a block (factored: element tile groups per block); GPU sumfact: elements per thread block (0: tuned per order)", "FEGOpMatFreeSetTiling", mf->nb, &mf->nb, NULL));
+  PetscCall(PetscOptionsInt("-feg_op_matfree_nr", "GPU refop: rows per thread, 1 or 2; GPU mma: 8-row tiles per warp, 1, 2 or 4, with the operators unfactored (0: tuned per order)", "FEGOpMatFreeSetTiling", mf->nr, &mf->nr, NULL));
+  PetscCall(PetscOptionsBool("-feg_op_matfree_nodal", "GPU refop, one thread per element, P2 triangles and tetrahedra, diffusion forms: factor through the P1 nodal values of the derivatives, the reference tables compiled in (needs -feg_op_matfree_factored)", "FEGOpMatFreeSetNodal", mf->nodal, &mf->nodal, NULL));
+  PetscCall(PetscOptionsBool("-feg_op_matfree_factored", "refop (host, GPU one thread per element) and GPU mma: apply the gradient operators of diffusion forms factored, M^rs = C_r^T C_s (fewer operations)", "FEGOpMatFreeSetFactored", mf->factored, &mf->factored, NULL));
+  PetscCall(PetscOptionsInt("-feg_op_matfree_gemm_mb", "GPU gemm: work space (MB) per chunk of elements; small enough for the L2 cache keeps the GEMM output there", "FEGOpMatFreeSetGemmWorkspace", mf->gemmMB, &mf->gemmMB, NULL));
   PetscCall(FEGScatterSetFromOptions(PetscOptionsObject, &mf->scatter));
   PetscOptionsHeadEnd();
-  PetscCheck(mf->nr == 0 || mf->nr == 1 || mf->nr == 2 || mf->nr == 4, comm, PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_nr %" PetscInt_FMT " is not supported: allowed are 0 (tuned), 1, 2 (refop and mma), 4 (mma)", mf->nr);
-  PetscCheck(mf->gemmMB >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_gemm_mb %" PetscInt_FMT " must be at least 1", mf->gemmMB);
-  PetscCheck(mf->ne >= 0 && mf->ne <= 8 && (mf->ne & (mf->ne - 1)) == 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_ne %" PetscInt_FMT " is not supported: allowed are 0 (tuned), 1, 2, 4, 8", mf->ne);
-  PetscCheck(mf->nb >= 0 && mf->nb <= 256, comm, PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_nb %" PetscInt_FMT " must be 0 (tuned) or 1 to 256 (threads per block = dofs per element x nb, at most 1024)", mf->nb);
+  PetscCall(FEGMatFreeCheckTiling(comm, mf->ne, mf->nb, mf->nr));
+  PetscCheck(mf->gemmMB >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "GEMM work space (-feg_op_matfree_gemm_mb) %" PetscInt_FMT " MB must be at least 1", mf->gemmMB);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -591,13 +606,13 @@ static PetscErrorCode FEGOpAssemble_MatFree(FEGOp op, Mat A)
   PetscCall(PetscFree(mf->Cq));
   PetscCall(PetscFree(mf->G));
   PetscCall(PetscFree(mf->Cl));
-  if (mf->kernel == FEG_MF_QP) PetscCall(PetscMalloc1((size_t)d->Ne * Nq * Nd * Nd, &mf->Cq));
-  else if (mf->kernel == FEG_MF_REFOP) PetscCall(PetscMalloc1((size_t)d->Ne * mf->npairs, &mf->G));
+  if (mf->kernel == FEG_MATFREE_QP) PetscCall(PetscMalloc1((size_t)d->Ne * Nq * Nd * Nd, &mf->Cq));
+  else if (mf->kernel == FEG_MATFREE_REFOP) PetscCall(PetscMalloc1((size_t)d->Ne * mf->npairs, &mf->G));
   else PetscCall(PetscMalloc1((size_t)d->Ne * mf->npairs * Nq, &mf->Cl));
   PetscCall(FEGCoeffSetUp(d, op->form, &coeff));
   for (PetscInt e = 0; e < d->Ne; e++) {
     PetscCall(FEGCoeffEvaluate(d, &coeff, e));
-    if (mf->kernel == FEG_MF_QP) {
+    if (mf->kernel == FEG_MATFREE_QP) {
       for (PetscInt q = 0; q < Nq; q++) {
         const PetscReal *g  = FEGDiscGeometry(d, e, q);
         PetscScalar     *cq = &mf->Cq[((size_t)e * Nq + q) * Nd * Nd];
@@ -606,7 +621,7 @@ static PetscErrorCode FEGOpAssemble_MatFree(FEGOp op, Mat A)
         for (PetscInt r = 0; r < Nd; r++)
           for (PetscInt s = 0; s < Nd; s++) cq[r * Nd + s] = Ch[r][s];
       }
-    } else if (mf->kernel == FEG_MF_REFOP) {
+    } else if (mf->kernel == FEG_MATFREE_REFOP) {
       const PetscReal *g = FEGDiscGeometry(d, e, 0);
 
       FEGChat((int)dim, &coeff.C[0], g, g[dim * dim], Ch);
@@ -669,15 +684,15 @@ PetscErrorCode FEGOpView_MatFree(FEGOp op, PetscViewer viewer)
   PetscFunctionBegin;
   if (!op->nassembled) PetscFunctionReturn(PETSC_SUCCESS);
   switch (mf->kernel) {
-  case FEG_MF_QP:
+  case FEG_MATFREE_QP:
     per = (PetscLogDouble)d->Nq * (d->dim + 1) * (d->dim + 1);
     PetscCall(PetscViewerASCIIPrintf(viewer, "matfree kernel: qp (partial assembly: %" PetscInt_FMT " Chat entries at each of %" PetscInt_FMT " quadrature points)\n", (d->dim + 1) * (d->dim + 1), d->Nq));
     break;
-  case FEG_MF_REFOP:
-  case FEG_MF_GEMM:
-  case FEG_MF_MMA:
+  case FEG_MATFREE_REFOP:
+  case FEG_MATFREE_GEMM:
+  case FEG_MATFREE_MMA:
     per = (PetscLogDouble)mf->npairs;
-    PetscCall(PetscViewerASCIIPrintf(viewer, "matfree kernel: %s (%" PetscInt_FMT " reference operators of %" PetscInt_FMT "x%" PetscInt_FMT ", %s pairs, %" PetscInt_FMT " factors per element)\n", mf->kernel == FEG_MF_GEMM ? "gemm (cuBLAS DGEMM of the stacked reference operators, then the element-wise combination)" : (mf->kernel == FEG_MF_MMA ? "mma (refop fused on the FP64 tensor cores)" : "refop"), mf->npairs, d->Nb, d->Nb, kinds[mf->kind], mf->npairs));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "matfree kernel: %s (%" PetscInt_FMT " reference operators of %" PetscInt_FMT "x%" PetscInt_FMT ", %s pairs, %" PetscInt_FMT " factors per element)\n", mf->kernel == FEG_MATFREE_GEMM ? "gemm (cuBLAS DGEMM of the stacked reference operators, then the element-wise combination)" : (mf->kernel == FEG_MATFREE_MMA ? "mma (refop fused on the FP64 tensor cores)" : "refop"), mf->npairs, d->Nb, d->Nb, kinds[mf->kind], mf->npairs));
     break;
   default:
     per = (PetscLogDouble)d->Nq * mf->npairs;
@@ -687,6 +702,355 @@ PetscErrorCode FEGOpView_MatFree(FEGOp op, PetscViewer viewer)
   PetscCall(MPIU_Allreduce(&per, &sum, 1, MPI_DOUBLE, MPI_SUM, PetscObjectComm((PetscObject)op)));
   PetscCall(MPIU_Allreduce(&d->nglobal, &ndof, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)op)));
   PetscCall(PetscViewerASCIIPrintf(viewer, "matfree data read per action: %.1f bytes per unknown (coefficient-geometry data and 32-bit dof indices)\n", ndof ? sum / ndof : 0.0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------- matfree's own settings */
+static PetscErrorCode FEGOpMatFreeSetKernel_MatFree(FEGOp op, FEGMatFreeKernel kernel)
+{
+  PetscFunctionBegin;
+  ((FEGOp_MatFree *)op->data)->request = kernel;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the kernel in use once assembled, else the one asked for */
+static PetscErrorCode FEGOpMatFreeGetKernel_MatFree(FEGOp op, FEGMatFreeKernel *kernel)
+{
+  FEGOp_MatFree *mf = (FEGOp_MatFree *)op->data;
+
+  PetscFunctionBegin;
+  *kernel = op->nassembled ? mf->kernel : mf->request;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpMatFreeSetFactored_MatFree(FEGOp op, PetscBool flg)
+{
+  PetscFunctionBegin;
+  ((FEGOp_MatFree *)op->data)->factored = flg;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpMatFreeGetFactored_MatFree(FEGOp op, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  *flg = ((FEGOp_MatFree *)op->data)->factored;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpMatFreeSetNodal_MatFree(FEGOp op, PetscBool flg)
+{
+  PetscFunctionBegin;
+  ((FEGOp_MatFree *)op->data)->nodal = flg;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpMatFreeGetNodal_MatFree(FEGOp op, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  *flg = ((FEGOp_MatFree *)op->data)->nodal;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpMatFreeSetTiling_MatFree(FEGOp op, PetscInt ne, PetscInt nb, PetscInt nr)
+{
+  FEGOp_MatFree *mf = (FEGOp_MatFree *)op->data;
+
+  PetscFunctionBegin;
+  mf->ne = ne;
+  mf->nb = nb;
+  mf->nr = nr;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpMatFreeGetTiling_MatFree(FEGOp op, PetscInt *ne, PetscInt *nb, PetscInt *nr)
+{
+  FEGOp_MatFree *mf = (FEGOp_MatFree *)op->data;
+
+  PetscFunctionBegin;
+  if (ne) *ne = mf->ne;
+  if (nb) *nb = mf->nb;
+  if (nr) *nr = mf->nr;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpMatFreeSetGemmWorkspace_MatFree(FEGOp op, PetscInt mb)
+{
+  PetscFunctionBegin;
+  ((FEGOp_MatFree *)op->data)->gemmMB = mb;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpMatFreeGetGemmWorkspace_MatFree(FEGOp op, PetscInt *mb)
+{
+  PetscFunctionBegin;
+  *mb = ((FEGOp_MatFree *)op->data)->gemmMB;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpSetScatter_MatFree(FEGOp op, FEGScatter scatter)
+{
+  PetscFunctionBegin;
+  ((FEGOp_MatFree *)op->data)->scatter = scatter;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpGetScatter_MatFree(FEGOp op, FEGScatter *scatter)
+{
+  PetscFunctionBegin;
+  *scatter = ((FEGOp_MatFree *)op->data)->scatter;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* compose (or with compose false remove) matfree's settings on the operator */
+static PetscErrorCode FEGOpComposeSettings_MatFree(FEGOp op, PetscBool compose)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpMatFreeSetKernel_C", compose ? FEGOpMatFreeSetKernel_MatFree : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpMatFreeGetKernel_C", compose ? FEGOpMatFreeGetKernel_MatFree : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpMatFreeSetFactored_C", compose ? FEGOpMatFreeSetFactored_MatFree : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpMatFreeGetFactored_C", compose ? FEGOpMatFreeGetFactored_MatFree : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpMatFreeSetNodal_C", compose ? FEGOpMatFreeSetNodal_MatFree : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpMatFreeGetNodal_C", compose ? FEGOpMatFreeGetNodal_MatFree : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpMatFreeSetTiling_C", compose ? FEGOpMatFreeSetTiling_MatFree : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpMatFreeGetTiling_C", compose ? FEGOpMatFreeGetTiling_MatFree : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpMatFreeSetGemmWorkspace_C", compose ? FEGOpMatFreeSetGemmWorkspace_MatFree : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpMatFreeGetGemmWorkspace_C", compose ? FEGOpMatFreeGetGemmWorkspace_MatFree : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpSetScatter_C", compose ? FEGOpSetScatter_MatFree : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpGetScatter_C", compose ? FEGOpGetScatter_MatFree : NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpMatFreeSetKernel - the kernel of a matfree operator; no effect on other types
+
+  Logically Collective
+
+  Input Parameters:
++ op     - the operator
+- kernel - `FEG_MATFREE_AUTO` (default: sum factorisation on quadrilaterals and hexahedra, reference operators on affine
+           simplices with a C constant per cell (on the GPU the tensor-core form from 20 dofs on tetrahedra), else
+           quadrature-point tensors), `FEG_MATFREE_QP`, `FEG_MATFREE_REFOP`, `FEG_MATFREE_GEMM` (GPU),
+           `FEG_MATFREE_MMA` (GPU) or `FEG_MATFREE_SUMFACT`
+
+  Options Database Key:
+. -feg_op_matfree_kernel <auto,qp,refop,gemm,mma,sumfact> - the same (deprecated name: -feg_matfree_kernel)
+
+  Note:
+  A kernel that cannot apply to the form or the mesh is an error at assembly that says why, never a silent fallback.
+
+  Level: intermediate
+
+.seealso: FEGOpMatFreeGetKernel(), FEGOpMatFreeSetFactored(), FEGOpMatFreeSetTiling(), FEGOPMATFREE
+@*/
+PetscErrorCode FEGOpMatFreeSetKernel(FEGOp op, FEGMatFreeKernel kernel)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(op, kernel, 2);
+  PetscCheck(kernel >= FEG_MATFREE_AUTO && kernel <= FEG_MATFREE_SUMFACT, PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_OUTOFRANGE, "Unknown matfree kernel %d; allowed: auto, qp, refop, gemm, mma, sumfact", (int)kernel);
+  PetscCheck(!op->setupcalled, PetscObjectComm((PetscObject)op), PETSC_ERR_ORDER, "The operator is set up: set the kernel before FEGOpSetUp()");
+  PetscTryMethod(op, "FEGOpMatFreeSetKernel_C", (FEGOp, FEGMatFreeKernel), (op, kernel));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpMatFreeGetKernel - the kernel a matfree operator uses once assembled (before, the one asked for)
+
+  Not Collective
+
+  Level: intermediate
+
+.seealso: FEGOpMatFreeSetKernel()
+@*/
+PetscErrorCode FEGOpMatFreeGetKernel(FEGOp op, FEGMatFreeKernel *kernel)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  FEGAssertPointer(kernel, 2);
+  PetscUseMethod(op, "FEGOpMatFreeGetKernel_C", (FEGOp, FEGMatFreeKernel *), (op, kernel));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpMatFreeSetFactored - whether refop (the host's, and the GPU's one thread per element) and mma apply the gradient
+  operators of diffusion forms (mass + diffusion, diffusion only) factored, M^rs = C_r^T C_s: fewer operations
+
+  Logically Collective
+
+  Input Parameters:
++ op  - the operator
+- flg - `PETSC_TRUE` (default) or `PETSC_FALSE`
+
+  Options Database Key:
+. -feg_op_matfree_factored <bool> - the same (deprecated name: -feg_matfree_factored)
+
+  Note:
+  mma keeps the unfactored kernel when the tiling asks for one of its tile shapes (`FEGOpMatFreeSetTiling()` with more
+  than 2 row or element tiles). `FEGOpView()` says which ran.
+
+  Level: advanced
+
+.seealso: FEGOpMatFreeGetFactored(), FEGOpMatFreeSetNodal()
+@*/
+PetscErrorCode FEGOpMatFreeSetFactored(FEGOp op, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  PetscValidLogicalCollectiveBool(op, flg, 2);
+  PetscCheck(!op->setupcalled, PetscObjectComm((PetscObject)op), PETSC_ERR_ORDER, "The operator is set up: set the factoring before FEGOpSetUp()");
+  PetscTryMethod(op, "FEGOpMatFreeSetFactored_C", (FEGOp, PetscBool), (op, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpMatFreeGetFactored - see `FEGOpMatFreeSetFactored()`; the operator must be matfree
+
+  Not Collective
+
+  Level: advanced
+@*/
+PetscErrorCode FEGOpMatFreeGetFactored(FEGOp op, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  FEGAssertPointer(flg, 2);
+  PetscUseMethod(op, "FEGOpMatFreeGetFactored_C", (FEGOp, PetscBool *), (op, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpMatFreeSetNodal - whether the GPU's one-thread-per-element refop on P2 triangles and tetrahedra (diffusion forms,
+  factored) goes through the P1 nodal values of the derivatives, M^rs = D_r^T M1 D_s, with the reference tables compiled
+  in; taken where PETSc's basis matches the tables after a permutation found at setup
+
+  Logically Collective
+
+  Input Parameters:
++ op  - the operator
+- flg - `PETSC_TRUE` (default) or `PETSC_FALSE`
+
+  Options Database Key:
+. -feg_op_matfree_nodal <bool> - the same (deprecated name: -feg_matfree_nodal)
+
+  Level: advanced
+
+.seealso: FEGOpMatFreeGetNodal(), FEGOpMatFreeSetFactored()
+@*/
+PetscErrorCode FEGOpMatFreeSetNodal(FEGOp op, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  PetscValidLogicalCollectiveBool(op, flg, 2);
+  PetscCheck(!op->setupcalled, PetscObjectComm((PetscObject)op), PETSC_ERR_ORDER, "The operator is set up: set the nodal form before FEGOpSetUp()");
+  PetscTryMethod(op, "FEGOpMatFreeSetNodal_C", (FEGOp, PetscBool), (op, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpMatFreeGetNodal - see `FEGOpMatFreeSetNodal()`; the operator must be matfree
+
+  Not Collective
+
+  Level: advanced
+@*/
+PetscErrorCode FEGOpMatFreeGetNodal(FEGOp op, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  FEGAssertPointer(flg, 2);
+  PetscUseMethod(op, "FEGOpMatFreeGetNodal_C", (FEGOp, PetscBool *), (op, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpMatFreeSetTiling - the work split of the GPU's matfree kernels (0 for any: the values tuned per order)
+
+  Logically Collective
+
+  Input Parameters:
++ op - the operator
+. ne - refop: elements per thread (1, 2, 4, 8); mma: 8-element tiles per warp (2, 4, 8; factored 1, 2)
+. nb - refop: element groups per block; mma: warps across the elements of a block (factored: tile groups per block);
+       sumfact: elements per block (1 to 256)
+- nr - refop: rows per thread (1, 2); mma: 8-row tiles per warp (1, 2, 4), with the operators unfactored
+
+  Options Database Keys:
++ -feg_op_matfree_ne <n> - ne (deprecated name: -feg_matfree_ne)
+. -feg_op_matfree_nb <n> - nb (deprecated name: -feg_matfree_nb)
+- -feg_op_matfree_nr <n> - nr (deprecated name: -feg_matfree_nr)
+
+  Note:
+  Any of them set makes refop take its block kernel below 10 dofs too.
+
+  Level: developer
+
+.seealso: FEGOpMatFreeGetTiling(), FEGOpMatFreeSetKernel()
+@*/
+PetscErrorCode FEGOpMatFreeSetTiling(FEGOp op, PetscInt ne, PetscInt nb, PetscInt nr)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  PetscCheck(!op->setupcalled, PetscObjectComm((PetscObject)op), PETSC_ERR_ORDER, "The operator is set up: set the tiling before FEGOpSetUp()");
+  PetscCall(FEGMatFreeCheckTiling(PetscObjectComm((PetscObject)op), ne, nb, nr));
+  PetscTryMethod(op, "FEGOpMatFreeSetTiling_C", (FEGOp, PetscInt, PetscInt, PetscInt), (op, ne, nb, nr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpMatFreeGetTiling - see `FEGOpMatFreeSetTiling()`; the operator must be matfree (any output may be NULL)
+
+  Not Collective
+
+  Level: developer
+@*/
+PetscErrorCode FEGOpMatFreeGetTiling(FEGOp op, PetscInt *ne, PetscInt *nb, PetscInt *nr)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  PetscUseMethod(op, "FEGOpMatFreeGetTiling_C", (FEGOp, PetscInt *, PetscInt *, PetscInt *), (op, ne, nb, nr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpMatFreeSetGemmWorkspace - the GPU gemm kernel's work space per chunk of elements
+
+  Logically Collective
+
+  Input Parameters:
++ op - the operator
+- mb - megabytes, at least 1 (default 64; small enough for the L2 cache keeps the GEMM's output there)
+
+  Options Database Key:
+. -feg_op_matfree_gemm_mb <mb> - the same (deprecated name: -feg_matfree_gemm_mb)
+
+  Level: developer
+
+.seealso: FEGOpMatFreeGetGemmWorkspace(), FEGOpMatFreeSetKernel()
+@*/
+PetscErrorCode FEGOpMatFreeSetGemmWorkspace(FEGOp op, PetscInt mb)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(op, mb, 2);
+  PetscCheck(mb >= 1, PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_OUTOFRANGE, "GEMM work space %" PetscInt_FMT " MB must be at least 1", mb);
+  PetscCheck(!op->setupcalled, PetscObjectComm((PetscObject)op), PETSC_ERR_ORDER, "The operator is set up: set the work space before FEGOpSetUp()");
+  PetscTryMethod(op, "FEGOpMatFreeSetGemmWorkspace_C", (FEGOp, PetscInt), (op, mb));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpMatFreeGetGemmWorkspace - see `FEGOpMatFreeSetGemmWorkspace()`; the operator must be matfree
+
+  Not Collective
+
+  Level: developer
+@*/
+PetscErrorCode FEGOpMatFreeGetGemmWorkspace(FEGOp op, PetscInt *mb)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  FEGAssertPointer(mb, 2);
+  PetscUseMethod(op, "FEGOpMatFreeGetGemmWorkspace_C", (FEGOp, PetscInt *), (op, mb));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -705,10 +1069,11 @@ PetscErrorCode FEGOpDestroy_MatFree(FEGOp op)
   PetscCall(PetscFree(mf->Cl));
   PetscCall(PetscFree(mf->Cq));
   PetscCall(PetscFree(op->data));
+  PetscCall(FEGOpComposeSettings_MatFree(op, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* FEGOPMATFREE: a MATSHELL whose kernel is chosen per form and mesh (-feg_matfree_kernel) */
+/* FEGOPMATFREE: a MATSHELL whose kernel is chosen per form and mesh (-feg_op_matfree_kernel) */
 PetscErrorCode FEGOpCreate_MatFree(FEGOp op)
 {
   FEGOp_MatFree *mf;
@@ -729,5 +1094,6 @@ PetscErrorCode FEGOpCreate_MatFree(FEGOp op)
   op->ops->view           = FEGOpView_MatFree;
   op->ops->applybytes     = FEGOpApplyBytes_MatFree;
   op->ops->destroy        = FEGOpDestroy_MatFree;
+  PetscCall(FEGOpComposeSettings_MatFree(op, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

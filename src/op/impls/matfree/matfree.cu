@@ -38,12 +38,16 @@ static __global__ void FEGMatFree_Kernel(const FEGDevDisc d, int e0, int e1, con
   }
 }
 
-/* y += A x (A^T x) over elements e0..e1-1, or the diagonal into y when diag; with tlist the scatter is the
-   deterministic gather, done when nlocal > 0 (after the last range) */
-PetscErrorCode FEGDevQPApply(const FEGDevDisc *d, int e0, int e1, const double *Cq, const double *x, double *y, int transpose, int diag, int nlocal, const int *toff, const int *tlist, double *ybuf)
+/* y += A x (A^T x) over the launch's elements, or their diagonal (L->diag); with the deterministic gather, the
+   per-entry results summed after the last range */
+PetscErrorCode FEGDevQPApply(const FEGDevQP *qp, const FEGDevLaunch *L)
 {
-  const int nt = 128, nb = (e1 - e0 + nt - 1) / nt;
-  double   *yb = tlist ? ybuf : NULL; /* the diagonal too: gathered, it is the same bit for bit from run to run */
+  const FEGDevDisc *d = qp->d;
+  const double     *Cq = qp->Cq, *x = L->x;
+  double           *y  = L->y;
+  const int         e0 = L->e0, e1 = L->e1, transpose = L->transpose, diag = L->diag;
+  const int         nt = 128, nb = (e1 - e0 + nt - 1) / nt;
+  double           *yb = L->tlist ? L->ybuf : NULL; /* the diagonal too: gathered, it is the same bit for bit from run to run */
 
   PetscFunctionBegin;
   if (e1 > e0) {
@@ -70,7 +74,7 @@ PetscErrorCode FEGDevQPApply(const FEGDevDisc *d, int e0, int e1, const double *
 #undef FEG_QP_LAUNCH
     FEGCheckLaunch("FEGMatFree_Kernel");
   }
-  if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
+  PetscCall(FEGDevLaunchGather(L, yb));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

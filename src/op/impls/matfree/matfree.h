@@ -3,23 +3,10 @@
 
 #include <fegpu/private/fegopimpl.h>
 
-/* kernels: quadrature-point tensors for any cell (qp), reference operators with per-element factors on affine
-   simplices (refop; on the GPU also as batched GEMMs and fused on the FP64 tensor cores), sum factorisation on
-   quadrilaterals and hexahedra */
-typedef enum {
-  FEG_MF_AUTO,
-  FEG_MF_QP,
-  FEG_MF_REFOP,
-  FEG_MF_GEMM,
-  FEG_MF_MMA,
-  FEG_MF_SUMFACT
-} FEGMatFreeKernel;
-PETSC_INTERN const char *const FEGMatFreeKernels[];
-
 /* the kernels built on the reference operators and per-element factors (affine simplices, C constant per cell) */
 static inline PetscBool FEGMatFreeIsRefOp(FEGMatFreeKernel k)
 {
-  return (PetscBool)(k == FEG_MF_REFOP || k == FEG_MF_GEMM || k == FEG_MF_MMA);
+  return (PetscBool)(k == FEG_MATFREE_REFOP || k == FEG_MATFREE_GEMM || k == FEG_MATFREE_MMA);
 }
 
 /* What the implementation in use (host or GPU) can run; the kernel choice reads it instead of asking where it runs */
@@ -33,13 +20,13 @@ typedef struct {
 
 typedef struct {
   /* options */
-  FEGMatFreeKernel request;    /* -feg_matfree_kernel */
+  FEGMatFreeKernel request;    /* -feg_op_matfree_kernel */
   PetscInt         ne, nb, nr; /* GPU refop: elements per thread, element groups per block, rows per thread; mma: element
                                   tiles per warp, warp columns per block, row tiles per warp (0: tuned) */
   PetscInt         gemmMB;     /* GPU gemm: MB of work space per element chunk */
-  PetscBool        factored;   /* refop (host, GPU per thread) and mma: diffusion kinds' gradient operators factored (-feg_matfree_factored) */
-  PetscBool        nodal;      /* GPU per-thread refop on P2 simplices: factored through P1 nodal values with the tables compiled in (-feg_matfree_nodal) */
-  FEGScatter       scatter;    /* -feg_lma_scatter (GPU) */
+  PetscBool        factored;   /* refop (host, GPU per thread) and mma: diffusion kinds' gradient operators factored (-feg_op_matfree_factored) */
+  PetscBool        nodal;      /* GPU per-thread refop on P2 simplices: factored through P1 nodal values with the tables compiled in (-feg_op_matfree_nodal) */
+  FEGScatter       scatter;    /* -feg_op_scatter (GPU) */
   /* the kernel for the current form */
   FEGMatFreeKernel kernel;
   int              kind;                              /* FEGMFKind: which Chat entries are stored */

@@ -9,6 +9,7 @@ typedef struct {
   FEGDevOp      base;
   int           mfKernel, mfKind; /* what the buffers below were built for (-1: none) */
   double       *Cq;               /* qp: Cq[(q*Nd*Nd+r*Nd+s)*Ne+e] */
+  FEGDevQP      qp;               /* qp: base.d and Cq, for the kernel */
   FEGDevRefOp   ro;               /* refop, gemm, mma */
   double       *mfOp, *mfG, *mfA, *mfWork, *mfAf;
   int           mfLda, mfEc;
@@ -124,7 +125,7 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
     if (mf->nb) r->nb = (int)mf->nb;
     if (mf->nr) r->nr = (int)mf->nr;
     /* the smallest elements: one thread each, unless a block shape was asked for */
-    r->thread = mf->kernel == FEG_MF_REFOP && !mf->ne && !mf->nb && !mf->nr && FEGDevRefOpThreadCompiled((int)Nb);
+    r->thread = mf->kernel == FEG_MATFREE_REFOP && !mf->ne && !mf->nb && !mf->nr && FEGDevRefOpThreadCompiled((int)Nb);
     r->Oph    = mf->Op;
     r->dim    = (int)disc->dim;
     /* the factors, if any, come from FEGMatFreeSelect() */
@@ -138,9 +139,9 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
       r->nodal = found ? 1 : 0;
       for (PetscInt c = 0; found && c < Nb; c++) r->nperm[c] = (int)perm[c];
     }
-    PetscCheck(mf->kernel != FEG_MF_REFOP || r->nr <= 2, PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_nr %d: refop takes 1 or 2 rows per thread (4 is for mma)", r->nr);
+    PetscCheck(mf->kernel != FEG_MATFREE_REFOP || r->nr <= 2, PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_OUTOFRANGE, "-feg_op_matfree_nr %d: refop takes 1 or 2 rows per thread (4 is for mma)", r->nr);
     /* factored unless a tile shape of the unfactored kernel was asked for (row tiles, or more than 2 element tiles) */
-    if (mf->kernel == FEG_MF_MMA && mf->factored && mf->frank && !mf->nr && mf->ne <= 2) {
+    if (mf->kernel == FEG_MATFREE_MMA && mf->factored && mf->frank && !mf->nr && mf->ne <= 2) {
       /* factored: A1 = [C_1; ...; C_dim] (dim k x Nb) and A2 = [C_1^T ... C_dim^T M] (Nb x (dim k + Nb), M the mass
          operator if the kind has one), fragment-major as below */
       const int DK = (int)(disc->dim * mf->frank), vv = mf->kind == FEG_MF_VVGG_SYM, RT1 = (DK + 7) / 8, KT1 = (int)(Nb + 3) / 4, RT2 = (int)(Nb + 7) / 8, K2 = DK + (vv ? 4 * KT1 : 0), KT2 = (K2 + 3) / 4;
@@ -175,7 +176,7 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
       r->Af  = dev->mfAf;
       r->Af2 = dev->mfAf + (size_t)RT1 * KT1 * 32;
       FEGRefOpMmaFactoredTuning(mf, disc->dim, Nb, r);
-    } else if (mf->kernel == FEG_MF_MMA) {
+    } else if (mf->kernel == FEG_MATFREE_MMA) {
       /* Af[((m*RT+rt)*KT+kt)*32+lane] = Op_m[8 rt + lane/4][4 kt + lane%4]: each A fragment one coalesced load */
       const int RT = (int)(Nb + 7) / 8, KT = (int)(Nb + 3) / 4;
       double   *Af;
@@ -196,7 +197,7 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
       r->Af = dev->mfAf;
       FEGRefOpMmaTuning(mf, r);
     }
-    if (mf->kernel == FEG_MF_GEMM) {
+    if (mf->kernel == FEG_MATFREE_GEMM) {
       /* stacked operators A[(m*Nb+a) + b*lda] = Op_m[a,b]; chunks of elements so Z stays within 256 MB */
       const PetscInt lda = (np * Nb + 3) / 4 * 4, ldx = (Nb + 3) / 4 * 4;
       double        *A;
@@ -210,9 +211,13 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
       dev->mfLda = (int)lda;
       dev->mfEc  = (int)PetscMax(1, PetscMin(Ne, (PetscInt)(((size_t)mf->gemmMB << 20) / (sizeof(double) * (lda + ldx)))));
       PetscCall(FEGDevMallocCopy((void **)&dev->mfWork, NULL, sizeof(double) * (lda + ldx) * dev->mfEc, NULL));
+      r->A    = dev->mfA;
+      r->lda  = dev->mfLda;
+      r->Ec   = dev->mfEc;
+      r->work = dev->mfWork;
     }
     PetscCall(PetscFree(Op));
-  } else if (mf->kernel == FEG_MF_SUMFACT) {
+  } else if (mf->kernel == FEG_MATFREE_SUMFACT) {
     FEGDevSumFact *sf = &dev->sf;
     double        *B1, *D1, *Gq, *W1;
     int           *lex, *qlex, *gidx;
@@ -262,88 +267,50 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
     sf->lex    = dev->sfLex;
     PetscCall(FEGDevSumFactConfigure(sf, (int)mf->nb));
   }
-  if (mf->kernel == FEG_MF_QP) PetscCall(FEGDevMallocCopy((void **)&dev->Cq, NULL, sizeof(double) * Ne * Nq * (disc->dim + 1) * (disc->dim + 1), NULL));
+  if (mf->kernel == FEG_MATFREE_QP) {
+    PetscCall(FEGDevMallocCopy((void **)&dev->Cq, NULL, sizeof(double) * Ne * Nq * (disc->dim + 1) * (disc->dim + 1), NULL));
+    dev->qp.d  = &dev->base.d;
+    dev->qp.Cq = dev->Cq;
+  }
   dev->mfKernel = (int)mf->kernel;
   dev->mfKind   = mf->kind;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* ----------------------------------------------------------------------------------------------- the kernels */
-static PetscErrorCode FEGMFDevApply_QP(FEGOp op, const double *x, double *y, PetscBool transpose, PetscBool overwrite, int e0, int e1, PetscBool last)
+static PetscErrorCode FEGMFDevApply_QP(FEGOp op, const FEGDevLaunch *L)
 {
-  FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
-
   PetscFunctionBegin;
-  PetscCall(FEGDevQPApply(&dev->base.d, e0, e1, dev->Cq, x, y, transpose, 0, last ? (int)op->disc->nlocal : 0, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevQPApply(&FEGMatFreeDev(op)->qp, L));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FEGMFDevDiag_QP(FEGOp op, double *y)
+/* refop, and the diagonal of gemm and mma too */
+static PetscErrorCode FEGMFDevApply_RefOp(FEGOp op, const FEGDevLaunch *L)
 {
-  FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
-
   PetscFunctionBegin;
-  PetscCall(FEGDevQPApply(&dev->base.d, 0, dev->base.d.Ne, dev->Cq, NULL, y, 0, 1, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevRefOpApply(&FEGMatFreeDev(op)->ro, L));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FEGMFDevApply_RefOp(FEGOp op, const double *x, double *y, PetscBool transpose, PetscBool overwrite, int e0, int e1, PetscBool last)
+static PetscErrorCode FEGMFDevApply_Gemm(FEGOp op, const FEGDevLaunch *L)
 {
-  FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
-
   PetscFunctionBegin;
-  PetscCall(FEGDevRefOpApply(&dev->ro, e0, e1, x, y, transpose, 0, overwrite, last ? (int)op->disc->nlocal : 0, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevGemmApply(&FEGMatFreeDev(op)->ro, L));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FEGMFDevDiag_RefOp(FEGOp op, double *y)
+static PetscErrorCode FEGMFDevApply_Mma(FEGOp op, const FEGDevLaunch *L)
 {
-  FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
-
   PetscFunctionBegin;
-  PetscCall(FEGDevRefOpApply(&dev->ro, 0, dev->ro.Ne, NULL, y, 0, 1, 0, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevRefOpMmaApply(&FEGMatFreeDev(op)->ro, L));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FEGMFDevApply_Gemm(FEGOp op, const double *x, double *y, PetscBool transpose, PetscBool overwrite, int e0, int e1, PetscBool last)
+static PetscErrorCode FEGMFDevApply_SumFact(FEGOp op, const FEGDevLaunch *L)
 {
-  FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
-
   PetscFunctionBegin;
-  PetscCall(FEGDevGemmApply(&dev->ro, e0, e1, dev->mfA, dev->mfLda, dev->mfWork, dev->mfEc, x, y, transpose, overwrite, last ? (int)op->disc->nlocal : 0, dev->base.toff, dev->base.tlist, dev->base.ybuf));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode FEGMFDevApply_Mma(FEGOp op, const double *x, double *y, PetscBool transpose, PetscBool overwrite, int e0, int e1, PetscBool last)
-{
-  FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
-
-  PetscFunctionBegin;
-  PetscCall(FEGDevRefOpMmaApply(&dev->ro, e0, e1, x, y, transpose, overwrite, last ? (int)op->disc->nlocal : 0, dev->base.toff, dev->base.tlist, dev->base.ybuf));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode FEGMFDevApply_SumFact(FEGOp op, const double *x, double *y, PetscBool transpose, PetscBool overwrite, int e0, int e1, PetscBool last)
-{
-  FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
-  const double       *xg;
-  double             *yg;
-
-  PetscFunctionBegin;
-  PetscCall(FEGDevOpGhostBuffers(&dev->base, e1, &xg, &yg));
-  PetscCall(FEGDevSumFactApply(&dev->sf, e0, e1, xg, yg, x, y, transpose, 0, last ? (int)op->disc->nlocal : 0, dev->base.toff, dev->base.tlist, dev->base.ybuf));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode FEGMFDevDiag_SumFact(FEGOp op, double *y)
-{
-  FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
-  const double       *xg;
-  double             *yg;
-
-  PetscFunctionBegin;
-  PetscCall(FEGDevOpGhostBuffers(&dev->base, dev->sf.Ne, &xg, &yg));
-  PetscCall(FEGDevSumFactApply(&dev->sf, 0, dev->sf.Ne, xg, yg, NULL, y, 0, 1, (int)op->disc->nlocal, dev->base.toff, dev->base.tlist, dev->base.ybuf));
+  PetscCall(FEGDevSumFactApply(&FEGMatFreeDev(op)->sf, L));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -382,15 +349,15 @@ static PetscLogDouble FEGMFDevFlops_SumFact(FEGOp op)
 /* each kernel on the GPU; refop and gemm may store into element-owned dofs instead of adding */
 static const struct {
   FEGDevApplyFn apply;
-  FEGDevDiagFn  diag;
+  FEGDevApplyFn diag;
   PetscLogDouble (*flops)(FEGOp);
   PetscBool overwrite;
 } FEGMatFreeDevice[] = {
-  [FEG_MF_QP] = {FEGMFDevApply_QP,      FEGMFDevDiag_QP,      FEGMFDevFlops_QP,      PETSC_FALSE},
-    [FEG_MF_REFOP] = {FEGMFDevApply_RefOp,   FEGMFDevDiag_RefOp,   FEGMFDevFlops_RefOp,   PETSC_TRUE },
-    [FEG_MF_GEMM] = {FEGMFDevApply_Gemm,    FEGMFDevDiag_RefOp,   FEGMFDevFlops_RefOp,   PETSC_TRUE },
-    [FEG_MF_MMA] = {FEGMFDevApply_Mma,     FEGMFDevDiag_RefOp,   FEGMFDevFlops_RefOp,   PETSC_TRUE },
-    [FEG_MF_SUMFACT] = {FEGMFDevApply_SumFact, FEGMFDevDiag_SumFact, FEGMFDevFlops_SumFact, PETSC_FALSE}
+  [FEG_MATFREE_QP]      = {FEGMFDevApply_QP,      FEGMFDevApply_QP,      FEGMFDevFlops_QP,      PETSC_FALSE},
+  [FEG_MATFREE_REFOP]   = {FEGMFDevApply_RefOp,   FEGMFDevApply_RefOp,   FEGMFDevFlops_RefOp,   PETSC_TRUE },
+  [FEG_MATFREE_GEMM]    = {FEGMFDevApply_Gemm,    FEGMFDevApply_RefOp,   FEGMFDevFlops_RefOp,   PETSC_TRUE },
+  [FEG_MATFREE_MMA]     = {FEGMFDevApply_Mma,     FEGMFDevApply_RefOp,   FEGMFDevFlops_RefOp,   PETSC_TRUE },
+  [FEG_MATFREE_SUMFACT] = {FEGMFDevApply_SumFact, FEGMFDevApply_SumFact, FEGMFDevFlops_SumFact, PETSC_FALSE}
 };
 
 /* ----------------------------------------------------------------------------------------------------- the type */
@@ -439,8 +406,8 @@ static PetscErrorCode FEGOpAssemble_MatFree_CUDA(FEGOp op, Mat A)
   }
   PetscCall(FEGDevCoeffPrepare(op->disc, op->form, &dev->base.cc, &c));
   PetscCall(PetscLogGpuTimeBegin());
-  if (mf->kernel == FEG_MF_QP) PetscCall(FEGDevChat(&dev->base.d, &c, dev->Cq));
-  else if (mf->kernel == FEG_MF_SUMFACT) {
+  if (mf->kernel == FEG_MATFREE_QP) PetscCall(FEGDevChat(&dev->base.d, &c, dev->Cq));
+  else if (mf->kernel == FEG_MATFREE_SUMFACT) {
     FEGDevSumFact *sf  = &dev->sf;
     PetscBool      per = PETSC_FALSE;
 
@@ -514,7 +481,7 @@ static PetscLogDouble FEGMatFreeDevElementBytes(const FEGOp_MatFree_CUDA *dev)
 static PetscErrorCode FEGOpApplyBytes_MatFree_CUDA(FEGOp op, PetscLogDouble *bytes)
 {
   FEGOp_MatFree_CUDA *dev     = FEGMatFreeDev(op);
-  const PetscBool     noindex = (PetscBool)(dev->base.contig && (dev->mfKernel == FEG_MF_REFOP || dev->mfKernel == FEG_MF_MMA));
+  const PetscBool     noindex = (PetscBool)(dev->base.contig && (dev->mfKernel == FEG_MATFREE_REFOP || dev->mfKernel == FEG_MATFREE_MMA));
 
   PetscFunctionBegin;
   *bytes = FEGMatFreeDevElementBytes(dev) + (noindex ? 0.0 : (PetscLogDouble)dev->base.d.Ne * dev->base.d.Nb * sizeof(int));
@@ -535,7 +502,7 @@ static PetscErrorCode FEGOpView_MatFree_CUDA(FEGOp op, PetscViewer viewer)
   if (dev->mfAf) bytes += (dev->ro.Af2 ? (PetscLogDouble)dev->ro.Mp1 * dev->ro.Kp + (PetscLogDouble)dev->ro.Mp * dev->ro.K2p : (PetscLogDouble)dev->ro.nops * dev->ro.Mp * dev->ro.Kp) * sizeof(double);
   if (dev->sfIdx) bytes += (PetscLogDouble)d->Ne * d->Nb * sizeof(int);
   switch (dev->mfKernel) {
-  case FEG_MF_REFOP:
+  case FEG_MATFREE_REFOP:
     if (dev->ro.thread) {
       if (dev->ro.nodal) PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree refop: gradient operators factored through the P1 nodal values of the P2 derivatives (M^rs = D_r^T M1 D_s), the reference tables compiled in\n"));
       else if (dev->ro.fk) PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree refop: gradient operators factored (M^rs = C_r^T C_s, rank %d)\n", dev->ro.fk));
@@ -545,10 +512,10 @@ static PetscErrorCode FEGOpView_MatFree_CUDA(FEGOp op, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree refop: %d elements per thread (Ne), %d element groups per block (Nb), %d row(s) per thread, %d threads per block, geometric factors fetched just in time, scatter by %s\n", dev->ro.ne, dev->ro.nb,
                                      dev->ro.nr, dev->ro.nb * ((dev->ro.Nb + dev->ro.nr - 1) / dev->ro.nr), dev->base.unique ? (dev->base.contig ? "plain stores (contiguous element-owned dofs)" : "plain stores (element-owned dofs)") : (dev->base.tlist ? "transpose gather" : "atomics")));
     break;
-  case FEG_MF_GEMM:
+  case FEG_MATFREE_GEMM:
     PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree gemm: cuBLAS DGEMM (%d x %d) x (%d x chunk) with leading dimension %d, %d elements per chunk\n", dev->ro.nops * dev->ro.Nb, dev->ro.Nb, dev->ro.Nb, dev->mfLda, dev->mfEc));
     break;
-  case FEG_MF_MMA:
+  case FEG_MATFREE_MMA:
     if (dev->ro.Af2) {
       PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree mma: gradient operators factored (M^rs = C_r^T C_s, rank %d): U = A1 X with A1 %d x %d, Z = G U, Y = A2 [Z; g0 X] with A2 %d x %d, %d elements and %d warps per block, %zu bytes of shared memory, scatter by %s\n",
                                        dev->ro.fk, dev->ro.Mp1, dev->ro.Kp, dev->ro.Mp, dev->ro.K2p, 8 * dev->ro.nt * dev->ro.wc, dev->ro.wr, FEGDevRefOpMmaShared(&dev->ro), dev->base.unique ? "plain stores" : (dev->base.tlist ? "transpose gather" : "atomics")));
@@ -557,7 +524,7 @@ static PetscErrorCode FEGOpView_MatFree_CUDA(FEGOp op, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree mma: mma.sync m8n8k4 FP64, operators padded to %d x %d, %d x %d tiles of 8 x 8 per warp, %d x %d warps per block (%d elements), %zu bytes of shared memory, scatter by %s\n", dev->ro.Mp,
                                      dev->ro.Kp, dev->ro.mt, dev->ro.nt, dev->ro.wr, dev->ro.wc, 8 * dev->ro.nt * dev->ro.wc, FEGDevRefOpMmaShared(&dev->ro), dev->base.unique ? "plain stores" : (dev->base.tlist ? "transpose gather" : "atomics")));
     break;
-  case FEG_MF_SUMFACT:
+  case FEG_MATFREE_SUMFACT:
     PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree sumfact: %d elements per block, %d threads, %d bytes of shared memory per block; pairs stored %s\n", dev->sf.neb, dev->sf.nthreads, dev->sf.shmem, dev->sf.Kc ? "per element (affine cells, C constant in each)" : "per quadrature point"));
     break;
   default:

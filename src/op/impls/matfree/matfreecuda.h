@@ -34,7 +34,17 @@ typedef struct {
   /* or, on P2 simplices, factored through P1 nodal values with nodal.h's tables compiled in; nperm[c]: the basis
      function of canonical node c */
   int nodal, nperm[10];
+  /* gemm: A = [Op_1; ...; Op_nops] (leading dimension lda), and work space for Ec elements' X and Z */
+  const double *A;
+  int           lda, Ec;
+  double       *work;
 } FEGDevRefOp;
+
+/* qp: the discretization and the tensors Cq[(q*Nd*Nd+r*Nd+s)*Ne+e] at every quadrature point */
+typedef struct {
+  const FEGDevDisc *d;
+  const double     *Cq;
+} FEGDevQP;
 
 /* sumfact: 1D tables, lexicographic dofs, the stored pairs at the lexicographic Gauss points */
 typedef struct {
@@ -55,15 +65,16 @@ typedef struct {
   double       *yg;
 } FEGDevSumFact;
 
-PETSC_INTERN PetscErrorCode FEGDevQPApply(const FEGDevDisc *, int, int, const double *, const double *, double *, int, int, int, const int *, const int *, double *);
+/* the launch's action or diagonal (L->diag) by each kernel */
+PETSC_INTERN PetscErrorCode FEGDevQPApply(const FEGDevQP *, const FEGDevLaunch *);
 PETSC_INTERN PetscErrorCode FEGDevChatPairs(const FEGDevDisc *, const FEGDevCoeff *, int, int, const int *, const int *, const int *, double *);
-PETSC_INTERN PetscErrorCode FEGDevRefOpApply(const FEGDevRefOp *, int, int, const double *, double *, int, int, int, int, const int *, const int *, double *);
-PETSC_INTERN PetscErrorCode FEGDevRefOpMmaApply(const FEGDevRefOp *, int, int, const double *, double *, int, int, int, const int *, const int *, double *);
+PETSC_INTERN PetscErrorCode FEGDevRefOpApply(const FEGDevRefOp *, const FEGDevLaunch *);
+PETSC_INTERN PetscErrorCode FEGDevRefOpMmaApply(const FEGDevRefOp *, const FEGDevLaunch *);
 PETSC_INTERN size_t         FEGDevRefOpMmaShared(const FEGDevRefOp *);
 PETSC_INTERN int            FEGDevRefOpThreadCompiled(int);
 PETSC_INTERN int            FEGDevRefOpFactoredCompiled(int, int, int);
-PETSC_INTERN PetscErrorCode FEGDevGemmApply(const FEGDevRefOp *, int, int, const double *, int, double *, int, const double *, double *, int, int, int, const int *, const int *, double *);
-PETSC_INTERN PetscErrorCode FEGDevSumFactApply(const FEGDevSumFact *, int, int, const double *, double *, const double *, double *, int, int, int, const int *, const int *, double *);
+PETSC_INTERN PetscErrorCode FEGDevGemmApply(const FEGDevRefOp *, const FEGDevLaunch *);
+PETSC_INTERN PetscErrorCode FEGDevSumFactApply(const FEGDevSumFact *, const FEGDevLaunch *);
 PETSC_INTERN PetscErrorCode FEGDevSumFactConfigure(FEGDevSumFact *, int);
 PETSC_INTERN PetscErrorCode FEGDevSumFactPerElement(int, int, int, int, const double *, const double *, double *, PetscBool *);
 

@@ -452,12 +452,12 @@ static PetscErrorCode FEGRefOpLaunchNE(const FEGDevRefOp *r, const double *x, do
   const int    nblk = (r->e1 - r->e0 + per - 1) / per;
 
   PetscFunctionBegin;
-  PetscCheck(block.x * block.y <= 1024, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "refop: %d threads per element x %d groups per block exceeds 1024 threads; lower -feg_matfree_nb", (int)block.x, r->nb);
+  PetscCheck(block.x * block.y <= 1024, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "refop: %d threads per element x %d groups per block exceeds 1024 threads; lower -feg_op_matfree_nb", (int)block.x, r->nb);
 #define FEG_REFOP_CASE(NE) \
   case NE: { \
     int nact = 0; \
     PetscCall(FEGDevKernelFit((const void *)FEGRefOp_Kernel<NOPS, NE, NR>, (int)(block.x * block.y), shm, &nact, NULL)); \
-    PetscCheck(nact > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "refop: %d elements per thread x %d groups per block (%d threads, %zu bytes of shared memory) do not fit on this GPU; lower -feg_matfree_ne or -feg_matfree_nb", NE, r->nb, \
+    PetscCheck(nact > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "refop: %d elements per thread x %d groups per block (%d threads, %zu bytes of shared memory) do not fit on this GPU; lower -feg_op_matfree_ne or -feg_op_matfree_nb", NE, r->nb, \
                (int)(block.x * block.y), shm); \
     FEGRefOp_Kernel<NOPS, NE, NR><<<nblk, block, shm>>>(*r, x, y, ybuf, transpose, overwrite); \
   } break;
@@ -494,21 +494,23 @@ static __global__ void FEGRefOpDiag_Kernel(const FEGDevRefOp r, double *__restri
   else atomicAdd(&y[r.contig ? (size_t)e * r.Nb + a : (size_t)r.idx[(size_t)a * r.Ne + e]], v);
 }
 
-/* y (+)= A x (A^T x) by refop over elements e0..e1-1, or the diagonal of all elements when diag; with tlist the
-   scatter is the deterministic gather, done when nlocal > 0 (after the last range) */
-PetscErrorCode FEGDevRefOpApply(const FEGDevRefOp *ro, int e0, int e1, const double *x, double *y, int transpose, int diag, int overwrite, int nlocal, const int *toff, const int *tlist, double *ybuf)
+/* y (+)= A x (A^T x) by refop over the launch's elements, or the diagonal of all elements (L->diag); with the
+   deterministic gather, the per-entry results summed after the last range */
+PetscErrorCode FEGDevRefOpApply(const FEGDevRefOp *ro, const FEGDevLaunch *L)
 {
-  FEGDevRefOp rr = *ro, *r = &rr;
-  double     *yb = tlist && !r->unique ? ybuf : NULL;
+  FEGDevRefOp   rr = *ro, *r = &rr;
+  double       *yb = L->tlist && !r->unique ? L->ybuf : NULL, *y = L->y;
+  const double *x  = L->x;
+  const int     e0 = L->e0, e1 = L->e1, transpose = L->transpose, overwrite = L->overwrite;
 
   PetscFunctionBegin;
   rr.e0 = e0;
   rr.e1 = e1;
   if (!r->Ne) PetscFunctionReturn(PETSC_SUCCESS);
-  if (diag) {
+  if (L->diag) {
     FEGRefOpDiag_Kernel<<<(unsigned)(((size_t)r->Ne * r->Nb + 255) / 256), 256>>>(*r, y, yb);
     FEGCheckLaunch("FEGRefOpDiag_Kernel");
-    if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
+    PetscCall(FEGDevLaunchGather(L, yb));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (e1 > e0 && r->thread && r->nodal) PetscCall(FEGRefOpNodalApply(r, x, y, yb, overwrite));
@@ -524,7 +526,7 @@ PetscErrorCode FEGDevRefOpApply(const FEGDevRefOp *ro, int e0, int e1, const dou
     default:
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "refop: no kernel for %d operators", r->nops);
     }
-  if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
+  PetscCall(FEGDevLaunchGather(L, yb));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -750,17 +752,19 @@ static PetscErrorCode FEGRefOpMmaLaunch(const FEGDevRefOp *r, const double *x, d
 
   PetscFunctionBegin;
   PetscCall(FEGDevKernelFit((const void *)FEGRefOpMma_Kernel<MT, NT>, nth, shm, &nact, NULL));
-  PetscCheck(nact > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "mma: %d x %d warps per block with %d x %d tiles each (%d threads, %zu bytes of shared memory) do not fit on this GPU; lower -feg_matfree_nb or -feg_matfree_ne", r->wr, r->wc, MT, NT, nth, shm);
+  PetscCheck(nact > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "mma: %d x %d warps per block with %d x %d tiles each (%d threads, %zu bytes of shared memory) do not fit on this GPU; lower -feg_op_matfree_nb or -feg_op_matfree_ne", r->wr, r->wc, MT, NT, nth, shm);
   FEGRefOpMma_Kernel<MT, NT><<<nblk, nth, shm>>>(*r, x, y, ybuf, transpose, overwrite);
   FEGCheckLaunch("FEGRefOpMma_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y (+)= A x (A^T x) by the mma kernel over elements e0..e1-1; with tlist the gather follows when nlocal > 0 */
-PetscErrorCode FEGDevRefOpMmaApply(const FEGDevRefOp *ro, int e0, int e1, const double *x, double *y, int transpose, int overwrite, int nlocal, const int *toff, const int *tlist, double *ybuf)
+/* y (+)= A x (A^T x) by the mma kernel over the launch's elements; with the gather, the sums after the last range */
+PetscErrorCode FEGDevRefOpMmaApply(const FEGDevRefOp *ro, const FEGDevLaunch *L)
 {
-  FEGDevRefOp rr = *ro, *r = &rr;
-  double     *yb = tlist && !r->unique ? ybuf : NULL;
+  FEGDevRefOp   rr = *ro, *r = &rr;
+  double       *yb = L->tlist && !r->unique ? L->ybuf : NULL, *y = L->y;
+  const double *x  = L->x;
+  const int     e0 = L->e0, e1 = L->e1, transpose = L->transpose, overwrite = L->overwrite;
 
   PetscFunctionBegin;
   rr.e0 = e0;
@@ -771,13 +775,13 @@ PetscErrorCode FEGDevRefOpMmaApply(const FEGDevRefOp *ro, int e0, int e1, const 
     int          nact = 0;
     void (*kern)(const FEGDevRefOp, const double *, double *, double *, int);
 
-    /* the tuned tile groups (1, 2) compiled, any other -feg_matfree_nb at run time */
+    /* the tuned tile groups (1, 2) compiled, any other -feg_op_matfree_nb at run time */
     if (r->nt == 1) kern = r->wc == 1 ? FEGRefOpMmaFactored_Kernel<1, 1> : (r->wc == 2 ? FEGRefOpMmaFactored_Kernel<1, 2> : FEGRefOpMmaFactored_Kernel<1, 0>);
     else kern = r->wc == 1 ? FEGRefOpMmaFactored_Kernel<2, 1> : (r->wc == 2 ? FEGRefOpMmaFactored_Kernel<2, 2> : FEGRefOpMmaFactored_Kernel<2, 0>);
 
-    PetscCheck(r->nt == 1 || r->nt == 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "mma (factored): %d element tiles per warp is not compiled: use 1 or 2 (-feg_matfree_ne)", r->nt);
+    PetscCheck(r->nt == 1 || r->nt == 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "mma (factored): %d element tiles per warp is not compiled: use 1 or 2 (-feg_op_matfree_ne)", r->nt);
     PetscCall(FEGDevKernelFit((const void *)kern, nth, shm, &nact, NULL));
-    PetscCheck(nact > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "mma (factored): %d elements per block (%zu bytes of shared memory) do not fit on this GPU; lower -feg_matfree_nb", EB, shm);
+    PetscCheck(nact > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "mma (factored): %d elements per block (%zu bytes of shared memory) do not fit on this GPU; lower -feg_op_matfree_nb", EB, shm);
     kern<<<nblk, nth, shm>>>(*r, x, y, yb, overwrite);
     FEGCheckLaunch("FEGRefOpMmaFactored_Kernel");
   } else if (e1 > e0) {
@@ -792,10 +796,10 @@ PetscErrorCode FEGDevRefOpMmaApply(const FEGDevRefOp *ro, int e0, int e1, const 
     FEG_MMA_CASE(2, 8)
     FEG_MMA_CASE(4, 2)
     FEG_MMA_CASE(4, 4)
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "mma: %d row tiles x %d element tiles per warp is not compiled: use 1, 2 or 4 row tiles (-feg_matfree_nr) with 2, 4 or 8 element tiles (-feg_matfree_ne), at most 16 tiles", r->mt, r->nt);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "mma: %d row tiles x %d element tiles per warp is not compiled: use 1, 2 or 4 row tiles (-feg_op_matfree_nr) with 2, 4 or 8 element tiles (-feg_op_matfree_ne), at most 16 tiles", r->mt, r->nt);
 #undef FEG_MMA_CASE
   }
-  if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
+  PetscCall(FEGDevLaunchGather(L, yb));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -825,12 +829,13 @@ static __global__ void FEGGemmCombine_Kernel(const FEGDevRefOp r, int e0, int Ec
   FEGRefOpStore(r, r.Nb, y, ybuf, e, n, v, overwrite);
 }
 
-PetscErrorCode FEGDevGemmApply(const FEGDevRefOp *r, int e0, int e1, const double *A, int lda, double *work, int Ec, const double *x, double *y, int transpose, int overwrite, int nlocal, const int *toff, const int *tlist, double *ybuf)
+PetscErrorCode FEGDevGemmApply(const FEGDevRefOp *r, const FEGDevLaunch *L)
 {
-  const int    Nb = r->Nb, ldx = (Nb + 3) / 4 * 4, ldz = lda, nt = 256;
-  double      *X = work, *Z = work + (size_t)ldx * Ec, *yb = tlist && !r->unique ? ybuf : NULL;
-  const double one = 1.0, zero = 0.0;
-  void        *h;
+  const int     Nb = r->Nb, ldx = (Nb + 3) / 4 * 4, ldz = r->lda, nt = 256, Ec = r->Ec, e0 = L->e0, e1 = L->e1;
+  const int     transpose = L->transpose, overwrite = L->overwrite;
+  double       *X = r->work, *Z = r->work + (size_t)ldx * Ec, *yb = L->tlist && !r->unique ? L->ybuf : NULL, *y = L->y;
+  const double *A = r->A, *x = L->x, one = 1.0, zero = 0.0;
+  void         *h;
 
   PetscFunctionBegin;
   PetscCall(FEGDevGetCublas(&h));
@@ -840,7 +845,7 @@ PetscErrorCode FEGDevGemmApply(const FEGDevRefOp *r, int e0, int e1, const doubl
 
     FEGGemmGather_Kernel<<<(unsigned)((w + nt - 1) / nt), nt>>>(Nb, r->Ne, c0, n, ldx, r->idx, r->contig, x, X);
     FEGCheckLaunch("FEGGemmGather_Kernel");
-    PetscCallCUBLAS(cublasDgemm((cublasHandle_t)h, CUBLAS_OP_N, CUBLAS_OP_N, r->nops * Nb, n, Nb, &one, A, lda, X, ldx, &zero, Z, ldz));
+    PetscCallCUBLAS(cublasDgemm((cublasHandle_t)h, CUBLAS_OP_N, CUBLAS_OP_N, r->nops * Nb, n, Nb, &one, A, r->lda, X, ldx, &zero, Z, ldz));
 #define FEG_COMBINE(NO) \
   case NO: \
     FEGGemmCombine_Kernel<NO><<<(unsigned)((w + nt - 1) / nt), nt>>>(*r, c0, n, ldz, Z, y, yb, transpose, overwrite); \
@@ -853,6 +858,6 @@ PetscErrorCode FEGDevGemmApply(const FEGDevRefOp *r, int e0, int e1, const doubl
 #undef FEG_COMBINE
     FEGCheckLaunch("FEGGemmCombine_Kernel");
   }
-  if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
+  PetscCall(FEGDevLaunchGather(L, yb));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

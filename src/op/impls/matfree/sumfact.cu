@@ -453,7 +453,7 @@ static PetscErrorCode FEGSumFactLaunchMode(const FEGDevSumFact *sf, const double
 
     /* the registers of a block, not only its threads, bound the elements per block */
     PetscCallCUDA(cudaFuncGetAttributes(&attr, kern));
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_nb %d: the sumfact kernel for %d nodes and %d points per direction (%d threads, %d bytes of shared memory per block) does not fit on this GPU: at most %d threads per block with %d registers per thread", sf->neb, P, Q, sf->nthreads, sf->shmem,
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-feg_op_matfree_nb %d: the sumfact kernel for %d nodes and %d points per direction (%d threads, %d bytes of shared memory per block) does not fit on this GPU: at most %d threads per block with %d registers per thread", sf->neb, P, Q, sf->nthreads, sf->shmem,
             attr.maxThreadsPerBlock, attr.numRegs);
   }
   if constexpr (DIM == 3) {
@@ -544,8 +544,8 @@ PetscErrorCode FEGDevSumFactConfigure(FEGDevSumFact *sf, int neb)
     else neb = 256 / NQ + 1;
     neb = PetscMax(1, PetscMin(neb, (int)((((size_t)96 << 10) - tables) / per)));
   }
-  PetscCheck(sf->dim == 2 || T * T * neb <= 1024, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_nb %d: sumfact on hexahedra with %d points per direction runs %d threads per element, at most 1024 per block", neb, T, T * T);
-  PetscCheck(tables + neb * per <= limit, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-feg_matfree_nb %d: sumfact needs %zu bytes of shared memory per element, more than %zu per block", neb, per, limit);
+  PetscCheck(sf->dim == 2 || T * T * neb <= 1024, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-feg_op_matfree_nb %d: sumfact on hexahedra with %d points per direction runs %d threads per element, at most 1024 per block", neb, T, T * T);
+  PetscCheck(tables + neb * per <= limit, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-feg_op_matfree_nb %d: sumfact needs %zu bytes of shared memory per element, more than %zu per block", neb, per, limit);
   sf->neb      = neb;
   sf->nthreads = sf->dim == 3 ? T * T * neb : (NQ * neb >= 256 ? 256 : 128);
   sf->shmem    = (int)(tables + neb * per);
@@ -603,20 +603,22 @@ PetscErrorCode FEGDevSumFactPerElement(int Ne, int np, int Q, int dim, const dou
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* elements e0..e1-1 (the diagonal: all), xg and yg the halo buffers they may reach (FEGDevOpGhostBuffers()); with
-   tlist the gather when nlocal > 0 (after the last range) */
-PetscErrorCode FEGDevSumFactApply(const FEGDevSumFact *sf0, int e0, int e1, const double *xg, double *yg, const double *x, double *y, int transpose, int diag, int nlocal, const int *toff, const int *tlist, double *ybuf)
+/* the launch's elements (the diagonal: all), with the halo buffers they may reach; with the gather, the sums after
+   the last range */
+PetscErrorCode FEGDevSumFactApply(const FEGDevSumFact *sf0, const FEGDevLaunch *L)
 {
   FEGDevSumFact s = *sf0, *sf = &s;
-  double       *yb = tlist && !sf->unique ? ybuf : NULL;
+  double       *yb = L->tlist && !sf->unique ? L->ybuf : NULL, *y = L->y;
+  const double *x  = L->x;
+  const int     e0 = L->e0, e1 = L->e1, transpose = L->transpose;
 
   PetscFunctionBegin;
   s.e0 = e0;
   s.e1 = e1;
-  s.xg = xg;
-  s.yg = yg;
+  s.xg = L->xg;
+  s.yg = L->yg;
   if (!sf->Ne) PetscFunctionReturn(PETSC_SUCCESS);
-  if (diag) {
+  if (L->diag) {
     const int      NP = sf->dim == 3 ? sf->P * sf->P * sf->P : sf->P * sf->P;
     const size_t   n  = (size_t)sf->Ne * NP;
     const unsigned nb = (unsigned)((n + 127) / 128);
@@ -641,11 +643,11 @@ PetscErrorCode FEGDevSumFactApply(const FEGDevSumFact *sf0, int e0, int e1, cons
       }
 #undef FEG_SFDIAG
     FEGCheckLaunch("FEGSumFactDiag_Kernel");
-    if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
+    PetscCall(FEGDevLaunchGather(L, yb));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (e1 > e0 && sf->dim == 2) PetscCall(FEGSumFactLaunchP<2>(sf, x, y, yb, transpose));
   else if (e1 > e0) PetscCall(FEGSumFactLaunchP<3>(sf, x, y, yb, transpose));
-  if (yb && nlocal) PetscCall(FEGDevGather(nlocal, toff, tlist, ybuf, y));
+  PetscCall(FEGDevLaunchGather(L, yb));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

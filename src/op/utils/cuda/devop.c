@@ -162,7 +162,7 @@ static PetscErrorCode FEGDevHaloCreate(PetscSF sf, PetscInt nlocal, FEGHaloExcha
     const char *why;
 
     PetscCall(FEGDevHaloIpcSetUp(h, &ok, &why));
-    PetscCheck(ok || mode != FEG_HALO_IPC, h->comm, PETSC_ERR_SUP, "-feg_halo_exchange ipc is not possible here (%s); use auto, pinned or petscsf", why);
+    PetscCheck(ok || mode != FEG_HALO_IPC, h->comm, PETSC_ERR_SUP, "-feg_op_halo_exchange ipc is not possible here (%s); use auto, pinned or petscsf", why);
     if (!ok) PetscCall(PetscInfo(NULL, "Ghost exchange through pinned host buffers: %s\n", why));
   }
   /* the host-staged exchange's buffers and events (the device-to-device one has none) */
@@ -560,6 +560,8 @@ PetscErrorCode FEGDevOpSetUp(FEGOp op, PetscBool integration, const FEGTuning *t
   PetscCall(PetscMemzero(dev, sizeof(*dev)));
   PetscCall(FEGPhaseBegin(FEG_SetupDevice, (PetscObject)op, &t0));
   PetscCall(FEGDevDiscCreate(disc, integration, &dev->d));
+  /* element matrices of large elements: the products of reference derivatives their GEMM reads, when they fit */
+  PetscCall(FEGDevBuildP(&dev->d, integration ? (size_t)256 << 20 : 0));
   PetscCall(FEGPhaseEnd(FEG_SetupDevice, (PetscObject)op, t0, &op->tdevice));
   if (t) {
     dev->tune.kernel    = (int)t->kernel;
@@ -639,13 +641,37 @@ PetscErrorCode FEGDevOpTableGlobalIndices(FEGOp op, FEGDevOp *dev, int **out, Pe
 /* The halo buffers that a kernel indexing the global vectors (gindex) may reach over elements e0..e1-1: none (NULL) on
    one process, with PetscSF's exchange, or for interior elements only (e1 <= nint), so that those ranges take the
    kernels' plain loads and adds (fegcuda.h's FEGIdxLoad<false>) and not the coded ones with their run-time branches */
-PetscErrorCode FEGDevOpGhostBuffers(const FEGDevOp *dev, int e1, const double **xg, double **yg)
+static PetscErrorCode FEGDevOpGhostBuffers(const FEGDevOp *dev, int e1, const double **xg, double **yg)
 {
   const PetscBool some = (PetscBool)(dev->gindex && dev->xchg && e1 > dev->nint);
 
   PetscFunctionBegin;
   *xg = some ? dev->xchg->dg : NULL;
   *yg = some ? dev->xchg->dy : NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* kernel over elements e0..e1-1 (the diagonal when diag); last: the final range, after which the deterministic gather
+   sums the per-entry results */
+static PetscErrorCode FEGDevOpLaunch(FEGOp op, FEGDevOp *dev, FEGDevApplyFn kernel, const double *x, double *y, PetscBool transpose, PetscBool overwrite, PetscBool diag, int e0, int e1, PetscBool last)
+{
+  FEGDevLaunch L;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(&L, sizeof(L)));
+  L.e0        = e0;
+  L.e1        = e1;
+  L.x         = x;
+  L.y         = y;
+  L.transpose = transpose ? 1 : 0;
+  L.overwrite = overwrite ? 1 : 0;
+  L.diag      = diag ? 1 : 0;
+  PetscCall(FEGDevOpGhostBuffers(dev, e1, &L.xg, &L.yg));
+  L.toff   = dev->toff;
+  L.tlist  = dev->tlist;
+  L.ybuf   = dev->ybuf;
+  L.nlocal = last ? (int)op->disc->nlocal : 0;
+  PetscCall((*kernel)(op, &L));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -696,15 +722,15 @@ static PetscErrorCode FEGDevOpApplyOverlap(FEGOp op, FEGDevOp *dev, FEGDevApplyF
   PetscCall(PetscLogGpuTimeBegin());
   PetscCall(FEGDevCopyIndexed(dev->nown, dev->lown, dev->gown, xa, xla));
   PetscCall(FEGDevZero(yla, op->disc->nlocal));
-  PetscCall((*kernel)(op, xla, yla, transpose, PETSC_FALSE, 0, nfirst, PETSC_FALSE));
+  PetscCall(FEGDevOpLaunch(op, dev, kernel, xla, yla, transpose, PETSC_FALSE, PETSC_FALSE, 0, nfirst, PETSC_FALSE));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(FEGDevOpHaloEnd(dev, PETSC_TRUE, xa, xla));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall((*kernel)(op, xla, yla, transpose, PETSC_FALSE, nint, Ne, (PetscBool)(nfirst == nint)));
+  PetscCall(FEGDevOpLaunch(op, dev, kernel, xla, yla, transpose, PETSC_FALSE, PETSC_FALSE, nint, Ne, (PetscBool)(nfirst == nint)));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(FEGDevOpHaloBegin(dev, PETSC_FALSE, yla, ya));
   PetscCall(PetscLogGpuTimeBegin());
-  if (nfirst < nint) PetscCall((*kernel)(op, xla, yla, transpose, PETSC_FALSE, nfirst, nint, PETSC_TRUE));
+  if (nfirst < nint) PetscCall(FEGDevOpLaunch(op, dev, kernel, xla, yla, transpose, PETSC_FALSE, PETSC_FALSE, nfirst, nint, PETSC_TRUE));
   PetscCall(FEGDevLocalToOwned(dev->nown, dev->lown, dev->gown, yla, ya, add ? 1 : 0));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(FEGDevOpHaloEnd(dev, PETSC_FALSE, yla, ya));
@@ -734,15 +760,15 @@ static PetscErrorCode FEGDevOpApplyGlobal(FEGOp op, FEGDevOp *dev, FEGDevApplyFn
   PetscCall(PetscLogGpuTimeBegin());
   if (!add) PetscCall(FEGDevZero(ya, op->disc->nglobal));
   PetscCall(FEGDevZero(h->dy, h->ng));
-  PetscCall((*kernel)(op, xa, ya, transpose, PETSC_FALSE, 0, nfirst, PETSC_FALSE));
+  PetscCall(FEGDevOpLaunch(op, dev, kernel, xa, ya, transpose, PETSC_FALSE, PETSC_FALSE, 0, nfirst, PETSC_FALSE));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(FEGDevHaloEnd(h, PETSC_TRUE, NULL));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall((*kernel)(op, xa, ya, transpose, PETSC_FALSE, nint, Ne, PETSC_FALSE));
+  PetscCall(FEGDevOpLaunch(op, dev, kernel, xa, ya, transpose, PETSC_FALSE, PETSC_FALSE, nint, Ne, PETSC_FALSE));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(FEGDevHaloBegin(h, PETSC_FALSE, h->dy, PETSC_TRUE));
   PetscCall(PetscLogGpuTimeBegin());
-  if (nfirst < nint) PetscCall((*kernel)(op, xa, ya, transpose, PETSC_FALSE, nfirst, nint, PETSC_TRUE));
+  if (nfirst < nint) PetscCall(FEGDevOpLaunch(op, dev, kernel, xa, ya, transpose, PETSC_FALSE, PETSC_FALSE, nfirst, nint, PETSC_TRUE));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(FEGDevHaloEnd(h, PETSC_FALSE, ya));
   PetscCall(VecCUDARestoreArrayRead(x, &xa));
@@ -782,7 +808,7 @@ PetscErrorCode FEGDevOpApply(FEGOp op, FEGDevOp *dev, FEGDevApplyFn kernel, Pets
     PetscCall(FEGDevZero(ya, op->disc->nlocal));
   }
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall((*kernel)(op, xa, ya, transpose, overwrite, 0, dev->d.Ne, PETSC_TRUE));
+  PetscCall(FEGDevOpLaunch(op, dev, kernel, xa, ya, transpose, overwrite, PETSC_FALSE, 0, dev->d.Ne, PETSC_TRUE));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops(flops));
   if (dev->direct || dev->gindex) {
@@ -798,7 +824,7 @@ PetscErrorCode FEGDevOpApply(FEGOp op, FEGDevOp *dev, FEGDevApplyFn kernel, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode FEGDevOpDiagonal(FEGOp op, FEGDevOp *dev, FEGDevDiagFn kernel, Vec diag)
+PetscErrorCode FEGDevOpDiagonal(FEGOp op, FEGDevOp *dev, FEGDevApplyFn kernel, Vec diag)
 {
   PetscScalar *ya;
   Vec          yl;
@@ -808,7 +834,7 @@ PetscErrorCode FEGDevOpDiagonal(FEGOp op, FEGDevOp *dev, FEGDevDiagFn kernel, Ve
     PetscCall(VecCUDAGetArrayWrite(diag, &ya));
     PetscCall(FEGDevZero(ya, op->disc->nglobal));
     if (dev->gindex && dev->lcode) PetscCall(FEGDevZero(dev->xchg->dy, dev->xchg->ng));
-    PetscCall((*kernel)(op, ya));
+    PetscCall(FEGDevOpLaunch(op, dev, kernel, NULL, ya, PETSC_FALSE, PETSC_FALSE, PETSC_TRUE, 0, dev->d.Ne, PETSC_TRUE));
     if (dev->gindex && dev->lcode) { /* the ghosts' sums, added in place, go to their owners */
       PetscCall(FEGDevHaloBegin(dev->xchg, PETSC_FALSE, dev->xchg->dy, PETSC_TRUE));
       PetscCall(FEGDevHaloEnd(dev->xchg, PETSC_FALSE, ya));
@@ -819,7 +845,7 @@ PetscErrorCode FEGDevOpDiagonal(FEGOp op, FEGDevOp *dev, FEGDevDiagFn kernel, Ve
   PetscCall(FEGOpGetLocalVectors(op, NULL, &yl));
   PetscCall(VecCUDAGetArrayWrite(yl, &ya));
   PetscCall(FEGDevZero(ya, op->disc->nlocal));
-  PetscCall((*kernel)(op, ya));
+  PetscCall(FEGDevOpLaunch(op, dev, kernel, NULL, ya, PETSC_FALSE, PETSC_FALSE, PETSC_TRUE, 0, dev->d.Ne, PETSC_TRUE));
   if (dev->overlap) {
     PetscScalar *da;
 
@@ -861,7 +887,7 @@ PetscErrorCode FEGDevOpView(FEGOp op, FEGDevOp *dev, PetscViewer viewer)
                                                  dev->xchg ? (dev->xchg->ipc ? "fegpu (device to device, CUDA IPC)" : "fegpu (pinned host buffers)") : "PetscSF", dev->nint, dev->d.Ne, dev->nfirst));
     PetscCall(PetscViewerFlush(viewer));
     PetscCall(PetscViewerASCIIPopSynchronized(viewer));
-  } else if (!dev->direct) PetscCall(PetscViewerASCIIPrintf(viewer, "apply: DMGlobalToLocal() and DMLocalToGlobal() around one kernel (-feg_halo_overlap false, or see -info)\n"));
+  } else if (!dev->direct) PetscCall(PetscViewerASCIIPrintf(viewer, "apply: DMGlobalToLocal() and DMLocalToGlobal() around one kernel (-feg_op_halo_overlap false, or see -info)\n"));
   {
     PetscMPIInt rank;
     int         id, n;
@@ -882,7 +908,7 @@ PetscErrorCode FEGDevOpView(FEGOp op, FEGDevOp *dev, PetscViewer viewer)
 }
 
 /* What right-hand sides keep on the device between calls: the discretization with its integration tables, the
-   coefficient cache, and for -feg_rhs_scatter gather the dof -> entry map and the per-entry buffer */
+   coefficient cache, and for -feg_form_rhs_scatter gather the dof -> entry map and the per-entry buffer */
 typedef struct {
   FEGDevDisc       d;
   FEGDevCoeffCache cc;
@@ -910,7 +936,7 @@ static PetscErrorCode FEGDevRHSDestroy(void **ctx)
 }
 
 /* b(v) - a(g, v) on the device, the lifting fused into the element vectors; the device data is made on the first call
-   and kept with the shared discretization. -feg_rhs_scatter gather (with the form's prefix) sums each dof's entries in
+   and kept with the shared discretization. The gather (FEGFormSetRHSScatter()) sums each dof's entries in
    a fixed order, so the vector is the same bit for bit from run to run; atomic (the default) is faster. */
 PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *disc, FEGForm form, Vec b)
 {
@@ -918,21 +944,20 @@ PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *disc, FEGForm form, Vec b)
   FEGDevRHS         *r  = (FEGDevRHS *)disc->rhsdev;
   FEGDevCoeff        c;
   FEGScatter         scatter = FEG_SCATTER_ATOMIC;
-  const char        *prefix;
   Vec                bl, gl;
   PetscScalar       *y;
   const PetscScalar *gd = NULL;
   PetscBool          lift;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectGetOptionsPrefix((PetscObject)form, &prefix));
-  PetscCall(PetscOptionsGetEnum(NULL, prefix, "-feg_rhs_scatter", FEGScatters, (PetscEnum *)&scatter, NULL));
+  PetscCall(FEGFormGetRHSScatter(form, &scatter));
   if (!r) {
     PetscCall(PetscNew(&r));
     disc->rhsdev        = r;
     disc->rhsdevdestroy = FEGDevRHSDestroy;
     PetscCall(PetscLogEventBegin(FEG_SetupDevice, dm, 0, 0, 0));
     PetscCall(FEGDevDiscCreate(disc, PETSC_TRUE, &r->d));
+    PetscCall(FEGDevBuildP(&r->d, (size_t)256 << 20));
     PetscCall(FEGDiscLayout(disc, &r->direct, &r->unique, &r->contig, &r->covering));
     if (!r->direct) {
       PetscMPIInt size;

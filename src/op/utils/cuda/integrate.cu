@@ -197,7 +197,7 @@ static __device__ __forceinline__ void FEGRefPairs(const FEGDevDisc &d, const FE
 /* Affine cells with constant C: K = sum_rs Chat_rs M^rs, no quadrature loop and no element matrix to hold; a kernel
    of its own so its few registers give full occupancy (NB = 0: any size; lma's grouped storage is
    FEGElemRefGroups_Kernel's). By pairs (FEGRefPairs()), except into COO values (auto sends those to
-   FEGElemRefEntries_Kernel; here with -feg_cuda_kernel thread), element-major, whose stores a thread makes in order,
+   FEGElemRefEntries_Kernel; here with -feg_op_integration_kernel thread), element-major, whose stores a thread makes in order,
    entry by entry (by pairs, P2 tetrahedra's COO assembly took 1.2x as long; this loop made it 1.31-1.33x faster than
    before the split, other forms of it 1.01-1.18x: share/bench/sym runs 2, 4, 5) */
 template <int NB, int DIM>
@@ -486,26 +486,6 @@ PetscErrorCode FEGDevBuildP(FEGDevDisc *d, size_t maxbytes)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static cublasHandle_t FEGCublas = NULL;
-
-static PetscErrorCode FEGCublasDestroy(void)
-{
-  PetscFunctionBegin;
-  if (FEGCublas) PetscCallCUBLAS(cublasDestroy(FEGCublas));
-  FEGCublas = NULL;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode FEGDevGetCublas(void **h)
-{
-  PetscFunctionBegin;
-  if (!FEGCublas) {
-    PetscCallCUBLAS(cublasCreate(&FEGCublas));
-    PetscCall(PetscRegisterFinalize(FEGCublasDestroy));
-  }
-  *h = (void *)FEGCublas;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 static PetscErrorCode FEGLaunchGemm(const FEGDevDisc *d, const FEGDevCoeff *c, const int *elist, int nel, const FEGDevOutput *o, FEGDevTuning *tune)
 {
@@ -720,7 +700,7 @@ static PetscErrorCode FEGLaunchBlock(const FEGDevDisc *d, const FEGDevCoeff *c, 
 
   PetscFunctionBegin;
   PetscCall(FEGDevKernelFit((const void *)FEGElemBlock_Kernel<NENT>, T, shmem, &nact, NULL));
-  PetscCheck(nact > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The block kernel (%d threads, %zu bytes of shared memory) does not fit on this GPU: lower -feg_cuda_block_size or -feg_cuda_qchunk", T, shmem);
+  PetscCheck(nact > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The block kernel (%d threads, %zu bytes of shared memory) does not fit on this GPU: lower -feg_op_integration_block_size or -feg_op_integration_qchunk", T, shmem);
   FEGElemBlock_Kernel<NENT><<<nel, T, shmem>>>(*d, *c, elist, *o, QB, jac);
   FEGCheckLaunch("FEGElemBlock_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -832,8 +812,8 @@ PetscErrorCode FEGDevElementMatrices(const FEGDevDisc *d, const FEGDevCoeff *c, 
   PetscFunctionBegin;
   if (nel <= 0) PetscFunctionReturn(PETSC_SUCCESS);
   if (kernel == 0) kernel = FEGDevAutoKernel(d, (PetscBool)(c->mode == FEG_DEV_COEFF_CONSTANT), o->out);
-  PetscCheck(kernel != 1 || d->Nb <= FEG_SMALL_NB || (d->M && c->mode == FEG_DEV_COEFF_CONSTANT), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The one-element-per-thread kernel handles at most %d basis functions, the element has %d: use -feg_cuda_kernel block or gemm", FEG_SMALL_NB, d->Nb);
-  PetscCheck(kernel != 4 || (d->M && c->mode == FEG_DEV_COEFF_CONSTANT), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-feg_cuda_kernel entries needs reference tensors (affine cells) and a constant coefficient; this operator has %s and a %s coefficient: use auto, thread, block or gemm", d->M ? "reference tensors" : "no reference tensors (cells not affine, or the tensors too large)", c->mode == FEG_DEV_COEFF_CONSTANT ? "constant" : "non-constant");
+  PetscCheck(kernel != 1 || d->Nb <= FEG_SMALL_NB || (d->M && c->mode == FEG_DEV_COEFF_CONSTANT), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The one-element-per-thread kernel handles at most %d basis functions, the element has %d: use -feg_op_integration_kernel block or gemm", FEG_SMALL_NB, d->Nb);
+  PetscCheck(kernel != 4 || (d->M && c->mode == FEG_DEV_COEFF_CONSTANT), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-feg_op_integration_kernel entries needs reference tensors (affine cells) and a constant coefficient; this operator has %s and a %s coefficient: use auto, thread, block or gemm", d->M ? "reference tensors" : "no reference tensors (cells not affine, or the tensors too large)", c->mode == FEG_DEV_COEFF_CONSTANT ? "constant" : "non-constant");
   tune->used = kernel;
   if (kernel == 1) {
     PetscCall(FEGLaunchSmall(d, c, elist, nel, o));

@@ -26,6 +26,14 @@ PetscErrorCode FEGDevGather(int n, const int *off, const int *list, const double
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* a launch's end: with per-entry results in yb (the gather), their sums into the launch's y after the last range */
+PetscErrorCode FEGDevLaunchGather(const FEGDevLaunch *L, const double *yb)
+{
+  PetscFunctionBegin;
+  if (yb && L->nlocal) PetscCall(FEGDevGather(L->nlocal, L->toff, L->tlist, yb, L->y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* y[rows[i]] += the entries of buf listed for row i: the ghost sums other processes sent (devop.c's halo) */
 PetscErrorCode FEGDevSumInto(int n, const int *rows, const int *off, const int *list, const double *buf, double *y)
 {
@@ -87,42 +95,6 @@ PetscErrorCode FEGDevLocalToOwned(int n, const int *lown, const int *gown, const
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* dst[l*Ne+e] = src[e*Nb+l]: the element-interleaved layout kernels read, made on the device from the host's
-   element-major array (a transpose on the host writes one cache line per entry) */
-static __global__ void FEGInterleave_Kernel(int Ne, int Nb, const int *__restrict__ src, int *__restrict__ dst)
-{
-  const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= (size_t)Ne * Nb) return;
-  const int l = (int)(k / Ne), e = (int)(k % Ne);
-  dst[k] = src[(size_t)e * Nb + l];
-}
-
-PetscErrorCode FEGDevInterleave(int Ne, int Nb, const int *src, int *dst)
-{
-  const size_t n = (size_t)Ne * Nb;
-
-  PetscFunctionBegin;
-  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
-  FEGInterleave_Kernel<<<(unsigned)((n + 255) / 256), 256>>>(Ne, Nb, src, dst);
-  FEGCheckLaunch("FEGInterleave_Kernel");
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* out[k] = map[idx[k]], e.g. global indices from local ones */
-static __global__ void FEGMapIndices_Kernel(size_t n, const int *__restrict__ idx, const int *__restrict__ map, int *__restrict__ out)
-{
-  const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < n) out[k] = map[idx[k]];
-}
-
-PetscErrorCode FEGDevMapIndices(size_t n, const int *idx, const int *map, int *out)
-{
-  PetscFunctionBegin;
-  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
-  FEGMapIndices_Kernel<<<(unsigned)((n + 255) / 256), 256>>>(n, idx, map, out);
-  FEGCheckLaunch("FEGMapIndices_Kernel");
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 /* kin[k] = key[k], or nkeys where key[k] < 0 (sorted last, left out of the map); count[key[k]]++ */
 static __global__ void FEGCount_Kernel(int n, int nkeys, const int *__restrict__ key, int *__restrict__ kin, int *__restrict__ count, int *__restrict__ iota)

@@ -1,26 +1,7 @@
 /* A discretization on the device: reference tables, coordinates and dof indices uploaded from the host FEGDisc, and the
    geometry computed there by the same FEGGeometryAt() the host used */
-#include <fegpu/private/fegcudaimpl.h>
-
-PetscErrorCode FEGDevMallocCopy(void **d, const void *h, size_t bytes, size_t *total)
-{
-  cudaError_t err;
-
-  PetscFunctionBegin;
-  err = cudaMalloc(d, bytes ? bytes : 1);
-  if (err == cudaErrorMemoryAllocation) {
-    size_t fr = 0, tot = 0;
-
-    *d = NULL; /* the owner can be destroyed: nothing to free here */
-    (void)cudaGetLastError();
-    (void)cudaMemGetInfo(&fr, &tot);
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "GPU out of memory: fegpu asked for %zu bytes with %zu of %zu free", bytes, fr, tot);
-  }
-  PetscCallCUDA(err);
-  if (h && bytes) PetscCallCUDA(cudaMemcpy(*d, h, bytes, cudaMemcpyHostToDevice));
-  if (total) *total += bytes;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+#include <fegpu/private/fegspaceimpl.h>
+#include <petscdevice_cuda.h>
 
 /* a per-element index array on the device in the element-interleaved order most kernels read,
    d[l*Ne+e] = src[e*Nb + (perm ? perm[l] : l)], or with interleave false element-major, d[e*Nb+l]; total += its bytes
@@ -238,7 +219,6 @@ PetscErrorCode FEGDevDiscCreate(FEGDisc *disc, PetscBool integration, FEGDevDisc
   if (!integration) d->M = NULL; /* as when each built its own: only integration uses the reference tensors */
   if (integration && c->nG == 1) c->keepgeo = 1;
   PetscCall(FEGDevDiscGeometry(d));
-  PetscCall(FEGDevBuildP(d, integration ? (size_t)256 << 20 : 0)); /* matfree never builds element matrices */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,7 +1,7 @@
 /* Kernel 1 of Krużel et al.'s Algorithm 2: the Jacobian data of every element, one element per thread, at one point
    for affine cells and at every quadrature point otherwise; the arithmetic is FEGGeometryAt(), as on the host */
 #include <petscdevice_cuda.h>
-#include <fegpu/private/fegcuda.h>
+#include <fegpu/private/fegspacecuda.h>
 
 template <int DIM>
 static __global__ void FEGGeometry_Kernel(int Ne, int Nv, int nG, const double *__restrict__ X, const double *__restrict__ G, double *__restrict__ geo, int *__restrict__ bad)

@@ -1,7 +1,7 @@
 /* The machine's own ceilings, measured where fegpu runs: STREAM triad bandwidth, FP64 FMA throughput and the rate of
    double-precision atomicAdd to scattered addresses, so benchmarks report percentages of what this GPU can do */
 #include <petscdevice_cuda.h>
-#include <fegpu/private/fegcuda.h>
+#include <fegpu/private/fegdevice.h>
 
 static __global__ void FEGTriad_Kernel(size_t n, double a, const double *__restrict__ x, const double *__restrict__ y, double *__restrict__ w)
 {

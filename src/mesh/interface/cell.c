@@ -1,5 +1,5 @@
 /* The facts about each cell type fegpu supports, in one table */
-#include <fegpu/private/fegimpl.h>
+#include <fegpu/private/fegmeshimpl.h>
 
 /* exact for products of two shape functions on affine cells: Witherden-Vincent (PETSc's default) rules of degree 2p */
 static PetscErrorCode FEGQuadratureSimplex(PetscInt dim, PetscInt order, PetscQuadrature *q)

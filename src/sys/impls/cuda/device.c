@@ -1,5 +1,5 @@
-/* Which GPU fegpu's own CUDA work goes to */
-#include <fegpu/private/fegcuda.h>
+/* fegpu's device primitives: which GPU its CUDA work goes to, device memory, how a kernel fits, the cuBLAS handle */
+#include <fegpu/private/fegdevice.h>
 #include <petscdevice_cuda.h>
 
 /* PETSc picks each process's GPU when its device is initialised (rank modulo the visible GPUs, or -device_select_cuda);
@@ -12,7 +12,7 @@ PetscErrorCode FEGDevSelect(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the free and total memory of this process's GPU (-feg_strategy auto leaves out types that would not fit) */
+/* the free and total memory of this process's GPU (-feg_op_type auto leaves out types that would not fit) */
 PetscErrorCode FEGDevMemInfo(size_t *fr, size_t *tot)
 {
   PetscFunctionBegin;
@@ -61,5 +61,48 @@ PetscErrorCode FEGDevKernelFit(const void *kern, int nth, size_t shm, int *nact,
   if (nsm) *nsm = fit[next].nsm;
   next = (next + 1) % 64;
   nfit = PetscMin(nfit + 1, 64);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* cudaMalloc (and a copy of h when given) that reports an out-of-memory with the bytes asked and free; *total += bytes */
+PetscErrorCode FEGDevMallocCopy(void **d, const void *h, size_t bytes, size_t *total)
+{
+  cudaError_t err;
+
+  PetscFunctionBegin;
+  err = cudaMalloc(d, bytes ? bytes : 1);
+  if (err == cudaErrorMemoryAllocation) {
+    size_t fr = 0, tot = 0;
+
+    *d = NULL; /* the owner can be destroyed: nothing to free here */
+    (void)cudaGetLastError();
+    (void)cudaMemGetInfo(&fr, &tot);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "GPU out of memory: fegpu asked for %zu bytes with %zu of %zu free", bytes, fr, tot);
+  }
+  PetscCallCUDA(err);
+  if (h && bytes) PetscCallCUDA(cudaMemcpy(*d, h, bytes, cudaMemcpyHostToDevice));
+  if (total) *total += bytes;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one cuBLAS handle for fegpu's GEMMs, made on first use and destroyed at PetscFinalize() */
+static cublasHandle_t FEGCublas = NULL;
+
+static PetscErrorCode FEGCublasDestroy(void)
+{
+  PetscFunctionBegin;
+  if (FEGCublas) PetscCallCUBLAS(cublasDestroy(FEGCublas));
+  FEGCublas = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FEGDevGetCublas(void **h)
+{
+  PetscFunctionBegin;
+  if (!FEGCublas) {
+    PetscCallCUBLAS(cublasCreate(&FEGCublas));
+    PetscCall(PetscRegisterFinalize(FEGCublasDestroy));
+  }
+  *h = (void *)FEGCublas;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,4 +1,4 @@
-#include <fegpu/private/fegimpl.h>
+#include <fegpu/private/fegmeshimpl.h>
 #include <stdint.h>
 
 /* GCC turns the short cone copies of FEGRawDAGRead() (2 to 6 entries) into inline "rep movs" block copies, which

@@ -1,0 +1,71 @@
+/* Whether fegpu runs on the GPU, and what the CUDA backend provides to every layer. The only file of src/sys that knows
+   whether fegpu was built with CUDA. */
+#include <fegpu/private/fegsysimpl.h>
+
+#if defined(FEGPU_HAVE_CUDA)
+PETSC_INTERN PetscErrorCode FEGDevRoofline(double *, double *, double *);
+PETSC_INTERN PetscErrorCode FEGDevSelect(void);
+PETSC_INTERN PetscErrorCode FEGDevMemInfo(size_t *, size_t *);
+#endif
+
+FEGDeviceBackend FEGDevice = {PETSC_FALSE, NULL, NULL, NULL};
+
+/* fills FEGDevice in a CUDA build (the package initialiser calls it) */
+PetscErrorCode FEGDeviceBackendRegister(void)
+{
+  PetscFunctionBegin;
+#if defined(FEGPU_HAVE_CUDA)
+  FEGDevice.available = PETSC_TRUE;
+  FEGDevice.roofline  = FEGDevRoofline;
+  FEGDevice.select    = FEGDevSelect;
+  FEGDevice.meminfo   = FEGDevMemInfo;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* fegpu runs on the GPU when the DM's vectors are CUDA vectors (-dm_vec_type cuda); then the process's GPU is selected
+   here, before fegpu's first device allocation */
+PetscErrorCode FEGDMIsOnDevice(DM dm, PetscBool *ondevice)
+{
+  VecType   vtype;
+  PetscBool seq, mpi;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetVecType(dm, &vtype));
+  PetscCall(PetscStrbeginswith(vtype ? vtype : "", "cuda", ondevice));
+  PetscCall(PetscStrbeginswith(vtype ? vtype : "", "seqcuda", &seq));
+  PetscCall(PetscStrbeginswith(vtype ? vtype : "", "mpicuda", &mpi));
+  *ondevice = (PetscBool)(*ondevice || seq || mpi);
+  PetscCall(FEGInitializePackage());
+  PetscCheck(!*ondevice || FEGDevice.available, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "The DM has vector type %s but fegpu was built without CUDA: configure fegpu against a CUDA-enabled PETSc (for example source ../shared/gpu/env.sh && ./configure)", vtype);
+  if (*ondevice) PetscCall((*FEGDevice.select)());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGDeviceRoofline - measures this GPU's ceilings: STREAM triad bandwidth (GB/s), FP64 FMA throughput (GFLOP/s)
+  and the rate of double-precision atomicAdd to scattered addresses (G updates/s), for benchmarks' percentages
+
+  Not Collective
+
+  Output Parameters:
++ triad   - the STREAM triad bandwidth, GB/s
+. fma     - the FP64 fused multiply-add rate, GFLOP/s
+- atomics - scattered double-precision atomicAdd, G updates/s
+
+  Level: developer
+@*/
+PetscErrorCode FEGDeviceRoofline(PetscReal *triad, PetscReal *fma, PetscReal *atomics)
+{
+  double t, f, a;
+
+  PetscFunctionBegin;
+  PetscCall(FEGInitializePackage());
+  PetscCheck(FEGDevice.roofline, PETSC_COMM_SELF, PETSC_ERR_SUP, "FEGDeviceRoofline needs fegpu built against a CUDA-enabled PETSc (./configure with PETSC_DIR of one, e.g. source ../shared/gpu/env.sh)");
+  PetscCall((*FEGDevice.select)());
+  PetscCall((*FEGDevice.roofline)(&t, &f, &a));
+  *triad   = t;
+  *fma     = f;
+  *atomics = a;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
