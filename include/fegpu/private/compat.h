@@ -1,7 +1,24 @@
-/* The one place where differences between supported PETSc versions (>= 3.18) are handled; private to fegpu */
+/* The one place where fegpu handles differences between the PETSc versions it supports (3.18 to 3.22) and reaches into
+   PETSc's private structures (through the functions below, defined in src/sys/interface/compat.c, the only source that
+   includes PETSc's private headers for their structures). Why fegpu does each:
+   - PetscSection arrays: the bulk reads of a mesh's dof map touch every point of the chart, and sections of millions of
+     points are built on the setup threads; a call per point (PetscSectionGetDof(), PetscSectionSetDof()) costs more
+     than the work (share/doc/performance.md, the PETSc-routine table);
+   - DM methods: fegpu's local section by cell type (prisms need it, FEGDMSetUpSection()) and DMCreateMatrix() of a DM
+     with a form (FEGDMSetForm()): DMPlex has no public setters for them;
+   - PetscFE: tensor elements tabulated from their 1D factors (FEGCreateFE());
+   - PetscPartitioner: fegpu's METIS partitioner is a PETSc partitioner type.
+   Private layouts change without notice, so outside the versions they were checked against the build stops here. */
 #pragma once
 
 #include <petscversion.h>
+#include <petscdm.h>
+#include <petscfe.h>
+#include <petscpartitioner.h>
+
+#if PETSC_VERSION_LT(3, 18, 0) || PETSC_VERSION_GE(3, 23, 0)
+  #error "fegpu reaches into PETSc's PetscSection, DM, PetscFE and PetscPartitioner structures as PETSc 3.18 to 3.22 lay them out (src/sys/interface/compat.c): check them against this PETSc's include/petsc/private/ headers, then widen the range here"
+#endif
 
 /* MatShellSetOperation takes void (*)(void) in every supported version; one cast keeps call sites uniform */
 #define FEGMatShellOp(f) ((void (*)(void))(f))
@@ -15,12 +32,8 @@
   #define FEGPolytopeTypeGetNumArrangements(t) DMPolytopeTypeGetNumArrangements(t)
 #endif
 
-/* A set-up PetscSection's arrays, read directly: the bulk reads of a mesh's dof map touch every point of the chart, and
-   a call per point (PetscSectionGetDof(), PetscSectionGetOffset(), each with its checks) costs more than the read.
-   The layout of struct _p_PetscSection used here (pStart, pEnd, atlasDof, atlasOff, bc, bcIndices) is the same in
-   3.18 to 3.22; PETSc's getters index these arrays by point - pStart, whatever the section's permutation. */
-#include <petsc/private/sectionimpl.h>
-
+/* A set-up PetscSection's arrays, read directly; PETSc's getters index them by point - pStart, whatever the section's
+   permutation */
 typedef struct {
   PetscInt        pStart, pEnd;
   const PetscInt *dof, *off;      /* dof[p - pStart], off[p - pStart] */
@@ -28,23 +41,44 @@ typedef struct {
   const PetscInt *cdof, *coff;    /* constrained dofs of p and where their local indices start in cind */
   const PetscInt *cind;
 } FEGSectionLayout;
+PETSC_INTERN PetscErrorCode FEGSectionGetLayout(PetscSection, FEGSectionLayout *);
+/* the point's and the field's dof arrays of a section of one field with its chart set, before set-up */
+PETSC_INTERN PetscErrorCode FEGSectionGetDofArrays(PetscSection, PetscInt **, PetscInt **);
+/* PetscSectionSetUp() of such a section (no permutation: the field's offsets are the point's), with its constraint
+   sections, on nt threads */
+PETSC_INTERN PetscErrorCode FEGSectionSetUpOneField(PetscSection, PetscInt);
+/* the global section DMGetGlobalSection() would make of the DM's local section, on one process without shared points
+   (else nothing: PETSc's comes later) */
+PETSC_INTERN PetscErrorCode FEGDMSetGlobalSectionFromLocal(DM);
+PETSC_INTERN PetscErrorCode FEGDMHasGlobalSection(DM, PetscBool *);
 
-static inline PetscErrorCode FEGSectionGetLayout(PetscSection s, FEGSectionLayout *l)
-{
-  PetscFunctionBegin;
-  PetscCheck(s->setup, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONGSTATE, "The section is not set up (PetscSectionSetUp())");
-  l->pStart  = s->pStart;
-  l->pEnd    = s->pEnd;
-  l->dof     = s->atlasDof;
-  l->off     = s->atlasOff;
-  l->bcStart = l->bcEnd = 0;
-  l->cdof = l->coff = l->cind = NULL;
-  if (s->bc) {
-    l->bcStart = s->bc->pStart;
-    l->bcEnd   = s->bc->pEnd;
-    l->cdof    = s->bc->atlasDof;
-    l->coff    = s->bc->atlasOff;
-    l->cind    = s->bcIndices;
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+/* the DM methods of sections that FEGDMSetUpSection() replaces */
+typedef struct {
+  PetscErrorCode (*createlocalsection)(DM);
+  PetscErrorCode (*createglobalvector)(DM, Vec *);
+  PetscErrorCode (*clone)(DM, DM *);
+} FEGDMSectionOps;
+PETSC_INTERN PetscErrorCode FEGDMGetSectionOps(DM, FEGDMSectionOps *);
+PETSC_INTERN PetscErrorCode FEGDMSetSectionOps(DM, const FEGDMSectionOps *);
+PETSC_INTERN PetscErrorCode FEGDMSetCreateMatrix(DM, PetscErrorCode (*)(DM, Mat *));
+
+typedef PetscErrorCode (*FEGFECreateTabulationFn)(PetscFE, PetscInt, const PetscReal *, PetscInt, PetscTabulation);
+PETSC_INTERN PetscErrorCode FEGFEGetCreateTabulation(PetscFE, FEGFECreateTabulationFn *);
+PETSC_INTERN PetscErrorCode FEGFESetCreateTabulation(PetscFE, FEGFECreateTabulationFn);
+
+/* a PetscPartitioner type's implementation: its data and methods. 3.21 added the edge weights' section to partition:
+   its declaration writes FEG_PARTITIONER_EDGE_SECTION(name) before the target section */
+#if PETSC_VERSION_LT(3, 21, 0)
+  #define FEG_PARTITIONER_EDGE_SECTION(name)
+#else
+  #define FEG_PARTITIONER_EDGE_SECTION(name) PetscSection name,
+#endif
+typedef struct {
+  PetscErrorCode (*view)(PetscPartitioner, PetscViewer);
+  PetscErrorCode (*destroy)(PetscPartitioner);
+  PetscErrorCode (*partition)(PetscPartitioner, PetscInt, PetscInt, PetscInt[], PetscInt[], PetscSection, FEG_PARTITIONER_EDGE_SECTION(e) PetscSection, PetscSection, IS *);
+} FEGPartitionerOps;
+PETSC_INTERN PetscErrorCode FEGPartitionerSetImplementation(PetscPartitioner, void *, const FEGPartitionerOps *);
+PETSC_INTERN PetscErrorCode FEGPartitionerGetData(PetscPartitioner, void **);
+PETSC_INTERN PetscErrorCode FEGPartitionerQuality(PetscPartitioner, PetscBool, PetscInt *, PetscReal *);
+PETSC_INTERN PetscErrorCode FEGPartitionerUsesVertexWeights(PetscPartitioner, PetscBool *);

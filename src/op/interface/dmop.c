@@ -1,7 +1,6 @@
 /* A form on a DM: DMCreateMatrix() returns its operator, and a KSP with KSPSetDM() gets operator, right-hand side and,
    for preconditioners that need matrix values, an assembled preconditioning matrix */
 #include <fegpu/private/fegopimpl.h>
-#include <petsc/private/dmimpl.h>
 
 static PetscErrorCode FEGDMCreateMatrix_Private(DM dm, Mat *A)
 {
@@ -116,7 +115,7 @@ PetscErrorCode FEGDMSetForm(DM dm, FEGForm form)
   PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMPLEX, &isplex));
   PetscCheck(isplex, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONG, "fegpu needs a DMPlex, not a %s", ((PetscObject)dm)->type_name);
   PetscCall(PetscObjectCompose((PetscObject)dm, "FEGForm", (PetscObject)form));
-  dm->ops->creatematrix = FEGDMCreateMatrix_Private;
+  PetscCall(FEGDMSetCreateMatrix(dm, FEGDMCreateMatrix_Private));
   PetscCall(DMKSPSetComputeOperators(dm, FEGKSPComputeOperators_Private, NULL));
   PetscCall(DMKSPSetComputeRHS(dm, FEGKSPComputeRHS_Private, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -2,88 +2,12 @@
    same number of dofs and the same orientation symmetries, which is right for every cell whose faces are alike but not
    for prisms: their triangular and quadrilateral faces carry (p-1)(p-2)/2 and (p-1)^2 interior dofs. */
 #include <fegpu/private/fegspaceimpl.h>
-#include <petsc/private/dmimpl.h>
-#include <petsc/private/sectionimpl.h>
+#include <petscds.h>
 #include <petscsf.h>
 
-/* Sections of millions of points (8M at BP3's 8M Q2 unknowns) are built here from their arrays, on the setup threads,
-   setting what PETSc's calls would set: those calls per point and PETSc's serial set-up loops were 0.46-0.57 s of the
-   0.72-0.82 s those sections took on the H100's host (share/bench/setup run 55). */
 
-/* off[i] = the sum of the counts before i, where a count is dof[i] - sub[i] (sub NULL: 0) for dof[i] > 0 and 0 otherwise
-   (a local section's dofs are never negative); the total, and the largest dof[i]; in nt blocks of consecutive points */
-static PetscErrorCode FEGSectionScan(PetscInt nt, PetscInt n, const PetscInt dof[], const PetscInt sub[], PetscInt off[], PetscInt *total, PetscInt *maxdof)
-{
-  PetscInt *part, *mx;
 
-  PetscFunctionBegin;
-  nt = FEGLoopThreads(n, nt);
-  PetscCall(PetscCalloc2(nt + 1, &part, nt, &mx));
-#pragma omp parallel for num_threads((int)nt) schedule(static, 1)
-  for (PetscInt b = 0; b < nt; b++) {
-    PetscInt sum = 0, m = 0;
 
-    for (PetscInt i = FEGBlockStart(n, b, nt); i < FEGBlockStart(n, b + 1, nt); i++) {
-      sum += dof[i] > 0 ? dof[i] - (sub ? sub[i] : 0) : 0;
-      m = PetscMax(m, dof[i]);
-    }
-    part[b + 1] = sum;
-    mx[b]       = m;
-  }
-  *maxdof = 0;
-  for (PetscInt b = 0; b < nt; b++) {
-    part[b + 1] += part[b];
-    *maxdof = PetscMax(*maxdof, mx[b]);
-  }
-  *total = part[nt];
-#pragma omp parallel for num_threads((int)nt) schedule(static, 1)
-  for (PetscInt b = 0; b < nt; b++) {
-    PetscInt o = part[b];
-
-    for (PetscInt i = FEGBlockStart(n, b, nt); i < FEGBlockStart(n, b + 1, nt); i++) {
-      off[i] = o;
-      o += dof[i] > 0 ? dof[i] - (sub ? sub[i] : 0) : 0;
-    }
-  }
-  PetscCall(PetscFree2(part, mx));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* PetscSectionSetUpBC(): the constraint section's offsets and the room for the constrained dofs' indices */
-static PetscErrorCode FEGSectionSetUpBC(PetscSection s, PetscInt nt)
-{
-  PetscSection bc = s->bc;
-  PetscInt     total, mx;
-
-  PetscFunctionBegin;
-  if (!bc) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCheck(!bc->setup && !bc->perm && bc->pointMajor && bc->includesConstraints && !bc->numFields, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unexpected constraint section");
-  PetscCall(FEGSectionScan(nt, bc->pEnd - bc->pStart, bc->atlasDof, NULL, bc->atlasOff, &total, &mx));
-  bc->maxDof = mx;
-  bc->setup  = PETSC_TRUE;
-  PetscCall(PetscMalloc1(total, &s->bcIndices));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* PetscSectionSetUp() of a point-major section of one field with the point's dofs, no permutation: the field's offsets
-   are the point's */
-static PetscErrorCode FEGSectionSetUpOneField(PetscSection s, PetscInt nt)
-{
-  const PetscInt n = s->pEnd - s->pStart;
-  PetscSection   f;
-  PetscInt       total, mx;
-
-  PetscFunctionBegin;
-  PetscCheck(!s->setup && !s->perm && s->pointMajor && s->includesConstraints && s->numFields == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unexpected local section");
-  f = s->field[0];
-  PetscCall(FEGSectionScan(nt, n, s->atlasDof, NULL, s->atlasOff, &total, &mx));
-  s->maxDof = f->maxDof = mx;
-  s->setup              = PETSC_TRUE;
-  PetscCall(PetscArraycpy(f->atlasOff, s->atlasOff, n));
-  PetscCall(FEGSectionSetUpBC(s, nt));
-  PetscCall(FEGSectionSetUpBC(f, nt));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 /* the number of dofs and a point of the reference cell for every cell type in the element's closure */
 static PetscErrorCode FEGDualSpaceDofsByType(PetscDualSpace Q, PetscInt dof[], PetscInt rep[])
@@ -113,9 +37,7 @@ static PetscErrorCode FEGDualSpaceDofsByType(PetscDualSpace Q, PetscInt dof[], P
 }
 
 /* PETSc's own DMPlex methods, which FEGDMSetUpSection() replaces on a DM and its clones (the same for every DMPlex) */
-static PetscErrorCode (*FEGPlexCreateLocalSection)(DM)        = NULL;
-static PetscErrorCode (*FEGPlexClone)(DM, DM *)               = NULL;
-static PetscErrorCode (*FEGPlexCreateGlobalVector)(DM, Vec *) = NULL;
+static FEGDMSectionOps FEGPlexSectionOps = {NULL, NULL, NULL};
 
 /* whether the element's dual space gives points of one depth different dofs (prisms of order >= 2), which PETSc's
    per-depth section cannot hold */
@@ -140,7 +62,7 @@ static PetscErrorCode FEGDualSpaceDofsDifferByType(PetscDualSpace Q, const Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the dm->ops->createlocalsection FEGDMSetUpSection() installs: DMCreateLocalSection_Plex()'s work with dofs and
+/* the createlocalsection FEGDMSetUpSection() installs: DMCreateLocalSection_Plex()'s work with dofs and
    symmetries by cell type (one scalar PetscFE field, essential conditions on the closure of their labelled points),
    the dofs set stratum by stratum; PETSc's own for other fields and mixed meshes, where its per-depth dofs are right */
 static PetscErrorCode FEGDMCreateLocalSectionByType(DM dm)
@@ -180,7 +102,7 @@ static PetscErrorCode FEGDMCreateLocalSectionByType(DM dm)
     for (PetscInt t = 0; t < DM_NUM_POLYTOPES; t++)
       if (dof[t] > 0 && rep[t] != 0) Nc = 0;
   if (!differ && Nc < 1) {
-    PetscCall((*FEGPlexCreateLocalSection)(dm));
+    PetscCall((*FEGPlexSectionOps.createlocalsection)(dm));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCheck(Nf == 1 && id == PETSCFE_CLASSID, comm, PETSC_ERR_SUP, "The DM has %" PetscInt_FMT " fields; fegpu's section by cell type (FEGDMSetUpSection(), needed for continuous prisms of order >= 2) is for one scalar PetscFE field", Nf);
@@ -201,7 +123,7 @@ static PetscErrorCode FEGDMCreateLocalSectionByType(DM dm)
       if (dof[t] >= 0) covered += n;
     }
     if (!differ && covered != pEnd - pStart) {
-      PetscCall((*FEGPlexCreateLocalSection)(dm));
+      PetscCall((*FEGPlexSectionOps.createlocalsection)(dm));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
     PetscCheck(covered == pEnd - pStart, comm, PETSC_ERR_SUP, "The mesh has points of a type the element's reference cell does not have (mixed meshes are not supported)");
@@ -218,7 +140,7 @@ static PetscErrorCode FEGDMCreateLocalSectionByType(DM dm)
   for (PetscInt t = 0; t < DM_NUM_POLYTOPES; t++) {
     IS              is;
     const PetscInt *pts;
-    PetscInt        n, *adof = s->atlasDof - pStart, *fdof = s->field[0]->atlasDof - pStart, bad = -1;
+    PetscInt        n, *adof, *fdof, bad = -1;
     const PetscInt  d = dof[t];
 
     if (d <= 0) continue;
@@ -226,6 +148,9 @@ static PetscErrorCode FEGDMCreateLocalSectionByType(DM dm)
     if (!is) continue;
     PetscCall(ISGetLocalSize(is, &n));
     PetscCall(ISGetIndices(is, &pts));
+    PetscCall(FEGSectionGetDofArrays(s, &adof, &fdof));
+    adof -= pStart;
+    fdof -= pStart;
 #pragma omp parallel for num_threads(FEGLoopThreads(n, nth)) schedule(static) reduction(max : bad)
     for (PetscInt i = 0; i < n; i++) {
       const PetscInt p = pts[i];
@@ -320,127 +245,39 @@ static PetscErrorCode FEGDMCreateLocalSectionByType(DM dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* g's constraints, those of s (set up, with g's chart): what PetscSectionSetConstraintDof() at each constrained point,
-   PetscSectionSetUpBC() and a copy of the indices give (PetscSectionCreateGlobalSection()), copied from s: the same
-   counts have the same offsets */
-static PetscErrorCode FEGSectionCopyConstraints(PetscSection s, PetscSection g)
-{
-  PetscSection bc = s->bc;
-  PetscInt     n, total;
 
-  PetscFunctionBegin;
-  if (!bc) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCheck(bc->setup && !g->bc, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unexpected constraint sections");
-  n     = bc->pEnd - bc->pStart;
-  total = n > 0 ? bc->atlasOff[n - 1] + bc->atlasDof[n - 1] : 0;
-  if (!total) PetscFunctionReturn(PETSC_SUCCESS); /* PETSc sets no count of 0, so g has no constraint section */
-  PetscCall(PetscSectionCreate(PETSC_COMM_SELF, &g->bc));
-  PetscCall(PetscSectionSetChart(g->bc, bc->pStart, bc->pEnd));
-  PetscCall(PetscArraycpy(g->bc->atlasDof, bc->atlasDof, n));
-  PetscCall(PetscArraycpy(g->bc->atlasOff, bc->atlasOff, n));
-  g->bc->maxDof = bc->maxDof;
-  g->bc->setup  = PETSC_TRUE;
-  PetscCall(PetscMalloc1(total, &g->bcIndices));
-  PetscCall(PetscArraycpy(g->bcIndices, s->bcIndices, total));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The global section DMGetGlobalSection() would make (PetscSectionCreateGlobalSection() of the local section and the
-   point SF, constraints left out, global offsets), on one process without shared points, from the local section's
-   arrays: PETSc's calls about ten functions per chart point (80 ms at 545k triangles on the H100's host, 0.25 s at
-   998k tetrahedra on the CI VM; share/bench/setup runs 37 and 40). Same dofs, offsets (in the section's permutation
-   order), constraints and field layout, and the DM's value layout as DMGetGlobalSection() sets it. Periodic DMs,
-   several processes or fields and field-major sections keep PETSc's. Called where no global section is set yet and the local
-   one is: not from createlocalsection, which DMGetGlobalSection() may call just before it sets its own. */
-static PetscErrorCode FEGDMSetGlobalSectionSerial(DM dm)
-{
-  MPI_Comm        comm = PetscObjectComm((PetscObject)dm);
-  PetscSection    s    = dm->localSection, gs;
-  PetscSF         sf;
-  PetscMPIInt     size;
-  PetscInt        nroots, nleaves, Nf, pStart, pEnd, n, off = 0;
-  const PetscInt *pind = NULL;
-  void (*iso)(void)    = NULL;
-
-  PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_size(comm, &size));
-  if (size > 1 || !s || !s->pointMajor) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscObjectQueryFunction((PetscObject)dm, "DMGetIsoperiodicPointSF_C", &iso)); /* 3.22's periodic meshes */
-  if (iso) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(DMGetPointSF(dm, &sf));
-  PetscCall(PetscSFGetGraph(sf, &nroots, &nleaves, NULL, NULL));
-  PetscCall(PetscSectionGetChart(s, &pStart, &pEnd));
-  if (nroots >= 0 && (nleaves > 0 || nroots < pEnd)) PetscFunctionReturn(PETSC_SUCCESS); /* PETSc's checks and says */
-  PetscCall(PetscSectionGetNumFields(s, &Nf));
-  if (Nf > 1) PetscFunctionReturn(PETSC_SUCCESS); /* fegpu's DMs have one field; the tests compare those */
-  n = pEnd - pStart;
-  PetscCall(PetscSectionCreate(comm, &gs));
-  if (Nf > 0) PetscCall(PetscSectionSetNumFields(gs, Nf));
-  PetscCall(PetscSectionSetChart(gs, pStart, pEnd));
-  gs->includesConstraints = PETSC_FALSE;
-  PetscCall(PetscArraycpy(gs->atlasDof, s->atlasDof, n));
-  PetscCall(FEGSectionCopyConstraints(s, gs));
-  if (s->perm) {
-    PetscCall(ISGetIndices(s->perm, &pind));
-    for (PetscInt i = 0; i < n; i++) {
-      const PetscInt q = pind[i], cdof = s->bc ? s->bc->atlasDof[q] : 0;
-
-      gs->atlasOff[q] = off;
-      off += gs->atlasDof[q] > 0 ? gs->atlasDof[q] - cdof : 0;
-    }
-    PetscCall(ISRestoreIndices(s->perm, &pind));
-  } else {
-    PetscInt nth, mx;
-
-    PetscCall(FEGSetupThreads(comm, &nth));
-    PetscCall(FEGSectionScan(nth, n, gs->atlasDof, s->bc ? s->bc->atlasDof : NULL, gs->atlasOff, &off, &mx));
-  }
-  gs->maxDof = s->maxDof;
-  if (Nf == 1) { /* the one field's dofs and constraints are the point's, and so are its offsets */
-    PetscSection gf = gs->field[0];
-    PetscInt     nc;
-
-    gf->includesConstraints = PETSC_FALSE;
-    PetscCall(PetscSectionGetFieldComponents(s, 0, &nc));
-    PetscCall(PetscSectionSetFieldComponents(gs, 0, nc));
-    PetscCall(PetscArraycpy(gf->atlasDof, s->field[0]->atlasDof, n));
-    PetscCall(PetscArraycpy(gf->atlasOff, gs->atlasOff, n));
-    gf->maxDof = s->field[0]->maxDof;
-    PetscCall(FEGSectionCopyConstraints(s->field[0], gf));
-  }
-  gs->setup = PETSC_TRUE;
-  PetscCall(DMSetGlobalSection(dm, gs));
-  PetscCall(PetscSectionDestroy(&gs));
-  /* DMGetGlobalSection()'s PetscSectionGetValueLayout(): the unconstrained dofs */
-  PetscCall(PetscLayoutDestroy(&dm->map));
-  PetscCall(PetscLayoutCreate(comm, &dm->map));
-  PetscCall(PetscLayoutSetLocalSize(dm->map, off));
-  PetscCall(PetscLayoutSetBlockSize(dm->map, 1));
-  PetscCall(PetscLayoutSetUp(dm->map));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 /* gives a DM with fegpu's sections (FEGDMSetUpSection()) its global section now, built from the local section's arrays
    on one process (what DMGetGlobalSection() would build, several times faster); nothing when it has one, and PETSc's
    later on several processes or periodic meshes */
 PetscErrorCode FEGDMSetUpGlobalSection(DM dm)
 {
-  PetscSection s;
+  PetscSection    s;
+  FEGDMSectionOps ops;
+  PetscBool       has;
 
   PetscFunctionBegin;
-  if (dm->globalSection || dm->ops->createlocalsection != FEGDMCreateLocalSectionByType) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(FEGDMHasGlobalSection(dm, &has));
+  PetscCall(FEGDMGetSectionOps(dm, &ops));
+  if (has || ops.createlocalsection != FEGDMCreateLocalSectionByType) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(DMGetLocalSection(dm, &s)); /* made now if it is not yet (DMSetLocalSection() leaves no global section) */
-  PetscCall(FEGDMSetGlobalSectionSerial(dm));
+  PetscCall(FEGDMSetGlobalSectionFromLocal(dm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the dm->ops->createglobalvector FEGDMSetUpSection() installs: the global section first (most programs' first need
+static PetscErrorCode FEGDMCreateGlobalVectorSection(DM, Vec *);
+static PetscErrorCode FEGDMCloneByType(DM, DM *);
+
+/* the methods FEGDMSetUpSection() installs on a DM */
+static const FEGDMSectionOps FEGSectionByTypeOps = {FEGDMCreateLocalSectionByType, FEGDMCreateGlobalVectorSection, FEGDMCloneByType};
+
+/* the createglobalvector FEGDMSetUpSection() installs: the global section first (most programs' first need
    of it), then PETSc's */
 static PetscErrorCode FEGDMCreateGlobalVectorSection(DM dm, Vec *v)
 {
   PetscFunctionBegin;
   PetscCall(FEGDMSetUpGlobalSection(dm));
-  PetscCall((*FEGPlexCreateGlobalVector)(dm, v));
+  PetscCall((*FEGPlexSectionOps.createglobalvector)(dm, v));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -448,10 +285,8 @@ static PetscErrorCode FEGDMCreateGlobalVectorSection(DM dm, Vec *v)
 static PetscErrorCode FEGDMCloneByType(DM dm, DM *newdm)
 {
   PetscFunctionBegin;
-  PetscCall((*FEGPlexClone)(dm, newdm));
-  (*newdm)->ops->createlocalsection = FEGDMCreateLocalSectionByType;
-  (*newdm)->ops->createglobalvector = FEGDMCreateGlobalVectorSection;
-  (*newdm)->ops->clone              = FEGDMCloneByType;
+  PetscCall((*FEGPlexSectionOps.clone)(dm, newdm));
+  PetscCall(FEGDMSetSectionOps(*newdm, &FEGSectionByTypeOps));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -479,21 +314,19 @@ static PetscErrorCode FEGDMCloneByType(DM dm, DM *newdm)
 @*/
 PetscErrorCode FEGDMSetUpSection(DM dm)
 {
-  PetscBool isplex;
-  PetscInt  nth;
+  PetscBool       isplex;
+  PetscInt        nth;
+  FEGDMSectionOps ops;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
   PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMPLEX, &isplex));
   PetscCheck(isplex, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONG, "FEGDMSetUpSection() needs a DMPlex, not a %s", ((PetscObject)dm)->type_name);
   PetscCall(FEGSetupThreads(PetscObjectComm((PetscObject)dm), &nth)); /* collective the first time: here, not in the section's build */
-  if (dm->ops->createlocalsection != FEGDMCreateLocalSectionByType) {
-    FEGPlexCreateLocalSection   = dm->ops->createlocalsection;
-    FEGPlexClone                = dm->ops->clone;
-    FEGPlexCreateGlobalVector   = dm->ops->createglobalvector;
-    dm->ops->createlocalsection = FEGDMCreateLocalSectionByType;
-    dm->ops->createglobalvector = FEGDMCreateGlobalVectorSection;
-    dm->ops->clone              = FEGDMCloneByType;
+  PetscCall(FEGDMGetSectionOps(dm, &ops));
+  if (ops.createlocalsection != FEGDMCreateLocalSectionByType) {
+    FEGPlexSectionOps = ops;
+    PetscCall(FEGDMSetSectionOps(dm, &FEGSectionByTypeOps));
   }
   PetscCall(DMSetLocalSection(dm, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);

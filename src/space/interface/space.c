@@ -1,5 +1,4 @@
 #include <fegpu/private/fegspaceimpl.h>
-#include <petsc/private/petscfeimpl.h>
 
 /* the table's entry for a cell type, after checking the dimension and the order */
 static PetscErrorCode FEGCheckCellAndOrder(MPI_Comm comm, PetscInt dim, DMPolytopeType ct, PetscInt order, const FEGCellInfo **cell)
@@ -167,13 +166,13 @@ static PetscErrorCode FEGUseTensorTabulation(PetscFE fe, PetscInt dim, PetscInt 
     PetscCall(FEGTensorBasisDestroy(tb));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  tb->orig = fe->ops->createtabulation;
+  PetscCall(FEGFEGetCreateTabulation(fe, &tb->orig));
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
   PetscCall(PetscContainerSetPointer(c, tb));
   PetscCall(PetscContainerSetUserDestroy(c, FEGTensorBasisDestroy));
   PetscCall(PetscObjectCompose((PetscObject)fe, "FEGTensorBasis", (PetscObject)c));
   PetscCall(PetscContainerDestroy(&c));
-  fe->ops->createtabulation = FEGTensorTabulation;
+  PetscCall(FEGFESetCreateTabulation(fe, FEGTensorTabulation));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

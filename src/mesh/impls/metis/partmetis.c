@@ -1,7 +1,6 @@
 /* PetscPartitioner "metis": METIS k-way on the cell dual graph, for PETSc builds without ParMETIS (Debian's and the
    CUDA bundle). The distributed graph is gathered on rank 0, partitioned there and the parts sent back, which is fine
    to about 10M cells; beyond that use ParMETIS or PT-Scotch. */
-#include <petsc/private/partitionerimpl.h>
 #include <fegpu/private/fegmeshimpl.h>
 #include <metis.h>
 
@@ -11,42 +10,48 @@ typedef struct {
 
 static PetscErrorCode PetscPartitionerView_FEGMetis(PetscPartitioner part, PetscViewer viewer)
 {
-  FEGPartitioner_Metis *m = (FEGPartitioner_Metis *)part->data;
+  FEGPartitioner_Metis *m;
   PetscBool             ascii;
+  PetscInt              edgeCut;
+  PetscReal             balance;
 
   PetscFunctionBegin;
+  PetscCall(FEGPartitionerGetData(part, (void **)&m));
+  PetscCall(FEGPartitionerQuality(part, PETSC_FALSE, &edgeCut, &balance));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
   if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerASCIIPushTab(viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "METIS %d.%d.%d k-way on the cell dual graph, gathered on rank 0\n", METIS_VER_MAJOR, METIS_VER_MINOR, METIS_VER_SUBMINOR));
-  if (m->nparts) PetscCall(PetscViewerASCIIPrintf(viewer, "last partition: %" PetscInt_FMT " parts, edge cut %" PetscInt_FMT ", balance %.3f\n", m->nparts, part->edgeCut, (double)part->balance));
+  if (m->nparts) PetscCall(PetscViewerASCIIPrintf(viewer, "last partition: %" PetscInt_FMT " parts, edge cut %" PetscInt_FMT ", balance %.3f\n", m->nparts, edgeCut, (double)balance));
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode PetscPartitionerDestroy_FEGMetis(PetscPartitioner part)
 {
+  void *m;
+
   PetscFunctionBegin;
-  PetscCall(PetscFree(part->data));
+  PetscCall(FEGPartitionerGetData(part, &m));
+  PetscCall(PetscFree(m));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-#if PETSC_VERSION_LT(3, 21, 0)
-static PetscErrorCode PetscPartitionerPartition_FEGMetis(PetscPartitioner part, PetscInt nparts, PetscInt numVertices, PetscInt start[], PetscInt adjacency[], PetscSection vertSection, PetscSection targetSection, PetscSection partSection, IS *partition)
-#else
-static PetscErrorCode PetscPartitionerPartition_FEGMetis(PetscPartitioner part, PetscInt nparts, PetscInt numVertices, PetscInt start[], PetscInt adjacency[], PetscSection vertSection, PetscSection edgeSection, PetscSection targetSection, PetscSection partSection, IS *partition)
-#endif
+static PetscErrorCode PetscPartitionerPartition_FEGMetis(PetscPartitioner part, PetscInt nparts, PetscInt numVertices, PetscInt start[], PetscInt adjacency[], PetscSection vertSection, FEG_PARTITIONER_EDGE_SECTION(edgeSection) PetscSection targetSection, PetscSection partSection, IS *partition)
 {
-  FEGPartitioner_Metis *m    = (FEGPartitioner_Metis *)part->data;
+  FEGPartitioner_Metis *m;
   MPI_Comm              comm = PetscObjectComm((PetscObject)part);
   PetscMPIInt           size, rank, nv = (PetscMPIInt)numVertices, ne;
   PetscMPIInt          *vcounts = NULL, *vdispls = NULL, *ecounts = NULL, *edispls = NULL;
   PetscInt             *gstart = NULL, *gadj = NULL, *gpart = NULL, *lpart, *points, nvg = 0, neg = 0, edgeCut = 0;
   PetscInt             *deg = NULL, *ldeg, *gw = NULL, *lw = NULL;
-  PetscBool             weights = (PetscBool)(vertSection && part->usevwgt);
+  PetscBool             weights;
   PetscReal             balance = 1.0;
 
   PetscFunctionBegin;
+  PetscCall(FEGPartitionerGetData(part, (void **)&m));
+  PetscCall(FEGPartitionerUsesVertexWeights(part, &weights));
+  weights = (PetscBool)(vertSection && weights);
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   (void)targetSection; /* equal parts; METIS' tpwgts would need target weights, which DMPlexDistribute does not set */
@@ -119,9 +124,8 @@ static PetscErrorCode PetscPartitionerPartition_FEGMetis(PetscPartitioner part, 
   PetscCallMPI(MPI_Scatterv(gpart, vcounts, vdispls, MPIU_INT, lpart, nv, MPIU_INT, 0, comm));
   PetscCallMPI(MPI_Bcast(&edgeCut, 1, MPIU_INT, 0, comm));
   PetscCallMPI(MPI_Bcast(&balance, 1, MPIU_REAL, 0, comm));
-  m->nparts     = nparts;
-  part->edgeCut = edgeCut;
-  part->balance = balance;
+  m->nparts = nparts;
+  PetscCall(FEGPartitionerQuality(part, PETSC_TRUE, &edgeCut, &balance));
   /* PETSc's convention: the count of local vertices per part, and the local vertices sorted by part */
   for (PetscInt v = 0; v < numVertices; v++) PetscCall(PetscSectionAddDof(partSection, lpart[v], 1));
   PetscCall(PetscMalloc1(numVertices, &points));
@@ -149,14 +153,11 @@ static PetscErrorCode PetscPartitionerPartition_FEGMetis(PetscPartitioner part, 
 M*/
 PetscErrorCode PetscPartitionerCreate_FEGMetis(PetscPartitioner part)
 {
-  FEGPartitioner_Metis *m;
+  const FEGPartitionerOps ops = {PetscPartitionerView_FEGMetis, PetscPartitionerDestroy_FEGMetis, PetscPartitionerPartition_FEGMetis};
+  FEGPartitioner_Metis   *m;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&m));
-  part->data           = m;
-  part->noGraph        = PETSC_FALSE;
-  part->ops->view      = PetscPartitionerView_FEGMetis;
-  part->ops->destroy   = PetscPartitionerDestroy_FEGMetis;
-  part->ops->partition = PetscPartitionerPartition_FEGMetis;
+  PetscCall(FEGPartitionerSetImplementation(part, m, &ops));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,0 +1,304 @@
+/* What fegpu reads and writes of PETSc's private structures (include/fegpu/private/compat.h says why each): sections
+   built and read from their arrays, the DM and PetscFE methods fegpu installs, and the PetscPartitioner it
+   implements. The only file besides compat.h that includes PETSc's private headers for their structures; both stop the
+   build outside the PETSc versions whose layouts they were checked against. */
+#include <fegpu/private/fegsysimpl.h>
+#include <petsc/private/sectionimpl.h>
+#include <petsc/private/dmimpl.h>
+#include <petsc/private/petscfeimpl.h>
+#include <petsc/private/partitionerimpl.h>
+
+/* ------------------------------------------------------------------------------------------------------- sections */
+PetscErrorCode FEGSectionGetLayout(PetscSection s, FEGSectionLayout *l)
+{
+  PetscFunctionBegin;
+  PetscCheck(s->setup, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONGSTATE, "The section is not set up (PetscSectionSetUp())");
+  l->pStart  = s->pStart;
+  l->pEnd    = s->pEnd;
+  l->dof     = s->atlasDof;
+  l->off     = s->atlasOff;
+  l->bcStart = l->bcEnd = 0;
+  l->cdof = l->coff = l->cind = NULL;
+  if (s->bc) {
+    l->bcStart = s->bc->pStart;
+    l->bcEnd   = s->bc->pEnd;
+    l->cdof    = s->bc->atlasDof;
+    l->coff    = s->bc->atlasOff;
+    l->cind    = s->bcIndices;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the point's and the one field's dof arrays of a section whose chart is set, not yet set up: dof[p - pStart] */
+PetscErrorCode FEGSectionGetDofArrays(PetscSection s, PetscInt **dof, PetscInt **fdof)
+{
+  PetscFunctionBegin;
+  PetscCheck(!s->setup && s->numFields == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Expected a section of one field, not set up");
+  *dof  = s->atlasDof;
+  *fdof = s->field[0]->atlasDof;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* off[i] = the sum of the counts before i, where a count is dof[i] - sub[i] (sub NULL: 0) for dof[i] > 0 and 0 otherwise
+   (a local section's dofs are never negative); the total, and the largest dof[i]; in nt blocks of consecutive points */
+static PetscErrorCode FEGSectionScan(PetscInt nt, PetscInt n, const PetscInt dof[], const PetscInt sub[], PetscInt off[], PetscInt *total, PetscInt *maxdof)
+{
+  PetscInt *part, *mx;
+
+  PetscFunctionBegin;
+  nt = FEGLoopThreads(n, nt);
+  PetscCall(PetscCalloc2(nt + 1, &part, nt, &mx));
+#pragma omp parallel for num_threads((int)nt) schedule(static, 1)
+  for (PetscInt b = 0; b < nt; b++) {
+    PetscInt sum = 0, m = 0;
+
+    for (PetscInt i = FEGBlockStart(n, b, nt); i < FEGBlockStart(n, b + 1, nt); i++) {
+      sum += dof[i] > 0 ? dof[i] - (sub ? sub[i] : 0) : 0;
+      m = PetscMax(m, dof[i]);
+    }
+    part[b + 1] = sum;
+    mx[b]       = m;
+  }
+  *maxdof = 0;
+  for (PetscInt b = 0; b < nt; b++) {
+    part[b + 1] += part[b];
+    *maxdof = PetscMax(*maxdof, mx[b]);
+  }
+  *total = part[nt];
+#pragma omp parallel for num_threads((int)nt) schedule(static, 1)
+  for (PetscInt b = 0; b < nt; b++) {
+    PetscInt o = part[b];
+
+    for (PetscInt i = FEGBlockStart(n, b, nt); i < FEGBlockStart(n, b + 1, nt); i++) {
+      off[i] = o;
+      o += dof[i] > 0 ? dof[i] - (sub ? sub[i] : 0) : 0;
+    }
+  }
+  PetscCall(PetscFree2(part, mx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* PetscSectionSetUpBC(): the constraint section's offsets and the room for the constrained dofs' indices */
+static PetscErrorCode FEGSectionSetUpBC(PetscSection s, PetscInt nt)
+{
+  PetscSection bc = s->bc;
+  PetscInt     total, mx;
+
+  PetscFunctionBegin;
+  if (!bc) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(!bc->setup && !bc->perm && bc->pointMajor && bc->includesConstraints && !bc->numFields, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unexpected constraint section");
+  PetscCall(FEGSectionScan(nt, bc->pEnd - bc->pStart, bc->atlasDof, NULL, bc->atlasOff, &total, &mx));
+  bc->maxDof = mx;
+  bc->setup  = PETSC_TRUE;
+  PetscCall(PetscMalloc1(total, &s->bcIndices));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* PetscSectionSetUp() of a point-major section of one field with the point's dofs, no permutation: the field's offsets
+   are the point's */
+PetscErrorCode FEGSectionSetUpOneField(PetscSection s, PetscInt nt)
+{
+  const PetscInt n = s->pEnd - s->pStart;
+  PetscSection   f;
+  PetscInt       total, mx;
+
+  PetscFunctionBegin;
+  PetscCheck(!s->setup && !s->perm && s->pointMajor && s->includesConstraints && s->numFields == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unexpected local section");
+  f = s->field[0];
+  PetscCall(FEGSectionScan(nt, n, s->atlasDof, NULL, s->atlasOff, &total, &mx));
+  s->maxDof = f->maxDof = mx;
+  s->setup              = PETSC_TRUE;
+  PetscCall(PetscArraycpy(f->atlasOff, s->atlasOff, n));
+  PetscCall(FEGSectionSetUpBC(s, nt));
+  PetscCall(FEGSectionSetUpBC(f, nt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* g's constraints, those of s (set up, with g's chart): what PetscSectionSetConstraintDof() at each constrained point,
+   PetscSectionSetUpBC() and a copy of the indices give (PetscSectionCreateGlobalSection()), copied from s: the same
+   counts have the same offsets */
+static PetscErrorCode FEGSectionCopyConstraints(PetscSection s, PetscSection g)
+{
+  PetscSection bc = s->bc;
+  PetscInt     n, total;
+
+  PetscFunctionBegin;
+  if (!bc) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(bc->setup && !g->bc, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unexpected constraint sections");
+  n     = bc->pEnd - bc->pStart;
+  total = n > 0 ? bc->atlasOff[n - 1] + bc->atlasDof[n - 1] : 0;
+  if (!total) PetscFunctionReturn(PETSC_SUCCESS); /* PETSc sets no count of 0, so g has no constraint section */
+  PetscCall(PetscSectionCreate(PETSC_COMM_SELF, &g->bc));
+  PetscCall(PetscSectionSetChart(g->bc, bc->pStart, bc->pEnd));
+  PetscCall(PetscArraycpy(g->bc->atlasDof, bc->atlasDof, n));
+  PetscCall(PetscArraycpy(g->bc->atlasOff, bc->atlasOff, n));
+  g->bc->maxDof = bc->maxDof;
+  g->bc->setup  = PETSC_TRUE;
+  PetscCall(PetscMalloc1(total, &g->bcIndices));
+  PetscCall(PetscArraycpy(g->bcIndices, s->bcIndices, total));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The global section DMGetGlobalSection() would make (PetscSectionCreateGlobalSection() of the local section and the
+   point SF, constraints left out, global offsets), on one process without shared points, from the local section's
+   arrays: PETSc calls about ten functions per chart point. Same dofs, offsets (in the section's permutation
+   order), constraints and field layout, and the DM's value layout as DMGetGlobalSection() sets it. Periodic DMs,
+   several processes or fields and field-major sections keep PETSc's. Called where no global section is set yet and the local
+   one is: not from createlocalsection, which DMGetGlobalSection() may call just before it sets its own. */
+PetscErrorCode FEGDMSetGlobalSectionFromLocal(DM dm)
+{
+  MPI_Comm        comm = PetscObjectComm((PetscObject)dm);
+  PetscSection    s    = dm->localSection, gs;
+  PetscSF         sf;
+  PetscMPIInt     size;
+  PetscInt        nroots, nleaves, Nf, pStart, pEnd, n, off = 0;
+  const PetscInt *pind = NULL;
+  void (*iso)(void)    = NULL;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  if (size > 1 || !s || !s->pointMajor) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectQueryFunction((PetscObject)dm, "DMGetIsoperiodicPointSF_C", &iso)); /* 3.22's periodic meshes */
+  if (iso) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DMGetPointSF(dm, &sf));
+  PetscCall(PetscSFGetGraph(sf, &nroots, &nleaves, NULL, NULL));
+  PetscCall(PetscSectionGetChart(s, &pStart, &pEnd));
+  if (nroots >= 0 && (nleaves > 0 || nroots < pEnd)) PetscFunctionReturn(PETSC_SUCCESS); /* PETSc's checks and says */
+  PetscCall(PetscSectionGetNumFields(s, &Nf));
+  if (Nf > 1) PetscFunctionReturn(PETSC_SUCCESS); /* fegpu's DMs have one field; the tests compare those */
+  n = pEnd - pStart;
+  PetscCall(PetscSectionCreate(comm, &gs));
+  if (Nf > 0) PetscCall(PetscSectionSetNumFields(gs, Nf));
+  PetscCall(PetscSectionSetChart(gs, pStart, pEnd));
+  gs->includesConstraints = PETSC_FALSE;
+  PetscCall(PetscArraycpy(gs->atlasDof, s->atlasDof, n));
+  PetscCall(FEGSectionCopyConstraints(s, gs));
+  if (s->perm) {
+    PetscCall(ISGetIndices(s->perm, &pind));
+    for (PetscInt i = 0; i < n; i++) {
+      const PetscInt q = pind[i], cdof = s->bc ? s->bc->atlasDof[q] : 0;
+
+      gs->atlasOff[q] = off;
+      off += gs->atlasDof[q] > 0 ? gs->atlasDof[q] - cdof : 0;
+    }
+    PetscCall(ISRestoreIndices(s->perm, &pind));
+  } else {
+    PetscInt nth, mx;
+
+    PetscCall(FEGSetupThreads(comm, &nth));
+    PetscCall(FEGSectionScan(nth, n, gs->atlasDof, s->bc ? s->bc->atlasDof : NULL, gs->atlasOff, &off, &mx));
+  }
+  gs->maxDof = s->maxDof;
+  if (Nf == 1) { /* the one field's dofs and constraints are the point's, and so are its offsets */
+    PetscSection gf = gs->field[0];
+    PetscInt     nc;
+
+    gf->includesConstraints = PETSC_FALSE;
+    PetscCall(PetscSectionGetFieldComponents(s, 0, &nc));
+    PetscCall(PetscSectionSetFieldComponents(gs, 0, nc));
+    PetscCall(PetscArraycpy(gf->atlasDof, s->field[0]->atlasDof, n));
+    PetscCall(PetscArraycpy(gf->atlasOff, gs->atlasOff, n));
+    gf->maxDof = s->field[0]->maxDof;
+    PetscCall(FEGSectionCopyConstraints(s->field[0], gf));
+  }
+  gs->setup = PETSC_TRUE;
+  PetscCall(DMSetGlobalSection(dm, gs));
+  PetscCall(PetscSectionDestroy(&gs));
+  /* DMGetGlobalSection()'s PetscSectionGetValueLayout(): the unconstrained dofs */
+  PetscCall(PetscLayoutDestroy(&dm->map));
+  PetscCall(PetscLayoutCreate(comm, &dm->map));
+  PetscCall(PetscLayoutSetLocalSize(dm->map, off));
+  PetscCall(PetscLayoutSetBlockSize(dm->map, 1));
+  PetscCall(PetscLayoutSetUp(dm->map));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------------- DM methods */
+PetscErrorCode FEGDMHasGlobalSection(DM dm, PetscBool *has)
+{
+  PetscFunctionBegin;
+  *has = (PetscBool)(dm->globalSection != NULL);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FEGDMGetSectionOps(DM dm, FEGDMSectionOps *ops)
+{
+  PetscFunctionBegin;
+  ops->createlocalsection = dm->ops->createlocalsection;
+  ops->createglobalvector = dm->ops->createglobalvector;
+  ops->clone              = dm->ops->clone;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FEGDMSetSectionOps(DM dm, const FEGDMSectionOps *ops)
+{
+  PetscFunctionBegin;
+  dm->ops->createlocalsection = ops->createlocalsection;
+  dm->ops->createglobalvector = ops->createglobalvector;
+  dm->ops->clone              = ops->clone;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* DMCreateMatrix() of this DM (a DMPlex has no public setter, as DMShellSetCreateMatrix() is for DMShell) */
+PetscErrorCode FEGDMSetCreateMatrix(DM dm, PetscErrorCode (*creatematrix)(DM, Mat *))
+{
+  PetscFunctionBegin;
+  dm->ops->creatematrix = creatematrix;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------------------------ PetscFE */
+PetscErrorCode FEGFEGetCreateTabulation(PetscFE fe, FEGFECreateTabulationFn *fn)
+{
+  PetscFunctionBegin;
+  *fn = fe->ops->createtabulation;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FEGFESetCreateTabulation(PetscFE fe, FEGFECreateTabulationFn fn)
+{
+  PetscFunctionBegin;
+  fe->ops->createtabulation = fn;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ----------------------------------------------------------------------------------------------- PetscPartitioner */
+PetscErrorCode FEGPartitionerSetImplementation(PetscPartitioner part, void *data, const FEGPartitionerOps *ops)
+{
+  PetscFunctionBegin;
+  part->data           = data;
+  part->noGraph        = PETSC_FALSE;
+  part->ops->view      = ops->view;
+  part->ops->destroy   = ops->destroy;
+  part->ops->partition = ops->partition;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FEGPartitionerGetData(PetscPartitioner part, void **data)
+{
+  PetscFunctionBegin;
+  *data = part->data;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the quality PetscPartitionerView() reports: set (setcut true) or read */
+PetscErrorCode FEGPartitionerQuality(PetscPartitioner part, PetscBool set, PetscInt *edgecut, PetscReal *balance)
+{
+  PetscFunctionBegin;
+  if (set) {
+    part->edgeCut = *edgecut;
+    part->balance = *balance;
+  } else {
+    *edgecut = part->edgeCut;
+    *balance = part->balance;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* whether the partitioner weighs vertices (PetscPartitionerSetUseVertexWeights(), whose getter 3.18 lacks) */
+PetscErrorCode FEGPartitionerUsesVertexWeights(PetscPartitioner part, PetscBool *use)
+{
+  PetscFunctionBegin;
+  *use = part->usevwgt;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
