@@ -228,11 +228,10 @@ START_TEST(test_curved_convergence)
 }
 END_TEST
 
-static fegtest_err err;
-
 START_TEST(test_p2_prisms_refused)
 {
-  DM             dm = NULL;
+  DM             dm  = NULL;
+  fegtest_err    err = {"", 0};
   PetscErrorCode e;
 
   TCHK(PetscPushErrorHandler(fegtest_errhandler, &err));

@@ -1,18 +1,16 @@
 /* Bad input gets a clear PETSc error naming the bad value and what is allowed */
 #include "fegtest.h"
 
-static fegtest_err err;
 
 #define EXPECT_ERROR(call, ecode, etext) \
   do { \
     PetscErrorCode _e; \
-    err.msg[0] = 0; \
-    err.code   = 0; \
-    TCHK(PetscPushErrorHandler(fegtest_errhandler, &err)); \
+    fegtest_err    _err = {"", 0}; \
+    TCHK(PetscPushErrorHandler(fegtest_errhandler, &_err)); \
     _e = (call); \
     TCHK(PetscPopErrorHandler()); \
-    ck_assert_msg(_e == (ecode), "%s returned %d, expected %d (message: %s)", #call, (int)_e, (int)(ecode), err.msg); \
-    ck_assert_msg(strstr(err.msg, etext) != NULL, "message of %s lacks '%s': %s", #call, etext, err.msg); \
+    ck_assert_msg(_e == (ecode), "%s returned %d, expected %d (message: %s)", #call, (int)_e, (int)(ecode), _err.msg); \
+    ck_assert_msg(strstr(_err.msg, etext) != NULL, "message of %s lacks '%s': %s", #call, etext, _err.msg); \
   } while (0)
 
 START_TEST(test_bad_order)

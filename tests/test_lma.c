@@ -9,11 +9,15 @@ typedef struct {
   PetscReal mult, multadd, multt, multtadd, diag, pmat;
 } lma_result;
 
-static const char *shell_precision = NULL;           /* -feg_op_precision of the shell (the assembled reference stays double) */
-static const char *shell_applies   = NULL;           /* -feg_op_auto_applies of an auto shell */
-static char        shell_type[64], shell_view[4096]; /* what an auto shell became, and its view */
+/* options of the shell compare_shell() makes, and what an auto shell became */
+typedef struct {
+  const char *precision; /* -feg_op_precision of the shell (the assembled reference stays double), or NULL */
+  const char *applies;   /* -feg_op_auto_applies of an auto shell, or NULL */
+  char        type[64];  /* out: the type an auto shell became */
+  char        view[4096]; /* out: and its view */
+} shell_opts;
 
-static PetscErrorCode compare_shell(DMPolytopeType ct, PetscInt order, PetscBool cont, FEGOpType shell, test_form kind, const char *mfkernel, lma_result *r)
+static PetscErrorCode compare_shell(shell_opts *so, DMPolytopeType ct, PetscInt order, PetscBool cont, FEGOpType shell, test_form kind, const char *mfkernel, lma_result *r)
 {
   DM          dm, auxdm;
   Vec         aux, x, y, ya, z, za, d, da;
@@ -22,17 +26,19 @@ static PetscErrorCode compare_shell(DMPolytopeType ct, PetscInt order, PetscBool
   FEGOpType   s;
   PetscBool   same;
   PetscRandom rnd;
+  shell_opts  none = {NULL, NULL, "", ""};
 
   PetscFunctionBegin;
+  if (!so) so = &none;
   PetscCall(fegtest_setup(PETSC_COMM_WORLD, ct, order, cont, cont, 2, &dm));
   PetscCall(fegtest_make_form(dm, kind, &auxdm, &aux, &form));
   PetscCall(fegtest_operator(dm, form, FEGOPADDTO, &A));
   if (mfkernel) PetscCall(PetscOptionsSetValue(NULL, "-feg_op_matfree_kernel", mfkernel));
-  if (shell_precision) PetscCall(PetscOptionsSetValue(NULL, "-feg_op_precision", shell_precision));
-  if (shell_applies) PetscCall(PetscOptionsSetValue(NULL, "-feg_op_auto_applies", shell_applies));
+  if (so->precision) PetscCall(PetscOptionsSetValue(NULL, "-feg_op_precision", so->precision));
+  if (so->applies) PetscCall(PetscOptionsSetValue(NULL, "-feg_op_auto_applies", so->applies));
   PetscCall(fegtest_operator(dm, form, shell, &L));
-  if (shell_applies) PetscCall(PetscOptionsClearValue(NULL, "-feg_op_auto_applies"));
-  if (shell_precision) PetscCall(PetscOptionsClearValue(NULL, "-feg_op_precision"));
+  if (so->applies) PetscCall(PetscOptionsClearValue(NULL, "-feg_op_auto_applies"));
+  if (so->precision) PetscCall(PetscOptionsClearValue(NULL, "-feg_op_precision"));
   if (mfkernel) PetscCall(PetscOptionsClearValue(NULL, "-feg_op_matfree_kernel"));
   PetscCall(FEGOperatorGetType(L, &s));
   PetscCall(PetscStrcmp(shell, FEGOPAUTO, &same));
@@ -42,15 +48,15 @@ static PetscErrorCode compare_shell(DMPolytopeType ct, PetscInt order, PetscBool
     FILE       *fp;
     size_t      n;
 
-    PetscCall(PetscStrncpy(shell_type, s, sizeof(shell_type)));
+    PetscCall(PetscStrncpy(so->type, s, sizeof(so->type)));
     PetscCall(FEGOperatorGetOp(L, &op));
     PetscCall(PetscViewerASCIIOpen(PETSC_COMM_WORLD, "test_lma_auto_view.txt", &v));
     PetscCall(FEGOpView(op, v));
     PetscCall(PetscViewerDestroy(&v));
     PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
     fp            = fopen("test_lma_auto_view.txt", "r");
-    n             = fp ? fread(shell_view, 1, sizeof(shell_view) - 1, fp) : 0;
-    shell_view[n] = 0;
+    n           = fp ? fread(so->view, 1, sizeof(so->view) - 1, fp) : 0;
+    so->view[n] = 0;
     if (fp) fclose(fp);
     PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
     if (!PetscGlobalRank) (void)remove("test_lma_auto_view.txt");
@@ -86,7 +92,7 @@ static PetscErrorCode compare_shell(DMPolytopeType ct, PetscInt order, PetscBool
   PetscCall(MatGetDiagonal(L, d));
   PetscCall(MatGetDiagonal(A, da));
   PetscCall(fegtest_vecdiff(d, da, &r->diag));
-  if (shell_precision) { /* the preconditioning matrix assembled from the stored element matrices */
+  if (so->precision) { /* the preconditioning matrix assembled from the stored element matrices */
     Mat P;
 
     PetscCall(FEGOperatorGetPmat(L, &P));
@@ -117,7 +123,7 @@ START_TEST(test_lma_equals_assembled)
   PetscBool            cont  = (PetscBool)(_i % 2 == 0);
   lma_result           r;
 
-  TCHK(compare_shell(ct, order, cont, FEGOPLMA, FORM_POINTWISE, NULL, &r));
+  TCHK(compare_shell(NULL, ct, order, cont, FEGOPLMA, FORM_POINTWISE, NULL, &r));
   ck_assert_msg(r.mult < 1e-12 && r.multadd < 1e-12, "%s P%d: MatMult/MatMultAdd differ by %g/%g", DMPolytopeTypes[ct], (int)order, (double)r.mult, (double)r.multadd);
   ck_assert_msg(r.multt < 1e-12 && r.multtadd < 1e-12, "%s P%d: MatMultTranspose(Add) differ by %g/%g", DMPolytopeTypes[ct], (int)order, (double)r.multt, (double)r.multtadd);
   ck_assert_msg(r.diag < 1e-12, "%s P%d: MatGetDiagonal differs by %g", DMPolytopeTypes[ct], (int)order, (double)r.diag);
@@ -133,10 +139,9 @@ START_TEST(test_lma_single)
   const PetscInt       order = 1 + _i % 3;
   const PetscBool      cont  = PETSC_TRUE;
   lma_result           r;
+  shell_opts           single = {"single", NULL, "", ""};
 
-  shell_precision = "single";
-  TCHK(compare_shell(ct, order, cont, FEGOPLMA, FORM_POINTWISE, NULL, &r));
-  shell_precision = NULL;
+  TCHK(compare_shell(&single, ct, order, cont, FEGOPLMA, FORM_POINTWISE, NULL, &r));
   {
     const PetscReal   e[6]    = {r.mult, r.multadd, r.multt, r.multtadd, r.diag, r.pmat};
     const char *const what[6] = {"MatMult", "MatMultAdd", "MatMultTranspose", "MatMultTransposeAdd", "MatGetDiagonal", "preconditioning matrix"};
@@ -256,7 +261,7 @@ START_TEST(test_matfree_equals_assembled)
   PetscBool            cont  = (PetscBool)(k % 2 == 0);
   lma_result           r;
 
-  TCHK(compare_shell(ct, order, cont, FEGOPMATFREE, FORM_POINTWISE, "qp", &r));
+  TCHK(compare_shell(NULL, ct, order, cont, FEGOPMATFREE, FORM_POINTWISE, "qp", &r));
   ck_assert_msg(r.mult < 1e-12 && r.multadd < 1e-12, "%s P%d matfree: MatMult/MatMultAdd differ by %g/%g", DMPolytopeTypes[ct], (int)order, (double)r.mult, (double)r.multadd);
   ck_assert_msg(r.multt < 1e-12 && r.multtadd < 1e-12, "%s P%d matfree: MatMultTranspose(Add) differ by %g/%g", DMPolytopeTypes[ct], (int)order, (double)r.multt, (double)r.multtadd);
   ck_assert_msg(r.diag < 1e-12, "%s P%d matfree: MatGetDiagonal differs by %g", DMPolytopeTypes[ct], (int)order, (double)r.diag);
@@ -272,7 +277,7 @@ START_TEST(test_quadrature_coefficients)
   const FEGOpType      shell = _i % 2 ? FEGOPMATFREE : FEGOPLMA;
   lma_result           r;
 
-  TCHK(compare_shell(ct, 2, PETSC_TRUE, shell, FORM_QPOINTS, NULL, &r));
+  TCHK(compare_shell(NULL, ct, 2, PETSC_TRUE, shell, FORM_QPOINTS, NULL, &r));
   ck_assert_msg(r.mult < 1e-12 && r.multadd < 1e-12 && r.multt < 1e-12 && r.multtadd < 1e-12 && r.diag < 1e-12, "%s P2 %s with quadrature-point coefficients: Mult %g, MultAdd %g, MultTranspose %g, MultTransposeAdd %g, diagonal %g", DMPolytopeTypes[ct], shell,
                 (double)r.mult, (double)r.multadd, (double)r.multt, (double)r.multtadd, (double)r.diag);
 }
@@ -292,7 +297,7 @@ START_TEST(test_matfree_kernels)
   for (int f = simplex ? FORM_CONSTANT : FORM_POINTWISE; f < NFORMS; f++) {
     lma_result r;
 
-    TCHK(compare_shell(ct, order, cont, FEGOPMATFREE, (test_form)f, simplex ? "refop" : "sumfact", &r));
+    TCHK(compare_shell(NULL, ct, order, cont, FEGOPMATFREE, (test_form)f, simplex ? "refop" : "sumfact", &r));
     ck_assert_msg(r.mult < 1e-12 && r.multadd < 1e-12, "%s P%d %s %s: MatMult/MatMultAdd differ by %g/%g", DMPolytopeTypes[ct], (int)order, simplex ? "refop" : "sumfact", fegtest_form_name(f), (double)r.mult, (double)r.multadd);
     ck_assert_msg(r.multt < 1e-12 && r.multtadd < 1e-12, "%s P%d %s %s: MatMultTranspose(Add) differ by %g/%g", DMPolytopeTypes[ct], (int)order, simplex ? "refop" : "sumfact", fegtest_form_name(f), (double)r.multt, (double)r.multtadd);
     ck_assert_msg(r.diag < 1e-12, "%s P%d %s %s: MatGetDiagonal differs by %g", DMPolytopeTypes[ct], (int)order, simplex ? "refop" : "sumfact", fegtest_form_name(f), (double)r.diag);
@@ -314,7 +319,7 @@ START_TEST(test_matfree_gll)
   for (int f = FORM_POINTWISE; f < NFORMS; f++) {
     lma_result r;
 
-    TCHK(compare_shell(ct, order, cont, FEGOPMATFREE, (test_form)f, "sumfact", &r));
+    TCHK(compare_shell(NULL, ct, order, cont, FEGOPMATFREE, (test_form)f, "sumfact", &r));
     ck_assert_msg(r.mult < 1e-12 && r.multadd < 1e-12, "%s P%d %s %s: MatMult/MatMultAdd differ by %g/%g", DMPolytopeTypes[ct], (int)order, nodes, fegtest_form_name(f), (double)r.mult, (double)r.multadd);
     ck_assert_msg(r.multt < 1e-12 && r.multtadd < 1e-12, "%s P%d %s %s: MatMultTranspose(Add) differ by %g/%g", DMPolytopeTypes[ct], (int)order, nodes, fegtest_form_name(f), (double)r.multt, (double)r.multtadd);
     ck_assert_msg(r.diag < 1e-12, "%s P%d %s %s: MatGetDiagonal differs by %g", DMPolytopeTypes[ct], (int)order, nodes, fegtest_form_name(f), (double)r.diag);
@@ -421,21 +426,21 @@ START_TEST(test_auto)
   const char          *applies[3] = {"1", "100", "100000000"};
   char                 expect[128];
   lma_result           r;
+  shell_opts           so = {NULL, NULL, "", ""};
 
   for (int k = 0; k < 3; k++) {
-    shell_applies = applies[k];
-    TCHK(compare_shell(ct, order, PETSC_TRUE, FEGOPAUTO, FORM_POINTWISE, NULL, &r));
-    ck_assert_msg(!strcmp(shell_type, FEGOPADDTO) || !strcmp(shell_type, FEGOPLMA) || !strcmp(shell_type, FEGOPMATFREE), "%s P%d: auto became %s", DMPolytopeTypes[ct], (int)order, shell_type);
-    ck_assert_msg(r.mult < 1e-12 && r.multadd < 1e-12 && r.multt < 1e-12 && r.multtadd < 1e-12 && r.diag < 1e-12, "%s P%d, %s applications: auto (%s) differs from the assembled operator by %g %g %g %g %g", DMPolytopeTypes[ct], (int)order, applies[k], shell_type,
+    so.applies = applies[k];
+    TCHK(compare_shell(&so, ct, order, PETSC_TRUE, FEGOPAUTO, FORM_POINTWISE, NULL, &r));
+    ck_assert_msg(!strcmp(so.type, FEGOPADDTO) || !strcmp(so.type, FEGOPLMA) || !strcmp(so.type, FEGOPMATFREE), "%s P%d: auto became %s", DMPolytopeTypes[ct], (int)order, so.type);
+    ck_assert_msg(r.mult < 1e-12 && r.multadd < 1e-12 && r.multt < 1e-12 && r.multtadd < 1e-12 && r.diag < 1e-12, "%s P%d, %s applications: auto (%s) differs from the assembled operator by %g %g %g %g %g", DMPolytopeTypes[ct], (int)order, applies[k], so.type,
                   (double)r.mult, (double)r.multadd, (double)r.multt, (double)r.multtadd, (double)r.diag);
     TCHK(PetscSNPrintf(expect, sizeof(expect), "chosen by -feg_op_type auto for %s applications", applies[k]));
-    ck_assert_msg(strstr(shell_view, expect) && strstr(shell_view, "predicted setup + applications"), "%s P%d: the view does not say why auto chose %s:\n%s", DMPolytopeTypes[ct], (int)order, shell_type, shell_view);
+    ck_assert_msg(strstr(so.view, expect) && strstr(so.view, "predicted setup + applications"), "%s P%d: the view does not say why auto chose %s:\n%s", DMPolytopeTypes[ct], (int)order, so.type, so.view);
   }
-  shell_precision = "single";
-  TCHK(compare_shell(ct, order, PETSC_TRUE, FEGOPAUTO, FORM_POINTWISE, NULL, &r));
-  shell_precision = NULL;
-  shell_applies   = NULL;
-  ck_assert_msg(!strcmp(shell_type, FEGOPLMA), "%s P%d: auto in single precision became %s", DMPolytopeTypes[ct], (int)order, shell_type);
+  so.precision = "single";
+  so.applies   = NULL;
+  TCHK(compare_shell(&so, ct, order, PETSC_TRUE, FEGOPAUTO, FORM_POINTWISE, NULL, &r));
+  ck_assert_msg(!strcmp(so.type, FEGOPLMA), "%s P%d: auto in single precision became %s", DMPolytopeTypes[ct], (int)order, so.type);
   ck_assert_msg(r.mult < 1e-5 && r.pmat < 1e-5, "%s P%d: single auto differs by %g (pmat %g)", DMPolytopeTypes[ct], (int)order, (double)r.mult, (double)r.pmat);
 }
 END_TEST

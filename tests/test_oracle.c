@@ -9,10 +9,14 @@ typedef struct {
   PetscBool affine; /* what fegpu's setup found */
 } oracle_result;
 
-/* the box: perturbed by default; affine tests place it off the origin (lo), unperturbed or nearly so */
-static PetscReal oracle_perturb = 0.2, oracle_lo[3] = {0.0, 0.0, 0.0};
+/* the box: perturbed by default (NULL); affine tests place it off the origin (lo), unperturbed or nearly so */
+typedef struct {
+  PetscReal perturb, lo[3];
+} oracle_box;
 
-static PetscErrorCode compare_with_oracle(DMPolytopeType ct, PetscInt order, PetscBool cont, PetscBool bc, PetscInt n, oracle_result *r)
+static const oracle_box oracle_default = {0.2, {0.0, 0.0, 0.0}};
+
+static PetscErrorCode compare_with_oracle(const oracle_box *box, DMPolytopeType ct, PetscInt order, PetscBool cont, PetscBool bc, PetscInt n, oracle_result *r)
 {
   DM             dm, auxdm;
   Vec            aux, F, b;
@@ -24,8 +28,9 @@ static PetscErrorCode compare_with_oracle(DMPolytopeType ct, PetscInt order, Pet
   PetscReal      hi[3];
 
   PetscFunctionBegin;
-  for (PetscInt d = 0; d < 3; d++) hi[d] = oracle_lo[d] + 1.0 + 0.5 * d;
-  PetscCall(FEGCreateBoxMesh(PETSC_COMM_SELF, ct, faces, oracle_lo, hi, oracle_perturb, &dm));
+  if (!box) box = &oracle_default;
+  for (PetscInt d = 0; d < 3; d++) hi[d] = box->lo[d] + 1.0 + 0.5 * d;
+  PetscCall(FEGCreateBoxMesh(PETSC_COMM_SELF, ct, faces, box->lo, hi, box->perturb, &dm));
   PetscCall(FEGSetUpDiscretization(dm, order, cont, "u"));
   if (bc) PetscCall(fegtest_wall(dm, fegtest_bcfunc));
   PetscCall(fegtest_aux(dm, &auxdm, &aux));
@@ -51,13 +56,14 @@ static PetscErrorCode compare_with_oracle(DMPolytopeType ct, PetscInt order, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static void check_case(DMPolytopeType ct, PetscInt order, PetscBool cont, PetscBool bc, PetscInt n)
+static void check_case(const oracle_box *box, DMPolytopeType ct, PetscInt order, PetscBool cont, PetscBool bc, PetscInt n)
 {
-  oracle_result r;
+  const PetscReal perturb = box ? box->perturb : oracle_default.perturb;
+  oracle_result   r;
 
-  TCHK(compare_with_oracle(ct, order, cont, bc, n, &r));
+  TCHK(compare_with_oracle(box, ct, order, cont, bc, n, &r));
   /* the box builder moves interior vertices only: one cell a side stays a parallelepiped */
-  ck_assert_msg(r.affine == (PetscBool)(oracle_perturb == 0.0 || n == 1 || ct == DM_POLYTOPE_TRIANGLE || ct == DM_POLYTOPE_TETRAHEDRON), "%s order %d, %d cells a side perturbed by %g: the setup took the cells for %saffine", DMPolytopeTypes[ct], (int)order, (int)n, (double)oracle_perturb, r.affine ? "" : "non-");
+  ck_assert_msg(r.affine == (PetscBool)(perturb == 0.0 || n == 1 || ct == DM_POLYTOPE_TRIANGLE || ct == DM_POLYTOPE_TETRAHEDRON), "%s order %d, %d cells a side perturbed by %g: the setup took the cells for %saffine", DMPolytopeTypes[ct], (int)order, (int)n, (double)perturb, r.affine ? "" : "non-");
   ck_assert_msg(r.mat < 1e-12, "%s order %d %s%s: matrix differs from PETSc's by %g (relative, Frobenius)", DMPolytopeTypes[ct], (int)order, cont ? "continuous" : "discontinuous", bc ? " with Dirichlet" : "", (double)r.mat);
   ck_assert_msg(r.rhs < 1e-12, "%s order %d %s%s: right-hand side differs from PETSc's by %g (relative)", DMPolytopeTypes[ct], (int)order, cont ? "continuous" : "discontinuous", bc ? " with Dirichlet" : "", (double)r.rhs);
 }
@@ -72,7 +78,7 @@ START_TEST(test_orders_1_to_4)
   /* keep the 3D order-4 cases small; prisms keep two cells a side so that their faces meet at several orientations */
   const PetscInt n = dim == 2 ? 3 : (order <= 2 || ct == DM_POLYTOPE_TRI_PRISM ? 2 : 1);
 
-  check_case(ct, order, cont, cont, n);
+  check_case(NULL, ct, order, cont, cont, n);
 }
 END_TEST
 
@@ -84,13 +90,9 @@ START_TEST(test_affine_cells)
   const DMPolytopeType ct      = fegtest_cells[_i / 3];
   const PetscInt       variant = _i % 3, n = fegtest_dim(ct) == 2 ? 3 : 2;
 
-  oracle_perturb = variant == 2 ? 1e-6 : 0.0;
-  oracle_lo[0]   = variant == 1 ? 40.0 : 0.0;
-  oracle_lo[1]   = variant == 1 ? -7.0 : 0.0;
-  oracle_lo[2]   = variant == 1 ? 3.0 : 0.0;
-  check_case(ct, variant == 1 ? 3 : 2, PETSC_TRUE, PETSC_TRUE, n);
-  oracle_perturb = 0.2;
-  oracle_lo[0] = oracle_lo[1] = oracle_lo[2] = 0.0;
+  const oracle_box     box     = {variant == 2 ? 1e-6 : 0.0, {variant == 1 ? 40.0 : 0.0, variant == 1 ? -7.0 : 0.0, variant == 1 ? 3.0 : 0.0}};
+
+  check_case(&box, ct, variant == 1 ? 3 : 2, PETSC_TRUE, PETSC_TRUE, n);
 }
 END_TEST
 
@@ -103,7 +105,7 @@ START_TEST(test_gll_nodes)
   const char          *nodes = (_i / 2) % 2 ? "gll_collocated" : "gll";
 
   TCHK(PetscOptionsSetValue(NULL, "-feg_fe_nodes", nodes));
-  check_case(ct, order, PETSC_TRUE, PETSC_TRUE, _i / 4 ? 2 : 3);
+  check_case(NULL, ct, order, PETSC_TRUE, PETSC_TRUE, _i / 4 ? 2 : 3);
   TCHK(PetscOptionsClearValue(NULL, "-feg_fe_nodes"));
 }
 END_TEST
@@ -115,7 +117,7 @@ START_TEST(test_high_order)
   const PetscInt       order[5] = {8, 8, 6, 5, 6};
   const PetscBool      cont[5]  = {PETSC_TRUE, PETSC_FALSE, PETSC_TRUE, PETSC_TRUE, PETSC_FALSE};
 
-  check_case(ct[_i], order[_i], cont[_i], cont[_i], fegtest_dim(ct[_i]) == 2 ? 2 : 1);
+  check_case(NULL, ct[_i], order[_i], cont[_i], cont[_i], fegtest_dim(ct[_i]) == 2 ? 2 : 1);
 }
 END_TEST
 
@@ -215,8 +217,6 @@ START_TEST(test_quadrature_coefficients)
 END_TEST
 
 /* Per-cell coefficients: a DG0 auxiliary field with 16 components holding C per cell, mapped by the identity */
-static PetscReal percell_rel, r_const;
-
 static void percell_g0(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g0[])
 {
   g0[0] = a[0];
@@ -235,7 +235,8 @@ static void percell_g3(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt
     for (PetscInt dg = 0; dg < dim; dg++) g3[df * dim + dg] = a[(dg + 1) * 4 + df + 1];
 }
 
-static PetscErrorCode percell(DMPolytopeType ct, PetscInt order)
+/* rel: fegpu against PETSc; rconst: the constant-C0 matrix against PETSc (the coefficients really vary) */
+static PetscErrorCode percell(DMPolytopeType ct, PetscInt order, PetscReal *rel, PetscReal *rconst)
 {
   DM              dm, auxdm;
   PetscFE         fe, auxfe;
@@ -274,12 +275,12 @@ static PetscErrorCode percell(DMPolytopeType ct, PetscInt order)
   PetscCall(DMGetDS(dm, &ds));
   PetscCall(PetscDSSetJacobian(ds, 0, 0, percell_g0, percell_g1, percell_g2, percell_g3));
   PetscCall(fegtest_oracle_jacobian(dm, &J));
-  PetscCall(fegtest_matdiff(A, J, &percell_rel));
+  PetscCall(fegtest_matdiff(A, J, rel));
   /* and the coefficients really vary: the constant-C0 matrix differs */
   PetscCall(FEGFormSetLinearCoefficient(form, 16, NULL, NULL));
   PetscCall(FEGFormSetConstant(form, fegtest_C0, NULL));
   PetscCall(FEGCreateOperator(dm, form, &Z));
-  PetscCall(fegtest_matdiff(Z, J, &r_const));
+  PetscCall(fegtest_matdiff(Z, J, rconst));
   PetscCall(MatDestroy(&Z));
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&J));
@@ -294,8 +295,9 @@ static PetscErrorCode percell(DMPolytopeType ct, PetscInt order)
 START_TEST(test_per_cell_coefficients)
 {
   const DMPolytopeType ct = fegtest_cells[_i];
+  PetscReal            percell_rel, r_const;
 
-  TCHK(percell(ct, 2));
+  TCHK(percell(ct, 2, &percell_rel, &r_const));
   ck_assert_msg(percell_rel < 1e-12, "%s: per-cell C differs from PETSc's by %g", DMPolytopeTypes[ct], (double)percell_rel);
   ck_assert_msg(r_const > 1e-3, "%s: per-cell coefficients had no effect", DMPolytopeTypes[ct]);
 }

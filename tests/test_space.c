@@ -352,14 +352,19 @@ static PetscErrorCode ref_point(DM dm, PetscInt p, const PetscInt vmap[], RefPoi
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static const PetscReal *vsort_x;
-static PetscInt         vsort_dim;
-static int              vsort_cmp(const void *a, const void *b)
-{
-  const PetscInt i = *(const PetscInt *)a, j = *(const PetscInt *)b;
+/* vertices compared by their coordinates (rounded to 1e-9), for PetscTimSort() */
+typedef struct {
+  const PetscReal *x;
+  PetscInt         dim;
+} vsort_ctx;
 
-  for (PetscInt d = 0; d < vsort_dim; d++) {
-    const PetscReal s = PetscFloorReal(vsort_x[i * vsort_dim + d] * 1e9 + 0.5), t = PetscFloorReal(vsort_x[j * vsort_dim + d] * 1e9 + 0.5);
+static int vsort_cmp(const void *a, const void *b, void *ctx)
+{
+  const vsort_ctx *v = (const vsort_ctx *)ctx;
+  const PetscInt   i = *(const PetscInt *)a, j = *(const PetscInt *)b;
+
+  for (PetscInt d = 0; d < v->dim; d++) {
+    const PetscReal s = PetscFloorReal(v->x[i * v->dim + d] * 1e9 + 0.5), t = PetscFloorReal(v->x[j * v->dim + d] * 1e9 + 0.5);
 
     if (s != t) return s < t ? -1 : 1;
   }
@@ -390,9 +395,11 @@ static PetscErrorCode vertex_order(DM dm, PetscInt *nv, PetscInt **order, PetscR
     (*order)[v - vStart] = v - vStart;
   }
   PetscCall(VecRestoreArrayRead(X, &a));
-  vsort_x   = *x;
-  vsort_dim = dim;
-  qsort(*order, (size_t)*nv, sizeof(PetscInt), vsort_cmp);
+  {
+    vsort_ctx ctx = {*x, dim};
+
+    PetscCall(PetscTimSort(*nv, *order, sizeof(PetscInt), vsort_cmp, &ctx));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
