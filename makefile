@@ -15,7 +15,7 @@ endif
 
 .SUFFIXES:
 .DEFAULT_GOAL := all
-.PHONY: all lib examples tests check check-unit check-examples check-gpu check-valgrind check-gpu-sanitize run install clean distclean manpages
+.PHONY: all lib examples benches tests check check-unit check-examples check-gpu check-valgrind check-gpu-sanitize run install clean distclean manpages
 
 OBJDIR := $(FEGPU_DIR)/lib/fegpu/obj
 LIBFEGPU := $(FEGPU_DIR)/lib/libfegpu.so
@@ -37,18 +37,23 @@ HEADERS := $(shell cd $(FEGPU_DIR) && find include src examples -name '*.h') lib
 RUN_ENV := $(if $(filter 0,$(shell id -u)),OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
 
 EXAMPLES := $(patsubst %.c,%,$(wildcard $(FEGPU_DIR)/examples/*.c))
+# the benchmark programs (share/bench/README.md)
+BENCHES := $(patsubst %.c,%,$(wildcard $(FEGPU_DIR)/share/bench/*.c))
 ifeq ($(FEGPU_HAVE_CHECK),1)
 TESTS := $(patsubst %.c,%,$(wildcard $(FEGPU_DIR)/tests/test_*.c))
+# the GPU tests (make check-gpu): tests/test_gpu*.c
+GPU_TESTS := $(patsubst %.c,%,$(wildcard $(FEGPU_DIR)/tests/test_gpu*.c))
 ifneq ($(FEGPU_HAVE_CUDA),1)
-TESTS := $(filter-out %/test_gpu,$(TESTS))
+TESTS := $(filter-out $(GPU_TESTS),$(TESTS))
 endif
 endif
-HOST_TESTS := $(filter-out %/test_gpu,$(TESTS))
+HOST_TESTS := $(filter-out $(GPU_TESTS),$(TESTS))
 
-all: lib examples tests
+all: lib examples benches tests
 
 lib: $(LIBFEGPU)
 examples: $(EXAMPLES)
+benches: $(BENCHES)
 tests: $(TESTS)
 
 $(OBJDIR)/%.c.o: %.c $(HEADERS) $(FEGPU_CONF)
@@ -65,7 +70,10 @@ $(LIBFEGPU): $(LIB_OBJ)
 $(FEGPU_DIR)/examples/%: $(FEGPU_DIR)/examples/%.c $(LIBFEGPU) $(HEADERS)
 	$(PCC) -o $@ $(PCC_FLAGS) $(FEGPU_CFLAGS) $(PETSC_CCPPFLAGS) $(FEGPU_INCLUDES) $< $(FEGPU_LINK)
 
-$(FEGPU_DIR)/tests/test_%: $(FEGPU_DIR)/tests/test_%.c $(FEGPU_DIR)/tests/fegtest.h $(LIBFEGPU) $(HEADERS)
+$(FEGPU_DIR)/share/bench/%: $(FEGPU_DIR)/share/bench/%.c $(FEGPU_DIR)/share/bench/benchutil.h $(LIBFEGPU) $(HEADERS)
+	$(PCC) -o $@ $(PCC_FLAGS) $(FEGPU_CFLAGS) $(PETSC_CCPPFLAGS) $(FEGPU_INCLUDES) $< $(FEGPU_LINK)
+
+$(FEGPU_DIR)/tests/test_%: $(FEGPU_DIR)/tests/test_%.c $(FEGPU_DIR)/tests/fegtest.h $(FEGPU_DIR)/tests/gputest.h $(LIBFEGPU) $(HEADERS)
 	$(PCC) -o $@ $(PCC_FLAGS) $(FEGPU_CFLAGS) $(PETSC_CCPPFLAGS) $(FEGPU_INCLUDES) $(FEGPU_CHECK_CFLAGS) $< $(FEGPU_LINK) $(FEGPU_CHECK_LIB)
 
 # check: Check unit tests (serial and under MPI) and example runs diffed against examples/output/
@@ -86,18 +94,18 @@ check-valgrind: all
 	@command -v valgrind > /dev/null || { echo "make check-valgrind needs valgrind (apt-get install valgrind)"; exit 1; }
 	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests test_space --serial --wrap "env $(VALGRIND)" --examples "$(VALGRIND_EXAMPLES)"
 
-# check-gpu-sanitize: tests/test_gpu case by case under compute-sanitizer memcheck, racecheck, synccheck, initcheck
+# check-gpu-sanitize: tests/test_gpu* case by case under compute-sanitizer memcheck, racecheck, synccheck, initcheck
 # (TOOLS="..." CASES="..." choose); logs in tests/sanitize-*.log
 check-gpu-sanitize: all
 	@test "$(FEGPU_HAVE_CUDA)" = 1 || { echo "make check-gpu-sanitize needs fegpu configured against a CUDA-enabled PETSc"; exit 1; }
 	@bash $(FEGPU_DIR)/share/fegpu/sanitize.sh $(FEGPU_DIR) "$(TOOLS)" "$(CASES)"
 
-# check-gpu: on a machine with an NVIDIA GPU and a CUDA build: GPU against host (tests/test_gpu), then the example
+# check-gpu: on a machine with an NVIDIA GPU and a CUDA build: GPU against host (tests/test_gpu*), then the example
 # runs again with CUDA vectors, diffed against the same expected output as the host runs
 GPU_TEST_TIMEOUT ?= 300
 check-gpu: all
 	@test "$(FEGPU_HAVE_CUDA)" = 1 || { echo "make check-gpu needs fegpu configured against a CUDA-enabled PETSc"; exit 1; }
-	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests test_gpu --gpu --timeout $(GPU_TEST_TIMEOUT) --extra-args "-dm_vec_type cuda"
+	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests "$(notdir $(GPU_TESTS))" --gpu --timeout $(GPU_TEST_TIMEOUT) --extra-args "-dm_vec_type cuda"
 
 check-examples: all
 	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests ""
@@ -126,7 +134,7 @@ install: lib manpages
 	@echo "installed fegpu in $(DESTDIR)$(PREFIX)"
 
 clean:
-	rm -rf $(FEGPU_DIR)/lib/fegpu/obj $(LIBFEGPU) $(EXAMPLES) $(TESTS)
+	rm -rf $(FEGPU_DIR)/lib/fegpu/obj $(LIBFEGPU) $(EXAMPLES) $(BENCHES) $(TESTS)
 
 distclean:
-	rm -rf $(FEGPU_DIR)/lib $(patsubst %.c,%,$(wildcard $(FEGPU_DIR)/examples/*.c)) $(patsubst %.c,%,$(wildcard $(FEGPU_DIR)/tests/test_*.c))
+	rm -rf $(FEGPU_DIR)/lib $(patsubst %.c,%,$(wildcard $(FEGPU_DIR)/examples/*.c) $(wildcard $(FEGPU_DIR)/share/bench/*.c)) $(patsubst %.c,%,$(wildcard $(FEGPU_DIR)/tests/test_*.c))

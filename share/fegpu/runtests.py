@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """fegpu's test driver (make check): runs the Check unit tests under the process counts their sources name
-("fegtest: nsize 1 2 3"), then every example test of the /*TEST ... TEST*/ blocks (PETSc's format: test:, suffix:,
-nsize:, args:, output_file:), diffing stdout against examples/output/. Ends with 'N passed, N failed'."""
+("fegtest: nsize 1 2 3"), then every program test of the /*TEST ... TEST*/ blocks (PETSc's format: test:, suffix:,
+nsize:, args:, output_file:) of examples/ and share/bench/, diffing stdout against the folder's output/. Ends with
+'N passed, N failed'."""
 
 import argparse
 import os
@@ -89,8 +90,7 @@ def main():
             rc, out, secs = run(cmd, tdir, a.timeout)
             report(rc == 0, "%s (np %d)" % (t, n), secs, out)
 
-    if not a.no_examples:
-        edir = os.path.join(a.root, "examples")
+    for edir in [] if a.no_examples else [os.path.join(a.root, d) for d in ("examples", os.path.join("share", "bench"))]:
         for src in sorted(f for f in os.listdir(edir) if f.endswith(".c")):
             exe = src[:-2]
             for t in parse_example_tests(os.path.join(edir, src)):
