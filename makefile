@@ -15,7 +15,7 @@ endif
 
 .SUFFIXES:
 .DEFAULT_GOAL := all
-.PHONY: all lib examples benches tests check check-unit check-examples check-gpu check-valgrind check-gpu-sanitize run install clean distclean manpages
+.PHONY: format check-format all lib examples benches tests check check-unit check-examples check-gpu check-valgrind check-gpu-sanitize run install clean distclean manpages
 
 OBJDIR := $(FEGPU_DIR)/lib/fegpu/obj
 LIBFEGPU := $(FEGPU_DIR)/lib/libfegpu.so
@@ -114,6 +114,12 @@ check-examples: all
 run: examples
 	cd $(FEGPU_DIR)/examples && ./ex1 -feg_mesh_cell_type tet -feg_mesh_faces 4 -feg_mesh_perturb 0.2 -order 2 -feg_op_type lma -feg_op_view
 	cd $(FEGPU_DIR)/examples && $(RUN_ENV) $(MPIEXEC_CMD) -n 2 ./ex1 -feg_mesh_cell_type hex -feg_mesh_faces 4 -feg_mesh_perturb 0.2 -order 2 -feg_op_type addto
+
+# PETSc's clang-format style (.clang-format, clang-format 16): check, or apply
+check-format:
+	@sh $(FEGPU_DIR)/share/fegpu/format.sh $(FEGPU_DIR) check
+format:
+	@sh $(FEGPU_DIR)/share/fegpu/format.sh $(FEGPU_DIR) fix
 
 # manual pages (man3) from the /*@ ... @*/ comments; every function of include/fegpu.h must have one (make check)
 MANDIR := $(FEGPU_DIR)/lib/fegpu/man

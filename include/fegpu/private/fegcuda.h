@@ -12,18 +12,16 @@ extern "C" {
 
 /* -feg_op_precision single at 16 and 20 dofs (Q3 quadrilaterals, P3 tetrahedra): lma's entries k = a*Nb+b of an element in
    groups of FEG_LMA_SW consecutive ones, the groups element-interleaved, so that a row is Nb/FEG_LMA_SW 16-byte loads
-   (MatMult 1.47x and 1.29-1.31x faster than 4-byte loads of entries interleaved one by one, share/bench/precision runs
-   7-8). Not at up to 10 dofs, where two elements per thread take 8-byte loads and the kernel is bound by L2 (the
-   gathers and atomics; ncu: L2 at 90-92%): one element per thread with groups was 5-13% slower there (runs 5-6).
-   Other sizes untried. */
+   instead of 4-byte loads of entries interleaved one by one (measured faster). Not at up to 10 dofs, where two
+   elements per thread take 8-byte loads and the kernel is bound by L2 (the gathers and atomics): one element per
+   thread with groups was slower there. Other sizes untried. */
 #define FEG_LMA_SW 4
 FEG_INLINE int FEGLMASingleGrouped(int Nb)
 {
   return Nb == 16 || Nb == 20;
 }
 /* entry k of element e among Ne elements' entries stored in element-interleaved groups of w consecutive ones; callers
-   pass w as a constant (with w chosen at run time, tri P4's single assembly, whose size is not compiled in, was 8%
-   slower: share/bench/pairs/run4) */
+   pass w as a constant (with w chosen at run time the single assembly of sizes not compiled in was slower) */
 FEG_INLINE size_t FEGLMAGroupIndex(int w, size_t k, size_t e, size_t Ne)
 {
   return ((k / w) * Ne + e) * w + k % w;
@@ -34,8 +32,8 @@ FEG_INLINE size_t FEGLMASingleIndex(int Nb, size_t k, size_t e, size_t Ne)
   return FEGLMASingleGrouped(Nb) ? FEGLMAGroupIndex(FEG_LMA_SW, k, e, Ne) : k * Ne + e;
 }
 /* Double precision at 16 dofs (Q3 quadrilaterals): lma's entries in pairs of consecutive ones of a row, the pairs
-   element-interleaved, a row Nb/2 16-byte loads (MatMult 1.16x faster than 8-byte loads, share/bench/pairs run 1;
-   P3 tetrahedra's 20 dofs gained nothing, and keep one by one) */
+   element-interleaved, a row Nb/2 16-byte loads (measured faster than 8-byte loads; P3 tetrahedra's 20 dofs gained
+   nothing, and keep one by one) */
 #define FEG_LMA_DW 2
 FEG_INLINE int FEGLMADoubleGrouped(int Nb)
 {
@@ -190,8 +188,8 @@ static __device__ __forceinline__ void FEGCodedAdd(double *__restrict__ y, doubl
 }
 
 /* The load and add of a kernel compiled for both: CODED as above; plain (no halo buffers given, so no index below -1)
-   an entry or -1, read as zero and never written, with no branch for the buffers (which cost the BP1 Q8 mass kernel
-   27%, share/bench/bp run 14) */
+   an entry or -1, read as zero and never written, with no branch for the buffers (whose run-time branches kept the
+   compiler from batching a mass kernel's adds) */
 template <bool CODED>
 static __device__ __forceinline__ double FEGIdxLoad(const double *__restrict__ x, const double *__restrict__ xg, int g)
 {

@@ -121,7 +121,7 @@ PetscErrorCode FEGOpDestroy(FEGOp *op)
   Note:
   FEGOPAUTO becomes, at FEGOpSetUp(), the type with the least predicted time for its setup (first assembly included)
   and k applications on this DM: a cost model per element whose constants come from calibration runs of
-  examples/bench on an H100 and on a host core (share/bench/auto/), keyed by cell type, order and whether the DM's
+  share/bench/bench on the GPU and on a host core (share/bench/auto/), keyed by cell type, order and whether the DM's
   vectors are on the GPU (orders and cells outside the calibration are scaled from the nearest one). Types whose stored
   data would not fit in 80% of the GPU's free memory are left out; with -feg_op_precision single only types that store
   single precision take part. The chosen type's own options are then read, and FEGOpView() shows the prediction.

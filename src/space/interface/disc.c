@@ -204,7 +204,7 @@ PetscErrorCode FEGDiscSetUpGeometry(FEGDisc *disc)
 
 /* Whether a DM's local and global vectors coincide: one process, no constraints, the same chart and offsets in both
    sections. Then a global vector serves where a local one is read or written, without the section SF PETSc builds for
-   DMGlobalToLocal() and DMLocalToGlobal() (50-90 ms at 545k triangles, share/bench/setup run 40). */
+   DMGlobalToLocal() and DMLocalToGlobal(). */
 PetscErrorCode FEGDMSectionsCoincide(DM dm, PetscBool *same)
 {
   PetscMPIInt      size;

@@ -51,11 +51,11 @@ static PetscErrorCode FEGOpSetUp_AddTo_CUDA(FEGOp op)
 }
 
 /* -feg_op_addto_mode auto: gather where the integration kernel takes one element per thread, so writes the element
-   matrices coalesced (element-interleaved): there the sums beat the atomics in 10 of the 11 cases measured, 1.01-1.32x,
-   and were 1-2% slower in one (share/bench/color runs 4-6: triangles, quadrilaterals, tetrahedra, prisms, hexahedra;
-   affine or not; constant or pointwise coefficients), and the assembly is bitwise reproducible. Atomic where the
-   kernel takes an element's entries together (gather 1.3x slower in three of the four cases measured), or where
-   gather's buffers (12 bytes per entry, about 32 while its map is built) would not fit in the free device memory. */
+   matrices coalesced (element-interleaved): there the sums beat the atomics in all but one of the cases measured
+   (triangles, quadrilaterals, tetrahedra, prisms, hexahedra; affine or not; constant or pointwise coefficients), and
+   the assembly is bitwise reproducible. Atomic where the kernel takes an element's entries together (gather was
+   slower there), or where gather's buffers (12 bytes per entry, about 32 while its map is built) would not fit in the
+   free device memory. */
 static PetscErrorCode FEGAddtoAutoMode(FEGOp_AddTo_CUDA *dev, size_t nentries)
 {
   size_t fr, tot;
@@ -444,8 +444,8 @@ static PetscErrorCode FEGOpAssemble_AddTo_CUDA(FEGOp op, Mat A)
       PetscCall(FEGDevSumCSR((int)dev->npos, NULL, dev->goff, dev->gentry, dev->gK, 0, &o));
     } else if (dev->colorOff) {
       /* a colour adds to an entry at most once and colours run in stream order, so the sums' order is fixed; the
-         atomic is a fire-and-forget reduction where a load-add-store would wait on each entry in turn (12x slower
-         at P2, a few thousand threads per colour) */
+         atomic is a fire-and-forget reduction where a load-add-store would wait on each entry in turn (an order of
+         magnitude slower with a few thousand threads per colour) */
       o.poslist = 1; /* positions in colour order (FEGColorElements()) */
       for (PetscInt k = 0; k < dev->ncolors; k++) {
         FEGDevOutput ok = o;

@@ -1,6 +1,6 @@
 /* -feg_op_type auto: at setup the operator becomes the registered type with the least predicted time for its setup
    (first assembly included) and the expected number of applications, from a cost model whose per-element constants
-   come from calibration runs of examples/bench on the device (share/bench/auto/, table automodel.h) */
+   come from calibration runs of share/bench/bench on the device (share/bench/auto/, table automodel.h) */
 #include <fegpu/private/fegopimpl.h>
 
 typedef struct {

@@ -11,8 +11,7 @@
 #define FEG_LMA_SMALL 32
 
 /* An element-matrix entry, read once per product. At 4 and 20 dofs (P1 and P3 tetrahedra) as a streaming load
-   (ld.global.cs, evict-first): measured faster there on the H100 (998k P1 tetrahedra 1.14x in both precisions, 162k P3
-   in single 1.25x), not at 3, 8 or 10 dofs (P2 3-5% slower; share/bench/lma run 3) */
+   (ld.global.cs, evict-first), measured faster there; not at 3, 8 or 10 dofs, where it was slower */
 template <int NB, typename T>
 static __device__ __forceinline__ T FEGLMAKe(const T *p)
 {
@@ -51,7 +50,7 @@ static __device__ __forceinline__ void FEGLMASymProduct(const TK *__restrict__ K
    into y. CODED (FEGIdxLoad): the halo's buffers xg and yg are given, so an index may name them; else an entry of x or
    -1 (constrained). NB > 0: exactly NB dofs, every loop unrolled, so x_e stays in registers and an element's loads are
    issued together; with the count known only at run time (NB = 0, up to NBMAX) x_e lives on the stack (ptxas: 64 or
-   256 bytes; share/bench/lma) */
+   256 bytes) */
 template <int NB, int NBMAX, typename TK, bool CODED, bool SYM = false>
 static __global__ void FEGLMASmall_Kernel(int Ne, int e0, int e1, int nb, const int *__restrict__ idx, const TK *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf, const double *__restrict__ xg, double *__restrict__ yg)
 {
@@ -111,10 +110,10 @@ static __global__ void FEGLMARow_Kernel(int Ne, int e0, int e1, int Nb, const in
 }
 
 /* single precision, two adjacent elements per thread, so that their entries of the element matrices are one 8-byte
-   load: 4-byte loads moved half a warp's bytes per instruction (P2 tetrahedra at 75% of the triad against double's
-   89%, share/bench/precision run 2). Ne and e0 even, so every pair is aligned; past e1 the pair's second element is
-   read (it exists: e + 1 < Ne) but neither gathered nor added. Up to 10 dofs, whose entries are interleaved one by
-   one (FEGLMASingleGrouped() false); one element per thread with 16-byte groups was 5-13% slower there (run 5). */
+   load: 4-byte loads moved half a warp's bytes per instruction. Ne and e0 even, so every pair is aligned; past e1 the
+   pair's second element is read (it exists: e + 1 < Ne) but neither gathered nor added. Up to 10 dofs, whose entries
+   are interleaved one by one (FEGLMASingleGrouped() false); one element per thread with 16-byte groups was slower
+   there. */
 template <int NB, bool CODED, bool SYM = false>
 static __global__ void FEGLMAPair_Kernel(int Ne, int e0, int e1, const int *__restrict__ idx, const float *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf, const double *__restrict__ xg, double *__restrict__ yg)
 {
@@ -206,9 +205,7 @@ static __device__ __forceinline__ double FEGGroupEntry(const double2 &v, int w)
 
 /* grouped storage (single at 16 and 20 dofs, double at 16), one element per thread: a row is NB/W groups of its
    entries, each one 16-byte load, where FEGLMASmall_Kernel took 4- or 8-byte loads of entries interleaved one by one
-   (single: MatMult of P3 tetrahedra 1.29-1.31x and Q3 quadrilaterals 1.47x faster, share/bench/precision runs 7-8;
-   double: Q3 quadrilaterals 1.16x, share/bench/pairs); rows one at a time, as FEGLMASmall_Kernel does above 10 dofs,
-   and sums in its order */
+   (measured faster); rows one at a time, as FEGLMASmall_Kernel does above 10 dofs, and sums in its order */
 template <int NB, typename TK, bool CODED>
 static __global__ void FEGLMAGroup_Kernel(int Ne, int e0, int e1, const int *__restrict__ idx, const typename FEGLMAGroupOf<TK>::V *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, double *__restrict__ ybuf, const double *__restrict__ xg, double *__restrict__ yg)
 {
@@ -339,7 +336,7 @@ static __global__ __launch_bounds__(FEG_LMA_TILE) void FEGLMATileBuild_Kernel(in
    once into shared memory, each element's product from there, its rows' sums left in shared memory and added up per
    distinct dof in the sorted order, then one atomic add per distinct dof. It moves the elementwise kernels' gathers
    and atomics off L2, which pays where a tile's entries share the fewest dofs: P1 tetrahedra, where lmacuda.c turns it
-   on by default (share/bench/lma runs 9-13: elsewhere the phases' latency between the barriers costs as much) */
+   on by default (elsewhere the latency between the phases' barriers costs as much as it saves) */
 template <int NB, typename TK, bool CODED, bool SYM>
 static __global__ __launch_bounds__(FEG_LMA_TILE) void FEGLMATile_Kernel(int Ne, int t0, FEGLMATiles tl, const TK *__restrict__ Ke, const double *__restrict__ x, double *__restrict__ y, int transpose, const double *__restrict__ xg, double *__restrict__ yg)
 {

@@ -46,7 +46,7 @@ static PetscErrorCode FEGMatFreeDevFree(FEGOp_MatFree_CUDA *dev)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* refop elements per thread and groups per block by order, measured on the H100 (examples/bench_matfree) */
+/* refop elements per thread and groups per block by order, from sweeps of share/bench/bench_matfree -sweep */
 static void FEGRefOpTuning(PetscInt dim, PetscInt Nb, int *ne, int *nb, int *nr)
 {
   /* order 1..8; tetrahedra Nb = 4..165 (sweeps of orders 1-5 with -sweep), triangles Nb = 3..45 (not swept) */
@@ -62,8 +62,8 @@ static void FEGRefOpTuning(PetscInt dim, PetscInt Nb, int *ne, int *nb, int *nr)
 }
 
 /* mma tiles: 8-row tiles per warp (mt), 8-element tiles per warp (nt), warps across the elements (wc) and the rows (wr)
-   of a block; at least 4 warps a block, every row tile taken. From the sweep of tetrahedra of orders 1-8 on the H100
-   (share/bench/simplex): 2 element tiles (4 for P1), one row tile a warp except 4 for 9 to 16 row tiles (P6, P7) */
+   of a block; at least 4 warps a block, every row tile taken. From sweeps of tetrahedra of orders 1-8
+   (bench_matfree -sweep): 2 element tiles (4 for P1), one row tile a warp except 4 for 9 to 16 row tiles (P6, P7) */
 static void FEGRefOpMmaTuning(const FEGOp_MatFree *mf, FEGDevRefOp *r)
 {
   const int RT = r->Mp / 8;
@@ -72,13 +72,13 @@ static void FEGRefOpMmaTuning(const FEGOp_MatFree *mf, FEGDevRefOp *r)
   r->nt = mf->ne ? (int)mf->ne : (RT == 1 ? 4 : 2);
   r->wr = PetscMin(8, (RT + r->mt - 1) / r->mt);
   r->wc = mf->nb ? (int)mf->nb : PetscMax(1, 4 / r->wr);
-  /* within the 227 KB of shared memory an H100 block may have */
+  /* within the 227 KB of shared memory a block may have on sm_90 */
   while (!mf->nb && r->wc > 1 && FEGDevRefOpMmaShared(r) > 227 * 1024) r->wc /= 2;
 }
 
 /* factored mma: warps per block by the row tiles of its first product (4 for P3, P4; 8 for P5; 16 for P6-P8
-   tetrahedra) and 16-element tile groups per block (2 at P6 tetrahedra, else 1), from the sweeps on the H100
-   (share/bench/simplex runs 11, 12: with 4 warps P5-P8 were slower factored than unfactored) */
+   tetrahedra) and 16-element tile groups per block (2 at P6 tetrahedra, else 1), from sweeps (with 4 warps P5-P8 were
+   slower factored than unfactored) */
 static void FEGRefOpMmaFactoredTuning(const FEGOp_MatFree *mf, PetscInt dim, PetscInt Nb, FEGDevRefOp *r)
 {
   r->mt = 1;
@@ -237,7 +237,7 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
     PetscCall(FEGDevMallocCopy((void **)&dev->sfW1, W1, sizeof(double) * mf->Q, NULL));
     /* in lexicographic node order; with atomic adds, global indices (-1: constrained; on several processes < -1: the
        halo's ghost buffers): no copies around the kernel. Hexahedra element-major: a warp's threads hold the nodes of
-       one or two elements, whose indices are then a few sectors, not one per thread (bp run 12) */
+       one or two elements, whose indices are then a few sectors, not one per thread */
     PetscCall(FEGDevInterleaveIndices(disc, disc->lidx, mf->lex, (PetscBool)(disc->dim != 3), &dev->sfIdx, NULL));
     PetscCall(FEGDevOpGlobalIndices(op, &dev->base, (size_t)Ne * Nb, dev->sfIdx, &gidx));
     if (gidx) {
@@ -322,11 +322,20 @@ static PetscLogDouble FEGMFDevFlops_QP(FEGOp op)
   return (PetscLogDouble)d->Ne * d->Nq * (4.0 * d->Nb * d->dim + 4.0 * d->Nb + 2.0 * (d->dim + 1) * (d->dim + 1));
 }
 
+/* the multiply-adds (2 flops each) of the refop kernel in use, per action: the operators as they are (nops Nb^2, and
+   Nb per operator to combine them by the factors), or the gradient operators factored through rank k (dim k Nb to the
+   reference gradients, dim^2 k to mix them by the factors, dim k Nb back, and the mass operator's Nb (Nb + 1) where the
+   form has one; the nodal form of P2 goes through the 4 P1 nodal values per direction) */
 static PetscLogDouble FEGMFDevFlops_RefOp(FEGOp op)
 {
-  const FEGOp_MatFree *mf = (FEGOp_MatFree *)op->data;
+  const FEGOp_MatFree      *mf  = (FEGOp_MatFree *)op->data;
+  const FEGOp_MatFree_CUDA *dev = FEGMatFreeDev(op);
+  const FEGDevRefOp        *r   = &dev->ro;
+  const PetscLogDouble      Ne = op->disc->Ne, Nb = op->disc->Nb, dim = op->disc->dim;
+  const PetscLogDouble      k = r->nodal ? 4.0 : (r->fk ? r->fk : (r->Af2 ? mf->frank : 0.0));
 
-  return 2.0 * op->disc->Ne * mf->npairs * op->disc->Nb * (op->disc->Nb + 1.0);
+  if (k > 0) return 2.0 * Ne * (2.0 * dim * k * Nb + dim * dim * k + (mf->kind == FEG_MF_VVGG_SYM ? Nb * (Nb + 1.0) : 0.0));
+  return 2.0 * Ne * mf->npairs * Nb * (Nb + 1.0);
 }
 
 static PetscLogDouble FEGMFDevFlops_SumFact(FEGOp op)
@@ -361,8 +370,8 @@ static const struct {
 };
 
 /* ----------------------------------------------------------------------------------------------------- the type */
-/* the GPU runs gemm and mma (auto takes mma from tetrahedra of order 3, 20 dofs, where it overtakes refop on the H100;
-   it is ahead of gemm at every order) and sum factorisation compiled for 2 to 9 nodes and P or P+1 Gauss points per
+/* the GPU runs gemm and mma (auto takes mma from tetrahedra of order 3, 20 dofs, where it overtakes refop; it is
+   ahead of gemm at every order) and sum factorisation compiled for 2 to 9 nodes and P or P+1 Gauss points per
    direction */
 static const FEGMatFreeCaps FEGMatFreeDeviceCaps = {PETSC_TRUE, 20, 2, 9, PETSC_TRUE, "the GPU kernels are compiled for 2 to 9 nodes and P or P+1 Gauss points per direction"};
 
@@ -414,8 +423,7 @@ static PetscErrorCode FEGOpAssemble_MatFree_CUDA(FEGOp op, Mat A)
     /* the pairs at every point; on hexahedra one value per element when that is all they hold (affine cells, C
        constant in each): Q^3 times fewer bytes for the kernel to read. With one Jacobian per cell and a constant C
        that value, det J T^T C T, comes straight from the geometry: the per-point pairs (Q^3 times the memory, written
-       with a stride) and their check took 3.3 ms of a 3.5-ms assembly on 512k Q1 hexahedra (share/bench/setup
-       run 52) */
+       with a stride) and their check were most of such an assembly */
     if (sf->dim == 3 && !dev->sfKc) PetscCall(FEGDevMallocCopy((void **)&dev->sfKc, NULL, sizeof(double) * sf->Ne * sf->npairs, NULL));
     if (sf->dim == 3 && dev->base.d.nG == 1 && c.mode == FEG_DEV_COEFF_CONSTANT) {
       PetscCall(FEGDevChatPairs(&dev->base.d, &c, 0, (int)mf->npairs, pr, ps, NULL, dev->sfKc));

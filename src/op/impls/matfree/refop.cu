@@ -7,7 +7,7 @@
 /* the operator counts the kernels are compiled for (FEGMFPairs: every pair set of 2D and 3D forms) */
 #define FEG_REFOP_NOPS(X) X(1) X(3) X(4) X(6) X(7) X(9) X(10) X(16)
 /* the dofs per element of the one-thread-per-element kernel (every operator set fits in the kernel's parameters up to
-   10 dofs; at 20, P3 tetrahedra, it was 1.5x slower than mma on the H100) */
+   10 dofs; at 20, P3 tetrahedra, it was slower than mma) */
 #define FEG_REFOP_THREAD_NB(X) X(3) X(4) X(6) X(10)
 
 /* entry n of element e's action (Nb dofs per element): into ybuf for the deterministic gather, else into y by a plain
@@ -133,8 +133,8 @@ struct FEGRefOpFactored {
 };
 
 /* blocks of 128 threads per multiprocessor the nodal kernel is held to (__launch_bounds__): 7, shared memory's limit,
-   gives P2 tetrahedra 72 registers and 24-32 bytes spilled, and ran 1.05x faster than 6 (80 registers) and 1.05x
-   than no bound (88-92 registers, 5 blocks): share/bench/simplex run 24 */
+   gives P2 tetrahedra 72 registers and a few bytes spilled, and ran faster than 6 (80 registers) and than no bound
+   (88-92 registers, 5 blocks) */
 #ifndef FEG_NODAL_MINB
   #define FEG_NODAL_MINB 7
 #endif
@@ -157,8 +157,8 @@ struct FEGRefOpNodal {
 };
 
 /* shared-memory stride of a thread's NB values in the per-thread kernel's tile: NB + 1 when NB is a multiple of 4, whose
-   stride put the threads of a warp reading their own element's values 4-way on the same banks (P1: 7-11% faster padded,
-   share/bench/simplex run 19); the 2-way conflicts of 10 doubles (P2) cost less than padding them (4% slower, run 18) */
+   stride put the threads of a warp reading their own element's values 4-way on the same banks (faster padded); the
+   2-way conflicts of 10 doubles (P2) cost less than padding them */
 template <int NB>
 static __host__ __device__ constexpr int FEGRefOpThreadStride()
 {
@@ -182,8 +182,8 @@ static __device__ __forceinline__ void FEGRefOpThreadPrefetch(const FEGDevRefOp 
 
 /* Persistent blocks of one element per thread over tiles of blockDim.x elements, double-buffered: while a block
    computes one tile the copies of its next tile are in flight (one load-compute-store phase per block left the memory
-   system idle between phases: 43% of the roofline at P2). y of contiguous element-owned dofs goes back through the
-   tile's buffer, so global memory is read and written in whole lines. */
+   system idle between phases). y of contiguous element-owned dofs goes back through the tile's buffer, so global
+   memory is read and written in whole lines. */
 template <int NB, int NOPS, class OPS>
 static __global__ void __launch_bounds__(128, OPS::MINB) FEGRefOpThread_Kernel(const FEGDevRefOp r, const OPS P, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose, int overwrite)
 {
@@ -297,8 +297,7 @@ static __global__ void __launch_bounds__(128, OPS::MINB) FEGRefOpThread_Kernel(c
 
 /* one launch of the per-thread kernel: as many persistent blocks as fit on the device at once (at most one per tile),
    or, for the unfactored operators at 10 dofs, one block per tile with one buffer (the next-tile loop never runs): 56
-   registers and twice the shared memory made the persistent form slower there (39.5-39.9% against 42.4-42.8% of the
-   roofline at P2 on the H100, share/bench/simplex run7pre and run 7) */
+   registers and twice the shared memory made the persistent form slower there */
 template <int NB, int NOPS, class OPS>
 static PetscErrorCode FEGRefOpThreadLaunch(const FEGDevRefOp *r, const OPS &P, const double *x, double *y, double *ybuf, int transpose, int overwrite)
 {
@@ -638,13 +637,11 @@ static __device__ __forceinline__ void FEGMmaWarpTile(const double *__restrict__
    U = A1 X (dim k rows), Z_q = sum_s G_qs U_s in place and X scaled by the mass factor, Y = A2 [Z; g_0 X]. Each
    phase's 8 x 8 tiles are shared out over the warps, NT element tiles per warp so every A fragment serves NT
    products. P4: 192 DMMAs per 8 elements instead of 315, and no multiply per B fragment. blockDim.x / 32 warps (4
-   to 16, more for more row tiles: FEGRefOpMmaFactoredTuning). One tile per block: the
-   persistent, double-buffered form of the per-thread refop was slower here (44.6% against 52.3% of the roofline at P3,
-   46.5% against 70.9% at P4: share/bench/simplex run 9 against run 8). The kernel is issue-bound (Nsight Compute at
-   P3: issue slots 75% busy, 262 instructions per element for 7 DMMAs), so its index arithmetic is kept to shifts and
-   masks: the tile groups per block (WC) are compile-time, the staging loops avoid divisions by run-time sizes, and
-   the shared-memory stores of x and the factors are conflict-free (they were 4.9-way); P3-P8 went 8-18% faster
-   (share/bench/simplex run 18). */
+   to 16, more for more row tiles: FEGRefOpMmaFactoredTuning). One tile per block: the persistent, double-buffered form
+   of the per-thread refop was slower here. The kernel is issue-bound (Nsight Compute: issue slots busy, a few hundred
+   instructions per element for 7 DMMAs), so its index arithmetic is kept to shifts and masks: the tile groups per
+   block (WC) are compile-time, the staging loops avoid divisions by run-time sizes, and the shared-memory stores of x
+   and the factors are conflict-free. */
 template <int NT, int WC>
 static __global__ void FEGRefOpMmaFactored_Kernel(const FEGDevRefOp r, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int overwrite)
 {

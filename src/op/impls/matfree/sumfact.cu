@@ -31,8 +31,8 @@ static __device__ __forceinline__ void FEGContractDev(const double *in, double *
    the nodes (B1 = I: values need no contraction); each mode keeps only the buffer slots it uses. FEG_SF_CODED (the
    hexahedral kernels' launch adds it where the range's halo buffers are given or dofs are element-owned): indices may
    name the halo's buffers, or the sums are plain stores; without it (FEGIdxLoad<false>) every index is a global or
-   local entry or -1, and the sums are atomic adds. The general load and add cost the BP1 Q8 kernel 27% (bp run 14:
-   their runtime branches kept the compiler from batching the adds) */
+   local entry or -1, and the sums are atomic adds. The general load and add cost the mass kernel (their run-time
+   branches kept the compiler from batching the adds) */
 enum {
   FEG_SF_MASS   = 1,
   FEG_SF_COLLOC = 2,
@@ -388,11 +388,10 @@ static __global__ void FEGSumFact3_Kernel(const FEGDevSumFact sf, const __grid_c
   FEGSumFact3_Body<P, Q, MODE>(sf, tab, x, y, ybuf, transpose);
 }
 
-/* mass modes (BP1): few values per thread, but without a bound the compiler gave them 94 registers at Q4 (24%
-   occupancy, run5-ncu.txt) and 238 at T = 10 (11.6%, bp run 10). At most 256 threads per block up to T = 6 (128 above,
-   what the launcher gives them), and blocks per multiprocessor so that the registers stay near what the kernel needs:
-   64 up to T = 4, 85 for T = 5, 6, 170 above (T = 9, 10 spill a little there, for 3 blocks per multiprocessor
-   instead of 2) */
+/* mass modes (BP1): few values per thread, but without a bound the compiler gave them many registers (94 at Q4, 238
+   at T = 10) and low occupancy. At most 256 threads per block up to T = 6 (128 above, what the launcher gives them),
+   and blocks per multiprocessor so that the registers stay near what the kernel needs: 64 up to T = 4, 85 for T = 5,
+   6, 170 above (T = 9, 10 spill a little there, for 3 blocks per multiprocessor instead of 2) */
 #if !defined(FEG_SF_MASS_CAP)
   #define FEG_SF_MASS_CAP 1
 #endif
@@ -540,7 +539,7 @@ PetscErrorCode FEGDevSumFactConfigure(FEGDevSumFact *sf, int neb)
 
   PetscFunctionBegin;
   if (!neb) {
-    if (sf->dim == 3) neb = (T <= 6 ? 256 : 128) / (T * T); /* measured on the H100: 128 threads from T = 7 on */
+    if (sf->dim == 3) neb = (T <= 6 ? 256 : 128) / (T * T); /* 128 threads from T = 7 on: measured faster */
     else neb = 256 / NQ + 1;
     neb = PetscMax(1, PetscMin(neb, (int)((((size_t)96 << 10) - tables) / per)));
   }

@@ -9,7 +9,8 @@ PETSC_INTERN PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *, FEGForm, Vec);
 #define FEG_STREAM ((cudaStream_t)0)
 
 /* One process: the owned unconstrained dofs as (local, global) pairs from the sections (FEGDiscGetLocalToGlobal()),
-   without the section SF PETSc would build and set up for DMGlobalToLocal() (0.2-0.7 s at 8M dofs); ok when every
+   without the section SF PETSc would build and set up for DMGlobalToLocal() (a large part of a setup at millions of
+   dofs); ok when every
    global entry has exactly one local dof, as with DMPlex sections. Where the global numbers increase with the local
    ones (fegpu's global section on one process; with nglobal of them in [0, nglobal) that makes each appear once) the
    pairs are counted and written in blocks on the cells' threads; otherwise one pass marks each global entry seen */
@@ -477,7 +478,7 @@ static PetscErrorCode FEGDevOpHaloSetUp(FEGOp op, FEGDevOp *dev)
     dev->overlap = PETSC_TRUE;
     dev->nown    = nown;
     /* the local work vectors are made and zeroed at the first apply that uses them: on one process a kernel that
-       indexes the global vectors never does (two 8M-entry vectors took 0.1 s of BP3's setup at 8M Q2 unknowns) */
+       indexes the global vectors never does (two vectors of millions of entries are a visible part of a setup) */
     if (size > 1) {
       PetscCall(PetscSFCreate(comm, &dev->halo));
       PetscCall(PetscSFSetGraph(dev->halo, nroots, nrem, rloc, PETSC_COPY_VALUES, rrem, PETSC_COPY_VALUES));
@@ -519,8 +520,8 @@ static PetscErrorCode FEGDevOpHaloSetUp(FEGOp op, FEGDevOp *dev)
 
 /* How the element dofs lie in the vectors: direct, one process and no constraints (local and global vectors coincide);
    unique, no dof shared by two elements; contig, element e owns dofs e*Nb..e*Nb+Nb-1; covering, unique and every local
-   dof in an element. Read once per discretization and kept there: the pass over the chart and the dof map took 30 ms
-   of every operator's setup on 998k tetrahedra (share/bench/setup run 37) */
+   dof in an element. Read once per discretization and kept there: a pass over the chart and the dof map per operator
+   is a visible part of its setup */
 PetscErrorCode FEGDiscLayout(FEGDisc *disc, PetscBool *direct, PetscBool *unique, PetscBool *contig, PetscBool *covering)
 {
   const PetscInt Ne = disc->Ne, Nb = disc->Nb;

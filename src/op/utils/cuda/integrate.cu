@@ -18,8 +18,8 @@ static __device__ __forceinline__ void FEGPhi(const FEGDevDisc &d, int dim, cons
 
 /* entry (a, b) of element e, the li-th of the kernel's element list. MAYGROUP false: the kernel knows Nb is none of
    FEGLMASingleGrouped()'s and FEGLMADoubleGrouped()'s (its compile-time sizes), or is never given lma's grouped
-   storage (FEGElemRef_Kernel), and skips the test, which took P2
-   tetrahedra's kernel from 72 to 76 registers (double and single assembly 9-10% slower, share/bench/precision run 7) */
+   storage (FEGElemRef_Kernel), and skips the test, which took P2 tetrahedra's kernel from 72 to 76 registers and made
+   its assembly slower */
 template <bool MAYGROUP = true>
 static __device__ __forceinline__ void FEGStore(const FEGDevDisc &d, const FEGDevOutput &o, int e, int li, int a, int b, double K)
 {
@@ -54,8 +54,8 @@ static __host__ __device__ __forceinline__ bool FEGGroupedOut(const FEGDevOutput
 }
 
 /* entries (a, b..b+3) of element e into lma's grouped storage (FEGGroupedOut()) as one 16-byte store (single) or two
-   (double): with one 4-byte store per entry (16 bytes apart) P3 tetrahedra took 1.5x as long to assemble as with the
-   entries interleaved one by one (share/bench/precision run 5) */
+   (double): with one 4-byte store per entry (16 bytes apart) P3 tetrahedra took longer to assemble than with the
+   entries interleaved one by one */
 static __device__ __forceinline__ void FEGStoreGroup(const FEGDevDisc &d, const FEGDevOutput &o, int e, int a, int b, const double v[FEG_LMA_SW])
 {
   const size_t k = (size_t)a * d.Nb + b;
@@ -82,7 +82,7 @@ static __device__ __forceinline__ double FEGRefSum(const double *__restrict__ T,
 /* The split reference tensors (FEGDevDisc.M, FEGSplitPairs()) against Chat's split: entry ab's symmetric part
    sum_k sym_k S^k_ab and antisymmetric part sum_k skew_k A^k_ab. A symmetric C (FEGCoeffSkew() false) needs only the
    first: Nd(Nd+1)/2 tensors where sum_rt Chat_rt M^rt read Nd^2. The kernels write FEGRefSym() + (SK ? FEGRefSkew() :
-   0) out: one helper for it changed their code and made lma 3-4% slower (share/bench/fused run 21) */
+   0) out: one helper for it changed their code and made lma slower */
 template <int DIM>
 static __device__ __forceinline__ double FEGRefSym(const double *__restrict__ M, size_t nn, size_t ab, const double sym[10])
 {
@@ -126,14 +126,13 @@ static __device__ __forceinline__ void FEGRefAdd4(const double *m, double cf, do
 }
 
 /* The rows of K in the groups of FEGStoreGroup(), four entries of a row at a time, from the split tensors (SK: C has a
-   skew part; compiled in, because with the test inside the loops P3 tetrahedra's single assembly was 1.1-1.7x slower:
-   share/bench/sym runs 1-2). With a symmetric C 1.45-1.55x faster than the Nd^2 tensors of the sum over (r, s); with a
-   non-symmetric one, which reads as many, Q3 quadrilaterals take 2-3% longer and P3 tetrahedra 1.34x (ncu: the same
-   loads and instructions waiting longer on L1, 16-byte loads no better; share/bench/sym). 2D takes WIDE: Q3
-   quadrilaterals' double pairs were 1.20x slower with 8-byte loads (share/bench/pairs/run4, a kernel like this one
-   alone), and a second form in the 2D kernel (8-byte loads for their single groups, 1.10x faster) made its one-by-one
-   path 3-5% slower at 15 dofs (P4 triangles). 3D grouping is single only (P3 tetrahedra), whose assembly 8-byte loads
-   made 1.04-1.05x faster (latency-bound at 72 registers; ncu had the 16-byte form waiting on L1) */
+   skew part; compiled in, because with the test inside the loops the single assembly of P3 tetrahedra was slower).
+   With a symmetric C faster than the Nd^2 tensors of the sum over (r, s); with a non-symmetric one, which reads as
+   many, slower (the same loads and instructions waiting longer on L1; 16-byte loads no better). 2D takes WIDE: Q3
+   quadrilaterals' double pairs were slower with 8-byte loads, and a second form in the 2D kernel (8-byte loads for
+   their single groups) made its one-by-one path slower at 15 dofs (P4 triangles). 3D grouping is single only (P3
+   tetrahedra), whose assembly 8-byte loads made faster (latency-bound at 72 registers; Nsight Compute had the 16-byte
+   form waiting on L1) */
 template <int DIM, bool WIDE, bool SK>
 static __device__ __forceinline__ void FEGRefGroups(const FEGDevDisc &d, const FEGDevOutput &o, int e, int Nb, const double sym[10], const double skew[6])
 {
@@ -157,8 +156,8 @@ static __device__ __forceinline__ void FEGRefGroups(const FEGDevDisc &d, const F
 
 /* FEGElemRef_Kernel's grouped rows alone, at lma's grouped size of each dimension with NB compiled in (Q3
    quadrilaterals, P3 tetrahedra): 64 registers where the run-time-size kernel, holding the one-by-one path too, takes
-   72; P3 tetrahedra's single assembly 1.26x faster than through that kernel, Q3 quadrilaterals' 1.02-1.06x (both
-   precisions). A kernel of its own with Nb read at run time was slower than the branch (share/bench/pairs/run4) */
+   72, and faster assembly in both precisions. A kernel of its own with Nb read at run time was slower than the
+   branch */
 template <int NB, int DIM>
 static __global__ void FEGElemRefGroups_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, int nel, const FEGDevOutput o)
 {
@@ -174,7 +173,7 @@ static __global__ void FEGElemRefGroups_Kernel(const FEGDevDisc d, const FEGDevC
 
 /* The pairs a <= b of an element matrix from the split tensors: K_ab and K_ba share their symmetric part, so each
    entry costs Nd(Nd+1)/4 loads and multiply-adds for a symmetric C (the full sum took Nd^2), Nd^2/2 otherwise; SK as in
-   FEGRefGroups() (P2 tetrahedra's double assembly 1.06x faster than with the test inside) */
+   FEGRefGroups() (faster than with the test inside) */
 template <int NB, int DIM, bool SK>
 static __device__ __forceinline__ void FEGRefPairs(const FEGDevDisc &d, const FEGDevOutput &o, int e, int i, int Nb, const double sym[10], const double skew[6])
 {
@@ -197,9 +196,8 @@ static __device__ __forceinline__ void FEGRefPairs(const FEGDevDisc &d, const FE
 /* Affine cells with constant C: K = sum_rs Chat_rs M^rs, no quadrature loop and no element matrix to hold; a kernel
    of its own so its few registers give full occupancy (NB = 0: any size; lma's grouped storage is
    FEGElemRefGroups_Kernel's). By pairs (FEGRefPairs()), except into COO values (auto sends those to
-   FEGElemRefEntries_Kernel; here with -feg_op_integration_kernel thread), element-major, whose stores a thread makes in order,
-   entry by entry (by pairs, P2 tetrahedra's COO assembly took 1.2x as long; this loop made it 1.31-1.33x faster than
-   before the split, other forms of it 1.01-1.18x: share/bench/sym runs 2, 4, 5) */
+   FEGElemRefEntries_Kernel; here with -feg_op_integration_kernel thread), element-major, whose stores a thread makes in
+   order, entry by entry (by pairs the COO assembly was slower) */
 template <int NB, int DIM>
 static __global__ void FEGElemRef_Kernel(const FEGDevDisc d, const FEGDevCoeff c, const int *__restrict__ elist, int nel, const FEGDevOutput o)
 {
@@ -230,9 +228,9 @@ static __global__ void FEGElemRef_Kernel(const FEGDevDisc d, const FEGDevCoeff c
    HELD (the COO values): each thread keeps its entry's M^rs_ab in registers and takes the block's elements in turn (P
    at a time where an element has fewer entries than the block has threads; above 1024 entries a thread has a few
    entries, one after the other), so the tensors are read once per entry and block, not once per entry and element:
-   COO values 1.04-1.24x faster, addto's gather mode (which stores its element matrices so above 8 dofs) 1.05-1.29x
-   (share/bench/fused runs 19-20). Not for the atomics into CSR positions, 0.92-1.05x there (run 19), probably because
-   blocks of twice the elements spread the adds in flight over twice the rows. */
+   faster for COO values and addto's gather mode (which stores its element matrices so above 8 dofs). Not for the
+   atomics into CSR positions, where it was not faster, probably because blocks of twice the elements spread the adds in
+   flight over twice the rows. */
 template <int DIM, bool SK>
 static __device__ __forceinline__ void FEGRefEntries(const FEGDevDisc &d, const FEGDevOutput &o, const int *__restrict__ elist, int i0, int ng, const double *sCh)
 {
@@ -709,8 +707,7 @@ static PetscErrorCode FEGLaunchBlock(const FEGDevDisc *d, const FEGDevCoeff *c, 
 /* lma's element-interleaved values of larger elements from the reference tensors: a warp's 32 threads take one row of
    32 consecutive elements (stores coalesced, each M^rs_ab one broadcast load), the block's 8 warps different rows;
    each thread computes its element's Chat, in registers. Not FEGElemRef_Kernel with a row stride: that form (its
-   unrolled loops, no launch bound) took lma at Q2/Q3 hexahedra from 0.363/0.466 to 0.447/0.767 ms (share/bench/fused
-   runs 6 and 8) */
+   unrolled loops, no launch bound) made lma's assembly of Q2 and Q3 hexahedra slower */
 template <int DIM, bool SK>
 static __device__ __forceinline__ void FEGRefRows(const FEGDevDisc &d, const FEGDevOutput &o, int e, int i, const double sym[10], const double skew[6])
 {
@@ -770,16 +767,13 @@ static PetscErrorCode FEGLaunchRefEntries(const FEGDevDisc *d, const FEGDevCoeff
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* What auto runs. On affine cells with constant C, the reference tensors one entry per thread (measured against one
-   element per thread on the H100, share/bench/fused runs 11-14): into COO values at every size (1.3-2.5x faster);
-   into CSR positions above 4 dofs (1.2-3.4x; at 3 and 4 dofs addto's auto mode, gather, keeps one element per
-   thread, 1-8% faster there, except Q1 quadrilaterals); into lma's storage at 9, 10 and 15 dofs (Q2 quadrilaterals,
-   P3 triangles, P2 tetrahedra, P4 triangles: 1.2-2.0x) and above FEG_SMALL_NB (too large for one thread), not at
-   the other Lagrange sizes up to 20 dofs (up to 8: 0.4-0.9x; Q3 quadrilaterals 0.5-0.7x, P2 prisms 0.93-1.07x, P3
-   tetrahedra 0.7-0.9x); otherwise one element per thread. Without reference tensors (quadrature: coefficients at the
-   points, cells not affine) one element per thread up to 10 dofs, the sizes its element matrix is compiled for and held
-   in registers, GEMM above: in local memory at 20 dofs it was 6-9x slower than GEMM (P3 tetrahedra with a coefficient
-   at the points, share/bench/fused run 16) */
+/* What auto runs. On affine cells with constant C, the reference tensors one entry per thread where that measured
+   faster than one element per thread: into COO values at every size; into CSR positions above 4 dofs (at 3 and 4
+   dofs addto's auto mode, gather, keeps one element per thread); into lma's storage at 9, 10 and 15 dofs (Q2
+   quadrilaterals, P3 triangles, P2 tetrahedra, P4 triangles) and above FEG_SMALL_NB (too large for one thread), not at
+   the other Lagrange sizes up to 20 dofs; otherwise one element per thread. Without reference tensors (quadrature:
+   coefficients at the points, cells not affine) one element per thread up to 10 dofs, the sizes its element matrix is
+   compiled for and held in registers, GEMM above: in local memory at 20 dofs it was several times slower than GEMM */
 static int FEGDevAutoKernel(const FEGDevDisc *d, PetscBool constant, FEGDevOut out)
 {
   const int Nb = d->Nb;
@@ -795,7 +789,7 @@ static int FEGDevAutoKernel(const FEGDevDisc *d, PetscBool constant, FEGDevOut o
 /* Whether the kernel addto will run (constant: the form's coefficient is constant) takes an element's entries
    together, so that its CSR positions are best stored element-major (FEGDevOutput.posmajor). gather: addto's gather
    mode, whose element matrices go to a buffer in the positions' layout; at up to 8 dofs auto gives it one element per
-   thread and the entry-major layout, 1.1-1.25x faster there than entries element-major (share/bench/fused run 13) */
+   thread and the entry-major layout, faster there than entries element-major */
 PetscBool FEGDevElementMajor(const FEGDevDisc *d, const FEGDevTuning *t, PetscBool constant, PetscBool gather)
 {
   int kernel = t->kernel ? t->kernel : FEGDevAutoKernel(d, constant, FEG_DEV_OUT_CSR_ATOMIC);

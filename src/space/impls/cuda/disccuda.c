@@ -68,7 +68,7 @@ static size_t FEGDevGeometryBytes(const FEGDevDisc *d)
 /* The geometry on the device. A copy of the discretization's tables (FEGDevDiscCreate()) uses the tables' geometry,
    computed by the first copy that needs it (FEGDevDiscFreeGeometry() says how long it is kept): it depends on the mesh
    and the quadrature only, so a DM's later operators and right-hand sides compute, allocate and check nothing again
-   (most of a later P1 lma operator's setup on 998k tetrahedra, share/bench/setup runs 44-47) */
+   (it was most of a later P1 lma operator's setup) */
 PetscErrorCode FEGDevDiscGeometry(FEGDevDisc *d)
 {
   FEGDevDisc  *g = d->tables ? (FEGDevDisc *)d->tables : d;

@@ -12,7 +12,7 @@ static __global__ void FEGGeometry_Kernel(int Ne, int Nv, int nG, const double *
     double      *out = geo + ((size_t)e * nG + g) * (DIM * DIM + 1), iJ[DIM * DIM];
     const double det = FEGGeometryAt(DIM, Nv, X + (size_t)e * Nv * DIM, G + (size_t)g * Nv * DIM, iJ);
 
-    /* in registers first: stored straight from FEGGeometryAt the kernel ran 45% slower (ncu, H100) */
+    /* in registers first: stored straight from FEGGeometryAt the kernel was slower */
     for (int k = 0; k < DIM * DIM; k++) out[k] = iJ[k];
     out[DIM * DIM] = det;
     if (!(det > 0.0)) atomicMin(bad, e); /* inverted, degenerate or NaN: the first such cell is reported */
