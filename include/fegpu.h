@@ -135,9 +135,9 @@ PETSC_EXTERN const char *const FEGHaloExchanges[];
    FEGOpSetIntegrationKernel()) */
 typedef enum {
   FEG_INTEGRATION_AUTO,
-  FEG_INTEGRATION_THREAD,  /* one element per thread */
-  FEG_INTEGRATION_BLOCK,   /* one element per thread block (Kruzel et al.) */
-  FEG_INTEGRATION_GEMM,    /* DGEMM over reference tables */
+  FEG_INTEGRATION_THREAD, /* one element per thread */
+  FEG_INTEGRATION_BLOCK,  /* one element per thread block (Kruzel et al.) */
+  FEG_INTEGRATION_GEMM,   /* DGEMM over reference tables */
   FEG_INTEGRATION_ENTRIES /* one element entry per thread from reference tensors (affine cells, constant C) */
 } FEGIntegrationKernel;
 PETSC_EXTERN const char *const FEGIntegrationKernels[];
@@ -194,7 +194,7 @@ PETSC_EXTERN PetscErrorCode    FEGOpDestroy(FEGOp *);
 
 /* Settings of some types, composed on the operator by those types (no effect on the others, as PETSc's type-specific
    setters; the getters need the type) */
-PETSC_EXTERN PetscErrorCode FEGOpSetScatter(FEGOp, FEGScatter);   /* lma, matfree */
+PETSC_EXTERN PetscErrorCode FEGOpSetScatter(FEGOp, FEGScatter); /* lma, matfree */
 PETSC_EXTERN PetscErrorCode FEGOpGetScatter(FEGOp, FEGScatter *);
 PETSC_EXTERN PetscErrorCode FEGOpSetIntegrationKernel(FEGOp, FEGIntegrationKernel); /* addto, lma */
 PETSC_EXTERN PetscErrorCode FEGOpGetIntegrationKernel(FEGOp, FEGIntegrationKernel *);

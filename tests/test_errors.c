@@ -1,7 +1,6 @@
 /* Bad input gets a clear PETSc error naming the bad value and what is allowed */
 #include "fegtest.h"
 
-
 #define EXPECT_ERROR(call, ecode, etext) \
   do { \
     PetscErrorCode _e; \

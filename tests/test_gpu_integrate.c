@@ -48,7 +48,7 @@ START_TEST(test_gpu_kernels)
   const DMPolytopeType ct = fegtest_cells[_i / 4];
   const PetscInt       k = _i % 4, order = (k == 0 && ct == DM_POLYTOPE_HEXAHEDRON) ? 1 : 2; /* Q2: 27 > 20 dofs */
   const PetscBool      cont = PETSC_TRUE;
-  gputest_setup        st = {PETSC_FALSE, PETSC_FALSE, FORM_CONSTANT, PETSC_FALSE, NULL};
+  gputest_setup        st   = {PETSC_FALSE, PETSC_FALSE, FORM_CONSTANT, PETSC_FALSE, NULL};
   PetscMPIInt          size;
 
   MPI_Comm_size(PETSC_COMM_WORLD, &size);

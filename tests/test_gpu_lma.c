@@ -121,8 +121,8 @@ START_TEST(test_gpu_lma_symmetric)
   const PetscInt       nbs[14]  = {3, 6, 10, 15, 4, 9, 16, 4, 10, 20, 8, 27, 6, 18}; /* dofs per element */
   const DMPolytopeType ct       = cts[_i];
   const PetscInt       order = ords[_i], Nb = nbs[_i];
-  const char          *name[7]  = {NULL, "-gpu_feg_op_integration_kernel", "-gpu_feg_op_integration_kernel", "-gpu_feg_op_integration_kernel", "-gpu_feg_op_scatter", "-gpu_feg_op_lma_symmetric", "-gpu_feg_op_lma_tiles"};
-  const char          *value[7] = {NULL, "thread", "block", "gemm", "gather", "false", "true"};
+  const char          *name[7]   = {NULL, "-gpu_feg_op_integration_kernel", "-gpu_feg_op_integration_kernel", "-gpu_feg_op_integration_kernel", "-gpu_feg_op_scatter", "-gpu_feg_op_lma_symmetric", "-gpu_feg_op_lma_tiles"};
+  const char          *value[7]  = {NULL, "thread", "block", "gemm", "gather", "false", "true"};
   const gputest_setup  symmetric = {PETSC_FALSE, PETSC_FALSE, FORM_CONSTANT, PETSC_TRUE, NULL};
   PetscMPIInt          size;
 

@@ -243,7 +243,7 @@ START_TEST(test_gpu_matfree_affine)
 
   MPI_Comm_size(PETSC_COMM_WORLD, &size);
   if (size > 1) return;
-  matfree_setup   ms      = {variant == 3 ? 1 : 0, 0.2, 2};
+  matfree_setup ms = {variant == 3 ? 1 : 0, 0.2, 2};
 
   if (variant == 1 || variant == 2) TCHK(PetscOptionsSetValue(NULL, "-feg_fe_nodes", names[variant]));
   for (int f = FORM_POINTWISE; f < NFORMS + 1; f++) {
@@ -270,7 +270,7 @@ START_TEST(test_gpu_matfree_spaces)
 
   MPI_Comm_size(PETSC_COMM_WORLD, &size);
   if (size > 1) return;
-  const matfree_setup  ms       = {variant == 2 ? 1 : 0, 0.2, 2};
+  const matfree_setup ms = {variant == 2 ? 1 : 0, 0.2, 2};
 
   if (variant < 2) TCHK(PetscOptionsSetValue(NULL, "-feg_fe_nodes", names[variant]));
   for (int f = FORM_POINTWISE; f < NFORMS; f++) {

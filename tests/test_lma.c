@@ -11,9 +11,9 @@ typedef struct {
 
 /* options of the shell compare_shell() makes, and what an auto shell became */
 typedef struct {
-  const char *precision; /* -feg_op_precision of the shell (the assembled reference stays double), or NULL */
-  const char *applies;   /* -feg_op_auto_applies of an auto shell, or NULL */
-  char        type[64];  /* out: the type an auto shell became */
+  const char *precision;  /* -feg_op_precision of the shell (the assembled reference stays double), or NULL */
+  const char *applies;    /* -feg_op_auto_applies of an auto shell, or NULL */
+  char        type[64];   /* out: the type an auto shell became */
   char        view[4096]; /* out: and its view */
 } shell_opts;
 
@@ -54,7 +54,7 @@ static PetscErrorCode compare_shell(shell_opts *so, DMPolytopeType ct, PetscInt 
     PetscCall(FEGOpView(op, v));
     PetscCall(PetscViewerDestroy(&v));
     PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
-    fp            = fopen("test_lma_auto_view.txt", "r");
+    fp          = fopen("test_lma_auto_view.txt", "r");
     n           = fp ? fread(so->view, 1, sizeof(so->view) - 1, fp) : 0;
     so->view[n] = 0;
     if (fp) fclose(fp);

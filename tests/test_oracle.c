@@ -14,7 +14,9 @@ typedef struct {
   PetscReal perturb, lo[3];
 } oracle_box;
 
-static const oracle_box oracle_default = {0.2, {0.0, 0.0, 0.0}};
+static const oracle_box oracle_default = {
+  0.2, {0.0, 0.0, 0.0}
+};
 
 static PetscErrorCode compare_with_oracle(const oracle_box *box, DMPolytopeType ct, PetscInt order, PetscBool cont, PetscBool bc, PetscInt n, oracle_result *r)
 {
@@ -90,7 +92,9 @@ START_TEST(test_affine_cells)
   const DMPolytopeType ct      = fegtest_cells[_i / 3];
   const PetscInt       variant = _i % 3, n = fegtest_dim(ct) == 2 ? 3 : 2;
 
-  const oracle_box     box     = {variant == 2 ? 1e-6 : 0.0, {variant == 1 ? 40.0 : 0.0, variant == 1 ? -7.0 : 0.0, variant == 1 ? 3.0 : 0.0}};
+  const oracle_box box = {
+    variant == 2 ? 1e-6 : 0.0, {variant == 1 ? 40.0 : 0.0, variant == 1 ? -7.0 : 0.0, variant == 1 ? 3.0 : 0.0}
+  };
 
   check_case(&box, ct, variant == 1 ? 3 : 2, PETSC_TRUE, PETSC_TRUE, n);
 }

@@ -279,7 +279,7 @@ int main(int argc, char **argv)
     PetscCall(PetscStrcmp(strat[s], "lma_single", &single)); /* lma with its element matrices in FP32 */
     PetscCall(PetscStrcmp(strat[s], "matfree", &mf));
     PetscCall(PetscStrcmp(strat[s], "auto", &isauto)); /* -feg_op_type auto: the type its cost model picks */
-    lma   = (PetscBool)(lma || single);
+    lma = (PetscBool)(lma || single);
     PetscCall(PetscOptionsSetValue(NULL, "-feg_op_type", isauto ? FEGOPAUTO : (lma ? FEGOPLMA : (mf ? FEGOPMATFREE : FEGOPADDTO))));
     if (single) PetscCall(PetscOptionsSetValue(NULL, "-feg_op_precision", "single"));
     lma = (PetscBool)(lma || mf); /* element-local shells: no assembled matrix to measure */
@@ -363,7 +363,7 @@ int main(int argc, char **argv)
       PetscReal      bpd;
 
       if (mf) bpd = gbs * mm * 1e9 / ndofs - 16.0; /* stored: tensors and indices */
-      else if (lma) bpd = gbs * mm * 1e9 / ndofs; /* stored: element matrices (a symmetric form's packed on the GPU) and indices */
+      else if (lma) bpd = gbs * mm * 1e9 / ndofs;  /* stored: element matrices (a symmetric form's packed on the GPU) and indices */
       else {
         PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info));
         bpd = (info.nz_used * 12.0 + ndofs * 4.0) / ndofs;

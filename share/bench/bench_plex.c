@@ -200,7 +200,11 @@ int main(int argc, char **argv)
       PetscCall(DMPlexRestoreClosureIndices(a, sa, sa, c, PETSC_TRUE, &nb, &ia, NULL, NULL));
     }
     PetscCall(Now(&t1));
-    PetscCall(FEGPlexGetClosureBulk(b, cStart, cEnd, 1, (FEGClosureTarget[]){{b, sb, na, ib, NULL, NULL}}, nt, &ncl));
+    PetscCall(FEGPlexGetClosureBulk(b, cStart, cEnd, 1,
+                                    (FEGClosureTarget[]){
+                                      {b, sb, na, ib, NULL, NULL}
+    },
+                                    nt, &ncl));
     PetscCall(Now(&t2));
     row[nrow + 2].tp = PetscMin(row[nrow + 2].tp, t1 - t0);
     row[nrow + 2].tf = PetscMin(row[nrow + 2].tf, t2 - t1);
@@ -236,12 +240,12 @@ int main(int argc, char **argv)
   /* the tabulation of a tensor element at its quadrature points (DMCreateDS() tabulates at these and the faces') */
   row[nrow].name = "tensor tabulation";
   for (PetscInt r = 0; r < reps; r++) {
-    double          t0, t1, t2;
-    PetscFE         a, b;
-    PetscQuadrature q;
-    PetscInt        np;
+    double           t0, t1, t2;
+    PetscFE          a, b;
+    PetscQuadrature  q;
+    PetscInt         np;
     const PetscReal *pts;
-    PetscTabulation Ta, Tb;
+    PetscTabulation  Ta, Tb;
 
     PetscCall(FEGCreateQuadrature(3, DM_POLYTOPE_HEXAHEDRON, order, &q));
     PetscCall(PetscQuadratureGetData(q, NULL, NULL, &np, &pts, NULL));

@@ -19,9 +19,9 @@ struct _p_FEGForm {
   PetscScalar   *A, *B; /* C_ij += A[(i*4+j)*Nw+k] w_k, D_j += B[j*Nw+k] w_k */
   FEGPointwiseFn pointwise;
   void          *pwctx;
-  Vec            Wq;      /* values at the quadrature points (FEGFormSetQuadratureCoefficient()), or NULL */
-  PetscInt       Nqc;     /* values per point */
-  PetscScalar   *Aq, *Bq; /* C_ij += Aq[(i*4+j)*Nqc+k] Wq_k, D_j += Bq[j*Nqc+k] Wq_k */
+  Vec            Wq;            /* values at the quadrature points (FEGFormSetQuadratureCoefficient()), or NULL */
+  PetscInt       Nqc;           /* values per point */
+  PetscScalar   *Aq, *Bq;       /* C_ij += Aq[(i*4+j)*Nqc+k] Wq_k, D_j += Bq[j*Nqc+k] Wq_k */
   FEGScatter     rhsscatter;    /* FEGFormSetRHSScatter() */
   PetscBool      rhsscatterset; /* set by the function (else the options database decides) */
 };

@@ -92,9 +92,8 @@ PETSC_EXTERN PetscErrorCode FEGDiscGetDofElements(const FEGDisc *, PetscInt **, 
 PETSC_EXTERN PetscErrorCode FEGDiscGetGlobalIndices(FEGDisc *, const PetscInt **);
 PETSC_EXTERN PetscErrorCode FEGDiscGetLocalToGlobal(FEGDisc *, const PetscInt **);
 PETSC_INTERN PetscErrorCode FEGDiscRefTensor(const FEGDisc *, PetscInt, PetscInt, PetscReal[]);
-PETSC_EXTERN PetscErrorCode    FEGDMSetUpGlobalSection(DM);
-PETSC_INTERN PetscErrorCode    FEGDMSectionsCoincide(DM, PetscBool *);
-
+PETSC_EXTERN PetscErrorCode FEGDMSetUpGlobalSection(DM);
+PETSC_INTERN PetscErrorCode FEGDMSectionsCoincide(DM, PetscBool *);
 
 /* Gram-Schmidt, twice for orthogonality to rounding: v (length n, overwritten) made orthogonal to the k orthonormal
    rows Q[j*n..] and appended as row k (k incremented) when the norm it keeps exceeds tol */
@@ -124,7 +123,7 @@ static inline const PetscReal *FEGDiscGeometry(const FEGDisc *d, PetscInt e, Pet
 
 /* the quadrature points of every cell into a CUDA Vec: the CUDA backend's, set by FEGSpaceRegisterDevice() (called by
    the package initialiser) when fegpu is built with CUDA, else NULL */
-PETSC_INTERN PetscErrorCode (*FEGDiscDeviceQuadraturePoints)(FEGDisc *, Vec);
+PETSC_INTERN                PetscErrorCode (*FEGDiscDeviceQuadraturePoints)(FEGDisc *, Vec);
 PETSC_INTERN PetscErrorCode FEGSpaceRegisterDevice(void);
 
 #if defined(FEGPU_HAVE_CUDA)

@@ -62,9 +62,9 @@ enum {
   F_N
 };
 static const char *fname[F_N] = {"DMGetGlobalSection", "PetscSectionCreateGlobalSection", "DMCreateGlobalVector", "DMGetCoordinatesLocal", "DMCreateDS", "DMPlexGetClosureIndices", "DMGetLocalToGlobalMapping", "DMGetSectionSF", "DMProjectFunction", "DMPlexCreateFromFile", "DMClone", "DMSetUp", "DMPlexGetCellCoordinates"};
-static double      tf[F_N], tfall[F_N];
-static long        nf[F_N], nfall[F_N];
-static int         df[F_N];
+static double tf[F_N], tfall[F_N];
+static long   nf[F_N], nfall[F_N];
+static int    df[F_N];
 
 static double now(void)
 {

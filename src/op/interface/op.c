@@ -3,10 +3,10 @@
 #include <fegpu/private/fegopimpl.h>
 
 PetscFunctionList FEGOpList = NULL, FEGOpDeviceList = NULL;
-const char *const FEGPmatTypes[]     = {"auto", "none", "addto", "lma", "FEGPmatType", "FEG_PMAT_", NULL};
-const char *const FEGPrecisions[]    = {"double", "single", "FEGPrecision", "FEG_PRECISION_", NULL};
-const char *const FEGHaloExchanges[] = {"auto", "ipc", "pinned", "petscsf", "FEGHaloExchange", "FEG_HALO_", NULL};
-const char *const FEGScatters[]      = {"atomic", "gather", "FEGScatter", "FEG_SCATTER_", NULL};
+const char *const FEGPmatTypes[]          = {"auto", "none", "addto", "lma", "FEGPmatType", "FEG_PMAT_", NULL};
+const char *const FEGPrecisions[]         = {"double", "single", "FEGPrecision", "FEG_PRECISION_", NULL};
+const char *const FEGHaloExchanges[]      = {"auto", "ipc", "pinned", "petscsf", "FEGHaloExchange", "FEG_HALO_", NULL};
+const char *const FEGScatters[]           = {"atomic", "gather", "FEGScatter", "FEG_SCATTER_", NULL};
 const char *const FEGIntegrationKernels[] = {"auto", "thread", "block", "gemm", "entries", "FEGIntegrationKernel", "FEG_INTEGRATION_", NULL};
 
 /*@C

@@ -280,7 +280,8 @@ PetscErrorCode FEGOpGetPmat_Private(FEGOp op, Mat *P)
 
   PetscFunctionBegin;
   if (type == FEG_PMAT_AUTO) type = op->ops->assemblevalues ? FEG_PMAT_LMA : FEG_PMAT_ADDTO;
-  PetscCheck(type != FEG_PMAT_LMA || op->ops->assemblevalues, PetscObjectComm((PetscObject)op), PETSC_ERR_SUP, "-feg_op_pmat lma assembles the element matrices the operator keeps, and a %s operator keeps none; use -feg_op_pmat addto", ((PetscObject)op)->type_name);
+  PetscCheck(type != FEG_PMAT_LMA || op->ops->assemblevalues, PetscObjectComm((PetscObject)op), PETSC_ERR_SUP, "-feg_op_pmat lma assembles the element matrices the operator keeps, and a %s operator keeps none; use -feg_op_pmat addto",
+             ((PetscObject)op)->type_name);
   if (type == FEG_PMAT_ADDTO) {
     if (!op->pmat) {
       const char *prefix;

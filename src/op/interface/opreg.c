@@ -13,7 +13,7 @@ PETSC_INTERN PetscErrorCode FEGOpUseDevice_MatFree(FEGOp);
 PETSC_INTERN PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *, FEGForm, Vec);
 #endif
 
-PetscBool        FEGOpRegisterAllCalled = PETSC_FALSE;
+PetscBool FEGOpRegisterAllCalled                               = PETSC_FALSE;
 PetscErrorCode (*FEGComputeRHSDevice)(FEGDisc *, FEGForm, Vec) = NULL;
 
 /*@C

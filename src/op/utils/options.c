@@ -30,7 +30,8 @@ PetscErrorCode FEGTuningSetFromOptions(PetscOptionItems *PetscOptionsObject, MPI
   PetscCall(PetscOptionsDeprecated("-feg_cuda_nentpt", "-feg_op_integration_nentpt", "0.3", NULL));
   PetscCall(PetscOptionsDeprecated("-feg_cuda_qchunk", "-feg_op_integration_qchunk", "0.3", NULL));
   PetscCall(PetscOptionsDeprecated("-feg_cuda_jacobian_shared", "-feg_op_integration_jacobian_shared", "0.3", NULL));
-  PetscCall(PetscOptionsEnum("-feg_op_integration_kernel", "GPU integration: one element per thread, one per thread block (Kruzel et al.), GEMM over reference tables, or one element entry per thread from reference tensors (affine cells, constant C)", "FEGOpSetIntegrationKernel", FEGIntegrationKernels, (PetscEnum)t->kernel, (PetscEnum *)&t->kernel, NULL));
+  PetscCall(PetscOptionsEnum("-feg_op_integration_kernel", "GPU integration: one element per thread, one per thread block (Kruzel et al.), GEMM over reference tables, or one element entry per thread from reference tensors (affine cells, constant C)", "FEGOpSetIntegrationKernel", FEGIntegrationKernels,
+                             (PetscEnum)t->kernel, (PetscEnum *)&t->kernel, NULL));
   PetscCall(PetscOptionsInt("-feg_op_integration_block_size", "Threads per block of the block kernel (0: by element size)", "FEGOpSetIntegrationTuning", t->blockSize, &t->blockSize, NULL));
   PetscCall(PetscOptionsInt("-feg_op_integration_nentpt", "Element matrix entries per thread and part, NENTPT (1, 2, 4, 8, 16; 0: by element size)", "FEGOpSetIntegrationTuning", t->nentpt, &t->nentpt, NULL));
   PetscCall(PetscOptionsInt("-feg_op_integration_qchunk", "Quadrature points staged in shared memory at a time (0: 16, fewer if shared memory is short)", "FEGOpSetIntegrationTuning", t->qchunk, &t->qchunk, NULL));

@@ -5,10 +5,6 @@
 #include <petscds.h>
 #include <petscsf.h>
 
-
-
-
-
 /* the number of dofs and a point of the reference cell for every cell type in the element's closure */
 static PetscErrorCode FEGDualSpaceDofsByType(PetscDualSpace Q, PetscInt dof[], PetscInt rep[])
 {
@@ -244,8 +240,6 @@ static PetscErrorCode FEGDMCreateLocalSectionByType(DM dm)
   PetscCall(PetscSectionDestroy(&s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-
-
 
 /* gives a DM with fegpu's sections (FEGDMSetUpSection()) its global section now, built from the local section's arrays
    on one process (what DMGetGlobalSection() would build, several times faster); nothing when it has one, and PETSc's

@@ -401,7 +401,7 @@ PetscErrorCode FEGDevLMATilesCreate(FEGDevLMA *k, int ntiles, int *hstart)
 {
   const int    Ne = k->Ne, Nb = k->Nb, *idx = k->idx;
   FEGLMATiles *tl = &k->tiles;
-  int         *cnt, ndof      = 0;
+  int         *cnt, ndof = 0;
   void        *tmp  = NULL;
   size_t       ntmp = 0;
 

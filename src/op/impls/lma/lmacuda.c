@@ -193,8 +193,8 @@ static PetscErrorCode FEGOpView_LMA_CUDA(FEGOp op, PetscViewer viewer)
   PetscCall(FEGDevOpView(op, &dev->base, viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "GPU lma: element-interleaved matrices in %s precision%s, scatter by %s%s\n", dev->k.single ? "single" : "double", dev->k.sym ? " (symmetric: upper triangles only)" : "",
                                    dev->base.tlist ? "transpose gather" : (dev->k.tiles.ntiles ? "atomics per tile of elements (shared-memory gathers and sums)" : "atomics"), dev->base.direct ? ", no global-to-local copies (one process, no constraints)" : ""));
-  PetscCall(
-    PetscViewerASCIIPrintf(viewer, "GPU memory: %.4g MB\n", ((PetscLogDouble)FEGDevOpBytes(&dev->base) + (PetscLogDouble)FEGLMABytes(dev) + (dev->gidx ? (PetscLogDouble)dev->base.d.Ne * dev->base.d.Nb * sizeof(int) : 0.0) + (PetscLogDouble)dev->k.tiles.bytes) / 1048576.0));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "GPU memory: %.4g MB\n",
+                                   ((PetscLogDouble)FEGDevOpBytes(&dev->base) + (PetscLogDouble)FEGLMABytes(dev) + (dev->gidx ? (PetscLogDouble)dev->base.d.Ne * dev->base.d.Nb * sizeof(int) : 0.0) + (PetscLogDouble)dev->k.tiles.bytes) / 1048576.0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

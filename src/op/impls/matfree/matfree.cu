@@ -42,7 +42,7 @@ static __global__ void FEGMatFree_Kernel(const FEGDevDisc d, int e0, int e1, con
    per-entry results summed after the last range */
 PetscErrorCode FEGDevQPApply(const FEGDevQP *qp, const FEGDevLaunch *L)
 {
-  const FEGDevDisc *d = qp->d;
+  const FEGDevDisc *d  = qp->d;
   const double     *Cq = qp->Cq, *x = L->x;
   double           *y  = L->y;
   const int         e0 = L->e0, e1 = L->e1, transpose = L->transpose, diag = L->diag;

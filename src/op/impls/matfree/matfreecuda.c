@@ -362,11 +362,11 @@ static const struct {
   PetscLogDouble (*flops)(FEGOp);
   PetscBool overwrite;
 } FEGMatFreeDevice[] = {
-  [FEG_MATFREE_QP]      = {FEGMFDevApply_QP,      FEGMFDevApply_QP,      FEGMFDevFlops_QP,      PETSC_FALSE},
-  [FEG_MATFREE_REFOP]   = {FEGMFDevApply_RefOp,   FEGMFDevApply_RefOp,   FEGMFDevFlops_RefOp,   PETSC_TRUE },
-  [FEG_MATFREE_GEMM]    = {FEGMFDevApply_Gemm,    FEGMFDevApply_RefOp,   FEGMFDevFlops_RefOp,   PETSC_TRUE },
-  [FEG_MATFREE_MMA]     = {FEGMFDevApply_Mma,     FEGMFDevApply_RefOp,   FEGMFDevFlops_RefOp,   PETSC_TRUE },
-  [FEG_MATFREE_SUMFACT] = {FEGMFDevApply_SumFact, FEGMFDevApply_SumFact, FEGMFDevFlops_SumFact, PETSC_FALSE}
+  [FEG_MATFREE_QP] = {FEGMFDevApply_QP,      FEGMFDevApply_QP,      FEGMFDevFlops_QP,      PETSC_FALSE},
+    [FEG_MATFREE_REFOP] = {FEGMFDevApply_RefOp,   FEGMFDevApply_RefOp,   FEGMFDevFlops_RefOp,   PETSC_TRUE },
+    [FEG_MATFREE_GEMM] = {FEGMFDevApply_Gemm,    FEGMFDevApply_RefOp,   FEGMFDevFlops_RefOp,   PETSC_TRUE },
+    [FEG_MATFREE_MMA] = {FEGMFDevApply_Mma,     FEGMFDevApply_RefOp,   FEGMFDevFlops_RefOp,   PETSC_TRUE },
+    [FEG_MATFREE_SUMFACT] = {FEGMFDevApply_SumFact, FEGMFDevApply_SumFact, FEGMFDevFlops_SumFact, PETSC_FALSE}
 };
 
 /* ----------------------------------------------------------------------------------------------------- the type */

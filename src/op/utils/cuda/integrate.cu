@@ -484,7 +484,6 @@ PetscErrorCode FEGDevBuildP(FEGDevDisc *d, size_t maxbytes)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-
 static PetscErrorCode FEGLaunchGemm(const FEGDevDisc *d, const FEGDevCoeff *c, const int *elist, int nel, const FEGDevOutput *o, FEGDevTuning *tune)
 {
   const int  Nd = d->dim + 1, KK = d->Nq * Nd, KC = d->Nq * Nd * Nd, Nb = d->Nb, nent = Nb * Nb, nt = 256;

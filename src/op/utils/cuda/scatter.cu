@@ -95,7 +95,6 @@ PetscErrorCode FEGDevLocalToOwned(int n, const int *lown, const int *gown, const
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-
 /* kin[k] = key[k], or nkeys where key[k] < 0 (sorted last, left out of the map); count[key[k]]++ */
 static __global__ void FEGCount_Kernel(int n, int nkeys, const int *__restrict__ key, int *__restrict__ kin, int *__restrict__ count, int *__restrict__ iota)
 {
