@@ -163,8 +163,8 @@ static PetscErrorCode Solve(KSP ksp, Vec b, Vec x, PetscBool device, PetscInt *i
   PetscCall(PetscTime(&t0));
   PetscCall(KSPSolve(ksp, b, x));
   /* with device vectors, the solve's device work finished before it is timed: Chebyshev never waits for the device,
-     so its kernels would otherwise be counted in whatever waits next (the diffusion solves, share/bench/setup run 35).
-     Host runs leave the device alone (with a CUDA PETSc, a context on every rank made them 2x slower, run 36) */
+     so its kernels would otherwise be counted in whatever waits next (the diffusion solves). Host runs leave the
+     device alone: with a CUDA PETSc, a device context on every rank made them about 2x slower */
   if (device) {
     PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
     PetscCall(PetscDeviceContextSynchronize(dctx));
@@ -187,8 +187,8 @@ static PetscErrorCode CreateCG(Mat A, const char *prefix, KSP *ksp)
   PetscCall(KSPSetOperators(*ksp, A, A));
   PetscCall(KSPSetType(*ksp, KSPCG));
   /* the natural norm sqrt(r^T B r) comes from the (r, B r) product CG computes anyway, so each iteration has one
-     synchronising reduction fewer than with the preconditioned norm: the GPU's solves 1.4x faster, the host's the same
-     (share/bench/setup run 26); -mass_ksp_norm_type and -diff_ksp_norm_type choose another */
+     synchronising reduction fewer than with the preconditioned norm (the GPU's solves about 1.4x faster, the host's
+     the same); -mass_ksp_norm_type and -diff_ksp_norm_type choose another */
   PetscCall(KSPSetNormType(*ksp, KSP_NORM_NATURAL));
   PetscCall(KSPGetPC(*ksp, &pc));
   PetscCall(PCSetType(pc, PCJACOBI));
@@ -202,7 +202,8 @@ static PetscErrorCode CreateCG(Mat A, const char *prefix, KSP *ksp)
    eigenvalues 1/2, 1/2 and 2, so the Jacobi-scaled global mass matrix has its spectrum in [1/2, 2] (Wathen 1987, for
    any P1 triangle mesh). k steps on that interval reduce the error in the energy norm by 1/T_k(5/3) = 2/(3^k + 3^-k)
    at least, so k = log(2/rtol)/log(3) steps (26 at 1e-12; 3 = (sqrt(4) + 1)/(sqrt(4) - 1), 4 the condition number)
-   solve to CG's tolerance without an inner product: no iteration waits for the host (on the GPU 1.4-1.7x faster solves than CG, on 16 host cores slower; share/bench/setup runs 31 and 34) */
+   solve to CG's tolerance without an inner product: no iteration waits for the host (on the GPU the mass solves are
+   1.4-1.7x faster than CG's, on 16 host cores slower) */
 static PetscErrorCode CreateChebyshev(Mat M, const char *prefix, KSP *ksp)
 {
   PC              pc;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The cost model of -feg_strategy auto from calibration runs of examples/bench (share/bench/auto/matrix.sh): per
+"""The cost model of -feg_op_type auto from calibration runs of share/bench/bench (share/bench/auto/matrix.sh): per
 device kind, cell, affine or not (the CSV's affine column; files without it: simplices affine, other cells not, as
 fegpu treated them then), order and operator type, setup seconds (FEGCreateOperator(): the DM's discretization setup and the
 first assembly included) and seconds of one MatMult as a + b Ne (least squares over the mesh sizes calibrated; through

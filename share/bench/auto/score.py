@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 15's target for -feg_strategy auto: on the bench matrix, for k = 1, 10, 100 applications, the measured time
+"""The target of -feg_op_type auto: on the bench matrix, for k = 1, 10, 100 applications, the measured time
 of setup (first assembly included) + k MatMults of auto's operator against the best of addto (atomic), lma and matfree
 measured in the same call (the median of a case's processes where it was run several times). Prints a table and the counts; writes CSV to stdout with --csv.
   python3 share/bench/auto/score.py NAME.csv NAME-auto1.csv NAME-auto10.csv NAME-auto100.csv"""

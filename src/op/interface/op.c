@@ -705,7 +705,7 @@ PetscErrorCode FEGOpSetUp(FEGOp op)
   FEGOpGetApplyBytes - the bytes one application of a shell operator must move from memory at least, summed over the
   processes: the element data its kernel reads (element matrices, geometric factors, coefficient tensors), the
   element-to-dof indices where it reads them, and each local dof of x read and of y written once. Dividing by a MatMult's
-  time gives the bandwidth the kernel reaches (examples/bench).
+  time gives the bandwidth the kernel reaches (share/bench/bench).
 
   Collective
 

@@ -1,0 +1,83 @@
+#!/bin/bash
+# Draws a benchmark's PNG from its CSV with gnuplot (Debian: apt-get install gnuplot-nox):
+#   bash share/bench/plot.sh assembly|bp|action|plex CSV PNG
+# Without gnuplot it says so and leaves the CSV as it is.
+kind=$1 csv=$2 png=$3
+command -v gnuplot > /dev/null || { echo "plot: no gnuplot here (apt-get install gnuplot-nox); $csv is kept, draw $png later with share/bench/plot.sh"; exit 0; }
+[ -s "$csv" ] || { echo "plot: no data in $csv"; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+case $kind in
+assembly)
+  # assembly time per case: fegpu addto (atomic), fegpu addto through MatSetValuesCOO, lma, PETSc's COO alone, the host
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+    { k = $h["cell"] ($h["cell"] == "hex" || $h["cell"] == "quad" ? " Q" : " P") $h["order"]; if (!(k in seen)) { seen[k] = ++n; name[n] = k }
+      v[k, ($h["device"] == "cpu" ? "host " : "") $h["strategy"]] = $h["assembly_ms"] }
+    END { for (i = 1; i <= n; i++) { k = name[i]; printf "\"%s\"", k;
+        split("atomic coo lma petsccoo", s, " "); for (j = 1; j <= 4; j++) printf " %s", ((k, s[j]) in v ? v[k, s[j]] : "NaN");
+        printf " %s\n", ((k, "host atomic") in v ? v[k, "host atomic"] : "NaN") } }' "$csv" > "$tmp/d"
+  gnuplot <<GP
+set terminal pngcairo size 1000,560
+set output "$png"
+set title "Assembly (ms, lower is better): fegpu on one GPU, PETSc's MatSetValuesCOO, the host cores"
+set datafile missing "NaN"
+set style data histogram
+set style histogram cluster gap 1
+set style fill solid 0.8 border -1
+set logscale y
+set ylabel "ms"
+set key top left
+set yrange [*:1e5]
+plot "$tmp/d" using 2:xtic(1) title "fegpu addto (atomic)", "" using 3 title "fegpu addto via MatSetValuesCOO", "" using 4 title "fegpu lma (integration)", "" using 5 title "PETSc MatSetValuesCOO alone", "" using 6 title "host cores, addto"
+GP
+  ;;
+bp)
+  awk -F, 'NR == 1 { next } { b = ($1 == "fegpu" ? "fegpu" : "libCEED"); print $2, b, $3, $8 }' "$csv" | sort -k1,1 -k2,2 -k3,3n > "$tmp/d"
+  gnuplot <<GP
+set terminal pngcairo size 1000,560
+set output "$png"
+set title "CEED benchmark problems: 50 CG iterations, million unknowns x iterations per second (higher is better)"
+set xlabel "polynomial degree"
+set ylabel "MDOF/s"
+set key outside
+set xrange [1:9]
+plot for [p in "bp1 bp3 bp5"] for [who in "fegpu libCEED"] "$tmp/d" using (strcol(1) eq p && strcol(2) eq who ? \$3 : 1/0):4 with linespoints title p." ".who
+GP
+  ;;
+action)
+  gnuplot <<GP
+set terminal pngcairo size 1000,560
+set output "$png"
+set datafile separator ","
+set title "Matrix-free action on tetrahedra: the work done against the roofline measured on the spot"
+set xlabel "polynomial order"
+set ylabel "% of min(FP64 peak, triad x AI)"
+set key outside
+set yrange [0:*]
+plot "$csv" using 1:9 with linespoints title "% of the roofline", "" using 1:(\$10 > 0 ? \$10 * 50 : 1/0) with points pt 7 title "factoring speedup x 50"
+GP
+  ;;
+plex)
+  awk -F, 'NR == 1 { next } { printf "\"%s %s %st\" %s\n", $1, $2, $4, $7 }' "$csv" > "$tmp/d"
+  gnuplot <<GP
+set terminal pngcairo size 1150,600
+set rmargin 8
+set bmargin 12
+set output "$png"
+set title "fegpu's replacements of PETSc routines: PETSc's time over fegpu's at about 1M cells (higher is better)"
+set style fill solid 0.8 border -1
+set boxwidth 0.7
+set logscale y
+set yrange [0.5:*]
+set xtics rotate by -60
+set ylabel "factor"
+set arrow from graph 0, first 2 to graph 1, first 2 nohead dt 2
+plot "$tmp/d" using 0:2:xtic(1) with boxes notitle
+GP
+  ;;
+*)
+  echo "plot: unknown kind $kind (assembly, bp, action, plex)"
+  exit 1
+  ;;
+esac
+echo "plot: wrote $png"
