@@ -80,6 +80,7 @@ $(FEGPU_DIR)/tests/test_%: $(FEGPU_DIR)/tests/test_%.c $(FEGPU_DIR)/tests/fegtes
 check: all
 	@python3 $(FEGPU_DIR)/share/fegpu/manpages.py --root $(FEGPU_DIR) --check
 	@python3 $(FEGPU_DIR)/share/fegpu/layers.py --root $(FEGPU_DIR)
+	@python3 $(FEGPU_DIR)/share/fegpu/options.py --root $(FEGPU_DIR)
 	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests "$(notdir $(HOST_TESTS))"
 
 check-unit: all
