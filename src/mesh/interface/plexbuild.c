@@ -246,9 +246,9 @@ static PetscErrorCode FEGLabelSetStratumFromFlags(DMLabel label, PetscInt value,
   Every discretization with essential boundary conditions completes their labels again (DMCreateLocalSection() does),
   and those of fegpu's box meshes and of its Gmsh meshes are complete by then. On one process a flag per chart point,
   swept downwards through the cones, finds whether any stratum lacks a point of its closure; only then does PETSc's
-  DMPlexLabelComplete() run, which walks each point's closure. On one process at about 1M cells (share/bench/plex,
-  share/doc/performance.md) the check of a complete label is 10x or more faster than PETSc's routine, and it adds 5% to a
-  label PETSc then completes.
+  DMPlexLabelComplete() run, which walks each point's closure. On one process at about 1M cells the check of a complete
+  label is 2.1-2.4x faster than PETSc's routine, and it adds about 10% to a label PETSc then completes (PETSc 3.22, the
+  16-core host of an H200; share/bench/bench_plex, share/doc/performance.md).
 
   Level: developer
 @*/
@@ -349,9 +349,8 @@ static PetscErrorCode FEGLabelSetStratumRange(DMLabel label, PetscInt value, Pet
   Supports, cell types and the depth strata are written directly too: PETSc's DMPlexSymmetrize() and a cell-type label
   filled point by point (hashed, then sorted whenever the DM is cloned) were a third of the time of the direct build.
 
-  Against DMPlexCreateFromCellListPetsc() with interpolation on the same cells, on one process: 21.9x faster at 1M
-  hexahedra and 18.0x at 998k tetrahedra on one thread (share/bench/bench_plex; share/doc/performance.md has the
-  current figures). test_space's test_cell_list_interpolation checks it against PETSc's, point by point.
+  Against DMPlexCreateFromCellListPetsc() with interpolation on the same cells, on one process: 15.9x faster at 1M
+  hexahedra and 16.7x at 998k tetrahedra with 16 threads, 8.3x and 8.1x on one (PETSc 3.22, the 16-core host of an H200; share/bench/bench_plex, share/doc/performance.md). test_space's test_cell_list_interpolation checks it against PETSc's, point by point.
 
   Level: developer
 @*/
