@@ -159,31 +159,51 @@ static PetscErrorCode MeshReference(DM dm, PetscLogDouble tfeg)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Appends one row to the CSV of -bench_csv (with the header when the file is new); mult < 0: no MatMult columns */
-static PetscErrorCode CSVRow(const char *csv, PetscBool ondevice, PetscInt order, PetscBool cont, const char *label, PetscInt Ne, PetscInt Nb, PetscReal setup, PetscReal assembly, PetscReal mult, PetscReal gbs, PetscReal gflops, PetscReal bpd, PetscReal triad, PetscReal fmaPeak, PetscReal atomRate)
+/* What every row of a run's CSV (-bench_csv) shares: the file, and the columns that say which case and machine */
+typedef struct {
+  char      file[PETSC_MAX_PATH_LEN];
+  char      head[160]; /* device,cell,order,continuous */
+  char      tail[160]; /* triad_gbs,fma_gflops,atomic_gups,affine */
+  PetscReal triad;
+} BenchCSV;
+
+/* the case's columns, read once */
+static PetscErrorCode CSVSetUp(const char *file, PetscBool ondevice, PetscInt order, PetscBool cont, PetscReal triad, PetscReal fmaPeak, PetscReal atomRate, BenchCSV *c)
+{
+  char      cell[64] = "", mesh[PETSC_MAX_PATH_LEN] = "";
+  PetscReal perturb = 0.0;
+  PetscBool affine;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrncpy(c->file, file, sizeof(c->file)));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-feg_mesh_cell_type", cell, sizeof(cell), NULL));
+  /* the box's cells are affine unless perturbed, simplices always (mesh files: only simplices counted as affine) */
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-feg_mesh_perturb", &perturb, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-feg_mesh_file", mesh, sizeof(mesh), NULL));
+  affine = (PetscBool)(!cell[0] || !strcmp(cell, "tri") || !strcmp(cell, "tet") || (perturb == 0.0 && !mesh[0]));
+  PetscCall(PetscSNPrintf(c->head, sizeof(c->head), "%s,%s,%d,%d", ondevice ? "gpu" : "cpu", cell[0] ? cell : "tri", (int)order, (int)cont));
+  PetscCall(PetscSNPrintf(c->tail, sizeof(c->tail), "%.0f,%.0f,%.1f,%d", (double)triad, (double)fmaPeak, (double)atomRate, (int)affine));
+  c->triad = triad;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Appends one row (rank 0), with the header when the file is new; mult < 0: no MatMult columns */
+static PetscErrorCode CSVRow(const BenchCSV *c, const char *label, PetscInt Ne, PetscInt Nb, PetscReal setup, PetscReal assembly, PetscReal mult, PetscReal gbs, PetscReal gflops, PetscReal bpd)
 {
   PetscMPIInt rank;
-  char        cell[64] = "", file[PETSC_MAX_PATH_LEN] = "", mm[128] = ",,,,";
-  PetscReal   perturb = 0.0;
-  PetscInt    o       = 0;
-  PetscBool   affine, exists;
+  char        mm[128] = ",,,,";
+  PetscBool   exists;
   FILE       *fp;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   if (rank) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-feg_mesh_cell_type", cell, sizeof(cell), NULL));
-  /* the box's cells are affine unless perturbed, simplices always (mesh files: only simplices counted as affine) */
-  PetscCall(PetscOptionsGetReal(NULL, NULL, "-feg_mesh_perturb", &perturb, NULL));
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-feg_mesh_file", file, sizeof(file), NULL));
-  affine = (PetscBool)(!cell[0] || !strcmp(cell, "tri") || !strcmp(cell, "tet") || (perturb == 0.0 && !file[0]));
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-order", &o, NULL));
-  if (mult >= 0) PetscCall(PetscSNPrintf(mm, sizeof(mm), "%.5f,%.1f,%.2f,%.1f,%.1f", mult * 1e3, (double)gbs, (double)gflops, (double)(100.0 * gbs / triad), (double)bpd));
-  PetscCall(PetscTestFile(csv, 'r', &exists));
-  fp = fopen(csv, "a");
-  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open the -bench_csv file %s for appending", csv);
+  if (mult >= 0) PetscCall(PetscSNPrintf(mm, sizeof(mm), "%.5f,%.1f,%.2f,%.1f,%.1f", mult * 1e3, (double)gbs, (double)gflops, (double)(100.0 * gbs / c->triad), (double)bpd));
+  PetscCall(PetscTestFile(c->file, 'r', &exists));
+  fp = fopen(c->file, "a");
+  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open the -bench_csv file %s for appending", c->file);
   if (!exists) fprintf(fp, "device,cell,order,continuous,strategy,elements,dofs_per_element,setup_s,assembly_ms,elements_per_s,matmult_ms,matmult_gbs,matmult_gflops,pct_triad,bytes_per_dof,triad_gbs,fma_gflops,atomic_gups,affine\n");
-  fprintf(fp, "%s,%s,%d,%d,%s,%d,%d,%.4f,%.5f,%.4e,%s,%.0f,%.0f,%.1f,%d\n", ondevice ? "gpu" : "cpu", cell[0] ? cell : "tri", (int)(o ? o : order), (int)cont, label, (int)Ne, (int)Nb, (double)setup, assembly * 1e3, Ne / assembly, mm, (double)triad, (double)fmaPeak, (double)atomRate, (int)affine);
+  fprintf(fp, "%s,%s,%d,%d,%.4f,%.5f,%.4e,%s,%s\n", c->head, label, (int)Ne, (int)Nb, (double)setup, assembly * 1e3, Ne / assembly, mm, c->tail);
   fclose(fp);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -198,6 +218,7 @@ int main(int argc, char **argv)
   PetscScalar    C[16]    = {1.0, 0, 0, 0, 0, 1.0, 0.2, 0.1, 0, 0.2, 1.0, 0.1, 0, 0.1, 0.1, 1.0};
   PetscLogDouble tsetup0, tsetup, tmesh, tdisc0, rAsm[8], rMult[8], rSet[8];
   char           csv[PETSC_MAX_PATH_LEN] = "";
+  BenchCSV       bcsv;
   PetscReal      rGbs[8], rBpd[8], rGfl[8], fmaPeak = 0.0, atomRate = 0.0;
   char           rLabel[8][64];
   PetscReal      triad = 0.0;
@@ -427,7 +448,8 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "   %s\n", strat[best]));
   }
   if (csv[0]) {
-    for (PetscInt s = 0; s < PetscMin(nstrat, 8); s++) PetscCall(CSVRow(csv, ondevice, order, cont, rLabel[s], Ne, Nb, rSet[s], rAsm[s], rMult[s], rGbs[s], rGfl[s], rBpd[s], triad, fmaPeak, atomRate));
+    PetscCall(CSVSetUp(csv, ondevice, order, cont, triad, fmaPeak, atomRate, &bcsv));
+    for (PetscInt s = 0; s < PetscMin(nstrat, 8); s++) PetscCall(CSVRow(&bcsv, rLabel[s], Ne, Nb, rSet[s], rAsm[s], rMult[s], rGbs[s], rGfl[s], rBpd[s]));
   }
   {
     /* PETSc's own host FEM assembly of the same form (DMPlexSNESComputeJacobianFEM), then conversion to AIJCUSPARSE */
@@ -532,7 +554,7 @@ int main(int argc, char **argv)
 
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-8s %10" PetscInt_FMT " %10.3f %12.3f %12.3e %10.4f   (PETSc MatSetValuesCOO alone, element matrices already on the GPU)\n", "petsccoo", ndofs, tpre, am * 1e3, Ne / am, am * 1e6 / Ne));
       /* setup: MatSetPreallocationCOO; the element matrices' integration is not counted */
-      if (csv[0]) PetscCall(CSVRow(csv, ondevice, order, cont, "petsccoo", Ne, Nb, tpre, am, -1, 0, 0, 0, triad, fmaPeak, atomRate));
+      if (csv[0]) PetscCall(CSVRow(&bcsv, "petsccoo", Ne, Nb, tpre, am, -1, 0, 0, 0));
     }
     PetscCall(VecDestroy(&v));
     PetscCall(MatDestroy(&A));

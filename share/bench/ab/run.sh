@@ -8,9 +8,9 @@
 #   advdiff on 545k triangles (square_2128.msh refined 4 times), 200 steps, lma, the whole process timed.
 # Then share/bench/ab/compare.py prints new/old per metric, the median over the passes. Meshes come from NEWROOT.
 # AB_CASES (default "bp3 tet advdiff") picks the cases. AB_SMALL=1 (and VEC= for host vectors) runs tiny sizes, to try the script on a machine without a GPU.
-set -u
+source "$(dirname "$0")/../common.sh"
 old=$(cd "$1" && pwd) new=$(cd "$2" && pwd) out=$3 passes=${4:-2}
-vec=${VEC--dm_vec_type cuda}
+vec=$FEG_VEC
 cases=" ${AB_CASES:-bp3 tet advdiff} "
 dofs=8000000 faces=55 refine=4 steps=200
 [ -n "${AB_SMALL:-}" ] && dofs=20000 faces=6 refine=0 steps=10
@@ -40,10 +40,7 @@ for pass in $(seq "$passes"); do
     done
     [[ $cases == *" advdiff "* ]] || continue
     echo "== $who pass $pass advdiff" >> "$log"
-    t0=$EPOCHREALTIME
-    (cd "$new/examples" && timeout 300 "$(prog "$root" advdiff)" $vec -feg_mesh_file ../share/meshes/square_2128.msh -dm_refine $refine -advdiff_steps $steps $typeopt lma) >> "$log" 2>&1
-    t1=$EPOCHREALTIME
-    echo "process seconds $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" >> "$log"
+    (cd "$new/examples" && feg_time timeout 300 "$(prog "$root" advdiff)" $vec -feg_mesh_file ../share/meshes/square_2128.msh -dm_refine $refine -advdiff_steps $steps $typeopt lma) >> "$log" 2>&1
   done
 done
-python3 "$(dirname "$0")/compare.py" "$log" | tee "$out/ab.txt"
+python3 "$FEG_BENCH/ab/compare.py" "$log" | tee "$out/ab.txt"
