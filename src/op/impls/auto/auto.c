@@ -20,6 +20,14 @@ typedef struct {
   PetscInt applies; /* FEGOpAutoSetApplies() */
 } FEGOp_Auto;
 
+/* the values FEGOpAutoSetApplies() and -feg_op_auto_applies accept */
+static PetscErrorCode FEGAutoCheckApplies(MPI_Comm comm, PetscInt k)
+{
+  PetscFunctionBegin;
+  PetscCheck(k >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Applications per assembly (-feg_op_auto_applies) %" PetscInt_FMT " must be at least 0", k);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode FEGOpSetFromOptions_Auto(FEGOp op, PetscOptionItems *PetscOptionsObject)
 {
   FEGOp_Auto *a = (FEGOp_Auto *)op->data;
@@ -28,7 +36,7 @@ static PetscErrorCode FEGOpSetFromOptions_Auto(FEGOp op, PetscOptionItems *Petsc
   PetscOptionsHeadBegin(PetscOptionsObject, "fegpu auto operator");
   PetscCall(PetscOptionsDeprecated("-feg_auto_applies", "-feg_op_auto_applies", "0.3", NULL));
   PetscCall(PetscOptionsInt("-feg_op_auto_applies", "Applications (MatMult) expected per assembly, for the auto type's choice", "FEGOpAutoSetApplies", a->applies, &a->applies, NULL));
-  PetscCheck(a->applies >= 0, PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_OUTOFRANGE, "Applications per assembly (-feg_op_auto_applies) %" PetscInt_FMT " must be at least 0", a->applies);
+  PetscCall(FEGAutoCheckApplies(PetscObjectComm((PetscObject)op), a->applies));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -192,7 +200,7 @@ PetscErrorCode FEGOpAutoSetApplies(FEGOp op, PetscInt k)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
   PetscValidLogicalCollectiveInt(op, k, 2);
-  PetscCheck(k >= 0, PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_OUTOFRANGE, "Applications per assembly %" PetscInt_FMT " must be at least 0", k);
+  PetscCall(FEGAutoCheckApplies(PetscObjectComm((PetscObject)op), k));
   PetscTryMethod(op, "FEGOpAutoSetApplies_C", (FEGOp, PetscInt), (op, k));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -548,6 +548,14 @@ PetscErrorCode FEGMatFreeNodalP2(FEGOp op, PetscBool *found, PetscInt perm[])
 }
 
 /* the tiling values FEGOpMatFreeSetTiling() accepts */
+/* the values FEGOpMatFreeSetGemmWorkspace() and -feg_op_matfree_gemm_mb accept */
+static PetscErrorCode FEGMatFreeCheckGemmWorkspace(MPI_Comm comm, PetscInt mb)
+{
+  PetscFunctionBegin;
+  PetscCheck(mb >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "GEMM work space (-feg_op_matfree_gemm_mb) %" PetscInt_FMT " MB must be at least 1", mb);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode FEGMatFreeCheckTiling(MPI_Comm comm, PetscInt ne, PetscInt nb, PetscInt nr)
 {
   PetscFunctionBegin;
@@ -582,7 +590,7 @@ static PetscErrorCode FEGOpSetFromOptions_MatFree(FEGOp op, PetscOptionItems *Pe
   PetscCall(FEGScatterSetFromOptions(PetscOptionsObject, &mf->scatter));
   PetscOptionsHeadEnd();
   PetscCall(FEGMatFreeCheckTiling(comm, mf->ne, mf->nb, mf->nr));
-  PetscCheck(mf->gemmMB >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "GEMM work space (-feg_op_matfree_gemm_mb) %" PetscInt_FMT " MB must be at least 1", mf->gemmMB);
+  PetscCall(FEGMatFreeCheckGemmWorkspace(comm, mf->gemmMB));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1032,7 +1040,7 @@ PetscErrorCode FEGOpMatFreeSetGemmWorkspace(FEGOp op, PetscInt mb)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
   PetscValidLogicalCollectiveInt(op, mb, 2);
-  PetscCheck(mb >= 1, PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_OUTOFRANGE, "GEMM work space %" PetscInt_FMT " MB must be at least 1", mb);
+  PetscCall(FEGMatFreeCheckGemmWorkspace(PetscObjectComm((PetscObject)op), mb));
   PetscCheck(!op->setupcalled, PetscObjectComm((PetscObject)op), PETSC_ERR_ORDER, "The operator is set up: set the work space before FEGOpSetUp()");
   PetscTryMethod(op, "FEGOpMatFreeSetGemmWorkspace_C", (FEGOp, PetscInt), (op, mb));
   PetscFunctionReturn(PETSC_SUCCESS);
