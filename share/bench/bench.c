@@ -240,8 +240,11 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsEList("-bench_coeff", "Coefficient: constant, x-dependent by a host function, or given at the quadrature points", NULL, coeffs, 3, coeffs[coeff], &coeff, NULL));
   PetscCall(PetscOptionsReal("-bench_advection", "Velocity component beta of an advection term beta . grad(u) v (C_i0 = beta, i > 0): a non-symmetric form", NULL, beta, &beta, NULL));
   PetscOptionsEnd();
+  PetscCall(BenchCheckInt("-order", order, 1, 8));
+  PetscCall(BenchCheckInt("-bench_reps", reps, 1, 64));
+  PetscCheck(PetscIsNormalReal(beta) || beta == 0.0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bench_advection %g must be a finite number", (double)beta);
+  for (PetscInt s = 0; s < nstrat; s++) PetscCall(BenchCheckName("-bench_strategies", strat[s], "addto,atomic,color,gather,coo,lma,lma_single,matfree,auto"));
   for (PetscInt i = 1; i < 4; i++) C[i * 4] = beta;
-  reps = PetscMax(1, PetscMin(reps, 64));
   if (!strat[0]) {
     const char *def[5] = {"atomic", "color", "gather", "coo", "lma"};
     for (PetscInt i = 0; i < 5; i++) PetscCall(PetscStrallocpy(def[i], &strat[i]));

@@ -353,7 +353,7 @@ int main(int argc, char **argv)
 {
   PetscInt    orders[8] = {1, 2, 3, 4, 5, 6, 7, 8}, norders = 8, target = 320000, mindofs = 1000000, its = 50, reps = 10, nk = 4, ns = 4;
   char        mode[16] = "action", *kernels[4] = {NULL}, *strategies[4] = {NULL}, pctype[32] = "", csv[PETSC_MAX_PATH_LEN] = "";
-  PetscBool   cont = PETSC_FALSE, sweep = PETSC_FALSE, view = PETSC_FALSE, perrank = PETSC_FALSE;
+  PetscBool   cont = PETSC_FALSE, sweep = PETSC_FALSE, view = PETSC_FALSE, perrank = PETSC_FALSE, set;
   char        vt[64] = "";
   PetscReal   triad = 0, fma = 0, atom = 0, perturb = 0.0;
   FEGNodeType nodes = FEG_NODES_GLL;
@@ -361,7 +361,7 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bench_matfree options", NULL);
   PetscCall(PetscOptionsString("-mode", "action, bp1, bp3 or bp5", NULL, mode, mode, sizeof(mode), NULL));
-  PetscCall(PetscOptionsIntArray("-orders", "Polynomial orders", NULL, orders, &norders, NULL));
+  PetscCall(PetscOptionsIntArray("-orders", "Polynomial orders (default 1,...,8)", NULL, orders, &norders, &set));
   PetscCall(PetscOptionsInt("-elements", "action: about this many tetrahedra", NULL, target, &target, NULL));
   PetscCall(PetscOptionsBool("-continuous", "action: continuous Lagrange", NULL, cont, &cont, NULL));
   PetscCall(PetscOptionsStringArray("-kernels", "action: refop, gemm, mma, qp, auto", NULL, kernels, &nk, NULL));
@@ -377,7 +377,16 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsString("-csv", "bp: append one CSV line per order and strategy to this file", NULL, csv, csv, sizeof(csv), NULL));
   PetscCall(PetscOptionsInt("-reps", "Repetitions (median)", NULL, reps, &reps, NULL));
   PetscOptionsEnd();
-  reps = PetscMax(1, PetscMin(reps, 64));
+  if (!set) norders = 8; /* PETSc's array options report 0 values when not given */
+  PetscCall(BenchCheckName("-mode", mode, "action,bp1,bp3,bp5"));
+  for (PetscInt i = 0; i < norders; i++) PetscCall(BenchCheckInt("-orders", orders[i], 1, 8));
+  PetscCall(BenchCheckInt("-elements", target, 1, PETSC_MAX_INT));
+  PetscCall(BenchCheckInt("-dofs", mindofs, 1, PETSC_MAX_INT));
+  PetscCall(BenchCheckInt("-its", its, 1, 100000));
+  PetscCall(BenchCheckInt("-reps", reps, 1, 64));
+  for (PetscInt i = 0; i < nk; i++) PetscCall(BenchCheckName("-kernels", kernels[i], "refop,gemm,mma,qp,auto"));
+  for (PetscInt i = 0; i < ns; i++) PetscCall(BenchCheckName("-strategies", strategies[i], "matfree,lma,addto"));
+  PetscCheck(perturb >= 0.0 && perturb < 0.5, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-perturb %g is out of range: allowed is [0, 0.5)", (double)perturb);
   if (!kernels[0]) {
     PetscCall(PetscStrallocpy("refop", &kernels[0]));
     PetscCall(PetscStrallocpy("gemm", &kernels[1]));
@@ -406,11 +415,8 @@ int main(int argc, char **argv)
     fma   = 1.0;
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "host run: no roofline (the %% columns are not meaningful)\n"));
   }
-  if (!strcmp(mode, "bp1") || !strcmp(mode, "bp3") || !strcmp(mode, "bp5")) PetscCall(BenchBP(mode, norders, orders, mindofs, perrank, strategies, ns, its, reps, perturb, nodes, pctype, csv));
-  else {
-    PetscCheck(!strcmp(mode, "action"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-mode %s is not one of action, bp1, bp3, bp5", mode);
-    PetscCall(BenchAction(norders, orders, target, cont, kernels, nk, sweep, view, reps, triad, fma));
-  }
+  if (strcmp(mode, "action")) PetscCall(BenchBP(mode, norders, orders, mindofs, perrank, strategies, ns, its, reps, perturb, nodes, pctype, csv));
+  else PetscCall(BenchAction(norders, orders, target, cont, kernels, nk, sweep, view, reps, triad, fma));
   for (PetscInt i = 0; i < 4; i++) {
     PetscCall(PetscFree(kernels[i]));
     PetscCall(PetscFree(strategies[i]));
@@ -418,3 +424,22 @@ int main(int argc, char **argv)
   PetscCall(PetscFinalize());
   return 0;
 }
+
+/*TEST
+
+  test:
+    suffix: action_default_orders
+    requires: host
+    args: -elements 50 -reps 1
+    filter: awk '{print $1, $2, $3}'
+    output_file: output/bench_matfree_action.out
+
+  test:
+    suffix: bp3_np2
+    nsize: 2
+    requires: host
+    args: -mode bp3 -dofs 2000 -its 5 -reps 1 -strategies matfree,lma -orders 1,2
+    filter: awk '{print $1, $2, $4}'
+    output_file: output/bench_matfree_bp3_np2.out
+
+TEST*/

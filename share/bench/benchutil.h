@@ -9,6 +9,25 @@
 
 static PetscBool ondevice = PETSC_FALSE;
 
+/* The programs' option checks: an error that names the option, the value given and what is allowed */
+static inline PetscErrorCode BenchCheckInt(const char *opt, PetscInt v, PetscInt lo, PetscInt hi)
+{
+  PetscFunctionBegin;
+  PetscCheck(v >= lo && v <= hi, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "%s %" PetscInt_FMT " is out of range: allowed are %" PetscInt_FMT " to %" PetscInt_FMT, opt, v, lo, hi);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* v must be one of the comma-separated names in allowed */
+static inline PetscErrorCode BenchCheckName(const char *opt, const char *v, const char *allowed)
+{
+  PetscBool found;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrInList(v, allowed, ',', &found));
+  PetscCheck(found, PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "%s %s is not known: allowed are %s", opt, v, allowed);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static inline PetscErrorCode Sync(void)
 {
   PetscFunctionBegin;

@@ -31,8 +31,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-cdr_timing", "Print times and rates", NULL, timing, &timing, NULL));
   PetscOptionsEnd();
   if (!set) norders = 5;
-  reps = PetscMax(1, PetscMin(reps, 64));
-  for (PetscInt i = 0; i < norders; i++) PetscCheck(orders[i] >= 1 && orders[i] <= 7, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "Degree %" PetscInt_FMT " is outside the paper's range 1 to 7", orders[i]);
+  PetscCall(BenchCheckInt("-cdr_reps", reps, 1, 64));
+  for (PetscInt i = 0; i < norders; i++) PetscCall(BenchCheckInt("-cdr_orders", orders[i], 1, 7)); /* the paper's degrees */
 
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "fegpu cdr_integration: prisms, full 4x4 C, discontinuous and continuous Lagrange\n"));
   for (PetscInt i = 0; i < norders; i++) {
