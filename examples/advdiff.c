@@ -131,6 +131,26 @@ static PetscErrorCode CreateVelocity(DM dm, DM *veldm, Vec *vel, PetscReal *umax
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* advdiff solves on P1 triangles in 2-D: refuse other meshes by what they are */
+static PetscErrorCode CheckTriangles(DM dm)
+{
+  PetscInt       dim, cdim, cStart, cEnd;
+  DMPolytopeType ct = DM_POLYTOPE_TRIANGLE;
+  PetscMPIInt    ict;
+  char           file[PETSC_MAX_PATH_LEN] = "";
+
+  PetscFunctionBegin;
+  PetscCall(DMGetDimension(dm, &dim));
+  PetscCall(DMGetCoordinateDim(dm, &cdim));
+  PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
+  for (PetscInt c = cStart; c < cEnd && ct == DM_POLYTOPE_TRIANGLE; c++) PetscCall(DMPlexGetCellType(dm, c, &ct));
+  ict = ct == DM_POLYTOPE_TRIANGLE ? -1 : (PetscMPIInt)ct; /* the first other cell type on any process */
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &ict, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)dm)));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-feg_mesh_file", file, sizeof(file), NULL));
+  PetscCheck(dim == 2 && cdim == 2 && ict < 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONG, "advdiff solves on triangles in the plane, but the mesh%s%s has dimension %" PetscInt_FMT ", %" PetscInt_FMT " coordinates per vertex and %s cells: give a 2-D triangular mesh (-feg_mesh_cell_type tri, or a Gmsh file of triangles)", file[0] ? " " : "", file, dim, cdim, DMPolytopeTypes[ict < 0 ? DM_POLYTOPE_TRIANGLE : (DMPolytopeType)ict]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* an operator of the form C (constant) plus dt u in C_{0,l+1} (the advection term int grad v . u T) */
 static PetscErrorCode CreateOp(DM dm, const PetscScalar C[16], PetscScalar adv, DM veldm, Vec vel, Mat *A)
 {
@@ -249,6 +269,9 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-advdiff_timing", "Print per-phase times", NULL, timing, &timing, NULL));
   PetscCall(PetscOptionsEnum("-advdiff_mass_solver", "Mass solves: auto (chebyshev with device vectors, else cg), cg or chebyshev", NULL, MassSolvers, (PetscEnum)msolver, (PetscEnum *)&msolver, NULL));
   PetscOptionsEnd();
+  PetscCheck(steps >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-advdiff_steps %" PetscInt_FMT " is out of range: allowed are 0 or more time steps", steps);
+  PetscCheck(dt >= 0.0 && !PetscIsInfOrNanReal(dt), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-advdiff_dt %g is out of range: allowed is a positive time step, or 0 for a quarter of the advective CFL limit", (double)dt);
+  PetscCheck(vtk >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-advdiff_monitor_vtk %" PetscInt_FMT " is out of range: allowed are 0 (never) or every k >= 1 steps", vtk);
   /* -log_view splits the setup into these phases, and the time steps into advection and diffusion */
   PetscCall(PetscLogStageRegister("Mesh", &stage[0]));
   PetscCall(PetscLogStageRegister("Discretization", &stage[1]));
@@ -261,6 +284,7 @@ int main(int argc, char **argv)
   PetscCall(PetscLogStagePush(stage[0]));
   PetscCall(FEGCreateMeshFromOptions(PETSC_COMM_WORLD, NULL, &dm));
   PetscCall(PetscLogStagePop());
+  PetscCall(CheckTriangles(dm));
   PetscCall(PetscLogStagePush(stage[1]));
   PetscCall(FEGSetUpDiscretization(dm, 1, PETSC_TRUE, "T"));
   PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
@@ -268,7 +292,8 @@ int main(int argc, char **argv)
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &ncells, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
   PetscCall(CreateVelocity(dm, &veldm, &vel, &umax));
   h = PetscSqrtReal(2.0 / ncells);
-  if (dt <= 0.0) dt = 0.25 * h / umax;
+  PetscCheck(umax > 0.0 && !PetscIsInfOrNanReal(umax), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "The velocity's largest magnitude on this mesh is %g: the mesh must cover part of the unit square, where the velocity field lives", (double)umax);
+  if (dt == 0.0) dt = 0.25 * h / umax;
   PetscCall(PetscLogStagePop());
   PetscCall(PetscLogStagePush(stage[2]));
 

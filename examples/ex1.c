@@ -1,7 +1,8 @@
 static const char help[] = "fegpu ex1: steady convection-diffusion-reaction on a box mesh, solved with PETSc KSP.\n"
                            "Manufactured solution u = prod_d sin(k_d x_d + s_d) with its Dirichlet data; prints the L2 error.\n"
-                           "Options: -feg_mesh_cell_type tri|quad|tet|hex|prism -feg_mesh_faces n -feg_mesh_perturb r -order p -feg_op_type addto|lma|matfree\n"
-                           "         -dm_refine k -feg_mesh_file f.msh -feg_op_view, and every KSP/PC option.\n";
+                           "Options: -feg_mesh_cell_type tri|quad|tet|hex|prism -feg_mesh_faces n -feg_mesh_perturb r -order p (1 to 8)\n"
+                           "         -feg_op_type addto|lma|matfree|auto -dm_refine k -feg_mesh_file f.msh -feg_op_view -timing 0|1,\n"
+                           "         and every KSP/PC option.\n";
 
 #include <fegpu.h>
 
@@ -64,6 +65,8 @@ int main(int argc, char **argv)
   PetscFE        fe;
   PetscInt       dim, order = 1, id = 1, its, cStart, cEnd, ncells, ndofs;
   PetscReal      err;
+  PetscBool      timing = PETSC_TRUE;
+  PetscLogDouble t0, tmesh, tsetup, tsolve;
   PetscScalar    C[16] = {0}, B[4] = {1.0, 0, 0, 0};
   FEGOpType      type;
   Mat            A;
@@ -76,10 +79,16 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "ex1 options", NULL);
-  PetscCall(PetscOptionsInt("-order", "Polynomial order of the Lagrange space", NULL, order, &order, NULL));
+  PetscCall(PetscOptionsInt("-order", "Polynomial order of the Lagrange space (1 to 8)", NULL, order, &order, NULL));
+  PetscCall(PetscOptionsBool("-timing", "Print the mesh, setup and solve times", NULL, timing, &timing, NULL));
   PetscOptionsEnd();
+  PetscCheck(order >= 1 && order <= 8, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-order %" PetscInt_FMT " is out of range: allowed are 1 to 8", order);
 
+  PetscCall(PetscTime(&t0));
   PetscCall(FEGCreateMeshFromOptions(PETSC_COMM_WORLD, NULL, &dm));
+  PetscCall(PetscTime(&tmesh));
+  tmesh -= t0;
+  PetscCall(PetscTime(&t0));
   PetscCall(DMGetDimension(dm, &dim));
   PetscCall(FEGSetUpDiscretization(dm, order, PETSC_TRUE, "u"));
   PetscCall(DMGetLabel(dm, "marker", &label));
@@ -112,7 +121,13 @@ int main(int argc, char **argv)
   PetscCall(PCSetType(pc, PCJACOBI));
   PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 5000));
   PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(KSPSetUp(ksp)); /* the operator, its first assembly and the right-hand side, through the DM */
+  PetscCall(PetscTime(&tsetup));
+  tsetup -= t0;
+  PetscCall(PetscTime(&t0));
   PetscCall(KSPSolve(ksp, NULL, NULL));
+  PetscCall(PetscTime(&tsolve));
+  tsolve -= t0;
   PetscCall(KSPGetSolution(ksp, &u));
   PetscCall(KSPGetIterationNumber(ksp, &its));
   PetscCall(DMComputeL2Diff(dm, 0.0, funcs, NULL, u, &err));
@@ -133,6 +148,13 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  strategy: %s, solver: %s + %s\n", type, ktype, ptype));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  iterations: %" PetscInt_FMT "\n", its));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  L2 error: %.3e\n", (double)err));
+  if (timing) {
+    VecType vt;
+
+    PetscCall(DMGetVecType(dm, &vt));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  vectors: %s\n", vt));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  times (s): mesh %.3f, setup (discretization, operator, first assembly, right-hand side) %.3f, solve %.3f\n", tmesh, tsetup, tsolve));
+  }
 
   PetscCall(KSPDestroy(&ksp));
   PetscCall(VecDestroy(&f));
@@ -147,82 +169,82 @@ int main(int argc, char **argv)
 
   test:
     suffix: tri_addto
-    args: -feg_mesh_cell_type tri -feg_mesh_faces 8 -feg_mesh_perturb 0.2 -order 2 -feg_op_type addto
+    args: -timing 0 -feg_mesh_cell_type tri -feg_mesh_faces 8 -feg_mesh_perturb 0.2 -order 2 -feg_op_type addto
     output_file: output/ex1_tri.out
 
   test:
     suffix: tri_lma
-    args: -feg_mesh_cell_type tri -feg_mesh_faces 8 -feg_mesh_perturb 0.2 -order 2 -feg_op_type lma
+    args: -timing 0 -feg_mesh_cell_type tri -feg_mesh_faces 8 -feg_mesh_perturb 0.2 -order 2 -feg_op_type lma
     output_file: output/ex1_tri_lma.out
 
   test:
     suffix: tri_lma_np2
     nsize: 2
-    args: -feg_mesh_cell_type tri -feg_mesh_faces 8 -feg_mesh_perturb 0.2 -order 2 -feg_op_type lma
+    args: -timing 0 -feg_mesh_cell_type tri -feg_mesh_faces 8 -feg_mesh_perturb 0.2 -order 2 -feg_op_type lma
     output_file: output/ex1_tri_lma.out
 
   test:
     suffix: tet_addto_np3
     nsize: 3
-    args: -feg_mesh_cell_type tet -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 2 -feg_op_type addto
+    args: -timing 0 -feg_mesh_cell_type tet -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 2 -feg_op_type addto
     output_file: output/ex1_tet.out
 
   test:
     suffix: tet_addto
-    args: -feg_mesh_cell_type tet -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 2 -feg_op_type addto
+    args: -timing 0 -feg_mesh_cell_type tet -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 2 -feg_op_type addto
     output_file: output/ex1_tet.out
 
   test:
     suffix: hex_lma_np3
     nsize: 3
-    args: -feg_mesh_cell_type hex -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 3 -feg_op_type lma -ksp_type bcgs
+    args: -timing 0 -feg_mesh_cell_type hex -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 3 -feg_op_type lma -ksp_type bcgs
     output_file: output/ex1_hex_lma.out
 
   test:
     suffix: hex_addto_np3
     nsize: 3
-    args: -feg_mesh_cell_type hex -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 3 -feg_op_type addto -ksp_type bcgs
+    args: -timing 0 -feg_mesh_cell_type hex -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 3 -feg_op_type addto -ksp_type bcgs
     output_file: output/ex1_hex_addto.out
 
   test:
     suffix: prism_lma_view
     requires: host
-    args: -feg_mesh_cell_type prism -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 1 -feg_op_type lma -feg_op_view
+    args: -timing 0 -feg_mesh_cell_type prism -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 1 -feg_op_type lma -feg_op_view
     output_file: output/ex1_prism_view.out
 
   test:
     suffix: quad_refine_addto_np2
     nsize: 2
-    args: -feg_mesh_cell_type quad -feg_mesh_faces 4 -dm_refine 1 -order 3 -feg_op_type addto
+    args: -timing 0 -feg_mesh_cell_type quad -feg_mesh_faces 4 -dm_refine 1 -order 3 -feg_op_type addto
     output_file: output/ex1_quad.out
 
   test:
     suffix: gmsh_lma_np2
     nsize: 2
-    args: -feg_mesh_file ../share/meshes/square.msh -order 2 -feg_op_type lma
+    args: -timing 0 -feg_mesh_file ../share/meshes/square.msh -order 2 -feg_op_type lma
     output_file: output/ex1_gmsh.out
 
   test:
     suffix: gmsh_curved_lma_np2
     nsize: 2
-    args: -feg_mesh_file ../share/meshes/shell_tet2.msh -order 2 -feg_op_type lma
+    args: -timing 0 -feg_mesh_file ../share/meshes/shell_tet2.msh -order 2 -feg_op_type lma
     output_file: output/ex1_gmsh_curved.out
 
   test:
     suffix: tet_matfree
-    args: -feg_mesh_cell_type tet -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 2 -feg_op_type matfree
+    args: -timing 0 -feg_mesh_cell_type tet -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 2 -feg_op_type matfree
     output_file: output/ex1_tet_matfree.out
 
   test:
     suffix: prism_matfree_np2
     nsize: 2
-    args: -feg_mesh_cell_type prism -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 1 -feg_op_type matfree -ksp_type bcgs
+    args: -timing 0 -feg_mesh_cell_type prism -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 1 -feg_op_type matfree -ksp_type bcgs
     output_file: output/ex1_prism_matfree.out
 
   test:
     suffix: prism_p3_lma_np2
     nsize: 2
-    args: -feg_mesh_cell_type prism -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 3 -feg_op_type lma
+    args: -timing 0 -feg_mesh_cell_type prism -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 3 -feg_op_type lma
     output_file: output/ex1_prism_p3_lma.out
 
 TEST*/
