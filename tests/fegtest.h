@@ -642,6 +642,18 @@ static inline PetscErrorCode fegtest_errhandler(MPI_Comm comm, int line, const c
   return n;
 }
 
+/* call must fail with the error code ecode and a message containing etext */
+#define EXPECT_ERROR(call, ecode, etext) \
+  do { \
+    PetscErrorCode _e; \
+    fegtest_err    _err = {"", 0}; \
+    TCHK(PetscPushErrorHandler(fegtest_errhandler, &_err)); \
+    _e = (call); \
+    TCHK(PetscPopErrorHandler()); \
+    ck_assert_msg(_e == (ecode), "%s returned %d, expected %d (message: %s)", #call, (int)_e, (int)(ecode), _err.msg); \
+    ck_assert_msg(strstr(_err.msg, etext) != NULL, "message of %s lacks '%s': %s", #call, etext, _err.msg); \
+  } while (0)
+
 /* Runs a suite in-process (no fork: MPI) and returns the number of failures over all ranks */
 static inline int fegtest_run(Suite *s)
 {

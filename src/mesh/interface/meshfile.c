@@ -89,6 +89,7 @@ static PetscErrorCode FEGGmshRepairHighOrder(DM dm, const char file[])
   PetscReal          rv[8 * 3];
   PetscSection       cs;
   Vec                X, Xs, Xr;
+  PetscErrorCode     ierr;
   PetscScalar       *x, *node;
   const PetscScalar *xs;
   DMPolytopeType     ct;
@@ -148,10 +149,12 @@ static PetscErrorCode FEGGmshRepairHighOrder(DM dm, const char file[])
     PetscCall(PetscFree(all));
     PetscCall(PetscOptionsSetValue(opts, "-dm_plex_gmsh_highorder", "false"));
   }
+  /* the options are popped whether or not the read succeeds, so that an error leaves the caller's in place */
   PetscCall(PetscOptionsPush(opts));
-  PetscCall(DMPlexCreateFromFile(comm, file, "fegpu", PETSC_TRUE, &dms));
+  ierr = DMPlexCreateFromFile(comm, file, "fegpu", PETSC_TRUE, &dms);
   PetscCall(PetscOptionsPop());
   PetscCall(PetscOptionsDestroy(&opts));
+  PetscCall(ierr);
   {
     PetscInt c0, c1;
 
@@ -273,17 +276,364 @@ static PetscErrorCode FEGGmshRepairHighOrder(DM dm, const char file[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Reads a mesh file with PETSc, repairing what fegpu knows to be wrong in PETSc's reading of it */
-PetscErrorCode FEGMeshReadFile_Private(MPI_Comm comm, const char file[], DM *dm)
+/* Nodes of the Gmsh element types PETSc reads (0: not checked here; PETSc names an unsupported type itself) */
+static int FEGGmshTypeNodes(long type)
 {
-  size_t    len;
-  PetscBool msh = PETSC_FALSE;
+  static const int n[37] = {0, 2, 3, 4, 4, 8, 6, 5, 3, 6, 9, 10, 27, 18, 14, 1, 8, 20, 15, 13, 0, 10, 0, 0, 0, 0, 4, 0, 0, 20, 0, 0, 0, 0, 0, 0, 16};
+
+  return type > 0 && type < 37 ? n[type] : 0;
+}
+
+/* A line of the file in a growing buffer (lines of any length) */
+static PetscErrorCode FEGReadLine(FILE *fp, char **buf, size_t *cap, PetscBool *eof)
+{
+  size_t len = 0;
 
   PetscFunctionBegin;
+  *eof = PETSC_TRUE;
+  if (!*buf) {
+    *cap = 256;
+    PetscCall(PetscMalloc1(*cap, buf));
+  }
+  (*buf)[0] = 0;
+  while (fgets(*buf + len, (int)(*cap - len), fp)) {
+    *eof = PETSC_FALSE;
+    len += strlen(*buf + len);
+    if (len && (*buf)[len - 1] == '\n') break;
+    if (len + 1 < *cap) break; /* the last line, without a newline */
+    PetscCall(PetscRealloc(2 * *cap, buf));
+    *cap *= 2;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Adds v to a growing array */
+static PetscErrorCode FEGPush(PetscInt v, PetscInt **a, PetscInt *n, PetscInt *max)
+{
+  PetscFunctionBegin;
+  if (*n == *max) {
+    *max = PetscMax(1024, 2 * *max);
+    PetscCall(PetscRealloc(*max * sizeof(PetscInt), a));
+  }
+  (*a)[(*n)++] = v;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The structure of an ASCII Gmsh file (2.2 or 4.1) that PETSc's reader (3.18 to 3.22) trusts: the counts of its
+   sections and entity blocks, the entity dimensions and tag ranges, and that every node an element names exists and
+   an element of a known type names as many nodes as its type has. PETSc dereferences what these promise and crashes
+   or hangs when they lie, so this reads the file once, line by line, before PETSc does. Binary files are left to PETSc. */
+static PetscErrorCode FEGGmshCheckCells(const char file[], PetscBool v4, char **problem)
+{
+  enum {
+    NONE,
+    ENTITIES,
+    PHYSICAL,
+    NODES,
+    ELEMENTS
+  } sec = NONE;
+  FILE     *fp;
+  char     *line = NULL, msg[256];
+  size_t    cap  = 0;
+  PetscBool eof, header = PETSC_FALSE;
+  PetscInt *tags = NULL, ntags = 0, maxtags = 0, *ents = NULL, nents = 0, maxents = 0;
+  long      lineno = 0, type = 0, blocks = 0, blocksSeen = 0, count = 0, seen = 0, blockLeft = 0, tagsLeft = 0, coordsLeft = 0, minTag = 0, maxTag = 0, entLeft[4] = {0, 0, 0, 0};
+  int       entDim = 0;
+
+  PetscFunctionBegin;
+  *problem = NULL;
+  msg[0]   = 0;
+  fp       = fopen(file, "r");
+  if (!fp) PetscFunctionReturn(PETSC_SUCCESS);
+  while (!msg[0]) {
+    const char *what = sec == NODES ? "$Nodes" : "$Elements";
+    char       *p, *q;
+
+    PetscCall(FEGReadLine(fp, &line, &cap, &eof));
+    if (eof) break;
+    lineno++;
+    if (line[0] == '$') {
+      /* the end of a section: everything it promised was there */
+      if ((sec == NODES || sec == ELEMENTS) && !strncmp(line, "$End", 4)) {
+        if (header) PetscCall(PetscSNPrintf(msg, sizeof(msg), "its %s section has no count line", what));
+        else if (seen != count || (v4 && (blocksSeen != blocks || blockLeft || tagsLeft || coordsLeft)))
+          PetscCall(PetscSNPrintf(msg, sizeof(msg), "its %s section promises %ld entries%s but holds %ld (line %ld)", what, count, v4 ? " in its blocks" : "", seen, lineno));
+      }
+      if (sec == PHYSICAL && !strncmp(line, "$End", 4) && seen != count) PetscCall(PetscSNPrintf(msg, sizeof(msg), "its $PhysicalNames section promises %ld names but holds %ld (line %ld)", count, seen, lineno));
+      sec = !strncmp(line, "$Entities", 9) ? ENTITIES : (!strncmp(line, "$PhysicalNames", 14) ? PHYSICAL : (!strncmp(line, "$Nodes", 6) ? NODES : (!strncmp(line, "$Elements", 9) ? ELEMENTS : NONE)));
+      if (line[1] == 'E' && line[2] == 'n' && line[3] == 'd') sec = NONE;
+      if (sec == ELEMENTS) PetscCall(PetscSortRemoveDupsInt(&ntags, tags)); /* PETSc reports repeated tags itself */
+      if (sec == ENTITIES && nents) PetscCall(PetscSNPrintf(msg, sizeof(msg), "it has two $Entities sections (line %ld)", lineno));
+      header = (PetscBool)(sec != NONE);
+      blocks = blocksSeen = count = seen = blockLeft = tagsLeft = coordsLeft = 0;
+      continue;
+    }
+    if (sec == NONE) continue;
+    if (header) { /* the section's count line */
+      long a[4];
+      int  n = sscanf(line, "%ld %ld %ld %ld", &a[0], &a[1], &a[2], &a[3]);
+
+      header = PETSC_FALSE;
+      if (sec == ENTITIES) {
+        if (n != 4 || a[0] < 0 || a[1] < 0 || a[2] < 0 || a[3] < 0) PetscCall(PetscSNPrintf(msg, sizeof(msg), "line %ld does not give the counts of its $Entities section", lineno));
+        for (int d = 0; d < 4; d++) entLeft[d] = a[d];
+        entDim = 0;
+      } else if (!v4 || sec == PHYSICAL) {
+        if (n < 1 || a[0] < 0) PetscCall(PetscSNPrintf(msg, sizeof(msg), "line %ld does not give the count of its %s section", lineno, sec == PHYSICAL ? "$PhysicalNames" : what));
+        count = a[0];
+      } else {
+        if (n != 4 || a[0] < 0 || a[1] < 0 || a[2] > a[3]) PetscCall(PetscSNPrintf(msg, sizeof(msg), "line %ld does not give the block count, entry count and tag range of its %s section", lineno, what));
+        blocks = a[0];
+        count  = a[1];
+        minTag = a[2];
+        maxTag = a[3];
+      }
+      continue;
+    }
+    if (sec == ENTITIES) { /* 4.1: one line per entity, its tag first, points before curves, surfaces, volumes */
+      long tag;
+
+      while (entDim < 4 && !entLeft[entDim]) entDim++;
+      tag = strtol(line, &q, 10);
+      if (entDim == 4 || q == line) PetscCall(PetscSNPrintf(msg, sizeof(msg), "its $Entities section holds more lines than its counts say (line %ld)", lineno));
+      else {
+        PetscCall(FEGPush((PetscInt)(4 * tag + entDim), &ents, &nents, &maxents));
+        entLeft[entDim]--;
+      }
+      continue;
+    }
+    if (sec == PHYSICAL) { /* dimension, tag, "name" */
+      char *open = strchr(line, '"'), *close = open ? strchr(open + 1, '"') : NULL;
+      long  d, t;
+
+      seen++;
+      if (sscanf(line, "%ld %ld", &d, &t) != 2 || !close) PetscCall(PetscSNPrintf(msg, sizeof(msg), "line %ld of its $PhysicalNames section is not a dimension, a tag and a quoted name", lineno));
+      continue;
+    }
+    if (v4 && !blockLeft && !tagsLeft && !coordsLeft) { /* 4.1: an entity block's header: dim, tag, parametric or type, count */
+      long     a[4];
+      PetscInt loc = 0;
+
+      if (sscanf(line, "%ld %ld %ld %ld", &a[0], &a[1], &a[2], &a[3]) != 4 || a[3] < 0 || a[0] < 0 || a[0] > 3) {
+        PetscCall(PetscSNPrintf(msg, sizeof(msg), "line %ld is not the header of an entity block (a dimension 0 to 3, a tag, %s, a count)", lineno, sec == NODES ? "parametric 0 or 1" : "a type"));
+        break;
+      }
+      if (++blocksSeen > blocks) {
+        PetscCall(PetscSNPrintf(msg, sizeof(msg), "its %s section holds more entity blocks than the %ld it promises (line %ld)", what, blocks, lineno));
+        break;
+      }
+      if (nents) {
+        PetscCall(PetscSortRemoveDupsInt(&nents, ents));
+        PetscCall(PetscFindInt((PetscInt)(4 * a[1] + a[0]), nents, ents, &loc));
+      }
+      if (loc < 0) {
+        PetscCall(PetscSNPrintf(msg, sizeof(msg), "the entity block of line %ld names entity %ld of dimension %ld, which the $Entities section does not hold", lineno, a[1], a[0]));
+        break;
+      }
+      if (sec == NODES) tagsLeft = coordsLeft = a[3];
+      else {
+        blockLeft = a[3];
+        type      = a[2];
+      }
+      continue;
+    }
+    p = line;
+    if (sec == NODES) {
+      long tag;
+
+      if (v4 && !tagsLeft) { /* a coordinate line of a 4.1 block: x y z (and parametric coordinates) */
+        double x[3];
+
+        coordsLeft--;
+        if (sscanf(p, "%lf %lf %lf", &x[0], &x[1], &x[2]) != 3) {
+          PetscCall(PetscSNPrintf(msg, sizeof(msg), "line %ld of its $Nodes section does not give three coordinates", lineno));
+          break;
+        }
+        continue;
+      }
+      if (!v4) { /* 2.2: tag x y z */
+        double x[3];
+        long   t;
+        char   extra[2];
+
+        if (sscanf(p, "%ld %lf %lf %lf %1s", &t, &x[0], &x[1], &x[2], extra) != 4) {
+          PetscCall(PetscSNPrintf(msg, sizeof(msg), "line %ld of its $Nodes section is not a node number and three coordinates", lineno));
+          break;
+        }
+      }
+      tag = strtol(p, &q, 10);
+      if (q == p) {
+        PetscCall(PetscSNPrintf(msg, sizeof(msg), "line %ld of its $Nodes section does not start with a node number", lineno));
+        break;
+      }
+      if (v4 && (tag < minTag || tag > maxTag)) {
+        PetscCall(PetscSNPrintf(msg, sizeof(msg), "node %ld (line %ld) is outside the tag range %ld to %ld its $Nodes section gives", tag, lineno, minTag, maxTag));
+        break;
+      }
+      PetscCall(FEGPush((PetscInt)tag, &tags, &ntags, &maxtags));
+      seen++;
+      if (v4) tagsLeft--;
+      continue;
+    }
+    /* an element: 2.2 "tag type ntags tags... nodes...", 4.1 "tag nodes..." (the type is the block's) */
+    {
+      long etag = strtol(p, &q, 10), nt = 0, nn = 0;
+
+      if (q == p) {
+        PetscCall(PetscSNPrintf(msg, sizeof(msg), "line %ld of its $Elements section does not start with an element number", lineno));
+        break;
+      }
+      p = q;
+      seen++;
+      if (v4 && (etag < minTag || etag > maxTag)) {
+        PetscCall(PetscSNPrintf(msg, sizeof(msg), "element %ld (line %ld) is outside the tag range %ld to %ld its $Elements section gives", etag, lineno, minTag, maxTag));
+        break;
+      }
+      if (!v4) {
+        type = strtol(p, &q, 10);
+        p    = q;
+        nt   = strtol(p, &q, 10);
+        p    = q;
+        for (long t = 0; t < nt; t++) {
+          (void)strtol(p, &q, 10);
+          p = q;
+        }
+      } else blockLeft--;
+      for (;;) {
+        long     node = strtol(p, &q, 10);
+        PetscInt loc;
+
+        if (q == p) break;
+        p = q;
+        nn++;
+        PetscCall(PetscFindInt((PetscInt)node, ntags, tags, &loc));
+        if (loc < 0) {
+          PetscCall(PetscSNPrintf(msg, sizeof(msg), "element %ld (line %ld) names node %ld, which the $Nodes section does not hold", etag, lineno, node));
+          break;
+        }
+      }
+      if (!msg[0] && FEGGmshTypeNodes(type) && nn != FEGGmshTypeNodes(type)) PetscCall(PetscSNPrintf(msg, sizeof(msg), "element %ld (line %ld) of Gmsh type %ld names %ld nodes, but that type has %d", etag, lineno, type, nn, FEGGmshTypeNodes(type)));
+    }
+  }
+  if (!msg[0] && sec != NONE) PetscCall(PetscSNPrintf(msg, sizeof(msg), "the file ends inside a section"));
+  (void)fclose(fp);
+  PetscCall(PetscFree(line));
+  PetscCall(PetscFree(tags));
+  PetscCall(PetscFree(ents));
+  if (msg[0]) PetscCall(PetscStrallocpy(msg, problem));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* What is wrong with a Gmsh file that PETSc's reader would stop on without naming the file (first process, which is
+   the one PETSc reads with): NULL if nothing, else an allocated sentence. Looks at the header and the last line only,
+   so that its cost does not grow with the mesh. */
+static PetscErrorCode FEGGmshCheckFile(const char file[], char **problem)
+{
+  FILE  *fp;
+  char   line[256], tail[257];
+  double version;
+  int    type, dsize;
+  long   size, n;
+
+  PetscFunctionBegin;
+  *problem = NULL;
+  fp       = fopen(file, "rb");
+  if (!fp) PetscFunctionReturn(PETSC_SUCCESS); /* PETSc's open names the file */
+  if (fseek(fp, 0, SEEK_END) || (size = ftell(fp)) < 0 || fseek(fp, 0, SEEK_SET)) size = -1;
+  if (size == 0) PetscCall(PetscStrallocpy("the file is empty", problem));
+  else if (!fgets(line, sizeof(line), fp) || strncmp(line, "$MeshFormat", 11)) PetscCall(PetscStrallocpy("it is not a Gmsh file: its first line is not $MeshFormat", problem));
+  else if (!fgets(line, sizeof(line), fp) || sscanf(line, "%lf %d %d", &version, &type, &dsize) != 3) PetscCall(PetscStrallocpy("its $MeshFormat section does not give a version, a file type and a data size", problem));
+  else if (PetscAbsReal(version - 2.2) > 1e-9 && PetscAbsReal(version - 4.1) > 1e-9) {
+    char msg[160];
+
+    PetscCall(PetscSNPrintf(msg, sizeof(msg), "Gmsh format version %.1f is not supported: PETSc reads versions 2.2 and 4.1 (gmsh -format msh22 or msh41)", version));
+    PetscCall(PetscStrallocpy(msg, problem));
+  } else if (size > 0) {
+    /* a complete file ends with the $End line of its last section */
+    n = size < 256 ? size : 256;
+    if (!fseek(fp, size - n, SEEK_SET) && (long)fread(tail, 1, (size_t)n, fp) == n) {
+      char *last;
+
+      tail[n] = 0;
+      while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r' || tail[n - 1] == ' ' || tail[n - 1] == '\t' || tail[n - 1] == 0)) tail[--n] = 0;
+      last = strrchr(tail, '\n');
+      last = last ? last + 1 : tail;
+      if (strncmp(last, "$End", 4)) PetscCall(PetscStrallocpy("the file is cut short: its last line is not the $End line of a section", problem));
+    }
+    if (!*problem && type == 0) PetscCall(FEGGmshCheckCells(file, (PetscBool)(version > 3.0), problem));
+  }
+  (void)fclose(fp);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Catches the first error's code and message of a call, so that the caller can say which file it was reading */
+typedef struct {
+  PetscErrorCode code;
+  char          *msg;
+} FEGCaught;
+
+static PetscErrorCode FEGCatchError(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
+{
+  FEGCaught *c = (FEGCaught *)ctx;
+
+  if (p == PETSC_ERROR_INITIAL && !c->msg) {
+    c->code = n;
+    if (PetscStrallocpy(mess ? mess : "", &c->msg)) c->msg = NULL;
+  }
+  return n;
+}
+
+/* PETSc's reading of the file, its topology checked before anything is built on it, and fegpu's repairs */
+static PetscErrorCode FEGMeshReadFileChecked(MPI_Comm comm, const char file[], PetscBool msh, DM *dm)
+{
+  PetscFunctionBegin;
   PetscCall(DMPlexCreateFromFile(comm, file, "fegpu", PETSC_TRUE, dm));
+  /* a corrupt cell list can still read: cells that repeat a vertex or do not match their neighbours */
+  PetscCall(DMPlexCheckSymmetry(*dm));
+  PetscCall(DMPlexCheckSkeleton(*dm, 0));
+  PetscCall(DMPlexCheckFaces(*dm, 0));
+  if (msh) PetscCall(FEGGmshRepairHighOrder(*dm, file));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Reads a mesh file with PETSc, repairing what fegpu knows to be wrong in PETSc's reading of it; every error names the
+   file and says what is wrong with it */
+PetscErrorCode FEGMeshReadFile_Private(MPI_Comm comm, const char file[], DM *dm)
+{
+  size_t         len;
+  PetscBool      msh = PETSC_FALSE;
+  PetscMPIInt    rank;
+  char          *problem = NULL;
+  int            plen    = 0;
+  FEGCaught      caught  = {PETSC_SUCCESS, NULL};
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
   PetscCall(PetscStrlen(file, &len));
   if (len > 4) PetscCall(PetscStrcmp(file + len - 4, ".msh", &msh));
-  if (msh) PetscCall(FEGGmshRepairHighOrder(*dm, file));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (msh) {
+    /* what the first process finds, every process reports */
+    if (rank == 0) PetscCall(FEGGmshCheckFile(file, &problem));
+    if (problem) plen = (int)strlen(problem) + 1;
+    PetscCallMPI(MPI_Bcast(&plen, 1, MPI_INT, 0, comm));
+    if (plen && rank) PetscCall(PetscMalloc1(plen, &problem));
+    if (plen) PetscCallMPI(MPI_Bcast(problem, plen, MPI_CHAR, 0, comm));
+    PetscCheck(!plen, comm, PETSC_ERR_FILE_UNEXPECTED, "Cannot read the mesh file %s: %s", file, problem);
+  }
+  PetscCall(PetscPushErrorHandler(FEGCatchError, &caught));
+  ierr = FEGMeshReadFileChecked(comm, file, msh, dm);
+  PetscCall(PetscPopErrorHandler());
+  if (ierr) {
+    const char *what = caught.msg ? caught.msg : "(no message)";
+    PetscBool   cut, bad, open;
+
+    PetscCall(PetscStrbeginswith(what, "Insufficient data", &cut));
+    PetscCall(PetscStrbeginswith(what, "Conversion error", &bad));
+    open = (PetscBool)(ierr == PETSC_ERR_FILE_OPEN);
+    /* caught.msg is lost with the error, as the objects of a failed PETSc call are */
+    SETERRQ(comm, ierr, "Cannot %s the mesh file %s: %s%s%s", open ? "open" : "read", file, cut ? "it ends early or a section holds fewer entries than its count says (" : (bad ? "a number in it cannot be read (" : ""), what, cut || bad ? ")" : "");
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
