@@ -56,7 +56,7 @@ struct _p_FEGOp {
   FEGHaloExchange  haloexchange;        /* -feg_op_halo_exchange: who moves the ghost values of the overlapped apply */
   FEGPrecision     precision;           /* -feg_op_precision */
   PetscBool        single;              /* set by the type's create function: it can store its data in single */
-  char             autoinfo[640];       /* why -feg_op_type auto chose the type, for FEGOpView() */
+  char            *autoinfo;            /* why -feg_op_type auto chose the type, for FEGOpView() */
   void            *data;
 };
 

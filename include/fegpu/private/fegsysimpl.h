@@ -58,6 +58,9 @@ typedef enum {
 } FEGCitation;
 PETSC_INTERN PetscErrorCode FEGCitationsRegister(FEGCitation);
 
+/* text of any length (src/sys/interface/str.c) */
+PETSC_INTERN PetscErrorCode FEGStrAppendf(char **, const char[], ...) PETSC_ATTRIBUTE_FORMAT(2, 3);
+
 /* ------------------------------------------------------------------------------------------------------ devices */
 /* fegpu runs on the GPU when the DM's vectors are CUDA vectors */
 PETSC_EXTERN PetscErrorCode FEGDMIsOnDevice(DM, PetscBool *);

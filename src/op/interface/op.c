@@ -97,6 +97,7 @@ PetscErrorCode FEGOpDestroy(FEGOp *op)
   }
   PetscTryTypeMethod(*op, destroy);
   PetscCall(PetscContainerDestroy(&(*op)->disccontainer));
+  PetscCall(PetscFree((*op)->autoinfo));
   PetscCall(MatDestroy(&(*op)->pmat));
   PetscCall(VecDestroy(&(*op)->xl));
   PetscCall(VecDestroy(&(*op)->yl));
@@ -142,7 +143,7 @@ PetscErrorCode FEGOpSetType(FEGOp op, FEGOpType type)
     const char **names;
     int          n;
     PetscInt    *perm;
-    char         list[512] = "";
+    char        *list = NULL;
 
     PetscCall(PetscFunctionListGet(FEGOpList, &names, &n));
     while (n > 0 && !names[n - 1]) n--; /* PETSc 3.18 counts the array's closing NULL */
@@ -150,13 +151,10 @@ PetscErrorCode FEGOpSetType(FEGOp op, FEGOpType type)
     PetscCall(PetscMalloc1(n, &perm));
     for (int i = 0; i < n; i++) perm[i] = i;
     PetscCall(PetscSortStrWithPermutation(n, names, perm));
-    for (int i = 0; i < n; i++) {
-      PetscCall(PetscStrlcat(list, " ", sizeof(list)));
-      PetscCall(PetscStrlcat(list, names[perm[i]], sizeof(list)));
-    }
+    for (int i = 0; i < n; i++) PetscCall(FEGStrAppendf(&list, " %s", names[perm[i]]));
     PetscCall(PetscFree(perm));
     PetscCall(PetscFree(names));
-    SETERRQ(PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown fegpu operator type %s (-feg_op_type); registered types:%s", type, list);
+    SETERRQ(PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown fegpu operator type %s (-feg_op_type); registered types:%s", type, list); /* list is lost with the error */
   }
   PetscTryTypeMethod(op, destroy);
   PetscCall(PetscMemzero(op->ops, sizeof(struct _FEGOpOps)));
@@ -760,7 +758,7 @@ PetscErrorCode FEGOpView(FEGOp op, PetscViewer viewer)
     PetscCall(MPIU_Allreduce(&d->nglobal, &ndof, 1, MPIU_INT, MPI_SUM, comm));
     PetscCall(MPIU_Allreduce(&bytes, &bsum, 1, MPI_DOUBLE, MPI_SUM, comm));
     PetscCall(PetscViewerASCIIPrintf(viewer, "runs on: %s\n", op->backend));
-    if (op->autoinfo[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "%s\n", op->autoinfo));
+    if (op->autoinfo) PetscCall(PetscViewerASCIIPrintf(viewer, "%s\n", op->autoinfo));
     PetscCall(PetscViewerASCIIPrintf(viewer, "cell type: %s, dimension %" PetscInt_FMT "%s\n", DMPolytopeTypes[d->ct], d->dim, d->affine ? ", affine cells" : ""));
     PetscCall(PetscViewerASCIIPrintf(viewer, "space: %s Lagrange of order %" PetscInt_FMT ", %" PetscInt_FMT " dofs and %" PetscInt_FMT " quadrature points per element\n", d->continuous ? "continuous" : "discontinuous", d->order, d->Nb, d->Nq));
     PetscCall(PetscViewerASCIIPrintf(viewer, "elements: %" PetscInt_FMT " (at most %" PetscInt_FMT " per process), unknowns: %" PetscInt_FMT "\n", nesum, nemax, ndof));

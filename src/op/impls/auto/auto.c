@@ -105,8 +105,8 @@ static PetscErrorCode FEGOpChooseType_Auto(FEGOp op, PetscBool ondevice, char ty
   int          ntypes;
   PetscInt     Ne    = d->Ne;
   double       bestt = PETSC_MAX_REAL, freebytes = PETSC_MAX_REAL;
-  char         line[512] = "";
-  MPI_Comm     comm      = PetscObjectComm((PetscObject)op);
+  char        *line = NULL;
+  MPI_Comm     comm = PetscObjectComm((PetscObject)op);
 
   PetscFunctionBegin;
   type[0] = 0;
@@ -128,7 +128,6 @@ static PetscErrorCode FEGOpChooseType_Auto(FEGOp op, PetscBool ondevice, char ty
     const FEGCellInfo     *rc = NULL;
     PetscBool              single, matfree;
     double                 setup, apply, bytes, t;
-    char                   item[128];
 
     if (!strcmp(names[i], FEGOPAUTO)) continue;
     PetscCall(FEGAutoModelFind(device, d->cell, d->affine, d->order, names[i], &r, &rc));
@@ -144,12 +143,10 @@ static PetscErrorCode FEGOpChooseType_Auto(FEGOp op, PetscBool ondevice, char ty
     FEGAutoModelEval(r, FEGAutoNb(rc, r->order), d->Nb, Ne, matfree, &setup, &apply, &bytes);
     t = setup + (double)a->applies * apply;
     if (bytes > freebytes) {
-      PetscCall(PetscSNPrintf(item, sizeof(item), "%s%s needs %.3g GB (too much)", line[0] ? ", " : "", names[i], bytes / 1e9));
-      PetscCall(PetscStrlcat(line, item, sizeof(line)));
+      PetscCall(FEGStrAppendf(&line, "%s%s needs %.3g GB (too much)", line ? ", " : "", names[i], bytes / 1e9));
       continue;
     }
-    PetscCall(PetscSNPrintf(item, sizeof(item), "%s%s %.3g s", line[0] ? ", " : "", names[i], t));
-    PetscCall(PetscStrlcat(line, item, sizeof(line)));
+    PetscCall(FEGStrAppendf(&line, "%s%s %.3g s", line ? ", " : "", names[i], t));
     if (t < bestt) {
       bestt = t;
       PetscCall(PetscStrncpy(type, names[i], len));
@@ -157,7 +154,9 @@ static PetscErrorCode FEGOpChooseType_Auto(FEGOp op, PetscBool ondevice, char ty
   }
   PetscCall(PetscFree(names));
   PetscCheck(type[0], comm, PETSC_ERR_SUP, "-feg_op_type auto has no model for %s of order %" PetscInt_FMT " on the %s%s; choose the type with -feg_op_type", d->cell->plural, d->order, device, op->precision == FEG_PRECISION_SINGLE ? " in single precision" : "");
-  PetscCall(PetscSNPrintf(op->autoinfo, sizeof(op->autoinfo), "chosen by -feg_op_type auto for %" PetscInt_FMT " applications; predicted setup + applications: %s (model: %s)", a->applies, line, FEGAutoModelSource));
+  PetscCall(PetscFree(op->autoinfo));
+  PetscCall(FEGStrAppendf(&op->autoinfo, "chosen by -feg_op_type auto for %" PetscInt_FMT " applications; predicted setup + applications: %s (model: %s)", a->applies, line, FEGAutoModelSource));
+  PetscCall(PetscFree(line));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
