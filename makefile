@@ -81,7 +81,7 @@ check: all
 	@python3 $(FEGPU_DIR)/share/fegpu/manpages.py --root $(FEGPU_DIR) --check
 	@python3 $(FEGPU_DIR)/share/fegpu/layers.py --root $(FEGPU_DIR)
 	@python3 $(FEGPU_DIR)/share/fegpu/options.py --root $(FEGPU_DIR)
-	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests "$(notdir $(HOST_TESTS))"
+	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests "$(notdir $(HOST_TESTS))" --bad-input tests/BAD-INPUT.md
 
 check-unit: all
 	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests "$(notdir $(HOST_TESTS))" --no-examples
@@ -109,7 +109,7 @@ check-gpu: all
 	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests "$(notdir $(GPU_TESTS))" --gpu --timeout $(GPU_TEST_TIMEOUT) --extra-args "-dm_vec_type cuda"
 
 check-examples: all
-	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests ""
+	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests "" --bad-input tests/BAD-INPUT.md
 
 # run: the main example, serial and on two processes
 run: examples

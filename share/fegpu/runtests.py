@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """fegpu's test driver (make check): runs the Check unit tests under the process counts their sources name
 ("fegtest: nsize 1 2 3"), then every program test of the /*TEST ... TEST*/ blocks (PETSc's format: test:, suffix:,
-nsize:, args:, output_file:) of examples/ and share/bench/, diffing stdout against the folder's output/. Ends with
-'N passed, N failed'."""
+nsize:, args:, filter:, output_file:) of examples/ and share/bench/, diffing stdout against the folder's output/ (with --gpu
+each run's operator views must also say it ran on the GPU), then the programs' bad-input cases of tests/BAD-INPUT.md
+(--bad-input), each of which must end in a PETSc error with the words the table gives. Ends with 'N passed, N failed'."""
 
 import argparse
 import os
@@ -10,6 +11,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 import time
 
 
@@ -34,10 +36,32 @@ def parse_example_tests(path):
     return tests
 
 
+def parse_bad_input(path):
+    """the rows of the 'Programs' table of tests/BAD-INPUT.md: | `prog args` | np | message contains |"""
+    rows, inside = [], False
+    with open(path) as f:
+        for line in f:
+            if line.startswith("## "):
+                inside = line.strip().lower().startswith("## programs")
+                continue
+            m = re.match(r"^\|\s*`([^`]+)`\s*\|\s*(\d+)\s*\|\s*(.+?)\s*\|\s*$", line)
+            if inside and m:
+                words = shlex.split(m.group(1))
+                rows.append((words[0], words[1:], int(m.group(2)), m.group(3).replace("\\|", "|").strip("`")))
+    return rows
+
+
 def unit_nsizes(src):
     with open(src) as f:
         m = re.search(r"fegtest:\s*nsize\s+([\d ]+)", f.read())
     return [int(n) for n in m.group(1).split()] if m else [1]
+
+
+def unit_args(src):
+    """the argument sets a test runs with, each in its own process ("fegtest: args A | B"); one empty set by default"""
+    with open(src) as f:
+        m = re.search(r"fegtest:\s*args\s+(.*)", f.read())
+    return [shlex.split(a) for a in m.group(1).replace("*/", "").split("|")] if m else [[]]
 
 
 def run(cmd, cwd, timeout):
@@ -60,6 +84,8 @@ def main():
     ap.add_argument("--wrap", default="", help="command put before every program (valgrind, compute-sanitizer)")
     ap.add_argument("--examples", default="", help="run only these example tests (exe_suffix names)")
     ap.add_argument("--serial", action="store_true", help="unit tests on one process only")
+    ap.add_argument("--bad-input", default="", help="run the programs' rows of this file (tests/BAD-INPUT.md): each must end in a PETSc error")
+    ap.add_argument("--bad-input-timeout", type=int, default=120)
     a = ap.parse_args()
     mpiexec = shlex.split(os.environ.get("MPIEXEC", "mpiexec"))
     wrap = shlex.split(a.wrap)
@@ -86,9 +112,10 @@ def main():
         for n in unit_nsizes(os.path.join(tdir, t + ".c")):
             if a.serial and n > 1:
                 continue
-            cmd = wrap + ["./" + t] if n == 1 else mpiexec + ["-n", str(n)] + wrap + ["./" + t]
-            rc, out, secs = run(cmd, tdir, a.timeout)
-            report(rc == 0, "%s (np %d)" % (t, n), secs, out)
+            for targs in unit_args(os.path.join(tdir, t + ".c")):
+                cmd = (wrap + ["./" + t] if n == 1 else mpiexec + ["-n", str(n)] + wrap + ["./" + t]) + targs
+                rc, out, secs = run(cmd, tdir, a.timeout)
+                report(rc == 0, "%s%s (np %d)" % (t, (" " + " ".join(targs)) if targs else "", n), secs, out)
 
     for edir in [] if a.no_examples else [os.path.join(a.root, d) for d in ("examples", os.path.join("share", "bench"))]:
         for src in sorted(f for f in os.listdir(edir) if f.endswith(".c")):
@@ -100,11 +127,20 @@ def main():
                     continue
                 n = int(t["nsize"])
                 args = shlex.split(t["args"]) + shlex.split(a.extra_args)
+                name = "%s_%s (np %d)" % (exe, t["suffix"], n)
+                # on the GPU, each operator's view goes to a file that must say it ran there (the output is the host's)
+                view = os.path.join(tempfile.gettempdir(), "fegpu-view-%d-%s_%s.txt" % (os.getpid(), exe, t["suffix"])) if a.gpu else None
+                if view:
+                    if os.path.exists(view):
+                        os.remove(view)
+                    args += ["-feg_op_view", ":" + view]
                 cmd = (wrap + ["./" + exe] if n == 1 else mpiexec + ["-n", str(n)] + wrap + ["./" + exe]) + args
                 rc, out, secs = run(cmd, edir, a.timeout)
-                name = "%s_%s (np %d)" % (exe, t["suffix"], n)
                 expected_file = os.path.join(edir, t.get("output_file", "output/%s_%s.out" % (exe, t["suffix"])))
                 ok = rc == 0
+                if ok and t.get("filter"):
+                    # PETSc's filter: key: the output through a shell command (columns that do not vary from run to run)
+                    out = subprocess.run(t["filter"], shell=True, input=out.encode(), stdout=subprocess.PIPE).stdout.decode(errors="replace")
                 if ok:
                     try:
                         with open(expected_file) as f:
@@ -117,7 +153,29 @@ def main():
                     elif norm(out) != norm(expected):
                         ok = False
                         out = "--- expected %s\n%s\n--- got\n%s" % (expected_file, expected, out)
+                if ok and view:
+                    try:
+                        with open(view) as f:
+                            where = re.findall(r"runs on: (\S+)", f.read())
+                        os.remove(view)
+                    except OSError:
+                        where = []
+                    if not where or any(w != "GPU" for w in where):
+                        ok, out = False, out + "\n[the operators' views say they ran on %s, not the GPU]" % (", ".join(where) or "nothing: no view")
                 report(ok, name, secs, out)
+
+    if a.bad_input:
+        for prog, args, n, text in parse_bad_input(os.path.join(a.root, a.bad_input)):
+            edir = next((d for d in (os.path.join(a.root, "examples"), os.path.join(a.root, "share", "bench")) if os.path.exists(os.path.join(d, prog + ".c"))), None)
+            name = "bad input: %s %s%s" % (prog, " ".join(args), " (np %d)" % n if n > 1 else "")
+            if edir is None:
+                report(False, name, 0.0, "[no program %s in examples/ or share/bench/]" % prog)
+                continue
+            cmd = (wrap + ["./" + prog] if n == 1 else mpiexec + ["-n", str(n)] + wrap + ["./" + prog]) + args + shlex.split(a.extra_args)
+            rc, out, secs = run(cmd, edir, a.bad_input_timeout)
+            # a clean refusal: a nonzero exit in time, PETSc's error report, the expected words, no signal
+            ok = rc not in (0, 124) and "Error Message" in out and text in " ".join(out.split()) and "signal" not in out.lower()
+            report(ok, name, secs, out + "\n[expected a PETSc error containing: %s]" % text)
 
     if failures:
         print("failed: " + ", ".join(failures))
