@@ -26,8 +26,9 @@ static PetscErrorCode setup_matfree_dm(const matfree_setup *ms, DMPolytopeType c
   mesh_n       = ms->mesh_n;
   if (mesh_perturb == 0.2) PetscCall(fegtest_setup(PETSC_COMM_SELF, ct, order, cont, cont, mesh_n, dm));
   else {
-    PetscInt faces[3] = {2, 2, 2};
+    PetscInt faces[3];
 
+    faces[0] = faces[1] = faces[2] = fegtest_faces(order, cont, 2);
     PetscCall(FEGCreateBoxMesh(PETSC_COMM_SELF, ct, faces, NULL, NULL, mesh_perturb, dm));
     PetscCall(FEGSetUpDiscretization(*dm, order, cont, "u"));
     if (cont) PetscCall(fegtest_wall(*dm, fegtest_bcfunc));
