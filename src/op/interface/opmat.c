@@ -109,6 +109,8 @@ PetscErrorCode FEGOpAssembleMat_Private(FEGOp op, Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode FEGOpCreateMat_Private(FEGOp, Mat *);
+
 /*@
   FEGOpCreateMat - the operator as a Mat, assembled from the form: an AIJ matrix for assembled types (addto), or a
   MATSHELL with MatMult, MatMultAdd, MatMultTranspose(Add), MatGetDiagonal and MatView. Sets the operator up if needed.
@@ -121,17 +123,29 @@ PetscErrorCode FEGOpAssembleMat_Private(FEGOp op, Mat A)
   Output Parameter:
 . A - the Mat; it holds a reference to op, and MatDestroy() releases it
 
+  Options Database Key:
+. -feg_op_view - view the operator once its Mat is assembled (`FEGOpViewFromOptions()`)
+
   Level: intermediate
 
 .seealso: FEGCreateOperator(), FEGOperatorAssemble(), FEGOperatorGetOp()
 @*/
 PetscErrorCode FEGOpCreateMat(FEGOp op, Mat *A)
 {
-  FEGDisc *d;
-
   PetscFunctionBegin;
   PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
   FEGAssertPointer(A, 2);
+  PetscCall(FEGOpCreateMat_Private(op, A));
+  PetscCall(FEGOpViewFromOptions(op, NULL, "-feg_op_view"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* FEGOpCreateMat() without the view (a preconditioning matrix's operator is not the one -feg_op_view asks about) */
+static PetscErrorCode FEGOpCreateMat_Private(FEGOp op, Mat *A)
+{
+  FEGDisc *d;
+
+  PetscFunctionBegin;
   PetscCall(FEGOpSetUp(op));
   PetscCheck(!op->hasmat || !op->ops->creatematrix, PetscObjectComm((PetscObject)op), PETSC_ERR_ORDER, "An operator of type %s assembles into the one matrix it made: create another operator for another matrix", ((PetscObject)op)->type_name);
   op->hasmat = PETSC_TRUE;
@@ -199,7 +213,7 @@ PetscErrorCode FEGCreateOperator_Private(DM dm, FEGForm form, const char prefix[
   if (type) PetscCall(FEGOpSetType(op, type));
   PetscCall(FEGOpSetOptionsPrefix(op, prefix));
   PetscCall(FEGOpSetFromOptions_Private(op, (PetscBool)!type));
-  PetscCall(FEGOpCreateMat(op, A));
+  PetscCall(FEGOpCreateMat_Private(op, A));
   PetscCall(FEGOpDestroy(&op));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
