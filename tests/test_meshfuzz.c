@@ -2,7 +2,9 @@
    FEGCreateMeshFromOptions(): each read must end in a PETSc error that names the file, or give a mesh that passes
    PETSc's topology checks and on which an operator is either made (finite) or refused for its inverted or flat cells;
    never a crash or a hang. Seeded,
-   bounded in count (FUZZ_CASES per file) and time (an alarm). */
+   bounded in count (FUZZ_CASES per file) and time (an alarm).
+   By hand: FEGTEST_SEED=n for other seeds, FEGTEST_VERBOSE=1 for each case's outcome, under valgrind for writes
+   outside an allocation that do not crash. */
 #include "fegtest.h"
 #include <dirent.h>
 #include <signal.h>
@@ -46,6 +48,8 @@ static PetscErrorCode fuzz_read(const char *name, fuzz_counts *n, char *why, siz
   PetscCall(PetscPushErrorHandler(fegtest_errhandler, &err));
   e = FEGCreateMeshFromOptions(PETSC_COMM_SELF, NULL, &dm);
   PetscCall(PetscPopErrorHandler());
+  /* with -malloc_debug, a read that wrote outside PETSc's allocations fails here */
+  PetscCall(PetscMallocValidate(__LINE__, PETSC_FUNCTION_NAME, __FILE__));
   if (e) {
     n->read_errors++;
     if (getenv("FEGTEST_VERBOSE")) printf("read refused: %s\n", err.msg);
@@ -104,7 +108,7 @@ START_TEST(test_fuzz_mesh_files)
   struct dirent *ent;
   fuzz_counts    n     = {0, 0, 0};
   int            files = 0;
-  char           tmp[64], why[2048];
+  char           tmp[128], why[2048];
 
   if (getenv("FEGTEST_SEED")) fuzz_state += strtoull(getenv("FEGTEST_SEED"), NULL, 10); /* other seeds, by hand */
   signal(SIGALRM, fuzz_alarm);
@@ -151,6 +155,8 @@ START_TEST(test_fuzz_mesh_files)
             while (at < size && (buf[at] < '0' || buf[at] > '9')) at++;
             if (at < size) buf[at] = (unsigned char)('0' + fuzz_next() % 10);
           }
+        /* by hand, FEGTEST_KEEP=1 keeps every case's file under its own name */
+        if (getenv("FEGTEST_KEEP")) snprintf(tmp, sizeof(tmp), "fegtest-fuzz-%.32s-%d.msh", ent->d_name, k);
         fp = fopen(tmp, "wb");
         ck_assert(fp != NULL);
         ck_assert(fwrite(buf, 1, out, fp) == out);

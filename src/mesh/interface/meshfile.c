@@ -6,6 +6,7 @@
    fegpu reads the file once more with straight cells, whose vertex coordinates sit on the vertices, finds each cell's
    vertex permutation by matching positions, and permutes the cell's coordinate nodes to the closure's order. */
 #include <fegpu/private/fegmeshimpl.h>
+#include <ctype.h>
 
 #define FEG_MAX_PERMS 48 /* vertex permutations of one cell type that can occur: the hexahedron's 48 symmetries */
 
@@ -353,13 +354,21 @@ static PetscErrorCode FEGGmshCheckCells(const char file[], PetscBool v4, char **
     if (eof) break;
     lineno++;
     if (line[0] == '$') {
-      /* the end of a section: everything it promised was there */
-      if ((sec == NODES || sec == ELEMENTS) && !strncmp(line, "$End", 4)) {
-        if (header) PetscCall(PetscSNPrintf(msg, sizeof(msg), "its %s section has no count line", what));
-        else if (seen != count || (v4 && (blocksSeen != blocks || blockLeft || tagsLeft || coordsLeft)))
+      /* a section that fegpu follows ends with its own $End line, and everything it promised was there */
+      if (sec != NONE) {
+        const char *name = sec == ENTITIES ? "Entities" : (sec == PHYSICAL ? "PhysicalNames" : what + 1);
+        size_t      n    = strlen(name);
+
+        if (strncmp(line, "$End", 4) || strncmp(line + 4, name, n) || (line[4 + n] && !isspace((unsigned char)line[4 + n]))) PetscCall(PetscSNPrintf(msg, sizeof(msg), "its $%s section is followed by line %ld, not by $End%s", name, lineno, name));
+        else if (header) PetscCall(PetscSNPrintf(msg, sizeof(msg), "its $%s section has no count line", name));
+        else if ((sec == NODES || sec == ELEMENTS) && (seen != count || (v4 && (blocksSeen != blocks || blockLeft || tagsLeft || coordsLeft))))
           PetscCall(PetscSNPrintf(msg, sizeof(msg), "its %s section promises %ld entries%s but holds %ld (line %ld)", what, count, v4 ? " in its blocks" : "", seen, lineno));
+        else if (sec == PHYSICAL && seen != count) PetscCall(PetscSNPrintf(msg, sizeof(msg), "its $PhysicalNames section promises %ld names but holds %ld (line %ld)", count, seen, lineno));
+        else if (sec == ENTITIES && (entLeft[0] || entLeft[1] || entLeft[2] || entLeft[3])) PetscCall(PetscSNPrintf(msg, sizeof(msg), "its $Entities section holds fewer entities than its counts say (line %ld)", lineno));
+        if (msg[0]) break;
+        sec = NONE;
+        continue;
       }
-      if (sec == PHYSICAL && !strncmp(line, "$End", 4) && seen != count) PetscCall(PetscSNPrintf(msg, sizeof(msg), "its $PhysicalNames section promises %ld names but holds %ld (line %ld)", count, seen, lineno));
       sec = !strncmp(line, "$Entities", 9) ? ENTITIES : (!strncmp(line, "$PhysicalNames", 14) ? PHYSICAL : (!strncmp(line, "$Nodes", 6) ? NODES : (!strncmp(line, "$Elements", 9) ? ELEMENTS : NONE)));
       if (line[1] == 'E' && line[2] == 'n' && line[3] == 'd') sec = NONE;
       if (sec == ELEMENTS) PetscCall(PetscSortRemoveDupsInt(&ntags, tags)); /* PETSc reports repeated tags itself */
