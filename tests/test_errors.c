@@ -321,6 +321,7 @@ START_TEST(test_bad_mesh_files)
   EXPECT_ERROR(mesh_with("-feg_mesh_file meshes/missing_node41.msh", PETSC_FALSE), PETSC_ERR_FILE_UNEXPECTED, "Cannot read the mesh file meshes/missing_node41.msh: element 6 (line 38) names node 17, which the $Nodes section does not hold");
   EXPECT_ERROR(mesh_with("-feg_mesh_file meshes/count41.msh", PETSC_FALSE), PETSC_ERR_FILE_UNEXPECTED, "Cannot read the mesh file meshes/count41.msh: its $Nodes section promises 5 entries in its blocks but holds 9 (line 29)");
   EXPECT_ERROR(mesh_with("-feg_mesh_file meshes/short_element.msh", PETSC_FALSE), PETSC_ERR_FILE_UNEXPECTED, "Cannot read the mesh file meshes/short_element.msh: element 1 (line 13) of Gmsh type 4 names 3 nodes, but that type has 4");
+  EXPECT_ERROR(mesh_with("-feg_mesh_file meshes/repeated_node.msh", PETSC_FALSE), PETSC_ERR_FILE_UNEXPECTED, "Cannot read the mesh file meshes/repeated_node.msh: element 1 (line 13) names a node more than once");
   TCHK(mesh_with("-feg_mesh_file meshes/square41.msh", PETSC_TRUE)); /* Gmsh 4.1 */
   EXPECT_ERROR(mesh_with("-feg_mesh_file meshes/mixed.msh", PETSC_TRUE), PETSC_ERR_SUP, "Mixed cell types (triangle and quadrilateral) are not supported");
   EXPECT_ERROR(mesh_with("-feg_mesh_file meshes/inverted.msh", PETSC_TRUE), PETSC_ERR_ARG_WRONG, "Cell 0 has Jacobian determinant -0.125 <= 0 at a quadrature point: the mesh has an inverted or degenerate cell");

@@ -228,6 +228,7 @@ PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *
 
   PetscFunctionBegin;
   FEGAssertPointer(dm, 3);
+  PetscCall(FEGInitializePackage()); /* its log events time the read */
   PetscOptionsBegin(comm, prefix, "fegpu mesh options", "DM");
   PetscCall(PetscOptionsDeprecated("-feg_cell_type", "-feg_mesh_cell_type", "0.3", NULL));
   PetscCall(PetscOptionsDeprecated("-feg_faces", "-feg_mesh_faces", "0.3", NULL));

@@ -6,7 +6,7 @@ PetscClassId  FEG_FORM_CLASSID, FEG_OP_CLASSID;
 PetscBool     FEGPackageInitialized = PETSC_FALSE;
 PetscLogEvent FEG_Setup, FEG_Integrate, FEG_Assemble, FEG_Apply, FEG_RHS;
 PetscLogEvent FEG_SetupDofMap, FEG_SetupGeometry, FEG_SetupPattern, FEG_SetupDevice, FEG_RHSBoundary;
-PetscLogEvent FEG_BoxMesh, FEG_PlexFaces, FEG_PlexTopology, FEG_PlexRefine;
+PetscLogEvent FEG_BoxMesh, FEG_PlexFaces, FEG_PlexTopology, FEG_PlexRefine, FEG_MeshFileCheck;
 
 /*@C
   FEGFinalizePackage - called from PetscFinalize() to forget the package's registrations
@@ -57,6 +57,7 @@ PetscErrorCode FEGInitializePackage(void)
   PetscCall(PetscLogEventRegister("FEGPlexFaces", DM_CLASSID, &FEG_PlexFaces));
   PetscCall(PetscLogEventRegister("FEGPlexTopology", DM_CLASSID, &FEG_PlexTopology));
   PetscCall(PetscLogEventRegister("FEGPlexRefine", DM_CLASSID, &FEG_PlexRefine));
+  PetscCall(PetscLogEventRegister("FEGMeshFileCheck", DM_CLASSID, &FEG_MeshFileCheck));
   PetscCall(PetscRegisterFinalize(FEGFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
