@@ -323,8 +323,9 @@ static PetscErrorCode FEGPush(PetscInt v, PetscInt **a, PetscInt *n, PetscInt *m
 /* The structure of an ASCII Gmsh file (2.2 or 4.1) that PETSc's reader (3.18 to 3.22) trusts: the counts of its
    sections and entity blocks, the entity dimensions and tag ranges, and that every node an element names exists and
    an element of a known type names as many nodes as its type has, none twice. PETSc dereferences what these promise and crashes
-   or hangs when they lie, so this reads the file once, line by line, before PETSc does. Binary files are left to PETSc. */
-static PetscErrorCode FEGGmshCheckCells(const char file[], PetscBool v4, char **problem)
+   or hangs when they lie, so this reads the file once, line by line, before PETSc does (from fp's start). Binary files
+   are left to PETSc. */
+static PetscErrorCode FEGGmshCheckCells(FILE *fp, PetscBool v4, char **problem)
 {
   enum {
     NONE,
@@ -332,8 +333,7 @@ static PetscErrorCode FEGGmshCheckCells(const char file[], PetscBool v4, char **
     PHYSICAL,
     NODES,
     ELEMENTS
-  } sec = NONE;
-  FILE     *fp;
+  } sec          = NONE;
   char     *line = NULL, msg[256];
   size_t    cap  = 0;
   PetscBool eof, header = PETSC_FALSE;
@@ -344,8 +344,7 @@ static PetscErrorCode FEGGmshCheckCells(const char file[], PetscBool v4, char **
   PetscFunctionBegin;
   *problem = NULL;
   msg[0]   = 0;
-  fp       = fopen(file, "r");
-  if (!fp) PetscFunctionReturn(PETSC_SUCCESS);
+  rewind(fp);
   while (!msg[0]) {
     const char *what = sec == NODES ? "$Nodes" : "$Elements";
     char       *p, *q;
@@ -366,11 +365,11 @@ static PetscErrorCode FEGGmshCheckCells(const char file[], PetscBool v4, char **
         else if (sec == PHYSICAL && seen != count) PetscCall(PetscSNPrintf(msg, sizeof(msg), "its $PhysicalNames section promises %ld names but holds %ld (line %ld)", count, seen, lineno));
         else if (sec == ENTITIES && (entLeft[0] || entLeft[1] || entLeft[2] || entLeft[3])) PetscCall(PetscSNPrintf(msg, sizeof(msg), "its $Entities section holds fewer entities than its counts say (line %ld)", lineno));
         if (msg[0]) break;
+        if (sec == ENTITIES) PetscCall(PetscSortRemoveDupsInt(&nents, ents)); /* searched by every entity block */
         sec = NONE;
         continue;
       }
       sec = !strncmp(line, "$Entities", 9) ? ENTITIES : (!strncmp(line, "$PhysicalNames", 14) ? PHYSICAL : (!strncmp(line, "$Nodes", 6) ? NODES : (!strncmp(line, "$Elements", 9) ? ELEMENTS : NONE)));
-      if (line[1] == 'E' && line[2] == 'n' && line[3] == 'd') sec = NONE;
       if (sec == ELEMENTS) PetscCall(PetscSortRemoveDupsInt(&ntags, tags)); /* PETSc reports repeated tags itself */
       if (sec == ENTITIES && nents) PetscCall(PetscSNPrintf(msg, sizeof(msg), "it has two $Entities sections (line %ld)", lineno));
       header = (PetscBool)(sec != NONE);
@@ -431,10 +430,7 @@ static PetscErrorCode FEGGmshCheckCells(const char file[], PetscBool v4, char **
         PetscCall(PetscSNPrintf(msg, sizeof(msg), "its %s section holds more entity blocks than the %ld it promises (line %ld)", what, blocks, lineno));
         break;
       }
-      if (nents) {
-        PetscCall(PetscSortRemoveDupsInt(&nents, ents));
-        PetscCall(PetscFindInt((PetscInt)(4 * a[1] + a[0]), nents, ents, &loc));
-      }
+      if (nents) PetscCall(PetscFindInt((PetscInt)(4 * a[1] + a[0]), nents, ents, &loc));
       if (loc < 0) {
         PetscCall(PetscSNPrintf(msg, sizeof(msg), "the entity block of line %ld names entity %ld of dimension %ld, which the $Entities section does not hold", lineno, a[1], a[0]));
         break;
@@ -486,7 +482,7 @@ static PetscErrorCode FEGGmshCheckCells(const char file[], PetscBool v4, char **
     }
     /* an element: 2.2 "tag type ntags tags... nodes...", 4.1 "tag nodes..." (the type is the block's) */
     {
-      long etag = strtol(p, &q, 10), nt = 0, nn = 0;
+      long etag = strtol(p, &q, 10), nt = 0;
 
       if (q == p) {
         PetscCall(PetscSNPrintf(msg, sizeof(msg), "line %ld of its $Elements section does not start with an element number", lineno));
@@ -514,7 +510,6 @@ static PetscErrorCode FEGGmshCheckCells(const char file[], PetscBool v4, char **
 
         if (q == p) break;
         p = q;
-        nn++;
         PetscCall(FEGPush((PetscInt)node, &enodes, &nenodes, &maxenodes));
         PetscCall(PetscFindInt((PetscInt)node, ntags, tags, &loc));
         if (loc < 0) {
@@ -524,17 +519,17 @@ static PetscErrorCode FEGGmshCheckCells(const char file[], PetscBool v4, char **
       }
       /* a cell that names a node twice reads, and breaks the topology built on it */
       if (!msg[0]) {
-        PetscInt n0 = nenodes;
+        const PetscInt nn = nenodes;
 
         PetscCall(PetscSortRemoveDupsInt(&nenodes, enodes));
-        if (nenodes != n0) PetscCall(PetscSNPrintf(msg, sizeof(msg), "element %ld (line %ld) names a node more than once", etag, lineno));
+        if (nenodes != nn) PetscCall(PetscSNPrintf(msg, sizeof(msg), "element %ld (line %ld) names a node more than once", etag, lineno));
+        else if (FEGGmshTypeNodes(type) && nn != FEGGmshTypeNodes(type))
+          PetscCall(PetscSNPrintf(msg, sizeof(msg), "element %ld (line %ld) of Gmsh type %ld names %" PetscInt_FMT " nodes, but that type has %d", etag, lineno, type, nn, FEGGmshTypeNodes(type)));
       }
       nenodes = 0;
-      if (!msg[0] && FEGGmshTypeNodes(type) && nn != FEGGmshTypeNodes(type)) PetscCall(PetscSNPrintf(msg, sizeof(msg), "element %ld (line %ld) of Gmsh type %ld names %ld nodes, but that type has %d", etag, lineno, type, nn, FEGGmshTypeNodes(type)));
     }
   }
   if (!msg[0] && sec != NONE) PetscCall(PetscSNPrintf(msg, sizeof(msg), "the file ends inside a section"));
-  (void)fclose(fp);
   PetscCall(PetscFree(line));
   PetscCall(PetscFree(tags));
   PetscCall(PetscFree(ents));
@@ -543,9 +538,9 @@ static PetscErrorCode FEGGmshCheckCells(const char file[], PetscBool v4, char **
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* What is wrong with a Gmsh file that PETSc's reader would stop on without naming the file (first process, which is
-   the one PETSc reads with): NULL if nothing, else an allocated sentence. Looks at the header and the last line only,
-   so that its cost does not grow with the mesh. */
+/* What is wrong with a Gmsh file that PETSc's reader would stop on without naming the file, or crash, hang or read
+   wrongly on (first process, which is the one PETSc reads with): NULL if nothing, else an allocated sentence. The
+   header and the last line first; then, for ASCII files, the whole file once (FEGGmshCheckCells()). */
 static PetscErrorCode FEGGmshCheckFile(const char file[], char **problem)
 {
   FILE  *fp;
@@ -579,7 +574,7 @@ static PetscErrorCode FEGGmshCheckFile(const char file[], char **problem)
       last = last ? last + 1 : tail;
       if (strncmp(last, "$End", 4)) PetscCall(PetscStrallocpy("the file is cut short: its last line is not the $End line of a section", problem));
     }
-    if (!*problem && type == 0) PetscCall(FEGGmshCheckCells(file, (PetscBool)(version > 3.0), problem));
+    if (!*problem && type == 0) PetscCall(FEGGmshCheckCells(fp, (PetscBool)(version > 3.0), problem));
   }
   (void)fclose(fp);
   PetscFunctionReturn(PETSC_SUCCESS);
