@@ -95,6 +95,11 @@ def main():
         os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
         os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     passed, failed, failures = 0, 0, []
+    program_dirs = [os.path.join(a.root, d) for d in ("examples", os.path.join("share", "bench"))]
+
+    def launch(prog, n, args):
+        """the command that runs ./prog on n processes (under the wrapper) with args"""
+        return (wrap + ["./" + prog] if n == 1 else mpiexec + ["-n", str(n)] + wrap + ["./" + prog]) + args
 
     def report(ok, name, secs, out):
         nonlocal passed, failed
@@ -113,11 +118,11 @@ def main():
             if a.serial and n > 1:
                 continue
             for targs in unit_args(os.path.join(tdir, t + ".c")):
-                cmd = (wrap + ["./" + t] if n == 1 else mpiexec + ["-n", str(n)] + wrap + ["./" + t]) + targs
+                cmd = launch(t, n, targs)
                 rc, out, secs = run(cmd, tdir, a.timeout)
                 report(rc == 0, "%s%s (np %d)" % (t, (" " + " ".join(targs)) if targs else "", n), secs, out)
 
-    for edir in [] if a.no_examples else [os.path.join(a.root, d) for d in ("examples", os.path.join("share", "bench"))]:
+    for edir in [] if a.no_examples else program_dirs:
         for src in sorted(f for f in os.listdir(edir) if f.endswith(".c")):
             exe = src[:-2]
             for t in parse_example_tests(os.path.join(edir, src)):
@@ -134,7 +139,7 @@ def main():
                     if os.path.exists(view):
                         os.remove(view)
                     args += ["-feg_op_view", ":" + view]
-                cmd = (wrap + ["./" + exe] if n == 1 else mpiexec + ["-n", str(n)] + wrap + ["./" + exe]) + args
+                cmd = launch(exe, n, args)
                 rc, out, secs = run(cmd, edir, a.timeout)
                 expected_file = os.path.join(edir, t.get("output_file", "output/%s_%s.out" % (exe, t["suffix"])))
                 ok = rc == 0
@@ -166,12 +171,12 @@ def main():
 
     if a.bad_input:
         for prog, args, n, text in parse_bad_input(os.path.join(a.root, a.bad_input)):
-            edir = next((d for d in (os.path.join(a.root, "examples"), os.path.join(a.root, "share", "bench")) if os.path.exists(os.path.join(d, prog + ".c"))), None)
+            edir = next((d for d in program_dirs if os.path.exists(os.path.join(d, prog + ".c"))), None)
             name = "bad input: %s %s%s" % (prog, " ".join(args), " (np %d)" % n if n > 1 else "")
             if edir is None:
                 report(False, name, 0.0, "[no program %s in examples/ or share/bench/]" % prog)
                 continue
-            cmd = (wrap + ["./" + prog] if n == 1 else mpiexec + ["-n", str(n)] + wrap + ["./" + prog]) + args + shlex.split(a.extra_args)
+            cmd = launch(prog, n, args + shlex.split(a.extra_args))
             rc, out, secs = run(cmd, edir, a.bad_input_timeout)
             # a clean refusal: a nonzero exit in time, PETSc's error report, the expected words, no signal
             ok = rc not in (0, 124) and "Error Message" in out and text in " ".join(out.split()) and "signal" not in out.lower()
