@@ -38,16 +38,13 @@ static inline PetscErrorCode gputest_build(const gputest_setup *st, MPI_Comm com
 
   PetscFunctionBegin;
   if (!st) st = &none;
-  /* continuous spaces with walls at odd orders and without at even ones: entries between boundary dofs are compared too */
   if (st->constant) {
-    const PetscBool bc = (PetscBool)(cont && order % 2);
+    const PetscBool bc = fegtest_walls(cont, order);
     PetscInt        faces[3];
 
     faces[0] = faces[1] = faces[2] = fegtest_faces(order, bc, 2);
-    PetscCall(FEGCreateBoxMesh(comm, ct, faces, NULL, NULL, 0.0, dm));
-    PetscCall(FEGSetUpDiscretization(*dm, order, cont, "u"));
-    if (bc) PetscCall(fegtest_wall(*dm, fegtest_bcfunc));
-  } else PetscCall(fegtest_setup(comm, ct, order, cont, (PetscBool)(cont && order % 2), 2, dm));
+    PetscCall(fegtest_box(comm, ct, faces, 0.0, order, cont, bc, dm));
+  } else PetscCall(fegtest_setup(comm, ct, order, cont, fegtest_walls(cont, order), 2, dm));
   if (gpu) PetscCall(DMSetVecType(*dm, VECCUDA));
   if (st->qpoints || st->constant || st->symmetric) {
     PetscCall(fegtest_make_form(*dm, st->qpoints ? FORM_QPOINTS : (st->symmetric ? FORM_SYMMETRIC : st->form), auxdm, aux, form));

@@ -29,9 +29,7 @@ static PetscErrorCode setup_matfree_dm(const matfree_setup *ms, DMPolytopeType c
     PetscInt faces[3];
 
     faces[0] = faces[1] = faces[2] = fegtest_faces(order, cont, 2);
-    PetscCall(FEGCreateBoxMesh(PETSC_COMM_SELF, ct, faces, NULL, NULL, mesh_perturb, dm));
-    PetscCall(FEGSetUpDiscretization(*dm, order, cont, "u"));
-    if (cont) PetscCall(fegtest_wall(*dm, fegtest_bcfunc));
+    PetscCall(fegtest_box(PETSC_COMM_SELF, ct, faces, mesh_perturb, order, cont, cont, dm));
   }
   if (gauss_extra) {
     PetscFE         fe;

@@ -30,18 +30,15 @@ static PetscErrorCode compare_shell(shell_opts *so, DMPolytopeType ct, PetscInt 
 
   PetscFunctionBegin;
   if (!so) so = &none;
-  /* continuous spaces with walls at odd orders and without at even ones: entries between boundary dofs are compared too;
-     at orders 5 to 8 in 3-D, whose element matrices cost seconds each on the host, one cell per process in a row */
+  /* at orders 5 to 8 in 3-D, whose element matrices cost seconds each on the host, one cell per process in a row */
   if (fegtest_dim(ct) == 3 && order > 4) {
     PetscMPIInt size;
     PetscInt    faces[3] = {1, 1, 1};
 
     PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
     faces[0] = size;
-    PetscCall(FEGCreateBoxMesh(PETSC_COMM_WORLD, ct, faces, NULL, NULL, 0.2, &dm));
-    PetscCall(FEGSetUpDiscretization(dm, order, cont, "u"));
-    if (cont && order % 2) PetscCall(fegtest_wall(dm, fegtest_bcfunc));
-  } else PetscCall(fegtest_setup(PETSC_COMM_WORLD, ct, order, cont, (PetscBool)(cont && order % 2), 2, &dm));
+    PetscCall(fegtest_box(PETSC_COMM_WORLD, ct, faces, 0.2, order, cont, fegtest_walls(cont, order), &dm));
+  } else PetscCall(fegtest_setup(PETSC_COMM_WORLD, ct, order, cont, fegtest_walls(cont, order), 2, &dm));
   PetscCall(fegtest_make_form(dm, kind, &auxdm, &aux, &form));
   PetscCall(fegtest_operator(dm, form, FEGOPADDTO, &A));
   if (mfkernel) PetscCall(PetscOptionsSetValue(NULL, "-feg_op_matfree_kernel", mfkernel));
