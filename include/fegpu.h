@@ -69,6 +69,8 @@ PETSC_EXTERN PetscErrorCode    FEGCreateFEWithNodes(MPI_Comm, PetscInt, DMPolyto
 PETSC_EXTERN PetscErrorCode    FEGCreateQuadrature(PetscInt, DMPolytopeType, PetscInt, PetscQuadrature *);
 PETSC_EXTERN PetscErrorCode    FEGCreateBoxMesh(MPI_Comm, DMPolytopeType, const PetscInt[], const PetscReal[], const PetscReal[], PetscReal, DM *);
 PETSC_EXTERN PetscErrorCode    FEGCreateMeshFromOptions(MPI_Comm, const char[], DM *);
+PETSC_EXTERN PetscErrorCode    FEGMeshKershaw(DM, PetscReal);
+PETSC_EXTERN PetscErrorCode    FEGMeshSetCoordinateOrder(DM, PetscInt);
 /* Cell ordering inside each process, for locality of the gathers and scatters (-feg_mesh_reorder) */
 typedef enum {
   FEG_REORDER_NONE,  /* the mesh's own order (a Gmsh file's, or the box builder's) */

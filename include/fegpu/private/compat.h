@@ -32,6 +32,14 @@
   #define FEGPolytopeTypeGetNumArrangements(t) DMPolytopeTypeGetNumArrangements(t)
 #endif
 
+/* later versions than 3.18 say whether to project the current coordinates into the new coordinate space (3.18 always
+   does; checked against 3.18 and 3.22) */
+#if PETSC_VERSION_LT(3, 19, 0)
+  #define FEGPlexCreateCoordinateSpace(dm, degree) DMPlexCreateCoordinateSpace(dm, degree, NULL)
+#else
+  #define FEGPlexCreateCoordinateSpace(dm, degree) DMPlexCreateCoordinateSpace(dm, degree, PETSC_TRUE, NULL)
+#endif
+
 /* A set-up PetscSection's arrays, read directly; PETSc's getters index them by point - pStart, whatever the section's
    permutation */
 typedef struct {

@@ -189,6 +189,139 @@ PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Kershaw's 1D maps of [0, 1] (libCEED's examples/petsc/src/petscutils.c, after Kershaw, J. Comput. Phys. 1981):
+   the points crowd toward the right or the left end for eps < 1; eps = 1 is the identity */
+static PetscReal FEGKershawRight(PetscReal eps, PetscReal x)
+{
+  return x <= 0.5 ? (2 - eps) * x : 1 + eps * (x - 1);
+}
+
+static PetscReal FEGKershawLeft(PetscReal eps, PetscReal x)
+{
+  return 1 - FEGKershawRight(eps, 1 - x);
+}
+
+static PetscReal FEGKershawStep(PetscReal a, PetscReal b, PetscReal t)
+{
+  return t <= 0 ? a : (t >= 1 ? b : a + (b - a) * t);
+}
+
+/* one point of the unit box: x stays, y (and z) move by the maps of x's sixth of the box, blended between them */
+static void FEGKershawPoint(PetscInt dim, PetscReal eps, PetscReal p[])
+{
+  const PetscInt  layer  = (PetscInt)(p[0] * 6);
+  const PetscReal lambda = (p[0] - layer / 6.0) * 6;
+
+  for (PetscInt d = 1; d < dim; d++) {
+    const PetscReal y = p[d], l = FEGKershawLeft(eps, y), r = FEGKershawRight(eps, y);
+
+    switch (layer) {
+    case 0:
+      p[d] = l;
+      break;
+    case 1:
+    case 4:
+      p[d] = FEGKershawStep(l, r, lambda);
+      break;
+    case 2:
+      p[d] = FEGKershawStep(r, l, lambda / 2);
+      break;
+    case 3:
+      p[d] = FEGKershawStep(r, l, (1 + lambda) / 2);
+      break;
+    default:
+      p[d] = r;
+    }
+  }
+}
+
+/*@
+  FEGMeshKershaw - deforms a box mesh by Kershaw's transformation, the deformed mesh of the CEED benchmarks and of
+  libCEED's multigrid example (its -eps): the box is cut into sixths along x, and in each the y (and z) coordinates are
+  moved by piecewise-linear maps that crowd them toward one side, alternating from sixth to sixth. Cells stay
+  hexahedra (quadrilaterals) but are no longer affine; the boundary of the box is kept.
+
+  Collective
+
+  Input Parameters:
++ dm  - a mesh of a box in 2 or 3 dimensions (its bounding box is mapped to the unit box and back)
+- eps - in (0, 1]: 1 leaves the mesh as it is, smaller values deform it more (0.3 is the benchmarks' value)
+
+  Options Database Key:
+. -feg_mesh_kershaw <eps> - `FEGCreateMeshFromOptions()` applies it to the mesh it makes, after refinement
+
+  Notes:
+  Every coordinate node moves, so second-order coordinates (`FEGMeshSetCoordinateOrder()`) give curved cells. Straight
+  cells stay valid (positive Jacobian) for any eps in (0, 1]; second-order cells across the maps' kinks can invert for
+  small eps (0.3 did on boxes of 25 and 49 cells a side, 0.5 did not), which operators refuse by name. For the
+  deformation to follow the sixths exactly, use a multiple of 6 cells along x.
+
+  Level: intermediate
+@*/
+PetscErrorCode FEGMeshKershaw(DM dm, PetscReal eps)
+{
+  PetscInt  dim, cdim;
+  PetscReal lo[3], hi[3];
+  Vec       coords[2] = {NULL, NULL};
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscCall(DMGetDimension(dm, &dim));
+  PetscCall(DMGetCoordinateDim(dm, &cdim));
+  PetscCheck(eps > 0.0 && eps <= 1.0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "Kershaw's eps %g is out of range: allowed is (0, 1] (1: no deformation; the benchmarks use 0.3)", (double)eps);
+  PetscCheck((dim == 2 || dim == 3) && cdim == dim, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "Kershaw's transformation deforms a box in 2 or 3 dimensions, not a mesh of dimension %" PetscInt_FMT " with %" PetscInt_FMT " coordinates", dim, cdim);
+  PetscCall(DMGetBoundingBox(dm, lo, hi));
+  PetscCall(DMGetCoordinatesLocal(dm, &coords[0]));
+  PetscCall(DMGetCellCoordinatesLocal(dm, &coords[1]));
+  for (PetscInt k = 0; k < 2; k++) {
+    PetscScalar *c;
+    PetscInt     n;
+
+    if (!coords[k]) continue;
+    PetscCall(VecGetLocalSize(coords[k], &n));
+    PetscCall(VecGetArray(coords[k], &c));
+    for (PetscInt i = 0; i + dim <= n; i += dim) {
+      PetscReal p[3];
+
+      for (PetscInt d = 0; d < dim; d++) p[d] = (PetscRealPart(c[i + d]) - lo[d]) / (hi[d] - lo[d]);
+      FEGKershawPoint(dim, eps, p);
+      for (PetscInt d = 0; d < dim; d++) c[i + d] = lo[d] + p[d] * (hi[d] - lo[d]);
+    }
+    PetscCall(VecRestoreArray(coords[k], &c));
+  }
+  /* the global coordinates follow the local ones */
+  PetscCall(DMSetCoordinatesLocal(dm, coords[0]));
+  if (coords[1]) PetscCall(DMSetCellCoordinatesLocal(dm, coords[1]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGMeshSetCoordinateOrder - gives a mesh coordinates of a higher order: a Lagrange coordinate space of that order into
+  which the current coordinates are projected (the cells keep their shape); a deformation applied afterwards, such as
+  `FEGMeshKershaw()`, moves every coordinate node and so curves the cells
+
+  Collective
+
+  Input Parameters:
++ dm    - the mesh
+- order - 1 (nothing to do) to 3
+
+  Options Database Key:
+. -feg_mesh_coordinate_order <order> - `FEGCreateMeshFromOptions()` applies it after refinement, before -feg_mesh_kershaw
+
+  Level: intermediate
+
+.seealso: FEGMeshKershaw(), FEGCreateMeshFromOptions()
+@*/
+PetscErrorCode FEGMeshSetCoordinateOrder(DM dm, PetscInt order)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscCheck(order >= 1 && order <= 3, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "Coordinate order %" PetscInt_FMT " is out of range: allowed are 1 to 3", order);
+  if (order > 1) PetscCall(FEGPlexCreateCoordinateSpace(dm, order));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@
   FEGCreateMeshFromOptions - creates a mesh from the options database: a Gmsh (or any DMPlexCreateFromFile()) file, or a
   box of a chosen cell type; then distributes it and applies DMSetFromOptions() (-dm_refine, -dm_view, ...)
@@ -202,6 +335,8 @@ PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt
 . -feg_mesh_lower <x,y,z>                - the box's lower corner
 . -feg_mesh_upper <x,y,z>                - the box's upper corner
 . -feg_mesh_perturb <r>                  - vertex perturbation, fraction of the spacing
+. -feg_mesh_coordinate_order <k>         - coordinates of order k (`FEGMeshSetCoordinateOrder()`), after refinement
+. -feg_mesh_kershaw <eps>                - Kershaw's deformation of the box (`FEGMeshKershaw()`), after refinement
 . -feg_mesh_reorder <none,metis,sfc>     - renumber each process's cells for locality (`FEGMeshReorder()`; on several
                                            processes the cells that touch a ghost point go last in any case)
 . -feg_mesh_reorder_part_size <n>        - cells per METIS part for -feg_mesh_reorder metis (`FEGMeshSetReorderPartSize()`)
@@ -220,8 +355,9 @@ PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *
   char file[PETSC_MAX_PATH_LEN] = "";
   /* one slot more than any dimension, so a fourth value is seen and refused rather than dropped */
   PetscInt       ctype = 0, faces[4] = {4, 4, 4, 4}, nf = 4, nl = 4, nu = 4, dim, nref;
-  PetscReal      lower[4] = {0, 0, 0, 0}, upper[4] = {1, 1, 1, 1}, perturb = 0.0;
-  PetscBool      flg, fset, lset, uset, ondevice;
+  PetscReal      lower[4] = {0, 0, 0, 0}, upper[4] = {1, 1, 1, 1}, perturb = 0.0, kershaw = 1.0;
+  PetscBool      flg, fset, lset, uset, ondevice, kset;
+  PetscInt       corder  = 1;
   FEGReorderType reorder = FEG_REORDER_NONE;
   PetscInt       psize   = 256;
   PetscBool      pset = PETSC_FALSE, fast = PETSC_TRUE;
@@ -244,6 +380,8 @@ PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *
   PetscCall(PetscOptionsRealArray("-feg_mesh_lower", "Lower corner of the box", "FEGCreateBoxMesh", lower, &nl, &lset));
   PetscCall(PetscOptionsRealArray("-feg_mesh_upper", "Upper corner of the box", "FEGCreateBoxMesh", upper, &nu, &uset));
   PetscCall(PetscOptionsReal("-feg_mesh_perturb", "Random vertex perturbation, fraction of the spacing", "FEGCreateBoxMesh", perturb, &perturb, NULL));
+  PetscCall(PetscOptionsInt("-feg_mesh_coordinate_order", "Order of the coordinates (1 to 3), after refinement", "FEGMeshSetCoordinateOrder", corder, &corder, NULL));
+  PetscCall(PetscOptionsReal("-feg_mesh_kershaw", "Kershaw's deformation of the box, eps in (0, 1] (1: none)", "FEGMeshKershaw", kershaw, &kershaw, &kset));
   PetscCall(PetscOptionsEnum("-feg_mesh_reorder", "Renumber each process's cells for locality", "FEGMeshReorder", FEGReorderTypes, (PetscEnum)reorder, (PetscEnum *)&reorder, NULL));
   PetscCall(PetscOptionsInt("-feg_mesh_reorder_part_size", "Cells per METIS part for -feg_mesh_reorder metis", "FEGMeshSetReorderPartSize", psize, &psize, &pset));
   PetscCall(PetscOptionsBool("-feg_mesh_fast_refine", "-dm_refine on one process by FEGMeshRefine() (false: PETSc's DMRefine())", "FEGMeshRefine", fast, &fast, NULL));
@@ -286,6 +424,8 @@ PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *
   PetscCall(FEGMeshRefineFromOptions_Private(dm, fast, &nref));
   PetscCall(DMSetFromOptions(*dm));
   PetscCall(FEGMeshRefineFromOptionsEnd_Private(*dm, nref));
+  PetscCall(FEGMeshSetCoordinateOrder(*dm, corder));
+  if (kset) PetscCall(FEGMeshKershaw(*dm, kershaw));
   /* -dm_vec_type cuda with a fegpu or PETSc without CUDA: say so now, not as PETSc's "Unknown vector type" later */
   PetscCall(FEGDMIsOnDevice(*dm, &ondevice));
   PetscCall(DMViewFromOptions(*dm, NULL, "-dm_view"));
