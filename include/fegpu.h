@@ -166,6 +166,14 @@ typedef enum {
   FEG_MATFREE_SUMFACT
 } FEGMatFreeKernel;
 PETSC_EXTERN const char *const FEGMatFreeKernels[];
+/* Where sum factorisation gets the geometry at each quadrature point (FEGOpMatFreeSetGeometry()): the pairs of Chat
+   stored per point (per element on affine hexahedra), or computed in the kernel from the cells' coordinate nodes */
+typedef enum {
+  FEG_MATFREE_GEOMETRY_AUTO,
+  FEG_MATFREE_GEOMETRY_STORED,
+  FEG_MATFREE_GEOMETRY_COMPUTED
+} FEGMatFreeGeometry;
+PETSC_EXTERN const char *const FEGMatFreeGeometries[];
 
 PETSC_EXTERN PetscFunctionList FEGOpList;
 PETSC_EXTERN PetscErrorCode    FEGOpRegister(const char[], PetscErrorCode (*)(FEGOp));
@@ -210,6 +218,8 @@ PETSC_EXTERN PetscErrorCode FEGOpLMASetTiles(FEGOp, PetscBool);
 PETSC_EXTERN PetscErrorCode FEGOpLMAGetTiles(FEGOp, PetscBool *, PetscBool *);
 PETSC_EXTERN PetscErrorCode FEGOpMatFreeSetKernel(FEGOp, FEGMatFreeKernel);
 PETSC_EXTERN PetscErrorCode FEGOpMatFreeGetKernel(FEGOp, FEGMatFreeKernel *);
+PETSC_EXTERN PetscErrorCode FEGOpMatFreeSetGeometry(FEGOp, FEGMatFreeGeometry);
+PETSC_EXTERN PetscErrorCode FEGOpMatFreeGetGeometry(FEGOp, FEGMatFreeGeometry *);
 PETSC_EXTERN PetscErrorCode FEGOpMatFreeSetFactored(FEGOp, PetscBool);
 PETSC_EXTERN PetscErrorCode FEGOpMatFreeGetFactored(FEGOp, PetscBool *);
 PETSC_EXTERN PetscErrorCode FEGOpMatFreeSetNodal(FEGOp, PetscBool);

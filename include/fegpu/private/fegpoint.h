@@ -15,6 +15,12 @@
   #define FEG_UNROLL
 #endif
 #define FEG_INLINE static inline FEG_HOST_DEVICE
+/* 1 / x: on the device the correctly rounded reciprocal instruction sequence, cheaper than a division's */
+#if defined(__CUDA_ARCH__)
+  #define FEG_RCP(x) __drcp_rn(x)
+#else
+  #define FEG_RCP(x) (1.0 / (x))
+#endif
 
 /* ------------------------------------------------------------------------------------------------------ geometry */
 /* J = sum_v X_v (x) dphi_v at one point (X[v*dim+i] coordinates of coordinate node v, G[v*dim+j] the reference gradient
@@ -299,6 +305,137 @@ FEG_INLINE int FEGMFKindOf(int sym, int vv, int vg, int gv, int gg)
   return vv ? FEG_MF_VVGG_SYM : FEG_MF_GG_SYM;
 }
 
+/* A = adj J (invJ = A / det J), returns det J */
+FEG_INLINE double FEGAdjugate(int dim, const double *J, double A[9])
+{
+  if (dim == 2) {
+    A[0] = J[3];
+    A[1] = -J[1];
+    A[2] = -J[2];
+    A[3] = J[0];
+    return J[0] * J[3] - J[1] * J[2];
+  }
+  A[0] = J[4] * J[8] - J[5] * J[7];
+  A[1] = J[2] * J[7] - J[1] * J[8];
+  A[2] = J[1] * J[5] - J[2] * J[4];
+  A[3] = J[5] * J[6] - J[3] * J[8];
+  A[4] = J[0] * J[8] - J[2] * J[6];
+  A[5] = J[2] * J[3] - J[0] * J[5];
+  A[6] = J[3] * J[7] - J[4] * J[6];
+  A[7] = J[1] * J[6] - J[0] * J[7];
+  A[8] = J[0] * J[4] - J[1] * J[3];
+  return J[0] * A[0] + J[1] * A[3] + J[2] * A[6];
+}
+
+/* The stored pairs c[0..np) at one point from the Jacobian there, J[i*dim+j] = d x_i / d xi_j, and the point's weight
+   w: Chat = w det J T^T C T as FEGChat() makes it from the stored geometry, here through the adjugate (invJ = adj J /
+   det J), for kernels that compute the geometry instead of reading it. The diffusion and mass kinds need only C's
+   value-value entry and gradient block Cg: their gradient pairs are (w / det J) adj Cg adj^T, and with iso (Cg a
+   multiple C[5] of the identity: BP3, BP5) (w C[5] / det J) adj adj^T. Returns det J (nothing is checked here: the
+   assembly's geometry did) */
+FEG_INLINE double FEGMFPairsFromJacobian(int dim, int kind, int iso, const double C[16], const double *J, double w, double *c)
+{
+  double A[9];
+  int    m   = 0;
+  double det = FEGAdjugate(dim, J, A);
+
+  if (kind == FEG_MF_VV || kind == FEG_MF_GG_SYM || kind == FEG_MF_VVGG_SYM) {
+    const double g = w / det;
+    double       M[9];
+
+    if (kind != FEG_MF_GG_SYM) c[m++] = w * det * C[0];
+    if (kind == FEG_MF_VV) return det;
+    /* M = adj Cg (or C[5] adj), then the pairs r <= s of g M adj^T */
+    FEG_UNROLL
+    for (int r = 0; r < 3; r++) {
+      if (r >= dim) break;
+      FEG_UNROLL
+      for (int t = 0; t < 3; t++) {
+        if (t >= dim) break;
+        double x = 0.0;
+        if (iso) x = C[5] * A[r * dim + t];
+        else {
+          FEG_UNROLL
+          for (int k = 0; k < 3; k++) {
+            if (k >= dim) break;
+            x += A[r * dim + k] * C[(1 + k) * 4 + 1 + t];
+          }
+        }
+        M[r * dim + t] = x;
+      }
+    }
+    FEG_UNROLL
+    for (int r = 0; r < 3; r++) {
+      if (r >= dim) break;
+      FEG_UNROLL
+      for (int s = 0; s < 3; s++) {
+        if (s >= dim) break;
+        if (s < r) continue;
+        double t = 0.0;
+        FEG_UNROLL
+        for (int k = 0; k < 3; k++) {
+          if (k >= dim) break;
+          t += M[r * dim + k] * A[s * dim + k];
+        }
+        c[m++] = g * t;
+      }
+    }
+  } else {
+    double Ch[4][4];
+
+    FEG_UNROLL
+    for (int k = 0; k < 9; k++) {
+      if (k >= dim * dim) break;
+      A[k] /= det;
+    }
+    FEGChat(dim, C, A, w * det, Ch);
+    FEG_UNROLL
+    for (int r = 0; r < 4; r++) {
+      if (r > dim) break;
+      FEG_UNROLL
+      for (int s = 0; s < 4; s++) {
+        if (s > dim) break;
+        if (FEGMFKeep(kind, r, s)) c[m++] = Ch[r][s];
+      }
+    }
+  }
+  return det;
+}
+
+/* J[i*dim+j] = d x_i / d xi_j at the lexicographic point a[] of a tensor rule, from coordinate nodes that are the tensor
+   product of G 1D nodes: X[lexg[g]*dim+i] the coordinates of lexicographic node g, gB and gD (Q x G, row i the point's)
+   the 1D basis values and derivatives at the rule's 1D points */
+FEG_INLINE void FEGTensorJacobian(int dim, int G, const double *X, const int *lexg, const double *gB, const double *gD, const int a[3], double *J)
+{
+  FEG_UNROLL
+  for (int k = 0; k < 9; k++) J[k] = 0.0;
+  for (int g = 0; g < (dim == 3 ? G * G * G : G * G); g++) {
+    const int p[3] = {g % G, (g / G) % G, g / (G * G)};
+    double    d[3];
+
+    FEG_UNROLL
+    for (int j = 0; j < 3; j++) {
+      if (j >= dim) break;
+      d[j] = 1.0;
+      FEG_UNROLL
+      for (int k = 0; k < 3; k++) {
+        if (k >= dim) break;
+        d[j] *= (k == j ? gD : gB)[a[k] * G + p[k]];
+      }
+    }
+    FEG_UNROLL
+    for (int i = 0; i < 3; i++) {
+      if (i >= dim) break;
+      const double x = X[lexg[g] * dim + i];
+      FEG_UNROLL
+      for (int j = 0; j < 3; j++) {
+        if (j >= dim) break;
+        J[i * dim + j] += x * d[j];
+      }
+    }
+  }
+}
+
 /* v (+)= Chat^(T) u at one point from the stored pairs c[m*stride], in the order of FEGMFPairs() */
 FEG_INLINE void FEGMFPointApply(int dim, int kind, const double *c, size_t stride, const double u[4], double v[4], int transpose)
 {
@@ -321,6 +458,61 @@ FEG_INLINE void FEGMFPointApply(int dim, int kind, const double *c, size_t strid
         else v[s] += cm * u[r];
       }
     }
+  }
+}
+
+/* v += Chat u at one point from the Jacobian there, as FEGMFPairsFromJacobian() then FEGMFPointApply() but, for the mass
+   and diffusion kinds, without forming the pairs: v_0 = w det J C00 u_0 and the gradients (w / det J) adj (Cg (adj^T
+   u)), three small products (Cg = C[5] I with iso) that keep fewer values live in a kernel's registers */
+FEG_INLINE void FEGMFGeoPointApply(int dim, int kind, int iso, const double C[16], const double *J, double w, const double u[4], double v[4], int transpose)
+{
+  if (kind == FEG_MF_VV || kind == FEG_MF_GG_SYM || kind == FEG_MF_VVGG_SYM) {
+    double       A[9], t[3], t2[3];
+    const double det = FEGAdjugate(dim, J, A), wd = w * FEG_RCP(det);
+
+    if (kind != FEG_MF_GG_SYM) v[0] += w * det * C[0] * u[0];
+    if (kind == FEG_MF_VV) return;
+    FEG_UNROLL
+    for (int c = 0; c < 3; c++) {
+      if (c >= dim) break;
+      double x = 0.0;
+      FEG_UNROLL
+      for (int r = 0; r < 3; r++) {
+        if (r >= dim) break;
+        x += A[r * dim + c] * u[1 + r];
+      }
+      t[c] = x;
+    }
+    FEG_UNROLL
+    for (int c = 0; c < 3; c++) {
+      if (c >= dim) break;
+      double x = 0.0;
+      if (iso) x = C[5] * t[c];
+      else {
+        FEG_UNROLL
+        for (int k = 0; k < 3; k++) {
+          if (k >= dim) break;
+          x += C[(1 + k) * 4 + 1 + c] * t[k];
+        }
+      }
+      t2[c] = x * wd;
+    }
+    FEG_UNROLL
+    for (int s = 0; s < 3; s++) {
+      if (s >= dim) break;
+      double x = 0.0;
+      FEG_UNROLL
+      for (int c = 0; c < 3; c++) {
+        if (c >= dim) break;
+        x += A[s * dim + c] * t2[c];
+      }
+      v[1 + s] += x;
+    }
+  } else {
+    double c[FEG_MF_MAXPAIRS];
+
+    (void)FEGMFPairsFromJacobian(dim, kind, iso, C, J, w, c);
+    FEGMFPointApply(dim, kind, c, 1, u, v, transpose);
   }
 }
 

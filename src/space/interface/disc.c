@@ -564,6 +564,46 @@ PetscErrorCode FEGDMGetDisc(DM dm, FEGDisc **disc, PetscContainer *container)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  FEGDiscCoordinateTensor - whether the cells' coordinate nodes are the tensor product of G equispaced 1D nodes on
+  [-1, 1] (the vertices of straight quadrilaterals and hexahedra, G = 2; the nodes of second-order ones, G = 3), and if
+  so lexg[g] (G^dim entries), the coordinate node at lexicographic position g (x fastest). Found by tabulating the
+  coordinate basis at those G^dim reference points, where a Lagrange basis of these nodes is 1 at one node and 0 at
+  the others; the caller checks the tensor form against the tabulation at its quadrature points.
+*/
+PetscErrorCode FEGDiscCoordinateTensor(FEGDisc *disc, PetscInt *G, PetscInt lexg[])
+{
+  const PetscInt dim = disc->dim, Nv = disc->Nv;
+  PetscInt       g = 0, n;
+  PetscReal     *pts, *B;
+  PetscBool      ok = PETSC_TRUE;
+
+  PetscFunctionBegin;
+  *G = 0;
+  for (PetscInt k = 2; k <= 3; k++)
+    if ((dim == 2 ? k * k : k * k * k) == Nv) g = k;
+  if (!disc->cell->tensor || !g) PetscFunctionReturn(PETSC_SUCCESS);
+  n = Nv;
+  PetscCall(PetscMalloc1(n * dim, &pts));
+  for (PetscInt l = 0; l < n; l++)
+    for (PetscInt d = 0, r = l; d < dim; d++, r /= g) pts[l * dim + d] = -1.0 + 2.0 * (r % g) / (g - 1);
+  PetscCall(FEGDiscCoordinateTabulate(disc, n, pts, &B, NULL));
+  for (PetscInt l = 0; l < n && ok; l++) {
+    lexg[l] = -1;
+    for (PetscInt v = 0; v < Nv && ok; v++) {
+      const PetscReal b = B[l * Nv + v];
+
+      if (PetscAbsReal(b - 1.0) < 1e-12 && lexg[l] < 0) lexg[l] = v;
+      else if (PetscAbsReal(b) > 1e-12) ok = PETSC_FALSE;
+    }
+    if (lexg[l] < 0) ok = PETSC_FALSE;
+  }
+  PetscCall(PetscFree(B));
+  PetscCall(PetscFree(pts));
+  if (ok) *G = g;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The coordinate basis at the element's nodes, Bn[i*Nv+v], when every dual basis functional is a point evaluation
    (Lagrange); *Bn = NULL otherwise (moments, or other elements) */
 static PetscErrorCode FEGDiscNodeBasis(FEGDisc *disc, PetscReal **Bn)

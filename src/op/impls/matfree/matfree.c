@@ -12,7 +12,8 @@
 #include "matfree.h"
 #include "nodal.h"
 
-const char *const FEGMatFreeKernels[] = {"auto", "qp", "refop", "gemm", "mma", "sumfact", "FEGMatFreeKernel", "FEG_MATFREE_", NULL};
+const char *const FEGMatFreeKernels[]    = {"auto", "qp", "refop", "gemm", "mma", "sumfact", "FEGMatFreeKernel", "FEG_MATFREE_", NULL};
+const char *const FEGMatFreeGeometries[] = {"auto", "stored", "computed", "FEGMatFreeGeometry", "FEG_MATFREE_GEOMETRY_", NULL};
 
 /* R(q, r, b): reference value (r = 0) or gradient component r-1 of basis function b at quadrature point q */
 static inline PetscReal FEGRef(const FEGDisc *d, PetscInt q, PetscInt r, PetscInt b)
@@ -221,8 +222,10 @@ static PetscErrorCode FEGElemApply_SumFact(FEGOp op, PetscInt e, const PetscScal
   const PetscReal     *B = mf->B1, *D = mf->D1, *Bt = mf->Bt, *Dt = mf->Dt;
   const PetscInt       n = dim == 2 ? PetscMax(P, Q) * PetscMax(P, Q) : PetscMax(P, Q) * PetscMax(P, Q) * PetscMax(P, Q);
   PetscScalar         *U = mf->work, *T[5], *V[4];
+  const PetscScalar   *c = mf->geometry == FEG_MATFREE_GEOMETRY_COMPUTED ? mf->cwork : &mf->Cl[(size_t)e * mf->npairs * Nq];
 
   PetscFunctionBeginHot;
+  if (mf->geometry == FEG_MATFREE_GEOMETRY_COMPUTED) PetscCall(FEGMatFreeElementPairs(op, e, mf->cwork));
   for (PetscInt k = 0; k < 5; k++) T[k] = U + (1 + k) * n;
   for (PetscInt k = 0; k < 4; k++) V[k] = U + (6 + k) * n;
   for (PetscInt l = 0; l < Nb; l++) U[l] = xe[mf->lex[l]];
@@ -248,7 +251,7 @@ static PetscErrorCode FEGElemApply_SumFact(FEGOp op, PetscInt e, const PetscScal
     PetscScalar u[4], v[4] = {0, 0, 0, 0};
 
     for (PetscInt r = 0; r <= dim; r++) u[r] = V[r][l];
-    FEGMFPointApply((int)dim, mf->kind, &mf->Cl[(size_t)e * mf->npairs * Nq + l], Nq, u, v, transpose);
+    FEGMFPointApply((int)dim, mf->kind, c + l, Nq, u, v, transpose);
     for (PetscInt r = 0; r <= dim; r++) V[r][l] = v[r];
   }
   if (dim == 2) {
@@ -276,9 +279,11 @@ static PetscErrorCode FEGElemDiag_SumFact(FEGOp op, PetscInt e, PetscScalar de[]
 {
   const FEGOp_MatFree *mf = (FEGOp_MatFree *)op->data;
   const PetscInt       Nq = op->disc->Nq;
+  const PetscScalar   *c  = mf->geometry == FEG_MATFREE_GEOMETRY_COMPUTED ? mf->cwork : &mf->Cl[(size_t)e * mf->npairs * Nq];
 
   PetscFunctionBeginHot;
-  for (PetscInt l = 0; l < op->disc->Nb; l++) de[mf->lex[l]] = FEGSumFactDiagEntry((int)op->disc->dim, mf->kind, (int)mf->P, (int)mf->Q, mf->B1, mf->D1, NULL, &mf->Cl[(size_t)e * mf->npairs * Nq], Nq, (int)l);
+  if (mf->geometry == FEG_MATFREE_GEOMETRY_COMPUTED) PetscCall(FEGMatFreeElementPairs(op, e, mf->cwork));
+  for (PetscInt l = 0; l < op->disc->Nb; l++) de[mf->lex[l]] = FEGSumFactDiagEntry((int)op->disc->dim, mf->kind, (int)mf->P, (int)mf->Q, mf->B1, mf->D1, NULL, c, Nq, (int)l);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -408,6 +413,118 @@ static PetscErrorCode FEGMatFreeTensorSetUp(FEGDisc *d, FEGOp_MatFree *mf, Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Computed geometry for sum factorisation: whether the cells' coordinate nodes are the tensor product of G 1D nodes
+   (FEGDiscCoordinateTensor()), with the 1D basis of those nodes at the rule's 1D points (gB, gD), checked against the
+   coordinate basis the stored geometry is made from at every quadrature point; else geoWhy says why not. Once per
+   operator, after FEGMatFreeTensorSetUp() */
+static PetscErrorCode FEGMatFreeGeometrySetUp(FEGDisc *d, FEGOp_MatFree *mf)
+{
+  const PetscInt dim = d->dim, Q = mf->Q, Nv = d->Nv;
+  PetscInt       G;
+  PetscReal      nodes[3], err = 0.0;
+
+  PetscFunctionBegin;
+  mf->geoFound = PETSC_TRUE;
+  PetscCall(FEGDiscCoordinateTensor(d, &G, mf->lexg));
+  if (!G) {
+    mf->geoWhy = "the cells' coordinate nodes are not the tensor product of 2 or 3 nodes per direction (straight or second-order quadrilaterals and hexahedra)";
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (PetscInt p = 0; p < G; p++) nodes[p] = -1.0 + 2.0 * p / (G - 1);
+  PetscCall(PetscMalloc2(Q * G, &mf->gB, Q * G, &mf->gD));
+  for (PetscInt i = 0; i < Q; i++) {
+    const PetscReal x = d->qpoints[mf->qlex[i] * dim]; /* lexicographic point i lies on the x axis of the rule */
+
+    for (PetscInt p = 0; p < G; p++) {
+      PetscReal v[3];
+
+      FEGLagrange1D(G, nodes, p, x, v);
+      mf->gB[i * G + p] = v[0];
+      mf->gD[i * G + p] = v[1];
+    }
+  }
+  /* the tensor form against the coordinate basis at every point */
+  for (PetscInt l = 0; l < d->Nq; l++) {
+    const PetscInt a[3] = {l % Q, (l / Q) % Q, l / (Q * Q)};
+
+    for (PetscInt g = 0; g < Nv; g++) {
+      const PetscInt p[3] = {g % G, (g / G) % G, g / (G * G)};
+
+      for (PetscInt j = 0; j < dim; j++) {
+        PetscReal t = 1.0;
+
+        for (PetscInt k = 0; k < dim; k++) t *= (k == j ? mf->gD : mf->gB)[a[k] * G + p[k]];
+        err = PetscMax(err, PetscAbsReal(t - d->Gc[(mf->qlex[l] * Nv + mf->lexg[g]) * dim + j]));
+      }
+    }
+  }
+  if (err > 1e-10) {
+    mf->geoWhy = "the coordinate basis is not the tensor product of its 1D Lagrange basis";
+    PetscCall(PetscFree2(mf->gB, mf->gD));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  mf->geoG = G;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* c[m*Nq+l]: the stored pairs of element e at its lexicographic points, computed from its coordinate nodes as the
+   GPU's kernels compute them (the host's computed geometry, and the reference the tests compare with) */
+PetscErrorCode FEGMatFreeElementPairs(FEGOp op, PetscInt e, PetscScalar c[])
+{
+  const FEGOp_MatFree *mf  = (FEGOp_MatFree *)op->data;
+  const FEGDisc       *d   = op->disc;
+  const PetscInt       dim = d->dim, Q = mf->Q, Nq = d->Nq;
+  int                  lexg[27];
+  double               C[16], J[9], p[FEG_MF_MAXPAIRS];
+
+  PetscFunctionBeginHot;
+  for (PetscInt g = 0; g < (dim == 3 ? mf->geoG * mf->geoG * mf->geoG : mf->geoG * mf->geoG); g++) lexg[g] = (int)mf->lexg[g];
+  for (PetscInt k = 0; k < 16; k++) C[k] = mf->Cc[k];
+  for (PetscInt l = 0; l < Nq; l++) {
+    const int    a[3] = {(int)(l % Q), (int)((l / Q) % Q), (int)(l / (Q * Q))};
+    const double w    = d->qweights[mf->qlex[l]];
+
+    FEGTensorJacobian((int)dim, (int)mf->geoG, d->X + (size_t)e * d->Nv * dim, lexg, mf->gB, mf->gD, a, J);
+    (void)FEGMFPairsFromJacobian((int)dim, mf->kind, mf->iso, C, J, w, p);
+    for (PetscInt m = 0; m < mf->npairs; m++) c[m * Nq + l] = p[m];
+  }
+  PetscCall(PetscLogFlops((PetscLogDouble)Nq * (2.0 * dim * dim * d->Nv + 60.0)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The geometry sum factorisation uses: computed where asked for (an error naming why it cannot be) or, under auto
+   where the implementation computes it (caps), wherever it can be, the cells are not affine (affine hexahedra store
+   one value per pair and element, which is less to read than the coordinates) and the form has gradients (the mass
+   kind stores one value per point); else stored. C's shape is read at every assembly (the form may change) */
+static PetscErrorCode FEGMatFreeSelectGeometry(FEGOp op, const FEGMatFreeCaps *caps)
+{
+  FEGOp_MatFree *mf   = (FEGOp_MatFree *)op->data;
+  FEGDisc       *d    = op->disc;
+  MPI_Comm       comm = PetscObjectComm((PetscObject)op);
+  const char    *why  = NULL;
+
+  PetscFunctionBegin;
+  mf->geometry = FEG_MATFREE_GEOMETRY_STORED;
+  PetscCheck(mf->georequest != FEG_MATFREE_GEOMETRY_COMPUTED || mf->kernel == FEG_MATFREE_SUMFACT, comm, PETSC_ERR_SUP, "-feg_op_matfree_geometry computed needs the sumfact kernel (quadrilaterals, hexahedra), not %s; use stored or auto", FEGMatFreeKernels[mf->kernel]);
+  if (mf->kernel != FEG_MATFREE_SUMFACT || mf->georequest == FEG_MATFREE_GEOMETRY_STORED) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!mf->geoFound) PetscCall(FEGMatFreeGeometrySetUp(d, mf));
+  if (mf->geoWhy) why = mf->geoWhy;
+  else if (!FEGFormConstantC(op->form)) why = "the coefficient is not the same everywhere (a pointwise function, an auxiliary field or quadrature-point values)";
+  PetscCheck(!why || mf->georequest != FEG_MATFREE_GEOMETRY_COMPUTED, comm, PETSC_ERR_SUP, "-feg_op_matfree_geometry computed cannot be used: %s; use stored or auto", why);
+  /* auto keeps the mass kind's one value per point stored: reading it was faster than computing det J at every order
+     (bp1 on perturbed, Kershaw-deformed and curved boxes, H200, share/doc/performance.md) */
+  if (why || (mf->georequest == FEG_MATFREE_GEOMETRY_AUTO && (d->affine || !caps->geoAuto || mf->kind == FEG_MF_VV))) PetscFunctionReturn(PETSC_SUCCESS);
+  mf->geometry = FEG_MATFREE_GEOMETRY_COMPUTED;
+  mf->iso      = PETSC_TRUE;
+  for (PetscInt k = 0; k < 16; k++) mf->Cc[k] = PetscRealPart(op->form->C0[k]);
+  for (PetscInt i = 0; i <= d->dim; i++)
+    for (PetscInt j = 0; j <= d->dim; j++)
+      if ((i == j && i > 0 && mf->Cc[i * 5] != mf->Cc[5]) || (i != j && mf->Cc[i * 4 + j] != 0.0)) mf->iso = PETSC_FALSE;
+  PetscCall(PetscFree(mf->cwork));
+  PetscCall(PetscMalloc1((size_t)mf->npairs * d->Nq, &mf->cwork));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* ------------------------------------------------------------------------------------------------------ choosing */
 /* the host element kernels of each kernel choice; gemm and mma have none (the kernel choice refuses them on the host) */
 static const struct {
@@ -477,6 +594,7 @@ PetscErrorCode FEGMatFreeSelect(FEGOp op, const FEGMatFreeCaps *caps)
     mf->opKind = mf->kind;
   }
   if (isref && mf->factored) PetscCall(FEGMatFreeFactorRefOps(op));
+  PetscCall(FEGMatFreeSelectGeometry(op, caps));
   mf->elemApply = FEGMatFreeHost[k].apply;
   mf->elemDiag  = FEGMatFreeHost[k].diag;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -581,6 +699,8 @@ static PetscErrorCode FEGOpSetFromOptions_MatFree(FEGOp op, PetscOptionItems *Pe
   PetscCall(PetscOptionsDeprecated("-feg_matfree_gemm_mb", "-feg_op_matfree_gemm_mb", "0.3", NULL));
   PetscCall(PetscOptionsEnum("-feg_op_matfree_kernel", "matfree: quadrature-point tensors, reference operators (affine simplices), their batched-GEMM and tensor-core forms (GPU), or sum factorisation (quadrilaterals, hexahedra)", "FEGOpMatFreeSetKernel", FEGMatFreeKernels,
                              (PetscEnum)mf->request, (PetscEnum *)&mf->request, NULL));
+  PetscCall(PetscOptionsEnum("-feg_op_matfree_geometry", "matfree sumfact: the geometry at the quadrature points stored, or computed in the kernel from the cells' coordinate nodes (auto: computed unless the cells are affine)", "FEGOpMatFreeSetGeometry", FEGMatFreeGeometries,
+                             (PetscEnum)mf->georequest, (PetscEnum *)&mf->georequest, NULL));
   PetscCall(PetscOptionsInt("-feg_op_matfree_ne", "GPU refop: elements per thread (1, 2, 4, 8); GPU mma: 8-element tiles per warp (2, 4, 8; factored: 1, 2) (0: tuned per order)", "FEGOpMatFreeSetTiling", mf->ne, &mf->ne, NULL));
   PetscCall(PetscOptionsInt("-feg_op_matfree_nb", "GPU refop: element groups per thread block; GPU mma: warps across the elements of a block (factored: element tile groups per block); GPU sumfact: elements per thread block (0: tuned per order)", "FEGOpMatFreeSetTiling", mf->nb, &mf->nb, NULL));
   PetscCall(PetscOptionsInt("-feg_op_matfree_nr", "GPU refop: rows per thread, 1 or 2; GPU mma: 8-row tiles per warp, 1, 2 or 4, with the operators unfactored (0: tuned per order)", "FEGOpMatFreeSetTiling", mf->nr, &mf->nr, NULL));
@@ -595,8 +715,9 @@ static PetscErrorCode FEGOpSetFromOptions_MatFree(FEGOp op, PetscOptionItems *Pe
 }
 
 /* the host runs every kernel but gemm and mma, sum factorisation up to 10 nodes per direction and any tensor Gauss or GLL
-   rule */
-static const FEGMatFreeCaps FEGMatFreeHostCaps = {PETSC_FALSE, 0, 1, 10, PETSC_FALSE, NULL};
+   rule; it keeps sumfact's geometry stored under auto (computing it at every action was 2 to 5 times slower there:
+   bench_matfree -mode bp3 -perturb 0.2 on one core, orders 1-3) */
+static const FEGMatFreeCaps FEGMatFreeHostCaps = {PETSC_FALSE, 0, 1, 10, PETSC_FALSE, NULL, PETSC_FALSE};
 
 /* What the kernel needs from the coefficients and the geometry: Chat at every quadrature point (qp), per-element
    factors (refop), the stored pairs at the lexicographic quadrature points (sumfact) */
@@ -616,9 +737,10 @@ static PetscErrorCode FEGOpAssemble_MatFree(FEGOp op, Mat A)
   PetscCall(PetscFree(mf->Cl));
   if (mf->kernel == FEG_MATFREE_QP) PetscCall(PetscMalloc1((size_t)d->Ne * Nq * Nd * Nd, &mf->Cq));
   else if (mf->kernel == FEG_MATFREE_REFOP) PetscCall(PetscMalloc1((size_t)d->Ne * mf->npairs, &mf->G));
-  else PetscCall(PetscMalloc1((size_t)d->Ne * mf->npairs * Nq, &mf->Cl));
+  else if (mf->geometry == FEG_MATFREE_GEOMETRY_STORED) PetscCall(PetscMalloc1((size_t)d->Ne * mf->npairs * Nq, &mf->Cl));
   PetscCall(FEGCoeffSetUp(d, op->form, &coeff));
-  for (PetscInt e = 0; e < d->Ne; e++) {
+  /* computed geometry: nothing to store, the pairs come from the coordinate nodes at each action */
+  for (PetscInt e = 0; e < (mf->geometry == FEG_MATFREE_GEOMETRY_COMPUTED ? 0 : d->Ne); e++) {
     PetscCall(FEGCoeffEvaluate(d, &coeff, e));
     if (mf->kernel == FEG_MATFREE_QP) {
       for (PetscInt q = 0; q < Nq; q++) {
@@ -645,7 +767,7 @@ static PetscErrorCode FEGOpAssemble_MatFree(FEGOp op, Mat A)
     }
   }
   PetscCall(FEGCoeffDestroy(&coeff));
-  op->bytes  = (PetscLogDouble)d->Ne * (mf->Cq ? Nq * Nd * Nd : (mf->G ? mf->npairs : mf->npairs * Nq)) * sizeof(PetscScalar);
+  op->bytes  = (PetscLogDouble)d->Ne * (mf->Cq ? Nq * Nd * Nd : (mf->G ? mf->npairs : (mf->Cl ? mf->npairs * Nq : d->Nv * dim))) * sizeof(PetscScalar);
   op->stores = "matfree data";
   PetscCall(PetscLogEventEnd(FEG_Integrate, op, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -703,8 +825,12 @@ PetscErrorCode FEGOpView_MatFree(FEGOp op, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "matfree kernel: %s (%" PetscInt_FMT " reference operators of %" PetscInt_FMT "x%" PetscInt_FMT ", %s pairs, %" PetscInt_FMT " factors per element)\n", mf->kernel == FEG_MATFREE_GEMM ? "gemm (cuBLAS DGEMM of the stacked reference operators, then the element-wise combination)" : (mf->kernel == FEG_MATFREE_MMA ? "mma (refop fused on the FP64 tensor cores)" : "refop"), mf->npairs, d->Nb, d->Nb, kinds[mf->kind], mf->npairs));
     break;
   default:
-    per = (PetscLogDouble)d->Nq * mf->npairs;
+    per = mf->geometry == FEG_MATFREE_GEOMETRY_COMPUTED ? (PetscLogDouble)d->Nv * d->dim : (PetscLogDouble)d->Nq * mf->npairs;
     PetscCall(PetscViewerASCIIPrintf(viewer, "matfree kernel: sumfact (%" PetscInt_FMT " nodes and %" PetscInt_FMT " %s points per direction%s, %" PetscInt_FMT " %s Chat entries per quadrature point)\n", mf->P, mf->Q, mf->gll ? "Gauss-Lobatto-Legendre" : "Gauss", mf->colloc ? ", collocated" : "", mf->npairs, kinds[mf->kind]));
+    if (mf->geometry == FEG_MATFREE_GEOMETRY_COMPUTED)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "matfree geometry: computed in the kernel from each cell's %" PetscInt_FMT " coordinate nodes (%" PetscInt_FMT " per direction)%s\n", d->Nv, mf->geoG, mf->iso ? ", C a multiple of the identity on the gradients" : ""));
+    else
+      PetscCall(PetscViewerASCIIPrintf(viewer, "matfree geometry: stored%s\n", mf->georequest == FEG_MATFREE_GEOMETRY_AUTO ? (mf->geoWhy ? " (cannot be computed: the coordinates are not a tensor product)" : (!FEGFormConstantC(op->form) ? " (cannot be computed: the coefficient varies)" : (d->affine ? " (affine cells)" : (mf->kind == FEG_MF_VV ? " (mass only: one value per point)" : " (auto on the host)")))) : " (as asked)"));
   }
   per = (per * sizeof(PetscScalar) + (PetscLogDouble)d->Nb * sizeof(int)) * d->Ne;
   PetscCall(MPIU_Allreduce(&per, &sum, 1, MPI_DOUBLE, MPI_SUM, PetscObjectComm((PetscObject)op)));
@@ -718,6 +844,23 @@ static PetscErrorCode FEGOpMatFreeSetKernel_MatFree(FEGOp op, FEGMatFreeKernel k
 {
   PetscFunctionBegin;
   ((FEGOp_MatFree *)op->data)->request = kernel;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGOpMatFreeSetGeometry_MatFree(FEGOp op, FEGMatFreeGeometry geometry)
+{
+  PetscFunctionBegin;
+  ((FEGOp_MatFree *)op->data)->georequest = geometry;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the geometry in use once assembled, else the one asked for */
+static PetscErrorCode FEGOpMatFreeGetGeometry_MatFree(FEGOp op, FEGMatFreeGeometry *geometry)
+{
+  FEGOp_MatFree *mf = (FEGOp_MatFree *)op->data;
+
+  PetscFunctionBegin;
+  *geometry = op->nassembled ? mf->geometry : mf->georequest;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -815,6 +958,8 @@ static PetscErrorCode FEGOpComposeSettings_MatFree(FEGOp op, PetscBool compose)
   PetscFunctionBegin;
   PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpMatFreeSetKernel_C", compose ? FEGOpMatFreeSetKernel_MatFree : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpMatFreeGetKernel_C", compose ? FEGOpMatFreeGetKernel_MatFree : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpMatFreeSetGeometry_C", compose ? FEGOpMatFreeSetGeometry_MatFree : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpMatFreeGetGeometry_C", compose ? FEGOpMatFreeGetGeometry_MatFree : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpMatFreeSetFactored_C", compose ? FEGOpMatFreeSetFactored_MatFree : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpMatFreeGetFactored_C", compose ? FEGOpMatFreeGetFactored_MatFree : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)op, "FEGOpMatFreeSetNodal_C", compose ? FEGOpMatFreeSetNodal_MatFree : NULL));
@@ -876,6 +1021,63 @@ PetscErrorCode FEGOpMatFreeGetKernel(FEGOp op, FEGMatFreeKernel *kernel)
   PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
   FEGAssertPointer(kernel, 2);
   PetscUseMethod(op, "FEGOpMatFreeGetKernel_C", (FEGOp, FEGMatFreeKernel *), (op, kernel));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpMatFreeSetGeometry - where the sumfact kernel of a matfree operator gets the geometry at each quadrature point;
+  no effect on other types
+
+  Logically Collective
+
+  Input Parameters:
++ op       - the operator
+- geometry - `FEG_MATFREE_GEOMETRY_AUTO` (default: on the GPU computed wherever it can be, the cells are not
+             affine and the form has gradients; on the host, and for the mass alone, stored, which is faster there),
+             `FEG_MATFREE_GEOMETRY_STORED` (the pairs of Chat stored at every quadrature point, or one per element on
+             affine hexahedra with a constant C) or `FEG_MATFREE_GEOMETRY_COMPUTED` (the Jacobian computed in the kernel
+             from each cell's coordinate nodes, and the pairs from it: 24 doubles a hexahedron instead of 6 or 7 a
+             point)
+
+  Options Database Key:
+. -feg_op_matfree_geometry <auto,stored,computed> - the same
+
+  Notes:
+  Computed geometry needs the sumfact kernel, coordinate nodes that are the tensor product of 2 or 3 nodes per
+  direction (straight or second-order quadrilaterals and hexahedra) and a coefficient that is the same everywhere; asked
+  for where one is missing it is an error at assembly that says which. The two agree to rounding (the tests compare
+  them). `FEGOpView()` says which is in use.
+
+  Level: intermediate
+
+.seealso: FEGOpMatFreeGetGeometry(), FEGOpMatFreeSetKernel(), FEGMeshKershaw(), FEGOPMATFREE
+@*/
+PetscErrorCode FEGOpMatFreeSetGeometry(FEGOp op, FEGMatFreeGeometry geometry)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(op, geometry, 2);
+  PetscCheck(geometry >= FEG_MATFREE_GEOMETRY_AUTO && geometry <= FEG_MATFREE_GEOMETRY_COMPUTED, PetscObjectComm((PetscObject)op), PETSC_ERR_ARG_OUTOFRANGE, "Unknown matfree geometry %d; allowed: auto, stored, computed", (int)geometry);
+  PetscCheck(!op->setupcalled, PetscObjectComm((PetscObject)op), PETSC_ERR_ORDER, "The operator is set up: set the geometry before FEGOpSetUp()");
+  PetscTryMethod(op, "FEGOpMatFreeSetGeometry_C", (FEGOp, FEGMatFreeGeometry), (op, geometry));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGOpMatFreeGetGeometry - the geometry a matfree operator uses once assembled (before, the one asked for)
+
+  Not Collective
+
+  Level: intermediate
+
+.seealso: FEGOpMatFreeSetGeometry()
+@*/
+PetscErrorCode FEGOpMatFreeGetGeometry(FEGOp op, FEGMatFreeGeometry *geometry)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(op, FEG_OP_CLASSID, 1);
+  FEGAssertPointer(geometry, 2);
+  PetscUseMethod(op, "FEGOpMatFreeGetGeometry_C", (FEGOp, FEGMatFreeGeometry *), (op, geometry));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1076,6 +1278,8 @@ PetscErrorCode FEGOpDestroy_MatFree(FEGOp op)
   PetscCall(PetscFree(mf->work));
   PetscCall(PetscFree(mf->Cl));
   PetscCall(PetscFree(mf->Cq));
+  PetscCall(PetscFree2(mf->gB, mf->gD));
+  PetscCall(PetscFree(mf->cwork));
   PetscCall(PetscFree(op->data));
   PetscCall(FEGOpComposeSettings_MatFree(op, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);

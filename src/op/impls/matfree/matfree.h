@@ -16,6 +16,7 @@ typedef struct {
   PetscInt    sfPmin, sfPmax; /* sum factorisation: 1D nodes compiled */
   PetscBool   sfQP1;          /* and only P or P+1 Gauss points per direction */
   const char *sfWhy;          /* what it can run, for the message when a space falls outside */
+  PetscBool   geoAuto;        /* auto computes sumfact's geometry in the kernel on non-affine cells (else stores it) */
 } FEGMatFreeCaps;
 
 typedef struct {
@@ -52,6 +53,17 @@ typedef struct {
   PetscInt    *lex, *qlex; /* basis function / quadrature point at each lexicographic index */
   PetscScalar *work;       /* host element workspace, 10 max(P,Q)^dim */
   PetscScalar *Cl;         /* host: Cl[(e*npairs+m)*Nq+l] at lexicographic quadrature point l */
+  /* sumfact's geometry computed in the kernel (FEGMatFreeGeometrySetUp()): the coordinate nodes the tensor product of G
+     1D nodes, lexg[g] the node at lexicographic position g, gB and gD (Q x G) their 1D basis at the rule's points; C
+     the form's constant coefficient, iso its mass-and-Laplacian shape (FEGMFPairsFromJacobian()) */
+  FEGMatFreeGeometry georequest, geometry; /* -feg_op_matfree_geometry; in use: stored or computed */
+  PetscBool          geoFound;             /* the coordinates' tensor structure looked for */
+  PetscInt           geoG, lexg[27];
+  const char        *geoWhy; /* why computed geometry cannot be used (NULL: it can) */
+  PetscReal         *gB, *gD;
+  PetscReal          Cc[16];
+  PetscBool          iso;
+  PetscScalar       *cwork; /* host: one element's pairs, npairs x Nq */
   /* qp */
   PetscScalar   *Cq; /* host: Ne*Nq (dim+1)x(dim+1) tensors w detJ T^T C T */
   FEGElemApplyFn elemApply;
@@ -60,6 +72,7 @@ typedef struct {
 } FEGOp_MatFree;
 
 PETSC_INTERN PetscErrorCode FEGMatFreeSelect(FEGOp, const FEGMatFreeCaps *);
+PETSC_INTERN PetscErrorCode FEGMatFreeElementPairs(FEGOp, PetscInt, PetscScalar[]);
 PETSC_INTERN PetscErrorCode FEGMatFreeNodalP2(FEGOp, PetscBool *, PetscInt[]);
 PETSC_INTERN PetscErrorCode FEGOpView_MatFree(FEGOp, PetscViewer);
 PETSC_INTERN PetscErrorCode FEGOpDestroy_MatFree(FEGOp);

@@ -16,6 +16,8 @@ typedef struct {
   FEGDevSumFact sf; /* sumfact */
   double       *sfB1, *sfD1, *sfGq, *sfW1, *sfCl, *sfKc;
   int          *sfIdx, *sfLex, *sfQlex;
+  double       *sfgB, *sfgD; /* computed geometry: the coordinate nodes' 1D tables and lexicographic order */
+  int          *sfLexg, hlexg[27];
 } FEGOp_MatFree_CUDA;
 
 static FEGOp_MatFree_CUDA *FEGMatFreeDev(FEGOp op)
@@ -41,6 +43,9 @@ static PetscErrorCode FEGMatFreeDevFree(FEGOp_MatFree_CUDA *dev)
   FEGDevFree(dev->sfIdx);
   FEGDevFree(dev->sfLex);
   FEGDevFree(dev->sfQlex);
+  FEGDevFree(dev->sfgB);
+  FEGDevFree(dev->sfgD);
+  FEGDevFree(dev->sfLexg);
   dev->mfKernel    = -1;
   dev->base.gindex = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -352,6 +357,9 @@ static PetscLogDouble FEGMFDevFlops_SumFact(FEGOp op)
   else if (mass) c = mf->colloc ? 0 : P * P * Q + P * Q * Q;
   else if (mf->colloc) c = 2 * P * P * P;
   else c = 2 * P * P * Q + 3 * P * Q * Q;
+  /* computed geometry: the Jacobian (9 G multiply-adds a point on hexahedra, after 27 G^2 per column), its adjugate
+     and the pairs (about 45) */
+  if (mf->geometry == FEG_MATFREE_GEOMETRY_COMPUTED) c += op->disc->Nq * (9.0 * mf->geoG + 45.0) / 2.0 + (op->disc->dim == 3 ? Q * Q * 27.0 * mf->geoG * mf->geoG / 2.0 : 0.0);
   return op->disc->Ne * (2.0 * 2.0 * c + 2.0 * op->disc->Nq * mf->npairs * (mf->kind == FEG_MF_FULL ? 1 : 2));
 }
 
@@ -373,7 +381,7 @@ static const struct {
 /* the GPU runs gemm and mma (auto takes mma from tetrahedra of order 3, 20 dofs, where it overtakes refop; it is
    ahead of gemm at every order) and sum factorisation compiled for 2 to 9 nodes and P or P+1 Gauss points per
    direction */
-static const FEGMatFreeCaps FEGMatFreeDeviceCaps = {PETSC_TRUE, 20, 2, 9, PETSC_TRUE, "the GPU kernels are compiled for 2 to 9 nodes and P or P+1 Gauss points per direction"};
+static const FEGMatFreeCaps FEGMatFreeDeviceCaps = {PETSC_TRUE, 20, 2, 9, PETSC_TRUE, "the GPU kernels are compiled for 2 to 9 nodes and P or P+1 Gauss points per direction", PETSC_TRUE};
 
 static PetscErrorCode FEGOpSetUp_MatFree_CUDA(FEGOp op)
 {
@@ -420,23 +428,50 @@ static PetscErrorCode FEGOpAssemble_MatFree_CUDA(FEGOp op, Mat A)
     FEGDevSumFact *sf  = &dev->sf;
     PetscBool      per = PETSC_FALSE;
 
-    /* the pairs at every point; on hexahedra one value per element when that is all they hold (affine cells, C
-       constant in each): Q^3 times fewer bytes for the kernel to read. With one Jacobian per cell and a constant C
-       that value, det J T^T C T, comes straight from the geometry: the per-point pairs (Q^3 times the memory, written
-       with a stride) and their check were most of such an assembly */
-    if (sf->dim == 3 && !dev->sfKc) PetscCall(FEGDevMallocCopy((void **)&dev->sfKc, NULL, sizeof(double) * sf->Ne * sf->npairs, NULL));
-    if (sf->dim == 3 && dev->base.d.nG == 1 && c.mode == FEG_DEV_COEFF_CONSTANT) {
-      PetscCall(FEGDevChatPairs(&dev->base.d, &c, 0, (int)mf->npairs, pr, ps, NULL, dev->sfKc));
-      per = PETSC_TRUE;
+    sf->geoG = 0;
+    if (mf->geometry == FEG_MATFREE_GEOMETRY_COMPUTED) {
+      const PetscInt Nv = op->disc->Nv;
+
+      /* nothing stored: the kernels compute the pairs from the coordinate nodes the discretization keeps on the device */
+      if (!dev->sfgB) {
+        for (PetscInt g = 0; g < Nv; g++) dev->hlexg[g] = (int)mf->lexg[g];
+        PetscCall(FEGDevMallocCopy((void **)&dev->sfgB, mf->gB, sizeof(double) * mf->Q * mf->geoG, NULL));
+        PetscCall(FEGDevMallocCopy((void **)&dev->sfgD, mf->gD, sizeof(double) * mf->Q * mf->geoG, NULL));
+        PetscCall(FEGDevMallocCopy((void **)&dev->sfLexg, dev->hlexg, sizeof(int) * Nv, NULL));
+      }
+      FEGDevFree(dev->sfCl);
+      FEGDevFree(dev->sfKc);
+      sf->geoG  = (int)mf->geoG;
+      sf->Nv    = (int)Nv;
+      sf->iso   = mf->iso ? 1 : 0;
+      sf->X     = dev->base.d.X;
+      sf->gB    = dev->sfgB;
+      sf->gD    = dev->sfgD;
+      sf->lexg  = dev->sfLexg;
+      sf->hgB   = mf->gB;
+      sf->hgD   = mf->gD;
+      sf->hlexg = dev->hlexg;
+      for (PetscInt k = 0; k < 16; k++) sf->C[k] = mf->Cc[k];
     } else {
-      if (!dev->sfCl) PetscCall(FEGDevMallocCopy((void **)&dev->sfCl, NULL, sizeof(double) * sf->Ne * sf->npairs * op->disc->Nq, NULL));
-      PetscCall(FEGDevChatPairs(&dev->base.d, &c, 1, (int)mf->npairs, pr, ps, dev->sfQlex, dev->sfCl));
-      if (sf->dim == 3) PetscCall(FEGDevSumFactPerElement(sf->Ne, sf->npairs, sf->Q, sf->dim, sf->W1, dev->sfCl, dev->sfKc, &per));
+      /* the pairs at every point; on hexahedra one value per element when that is all they hold (affine cells, C
+         constant in each): Q^3 times fewer bytes for the kernel to read. With one Jacobian per cell and a constant C
+         that value, det J T^T C T, comes straight from the geometry: the per-point pairs (Q^3 times the memory, written
+         with a stride) and their check were most of such an assembly */
+      if (sf->dim == 3 && !dev->sfKc) PetscCall(FEGDevMallocCopy((void **)&dev->sfKc, NULL, sizeof(double) * sf->Ne * sf->npairs, NULL));
+      if (sf->dim == 3 && dev->base.d.nG == 1 && c.mode == FEG_DEV_COEFF_CONSTANT) {
+        PetscCall(FEGDevChatPairs(&dev->base.d, &c, 0, (int)mf->npairs, pr, ps, NULL, dev->sfKc));
+        per = PETSC_TRUE;
+      } else {
+        if (!dev->sfCl) PetscCall(FEGDevMallocCopy((void **)&dev->sfCl, NULL, sizeof(double) * sf->Ne * sf->npairs * op->disc->Nq, NULL));
+        PetscCall(FEGDevChatPairs(&dev->base.d, &c, 1, (int)mf->npairs, pr, ps, dev->sfQlex, dev->sfCl));
+        if (sf->dim == 3) PetscCall(FEGDevSumFactPerElement(sf->Ne, sf->npairs, sf->Q, sf->dim, sf->W1, dev->sfCl, dev->sfKc, &per));
+      }
+      if (per) FEGDevFree(dev->sfCl);
+      else FEGDevFree(dev->sfKc);
     }
-    if (per) FEGDevFree(dev->sfCl);
-    else FEGDevFree(dev->sfKc);
     sf->Cl = dev->sfCl;
     sf->Kc = dev->sfKc;
+    PetscCall(FEGDevSumFactConfigure(sf, (int)mf->nb)); /* its shared memory depends on the geometry */
   } else PetscCall(FEGDevChatPairs(&dev->base.d, &c, 0, (int)mf->npairs, pr, ps, NULL, dev->mfG));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(FEGDevDiscFreeGeometry(&dev->base.d));
@@ -481,6 +516,7 @@ static PetscLogDouble FEGMatFreeDevElementBytes(const FEGOp_MatFree_CUDA *dev)
   if (dev->mfG) bytes += (PetscLogDouble)d->Ne * dev->ro.nops * sizeof(double);
   if (dev->sfCl) bytes += (PetscLogDouble)d->Ne * d->Nq * dev->sf.npairs * sizeof(double);
   if (dev->sfKc) bytes += (PetscLogDouble)d->Ne * dev->sf.npairs * sizeof(double);
+  if (dev->mfKernel == FEG_MATFREE_SUMFACT && dev->sf.geoG) bytes += (PetscLogDouble)d->Ne * d->Nv * d->dim * sizeof(double); /* the coordinate nodes */
   return bytes;
 }
 
@@ -533,7 +569,8 @@ static PetscErrorCode FEGOpView_MatFree_CUDA(FEGOp op, PetscViewer viewer)
                                      dev->ro.Kp, dev->ro.mt, dev->ro.nt, dev->ro.wr, dev->ro.wc, 8 * dev->ro.nt * dev->ro.wc, FEGDevRefOpMmaShared(&dev->ro), dev->base.unique ? "plain stores" : (dev->base.tlist ? "transpose gather" : "atomics")));
     break;
   case FEG_MATFREE_SUMFACT:
-    PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree sumfact: %d elements per block, %d threads, %d bytes of shared memory per block; pairs stored %s\n", dev->sf.neb, dev->sf.nthreads, dev->sf.shmem, dev->sf.Kc ? "per element (affine cells, C constant in each)" : "per quadrature point"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree sumfact: %d elements per block, %d threads, %d bytes of shared memory per block; pairs %s\n", dev->sf.neb, dev->sf.nthreads, dev->sf.shmem,
+                                     dev->sf.geoG ? "computed in the kernel from the coordinate nodes" : (dev->sf.Kc ? "stored per element (affine cells, C constant in each)" : "stored per quadrature point")));
     break;
   default:
     PetscCall(PetscViewerASCIIPrintf(viewer, "GPU matfree qp: element-interleaved quadrature-point tensors, scatter by %s%s\n", dev->base.tlist ? "transpose gather" : "atomics", dev->base.direct ? ", no global-to-local copies (one process, no constraints)" : ""));

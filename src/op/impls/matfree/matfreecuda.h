@@ -63,6 +63,16 @@ typedef struct {
      (received), sums yg (to send); set per launch by FEGDevSumFactApply(), NULL for ranges that reach no ghost */
   const double *xg;
   double       *yg;
+  /* computed geometry (geoG > 0): the pairs at each point from the Jacobian there, made from the element's coordinate
+     nodes X[(e*Nv+v)*dim+d] (the discretization's), lexg[g] the node at lexicographic position g of the G^dim, gB and
+     gD (Q x G) their 1D basis at the points, C the constant coefficient (iso: FEGMFPairsFromJacobian()); h*: host
+     copies for the hexahedral kernels' parameter */
+  int           geoG, Nv, iso;
+  const double *X, *gB, *gD;
+  const int    *lexg;
+  const double *hgB, *hgD;
+  const int    *hlexg;
+  double        C[16];
 } FEGDevSumFact;
 
 /* the launch's action or diagonal (L->diag) by each kernel */

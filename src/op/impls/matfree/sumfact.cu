@@ -36,8 +36,16 @@ static __device__ __forceinline__ void FEGContractDev(const double *in, double *
 enum {
   FEG_SF_MASS   = 1,
   FEG_SF_COLLOC = 2,
-  FEG_SF_CODED  = 4
+  FEG_SF_CODED  = 4,
+  FEG_SF_GEO2   = 8, /* computed geometry from 2 (3) coordinate nodes per direction, not stored pairs */
+  FEG_SF_GEO3   = 16
 };
+
+/* the coordinate nodes per direction of a mode's computed geometry, 0 for stored pairs */
+static __host__ __device__ constexpr int FEGSumFactGeo(int mode)
+{
+  return (mode & FEG_SF_GEO3) ? 3 : ((mode & FEG_SF_GEO2) ? 2 : 0);
+}
 
 /* the mode of a pair set and rule, and the shared-memory slots (of max(P,Q)^2 doubles) the quadrilateral kernel uses
    per element */
@@ -48,7 +56,9 @@ static __host__ __device__ constexpr int FEGSumFactMode(int kind, int colloc)
 
 static __host__ __device__ constexpr int FEGSumFactSlots(int mode)
 {
-  return mode == 0 ? 5 : (mode == FEG_SF_MASS ? 2 : (mode == FEG_SF_COLLOC ? 3 : 1));
+  const int shape = mode & (FEG_SF_MASS | FEG_SF_COLLOC); /* the storage and geometry bits do not change the slots */
+
+  return shape == 0 ? 5 : (shape == FEG_SF_MASS ? 2 : (shape == FEG_SF_COLLOC ? 3 : 1));
 }
 
 /* stored pairs at one point, the kind resolved at compile time */
@@ -115,15 +125,27 @@ static __global__ void FEGSumFact2_Kernel(const FEGDevSumFact sf, const double *
   }
   __syncthreads();
   for (int t = threadIdx.x; t < nel * NQ; t += blockDim.x) {
+    constexpr int GEO = FEGSumFactGeo(MODE);
     const int     el = t / NQ, l = t % NQ, e = E0 + el;
     const double *c    = sf.Cl + (size_t)e * sf.npairs * NQ + l;
-    double        u[4] = {0, 0, 0, 0}, v[4] = {0, 0, 0, 0};
+    double        u[4] = {0, 0, 0, 0}, v[4] = {0, 0, 0, 0}, cw[FEG_MF_MAXPAIRS];
+    int           stride = NQ;
 
+    if (GEO) {
+      /* the pairs at this point from the element's coordinate nodes */
+      const int a[3] = {l % Q, l / Q, 0};
+      double    J[9];
+
+      FEGTensorJacobian(2, GEO, sf.X + (size_t)e * sf.Nv * 2, sf.lexg, sf.gB, sf.gD, a, J);
+      (void)FEGMFPairsFromJacobian(2, MASS ? FEG_MF_VV : sf.kind, sf.iso, sf.C, J, sf.W1[a[0]] * sf.W1[a[1]], cw);
+      c      = cw;
+      stride = 1;
+    }
     if (MASS) V[0][(size_t)el * st + l] *= c[0];
     else {
 #pragma unroll
       for (int r = 0; r <= 2; r++) u[r] = V[r][(size_t)el * st + l];
-      FEGPointApplyKind<2>(sf.kind, c, NQ, u, v, transpose);
+      FEGPointApplyKind<2>(sf.kind, c, stride, u, v, transpose);
 #pragma unroll
       for (int r = 0; r <= 2; r++) V[r][(size_t)el * st + l] = v[r];
     }
@@ -217,7 +239,84 @@ static __device__ __forceinline__ void FEGSlabZ(const double in[], double out[],
 template <int P, int Q>
 struct FEGSumFactTables {
   double B[Q * P], G[Q * Q], W[Q];
+  double gB[Q * 3], gD[Q * 3]; /* computed geometry: the coordinate nodes' 1D basis at the points (Q x G), lexg[g] */
+  int    lexg[27];
 };
+
+/* Computed geometry of a thread's column (tx, ty): S[d][i][r], the reference derivative d of coordinate i contracted
+   along x and y at (tx, ty), for each z node r of the G^3 coordinate nodes sX (the element's, in their own order, in
+   shared memory; lexg picks the lexicographic one, the same for every thread: a broadcast). The Jacobian at the
+   column's point k is then a G-term contraction along z (FEGColumnJacobian()): 9 G multiply-adds a point, against
+   6 or 7 stored values to read */
+template <int P, int Q, int G>
+static __device__ __forceinline__ void FEGColumnGeoSetUp(double S[3][3][G], const double *sX, const FEGSumFactTables<P, Q> &tab)
+{
+  const int tx = threadIdx.x, ty = threadIdx.y;
+
+#pragma unroll
+  for (int d = 0; d < 3; d++)
+#pragma unroll
+    for (int i = 0; i < 3; i++)
+#pragma unroll
+      for (int r = 0; r < G; r++) S[d][i][r] = 0.0;
+#pragma unroll
+  for (int q = 0; q < G; q++)
+#pragma unroll
+    for (int p = 0; p < G; p++) {
+      const double bx = tab.gB[tx * G + p], dx = tab.gD[tx * G + p], by = tab.gB[ty * G + q], dy = tab.gD[ty * G + q];
+
+#pragma unroll
+      for (int r = 0; r < G; r++)
+#pragma unroll
+        for (int i = 0; i < 3; i++) {
+          const double x = sX[tab.lexg[(r * G + q) * G + p] * 3 + i];
+
+          S[0][i][r] += dx * by * x;
+          S[1][i][r] += bx * dy * x;
+          S[2][i][r] += bx * by * x;
+        }
+    }
+}
+
+template <int P, int Q, int G>
+static __device__ __forceinline__ void FEGColumnJacobian(const double S[3][3][G], const FEGSumFactTables<P, Q> &tab, int k, double J[9])
+{
+#pragma unroll
+  for (int i = 0; i < 3; i++) {
+    double jx = 0.0, jy = 0.0, jz = 0.0;
+
+#pragma unroll
+    for (int r = 0; r < G; r++) {
+      jx += tab.gB[k * G + r] * S[0][i][r];
+      jy += tab.gB[k * G + r] * S[1][i][r];
+      jz += tab.gD[k * G + r] * S[2][i][r];
+    }
+    J[i * 3]     = jx;
+    J[i * 3 + 1] = jy;
+    J[i * 3 + 2] = jz;
+  }
+}
+
+/* the pairs of the column's points from the computed geometry, applied as FEGSumFact3Points() applies stored ones */
+template <int P, int Q, int G, int KIND>
+static __device__ __forceinline__ void FEGSumFact3PointsGeo(double v[4][Q], const double *sX, const FEGSumFactTables<P, Q> &tab, const FEGDevSumFact &sf, const double *sW, bool transpose)
+{
+  double    S[3][3][G];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+
+  FEGColumnGeoSetUp<P, Q, G>(S, sX, tab);
+#pragma unroll
+  for (int k = 0; k < Q; k++) {
+    double u[4], w[4] = {0, 0, 0, 0}, J[9];
+
+    FEGColumnJacobian<P, Q, G>(S, tab, k, J);
+#pragma unroll
+    for (int r = 0; r < 4; r++) u[r] = v[r][k];
+    FEGMFGeoPointApply(3, KIND, sf.iso, sf.C, J, sW[tx] * sW[ty] * tab.W[k], u, w, transpose);
+#pragma unroll
+    for (int r = 0; r < 4; r++) v[r][k] = w[r];
+  }
+}
 
 /* the stored pairs at the Q points of a thread's column (lexicographic l = (k*Q+ty)*Q+tx): c at the column's first
    point (stride Q^3 between pairs) or, with K (the element's pairs), the point's weight (sW along x and y, Wz along z)
@@ -255,14 +354,18 @@ static __device__ __forceinline__ void FEGSumFact3_Body(const FEGDevSumFact &sf,
 {
   constexpr int            T = P > Q ? P : Q, T3 = T * T * T, NQ = Q * Q * Q;
   constexpr bool           MASS = (MODE & FEG_SF_MASS) != 0, COLLOC = (MODE & FEG_SF_COLLOC) != 0;
-  constexpr int            ST = ((MASS ? 1 : 2) * T3) | 1; /* element stride odd: fewer bank conflicts */
+  constexpr int            ST  = ((MASS ? 1 : 2) * T3) | 1; /* element stride odd: fewer bank conflicts */
+  constexpr int            GEO = FEGSumFactGeo(MODE), NX = 3 * GEO * GEO * GEO;
   extern __shared__ double sm[];
   double                  *sB = sm, *sG = sB + Q * P, *sW = sG + Q * Q, *s0 = sW + Q + threadIdx.z * ST, *s1 = s0 + T3;
+  double                  *sX = sW + Q + blockDim.z * ST + threadIdx.z * NX; /* computed geometry: the coordinate nodes */
   const int                tx = threadIdx.x, ty = threadIdx.y, e = sf.e0 + blockIdx.x * blockDim.z + threadIdx.z;
   const bool               live = e < sf.e1;
   double                   r[T], v[4][Q]; /* v[1..3]: not used (no registers) for mass */
 
   for (int t = tx + T * (ty + T * threadIdx.z); t < Q * (P + Q + 1); t += T * T * blockDim.z) sm[t] = t < Q * P ? sf.B1[t] : (t < Q * (P + Q) ? sf.Gq[t - Q * P] : sf.W1[t - Q * (P + Q)]);
+  if (GEO && live)
+    for (int t = tx + T * ty; t < NX; t += T * T) sX[t] = sf.X[(size_t)e * NX + t]; /* read before the first barrier, used after several */
 #pragma unroll
   for (int k = 0; k < T; k++) r[k] = 0.0;
   if (live && tx < P && ty < P) {
@@ -312,7 +415,35 @@ static __device__ __forceinline__ void FEGSumFact3_Body(const FEGDevSumFact &sf,
     }
     __syncthreads();
   }
-  if (live && tx < Q && ty < Q) {
+  if (GEO && live && tx < Q && ty < Q) {
+    if constexpr (GEO > 0) {
+      if (MASS) {
+        double S[3][3][GEO];
+
+        FEGColumnGeoSetUp<P, Q, GEO>(S, sX, tab);
+#pragma unroll
+        for (int k = 0; k < Q; k++) {
+          double J[9], cm;
+
+          FEGColumnJacobian<P, Q, GEO>(S, tab, k, J);
+          cm = sW[tx] * sW[ty] * tab.W[k] * sf.C[0] * (J[0] * (J[4] * J[8] - J[5] * J[7]) + J[1] * (J[5] * J[6] - J[3] * J[8]) + J[2] * (J[3] * J[7] - J[4] * J[6]));
+          v[0][k] *= cm;
+        }
+      } else switch (sf.kind) {
+        case FEG_MF_GG_SYM:
+          FEGSumFact3PointsGeo<P, Q, GEO, FEG_MF_GG_SYM>(v, sX, tab, sf, sW, transpose);
+          break;
+        case FEG_MF_VVGG_SYM:
+          FEGSumFact3PointsGeo<P, Q, GEO, FEG_MF_VVGG_SYM>(v, sX, tab, sf, sW, transpose);
+          break;
+        case FEG_MF_SYM:
+          FEGSumFact3PointsGeo<P, Q, GEO, FEG_MF_SYM>(v, sX, tab, sf, sW, transpose);
+          break;
+        default:
+          FEGSumFact3PointsGeo<P, Q, GEO, FEG_MF_FULL>(v, sX, tab, sf, sW, transpose);
+        }
+    }
+  } else if (!GEO && live && tx < Q && ty < Q) {
     const double *c = sf.Kc ? NULL : sf.Cl + (size_t)e * sf.npairs * NQ + ty * Q + tx, *K = sf.Kc ? sf.Kc + (size_t)e * sf.npairs : NULL;
 
     if (MASS) {
@@ -410,19 +541,44 @@ static __global__ void __launch_bounds__(FEGSumFactMassMaxThreads(P > Q ? P : Q)
   FEGSumFact3_Body<P, Q, MODE>(sf, tab, x, y, ybuf, transpose);
 }
 
+/* computed geometry's pairs of elements e0..e1 at their lexicographic points, Cl[((e-e0)*np+m)*NQ+l] as stored pairs
+   are laid out: thread per (element, point), the Jacobian from the coordinate nodes (FEGTensorJacobian()) */
+static __global__ void FEGSumFactGeoPairs_Kernel(const FEGDevSumFact sf, int kind, double *__restrict__ Cl)
+{
+  const int    Q = sf.Q, NQ = sf.dim == 3 ? Q * Q * Q : Q * Q, ne = sf.e1 - sf.e0;
+  const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= (size_t)ne * NQ) return;
+  const int el = (int)(t / NQ), l = (int)(t % NQ), a[3] = {l % Q, (l / Q) % Q, l / (Q * Q)};
+  double    J[9], c[FEG_MF_MAXPAIRS];
+
+  FEGTensorJacobian(sf.dim, sf.geoG, sf.X + (size_t)(sf.e0 + el) * sf.Nv * sf.dim, sf.lexg, sf.gB, sf.gD, a, J);
+  (void)FEGMFPairsFromJacobian(sf.dim, kind, sf.iso, sf.C, J, sf.W1[a[0]] * sf.W1[a[1]] * (sf.dim == 3 ? sf.W1[a[2]] : 1.0), c);
+  for (int m = 0; m < sf.npairs; m++) Cl[((size_t)el * sf.npairs + m) * NQ + l] = c[m];
+}
+
 /* diagonal: thread per (element, node), sum over the Gauss points of the pairs times the 1D products */
 template <int DIM, int KIND>
 static __global__ void FEGSumFactDiag_Kernel(const FEGDevSumFact sf, double *__restrict__ y, double *__restrict__ ybuf)
 {
-  const int    NP = DIM == 3 ? sf.P * sf.P * sf.P : sf.P * sf.P, NQ = DIM == 3 ? sf.Q * sf.Q * sf.Q : sf.Q * sf.Q;
+  const int    NP = DIM == 3 ? sf.P * sf.P * sf.P : sf.P * sf.P, NQ = DIM == 3 ? sf.Q * sf.Q * sf.Q : sf.Q * sf.Q, ne = sf.e1 - sf.e0;
   const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= (size_t)sf.Ne * NP) return;
-  const int e = (int)(t % sf.Ne), l = (int)(t / sf.Ne), g = DIM == 3 ? sf.idx[(size_t)e * NP + l] : sf.idx[(size_t)l * sf.Ne + e];
+  if (t >= (size_t)ne * NP) return;
+  const int e = sf.e0 + (int)(t % ne), l = (int)(t / ne), g = DIM == 3 ? sf.idx[(size_t)e * NP + l] : sf.idx[(size_t)l * sf.Ne + e];
 
-  const double v = sf.Kc ? FEGSumFactDiagEntry(DIM, KIND, sf.P, sf.Q, sf.B1, sf.D1, sf.W1, sf.Kc + (size_t)e * sf.npairs, 1, l) : FEGSumFactDiagEntry(DIM, KIND, sf.P, sf.Q, sf.B1, sf.D1, NULL, sf.Cl + (size_t)e * sf.npairs * NQ, NQ, l);
+  /* Cl holds the elements from e0 on (the whole mesh, or a chunk of computed pairs) */
+  const double v = sf.Kc ? FEGSumFactDiagEntry(DIM, KIND, sf.P, sf.Q, sf.B1, sf.D1, sf.W1, sf.Kc + (size_t)e * sf.npairs, 1, l) : FEGSumFactDiagEntry(DIM, KIND, sf.P, sf.Q, sf.B1, sf.D1, NULL, sf.Cl + (size_t)(e - sf.e0) * sf.npairs * NQ, NQ, l);
 
   if (ybuf) ybuf[(size_t)sf.lex[l] * sf.Ne + e] = v; /* the entry order of the transpose map, as in the action */
   else FEGCodedAdd(y, sf.yg, g, v, false);
+}
+
+/* computed geometry (diffusion modes): the column's geometry and the point arithmetic took the registers to 156 at Q4
+   (one 256-thread block a multiprocessor, against two stored: bp3 Q2 on a Kershaw box ran 1.8x slower); bounded to two
+   such blocks (128 registers up to T = 6) */
+template <int P, int Q, int MODE>
+static __global__ void __launch_bounds__(FEGSumFactMassMaxThreads(P > Q ? P : Q), 2) FEGSumFact3Geo_Kernel(const FEGDevSumFact sf, const __grid_constant__ FEGSumFactTables<P, Q> tab, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ ybuf, int transpose)
+{
+  FEGSumFact3_Body<P, Q, MODE>(sf, tab, x, y, ybuf, transpose);
 }
 
 /* the kernel of a dimension and mode (only that one instantiated) */
@@ -431,6 +587,7 @@ static constexpr auto FEGSumFactKernel()
 {
   if constexpr (DIM == 2) return FEGSumFact2_Kernel<P, Q, MODE & ~FEG_SF_CODED>;
   else if constexpr ((MODE & FEG_SF_MASS) != 0) return FEGSumFact3Mass_Kernel<P, Q, MODE>;
+  else if constexpr (FEGSumFactGeo(MODE) > 0) return FEGSumFact3Geo_Kernel<P, Q, MODE>;
   else return FEGSumFact3_Kernel<P, Q, MODE>;
 }
 
@@ -461,6 +618,15 @@ static PetscErrorCode FEGSumFactLaunchMode(const FEGDevSumFact *sf, const double
     for (int t = 0; t < Q * P; t++) tab.B[t] = sf->hB1[t];
     for (int t = 0; t < Q * Q; t++) tab.G[t] = sf->hGq[t];
     for (int t = 0; t < Q; t++) tab.W[t] = sf->hW1[t];
+    for (int t = 0; t < Q * 3; t++) tab.gB[t] = tab.gD[t] = 0.0;
+    for (int t = 0; t < 27; t++) tab.lexg[t] = 0;
+    if (sf->geoG) {
+      for (int t = 0; t < Q * sf->geoG; t++) {
+        tab.gB[t] = sf->hgB[t];
+        tab.gD[t] = sf->hgD[t];
+      }
+      for (int t = 0; t < sf->Nv; t++) tab.lexg[t] = sf->hlexg[t];
+    }
     kern<<<nblk, block, sf->shmem>>>(*sf, tab, x, y, ybuf, transpose);
   } else kern<<<nblk, block, sf->shmem>>>(*sf, x, y, ybuf, transpose);
   FEGCheckLaunch("FEGSumFact_Kernel");
@@ -468,17 +634,28 @@ static PetscErrorCode FEGSumFactLaunchMode(const FEGDevSumFact *sf, const double
 }
 
 /* collocated modes exist only for Q = P */
-template <int DIM, int P, int Q>
-static PetscErrorCode FEGSumFactLaunch(const FEGDevSumFact *sf, const double *x, double *y, double *ybuf, int transpose)
+template <int DIM, int P, int Q, int GEO>
+static PetscErrorCode FEGSumFactLaunchGeo(const FEGDevSumFact *sf, const double *x, double *y, double *ybuf, int transpose)
 {
   const int mode = FEGSumFactMode(sf->kind, sf->colloc);
 
   PetscFunctionBegin;
-  if (mode == FEG_SF_MASS) PetscCall(FEGSumFactLaunchMode<DIM, P, Q, FEG_SF_MASS>(sf, x, y, ybuf, transpose));
+  if (mode == FEG_SF_MASS) PetscCall(FEGSumFactLaunchMode<DIM, P, Q, FEG_SF_MASS | GEO>(sf, x, y, ybuf, transpose));
   else if (mode && P != Q) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "sumfact: collocated with %d points and %d nodes", Q, P);
-  else if (mode == FEG_SF_COLLOC) PetscCall(FEGSumFactLaunchMode<DIM, P, P, FEG_SF_COLLOC>(sf, x, y, ybuf, transpose));
-  else if (mode) PetscCall(FEGSumFactLaunchMode<DIM, P, P, FEG_SF_MASS | FEG_SF_COLLOC>(sf, x, y, ybuf, transpose));
-  else PetscCall(FEGSumFactLaunchMode<DIM, P, Q, 0>(sf, x, y, ybuf, transpose));
+  else if (mode == FEG_SF_COLLOC) PetscCall(FEGSumFactLaunchMode<DIM, P, P, FEG_SF_COLLOC | GEO>(sf, x, y, ybuf, transpose));
+  else if (mode) PetscCall(FEGSumFactLaunchMode<DIM, P, P, FEG_SF_MASS | FEG_SF_COLLOC | GEO>(sf, x, y, ybuf, transpose));
+  else PetscCall(FEGSumFactLaunchMode<DIM, P, Q, GEO>(sf, x, y, ybuf, transpose));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* stored pairs, or the geometry computed from 2 or 3 coordinate nodes per direction */
+template <int DIM, int P, int Q>
+static PetscErrorCode FEGSumFactLaunch(const FEGDevSumFact *sf, const double *x, double *y, double *ybuf, int transpose)
+{
+  PetscFunctionBegin;
+  if (sf->geoG == 2) PetscCall(FEGSumFactLaunchGeo<DIM, P, Q, FEG_SF_GEO2>(sf, x, y, ybuf, transpose));
+  else if (sf->geoG == 3) PetscCall(FEGSumFactLaunchGeo<DIM, P, Q, FEG_SF_GEO3>(sf, x, y, ybuf, transpose));
+  else PetscCall(FEGSumFactLaunchGeo<DIM, P, Q, 0>(sf, x, y, ybuf, transpose));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -534,7 +711,7 @@ PetscErrorCode FEGDevSumFactConfigure(FEGDevSumFact *sf, int neb)
 {
   const int    T = sf->P > sf->Q ? sf->P : sf->Q, mode = FEGSumFactMode(sf->kind, sf->colloc), NQ = sf->dim == 3 ? sf->Q * sf->Q * sf->Q : sf->Q * sf->Q;
   const size_t tables = (sf->dim == 3 ? (size_t)sf->Q * (sf->P + sf->Q + 1) : 4 * (size_t)sf->P * sf->Q) * sizeof(double);
-  const size_t per    = (sf->dim == 3 ? (size_t)(((mode & FEG_SF_MASS) ? 1 : 2) * T * T * T | 1) : (size_t)FEGSumFactSlots(mode) * T * T) * sizeof(double);
+  const size_t per    = (sf->dim == 3 ? (size_t)(((mode & FEG_SF_MASS) ? 1 : 2) * T * T * T | 1) + (sf->geoG ? (size_t)3 * sf->Nv : 0) : (size_t)FEGSumFactSlots(mode) * T * T) * sizeof(double);
   const size_t limit  = (size_t)200 << 10;
 
   PetscFunctionBegin;
@@ -618,30 +795,47 @@ PetscErrorCode FEGDevSumFactApply(const FEGDevSumFact *sf0, const FEGDevLaunch *
   s.yg = L->yg;
   if (!sf->Ne) PetscFunctionReturn(PETSC_SUCCESS);
   if (L->diag) {
-    const int      NP = sf->dim == 3 ? sf->P * sf->P * sf->P : sf->P * sf->P;
-    const size_t   n  = (size_t)sf->Ne * NP;
-    const unsigned nb = (unsigned)((n + 127) / 128);
+    const int NP = sf->dim == 3 ? sf->P * sf->P * sf->P : sf->P * sf->P, NQ = sf->dim == 3 ? sf->Q * sf->Q * sf->Q : sf->Q * sf->Q;
+    /* computed geometry: the pairs of chunks of elements (64 MB of them at a time), then their diagonal as stored ones */
+    const int chunk = sf->geoG ? (int)PetscMax(1, PetscMin((PetscInt)sf->Ne, (PetscInt)((64 << 20) / ((size_t)NQ * sf->npairs * sizeof(double))))) : sf->Ne;
+    double   *Cl    = NULL;
 
+    if (sf->geoG) PetscCall(FEGDevMallocCopy((void **)&Cl, NULL, sizeof(double) * chunk * NQ * sf->npairs, NULL));
+    for (int c0 = 0; c0 < sf->Ne; c0 += chunk) {
+      const size_t   n  = (size_t)PetscMin(chunk, sf->Ne - c0) * NP;
+      const unsigned nb = (unsigned)((n + 127) / 128);
+
+      s.e0 = sf->geoG ? c0 : 0;
+      s.e1 = sf->geoG ? (int)PetscMin(c0 + chunk, sf->Ne) : sf->Ne;
+      if (sf->geoG) {
+        const size_t np = (size_t)(s.e1 - s.e0) * NQ;
+
+        s.Cl = Cl;
+        FEGSumFactGeoPairs_Kernel<<<(unsigned)((np + 127) / 128), 128>>>(s, sf->kind, Cl);
+        FEGCheckLaunch("FEGSumFactGeoPairs_Kernel");
+      }
 #define FEG_SFDIAG(D, K) \
   case K: \
     FEGSumFactDiag_Kernel<D, K><<<nb, 128>>>(*sf, y, yb); \
     break;
-    if (sf->dim == 2) switch (sf->kind) {
-        FEG_SFDIAG(2, FEG_MF_GG_SYM)
-        FEG_SFDIAG(2, FEG_MF_VVGG_SYM)
-        FEG_SFDIAG(2, FEG_MF_SYM)
-        FEG_SFDIAG(2, FEG_MF_FULL)
-        FEG_SFDIAG(2, FEG_MF_VV)
-      }
-    else switch (sf->kind) {
-        FEG_SFDIAG(3, FEG_MF_GG_SYM)
-        FEG_SFDIAG(3, FEG_MF_VVGG_SYM)
-        FEG_SFDIAG(3, FEG_MF_SYM)
-        FEG_SFDIAG(3, FEG_MF_FULL)
-        FEG_SFDIAG(3, FEG_MF_VV)
-      }
+      if (sf->dim == 2) switch (sf->kind) {
+          FEG_SFDIAG(2, FEG_MF_GG_SYM)
+          FEG_SFDIAG(2, FEG_MF_VVGG_SYM)
+          FEG_SFDIAG(2, FEG_MF_SYM)
+          FEG_SFDIAG(2, FEG_MF_FULL)
+          FEG_SFDIAG(2, FEG_MF_VV)
+        }
+      else switch (sf->kind) {
+          FEG_SFDIAG(3, FEG_MF_GG_SYM)
+          FEG_SFDIAG(3, FEG_MF_VVGG_SYM)
+          FEG_SFDIAG(3, FEG_MF_SYM)
+          FEG_SFDIAG(3, FEG_MF_FULL)
+          FEG_SFDIAG(3, FEG_MF_VV)
+        }
 #undef FEG_SFDIAG
-    FEGCheckLaunch("FEGSumFactDiag_Kernel");
+      FEGCheckLaunch("FEGSumFactDiag_Kernel");
+    }
+    FEGDevFree(Cl);
     PetscCall(FEGDevLaunchGather(L, yb));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
