@@ -305,6 +305,160 @@ START_TEST(test_gpu_large_setup)
 }
 END_TEST
 
+/* sumfact with the geometry computed in the kernel (from 4 or 8 vertices, 9 or 27 second-order nodes) on the GPU
+   against the host's stored geometry: Kershaw-deformed boxes and the curved annuli, every constant form (the
+   Laplacian with the identity shortcut too), Q = P and P + 1 Gauss points and collocated GLL (BP1, BP3, BP5) */
+static PetscErrorCode compare_geometry_gpu(DMPolytopeType ct, PetscBool curved, PetscInt order, PetscInt variant, test_form kind, PetscReal *err, char *view, size_t len)
+{
+  DM          dm[2], aux[2];
+  Vec         ax[2], x[2], y[2];
+  FEGForm     f[2];
+  Mat         A[2];
+  PetscRandom rnd;
+
+  PetscFunctionBegin;
+  *err = 0.0;
+  if (variant == 2) PetscCall(PetscOptionsSetValue(NULL, "-feg_fe_nodes", "gll_collocated"));
+  for (int g = 0; g < 2; g++) {
+    const PetscBool bc = fegtest_walls(PETSC_TRUE, order);
+
+    if (curved) {
+      PetscCall(PetscOptionsSetValue(NULL, "-geo_feg_mesh_file", ct == DM_POLYTOPE_HEXAHEDRON ? "../share/meshes/annulus_hex2.msh" : "meshes/annulus_quad2.msh"));
+      PetscCall(FEGCreateMeshFromOptions(PETSC_COMM_SELF, "geo_", &dm[g]));
+      PetscCall(PetscOptionsClearValue(NULL, "-geo_feg_mesh_file"));
+    } else {
+      PetscInt faces[3];
+
+      faces[0] = faces[1] = faces[2] = fegtest_faces(order, bc, 3);
+      PetscCall(FEGCreateBoxMesh(PETSC_COMM_SELF, ct, faces, NULL, NULL, 0.0, &dm[g]));
+      PetscCall(FEGMeshKershaw(dm[g], 0.3));
+    }
+    if (variant == 1) {
+      PetscFE         fe;
+      PetscQuadrature q;
+      const PetscInt  dim = fegtest_dim(ct);
+
+      PetscCall(FEGCreateFE(PETSC_COMM_SELF, dim, ct, order, PETSC_TRUE, &fe));
+      PetscCall(PetscDTGaussTensorQuadrature(dim, 1, order + 2, -1.0, 1.0, &q));
+      PetscCall(PetscFESetQuadrature(fe, q));
+      PetscCall(PetscQuadratureDestroy(&q));
+      PetscCall(DMSetField(dm[g], 0, NULL, (PetscObject)fe));
+      PetscCall(DMCreateDS(dm[g]));
+      PetscCall(PetscFEDestroy(&fe));
+    } else PetscCall(FEGSetUpDiscretization(dm[g], order, PETSC_TRUE, "u"));
+    if (bc) PetscCall(fegtest_wall(dm[g], fegtest_bcfunc));
+    if (g) PetscCall(DMSetVecType(dm[g], VECCUDA));
+    if (kind == NFORMS) {
+      const PetscScalar C[16] = {0, 0, 0, 0, 0, 1.7, 0, 0, 0, 0, 1.7, 0, 0, 0, 0, 1.7}, D[4] = {1, 0, 0, 0};
+
+      aux[g] = NULL;
+      ax[g]  = NULL;
+      PetscCall(FEGFormCreate(PETSC_COMM_SELF, &f[g]));
+      PetscCall(FEGFormSetConstant(f[g], C, D));
+    } else PetscCall(fegtest_make_form(dm[g], kind, &aux[g], &ax[g], &f[g]));
+    PetscCall(PetscOptionsSetValue(NULL, "-feg_op_matfree_geometry", g ? "computed" : "stored"));
+    PetscCall(fegtest_operator(dm[g], f[g], FEGOPMATFREE, &A[g]));
+    PetscCall(MatCreateVecs(A[g], &x[g], &y[g]));
+  }
+  PetscCall(PetscOptionsClearValue(NULL, "-feg_op_matfree_geometry"));
+  PetscCall(PetscOptionsClearValue(NULL, "-feg_fe_nodes"));
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+  PetscCall(VecSetRandom(x[0], rnd));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(VecCopy(x[0], x[1]));
+  for (int op = 0; op < 3; op++) {
+    PetscReal r;
+
+    for (int g = 0; g < 2; g++) {
+      if (op == 0) PetscCall(MatMult(A[g], x[g], y[g]));
+      else if (op == 1) PetscCall(MatMultTranspose(A[g], x[g], y[g]));
+      else PetscCall(MatGetDiagonal(A[g], y[g]));
+    }
+    PetscCall(fegtest_vecdiff(y[1], y[0], &r));
+    *err = PetscMax(*err, r);
+  }
+  if (view) PetscCall(fegtest_view_text(A[1], view, len));
+  for (int g = 0; g < 2; g++) {
+    PetscCall(VecDestroy(&x[g]));
+    PetscCall(VecDestroy(&y[g]));
+    PetscCall(MatDestroy(&A[g]));
+    PetscCall(VecDestroy(&ax[g]));
+    PetscCall(FEGFormDestroy(&f[g]));
+    PetscCall(DMDestroy(&aux[g]));
+    PetscCall(DMDestroy(&dm[g]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+START_TEST(test_gpu_matfree_geometry)
+{
+  const DMPolytopeType ct      = _i / 24 ? DM_POLYTOPE_HEXAHEDRON : DM_POLYTOPE_QUADRILATERAL;
+  const PetscInt       variant = (_i / 8) % 3, order = 1 + _i % 8;
+  const PetscBool      curved   = (PetscBool)(_i % 2);
+  const char          *names[3] = {"Gauss Q = P", "Gauss Q = P + 1", "GLL collocated"};
+  const test_form      forms[6] = {FORM_CONSTANT, FORM_SYMMETRIC, FORM_MASSSTIFF, FORM_POISSON, FORM_MASS, NFORMS};
+  char                 view[4096];
+  PetscMPIInt          size;
+
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size > 1 || (ct == DM_POLYTOPE_HEXAHEDRON && order > 6) || (variant == 1 && order == 8)) return;
+  for (int f = 0; f < 6; f++) {
+    PetscReal err;
+
+    TCHK(compare_geometry_gpu(ct, curved, order, variant, forms[f], &err, view, sizeof(view)));
+    ck_assert_msg(err < 1e-12, "%s Q%d %s, %s mesh, form %d: the GPU's computed geometry differs from the host's stored one by %g", DMPolytopeTypes[ct], (int)order, names[variant], curved ? "curved" : "Kershaw", (int)forms[f], (double)err);
+    ck_assert_msg(strstr(view, "pairs computed in the kernel") != NULL, "%s Q%d: the GPU view does not say the pairs are computed:\n%s", DMPolytopeTypes[ct], (int)order, view);
+  }
+}
+END_TEST
+
+/* auto on the GPU computes the geometry on a deformed box and keeps one value per element on an affine one */
+START_TEST(test_gpu_matfree_geometry_auto)
+{
+  const PetscBool deformed = (PetscBool)_i;
+  DM              dm, aux;
+  Vec             ax;
+  FEGForm         form;
+  Mat             A;
+  PetscInt        faces[3] = {3, 3, 3};
+  char            view[4096];
+  PetscMPIInt     size;
+
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size > 1) return;
+  TCHK(FEGCreateBoxMesh(PETSC_COMM_SELF, DM_POLYTOPE_HEXAHEDRON, faces, NULL, NULL, 0.0, &dm));
+  if (deformed) TCHK(FEGMeshKershaw(dm, 0.5));
+  TCHK(FEGSetUpDiscretization(dm, 2, PETSC_TRUE, "u"));
+  TCHK(DMSetVecType(dm, VECCUDA));
+  TCHK(fegtest_make_form(dm, FORM_POISSON, &aux, &ax, &form));
+  TCHK(fegtest_operator(dm, form, FEGOPMATFREE, &A));
+  TCHK(fegtest_view_text(A, view, sizeof(view)));
+  ck_assert_msg(strstr(view, deformed ? "pairs computed in the kernel" : "pairs stored per element") != NULL, "auto on a%s box: expected the pairs %s, the view says\n%s", deformed ? " Kershaw-deformed" : "n affine", deformed ? "computed" : "stored per element", view);
+  TCHK(MatDestroy(&A));
+  TCHK(VecDestroy(&ax));
+  TCHK(DMDestroy(&aux));
+  TCHK(FEGFormDestroy(&form));
+  TCHK(DMDestroy(&dm));
+}
+END_TEST
+
+/* the computed geometry's diagonal in chunks of elements (64 MB of pairs each): a 40^3 box of Q2 hexahedra with all 16
+   pairs (221 MB: 4 chunks) against the host's own computed pairs */
+START_TEST(test_gpu_matfree_geometry_chunks)
+{
+  const matfree_setup large = {0, 0.2, 40};
+  PetscMPIInt         size;
+  PetscReal           err;
+
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size > 1) return;
+  TCHK(PetscOptionsSetValue(NULL, "-feg_op_matfree_geometry", "computed"));
+  TCHK(compare_matfree(&large, DM_POLYTOPE_HEXAHEDRON, 2, PETSC_TRUE, FORM_CONSTANT, "sumfact", "atomic", &err));
+  TCHK(PetscOptionsClearValue(NULL, "-feg_op_matfree_geometry"));
+  ck_assert_msg(err < 1e-12, "hexahedra Q2 on a 40^3 box, computed geometry: GPU (diagonal in chunks) differs from host by %g", (double)err);
+}
+END_TEST
+
 static void add_tests(Suite *s)
 {
   TCase *tc;
@@ -317,6 +471,9 @@ static void add_tests(Suite *s)
   tcase_add_loop_test(tc, test_gpu_matfree_affine, 0, 4 * 4);
   tcase_add_loop_test(tc, test_gpu_matfree_mma, 0, 8 * 3);
   tcase_add_loop_test(tc, test_gpu_large_setup, 0, 4);
+  tcase_add_loop_test(tc, test_gpu_matfree_geometry, 0, 2 * 3 * 8);
+  tcase_add_loop_test(tc, test_gpu_matfree_geometry_auto, 0, 2);
+  tcase_add_test(tc, test_gpu_matfree_geometry_chunks);
   suite_add_tcase(s, tc);
 }
 
