@@ -213,16 +213,21 @@ static PetscErrorCode Zero(PetscInt dim, PetscReal t, const PetscReal x[], Petsc
    Cells per direction as the peer's script: round((dofs^(1/3) - 1) / N); perrank: that on each process, the box
    stretched along z by the number of processes (weak scaling). csv: one line per order and strategy, the peer's
    columns first */
-static PetscErrorCode BenchBP(const char *problem, PetscInt norders, const PetscInt orders[], PetscInt mindofs, PetscBool perrank, char *strategies[], PetscInt ns, PetscInt its, PetscInt reps, PetscReal perturb, FEGNodeType nodes, const char *pctype, const char *csv)
+static PetscErrorCode BenchBP(const char *problem, PetscInt norders, const PetscInt orders[], PetscInt mindofs, PetscBool perrank, char *strategies[], PetscInt ns, PetscInt its, PetscInt reps, PetscReal perturb, PetscReal kershaw, PetscInt corder, FEGNodeType nodes, const char *pctype, const char *csv)
 {
   const PetscBool   mass = (PetscBool)!strcmp(problem, "bp1"), colloc = (PetscBool)!strcmp(problem, "bp5");
   const PetscScalar Cs[16] = {0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0}, Cm[16] = {1.0}, D[4] = {1.0, 0, 0, 0};
   const char       *pc = pctype[0] ? pctype : (mass ? PCJACOBI : PCNONE);
   FEGForm           form;
   PetscMPIInt       size, rank;
-  FILE             *fp = NULL;
+  FILE             *fp       = NULL;
+  char              mesh[64] = "";
 
   PetscFunctionBegin;
+  if (perturb > 0) PetscCall(PetscSNPrintf(mesh, sizeof(mesh), "perturbed %g", (double)perturb));
+  if (corder > 1) PetscCall(PetscSNPrintf(mesh + strlen(mesh), sizeof(mesh) - strlen(mesh), "Q%d coordinates ", (int)corder));
+  if (kershaw < 1) PetscCall(PetscSNPrintf(mesh + strlen(mesh), sizeof(mesh) - strlen(mesh), "%skershaw %g", perturb > 0 ? " + " : "", (double)kershaw));
+  if (!mesh[0]) PetscCall(PetscStrncpy(mesh, "uniform", sizeof(mesh)));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCall(FEGFormCreate(PETSC_COMM_WORLD, &form));
@@ -233,9 +238,9 @@ static PetscErrorCode BenchBP(const char *problem, PetscInt norders, const Petsc
 
     PetscCall(PetscTestFile(csv, 'r', &exists));
     PetscCall(PetscFOpen(PETSC_COMM_SELF, csv, "a", &fp));
-    if (!exists) PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "peer,problem,degree,cells,global_nodes,its,cg_seconds,mdofs_per_s,backend,mesh_seconds,setup_seconds,processes,sections_seconds\n"));
+    if (!exists) PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "peer,problem,degree,cells,global_nodes,its,cg_seconds,mdofs_per_s,backend,mesh_seconds,setup_seconds,processes,sections_seconds,mesh,geometry\n"));
   }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: hexahedra%s, %s, %s nodes, %s, CG + %s, %" PetscInt_FMT " iterations\n", problem, perturb > 0 ? " (perturbed)" : "", mass ? "mass" : "Poisson", FEGNodeTypes[nodes], colloc ? "N+1 GLL points per direction" : "N+2 Gauss points per direction", pc, its));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: hexahedra, %s, %s nodes, %s, CG + %s, %" PetscInt_FMT " iterations, %s mesh\n", problem, mass ? "mass" : "Poisson", FEGNodeTypes[nodes], colloc ? "N+1 GLL points per direction" : "N+2 Gauss points per direction", pc, its, mesh));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2s %-8s %10s %10s %8s %12s %12s %14s %10s %10s\n", "N", "strategy", "cells/proc", "dofs", "mesh s", "setup s", "solve s", "DOFs*its/s", "B/dof", "sections s"));
   for (PetscInt io = 0; io < norders; io++) {
     const PetscInt N        = orders[io];
@@ -250,6 +255,8 @@ static PetscErrorCode BenchBP(const char *problem, PetscInt norders, const Petsc
     /* the mesh, its distribution and the discretization: what the process spends before fegpu starts */
     PetscCall(PetscTime(&tm0));
     PetscCall(FEGCreateBoxMesh(PETSC_COMM_WORLD, DM_POLYTOPE_HEXAHEDRON, faces, NULL, NULL, perturb, &dm));
+    PetscCall(FEGMeshSetCoordinateOrder(dm, corder));
+    if (kershaw < 1) PetscCall(FEGMeshKershaw(dm, kershaw));
     if (ondevice) PetscCall(DMSetVecType(dm, VECCUDA));
     PetscCall(FEGCreateFEWithNodes(PETSC_COMM_WORLD, 3, DM_POLYTOPE_HEXAHEDRON, N, PETSC_TRUE, nodes, &fe));
     if (!colloc) {
@@ -334,8 +341,19 @@ static PetscErrorCode BenchBP(const char *problem, PetscInt norders, const Petsc
       PetscCall(VecGetSize(u, &ndof));
       PetscCall(DMPlexGetHeightStratum(dm, 0, &cs, &ce));
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2d %-8s %10d %10d %8.2f %12.3f %12.4f %14.3e %10.1f %10.3f\n", (int)N, strategies[is], (int)(ce - cs), (int)ndof, tmesh, tset, tsolve, (double)ndof * kits / tsolve, (m1 - m0) / ndof, is ? 0.0 : tsec));
-      if (fp)
-        PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "fegpu,%s,%d,%d,%d,%d,%g,%g,%s%s,%g,%g,%d,%g\n", problem, (int)N, (int)n, (int)ndof, (int)kits, tsolve, 1e-6 * ndof * kits / tsolve, strategies[is], ondevice ? "/cuda" : "/host", tmesh, tset, (int)size, is ? 0.0 : tsec));
+      if (fp) {
+        const char *geometry = "-";
+
+        if (!strcmp(strategies[is], "matfree")) {
+          FEGOp              op;
+          FEGMatFreeGeometry g;
+
+          PetscCall(FEGOperatorGetOp(A, &op));
+          PetscCall(FEGOpMatFreeGetGeometry(op, &g));
+          geometry = FEGMatFreeGeometries[g];
+        }
+        PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "fegpu,%s,%d,%d,%d,%d,%g,%g,%s%s,%g,%g,%d,%g,%s,%s\n", problem, (int)N, (int)n, (int)ndof, (int)kits, tsolve, 1e-6 * ndof * kits / tsolve, strategies[is], ondevice ? "/cuda" : "/host", tmesh, tset, (int)size, is ? 0.0 : tsec, mesh, geometry));
+      }
       PetscCall(KSPDestroy(&ksp));
       PetscCall(VecDestroy(&u));
       PetscCall(VecDestroy(&b));
@@ -355,8 +373,9 @@ int main(int argc, char **argv)
   char        mode[16] = "action", *kernels[4] = {NULL}, *strategies[4] = {NULL}, pctype[32] = "", csv[PETSC_MAX_PATH_LEN] = "";
   PetscBool   cont = PETSC_FALSE, sweep = PETSC_FALSE, view = PETSC_FALSE, perrank = PETSC_FALSE, set, eset, rset, dset;
   char        vt[64] = "";
-  PetscReal   triad = 0, fma = 0, atom = 0, perturb = 0.0;
-  FEGNodeType nodes = FEG_NODES_GLL;
+  PetscReal   triad = 0, fma = 0, atom = 0, perturb = 0.0, kershaw = 1.0;
+  PetscInt    corder = 1;
+  FEGNodeType nodes  = FEG_NODES_GLL;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bench_matfree options", NULL);
@@ -372,6 +391,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-its", "bp: CG iterations", NULL, its, &its, NULL));
   PetscCall(PetscOptionsStringArray("-strategies", "bp: matfree, lma, addto", NULL, strategies, &ns, NULL));
   PetscCall(PetscOptionsReal("-perturb", "bp: vertex perturbation of the box (0: the peer's uniform box)", NULL, perturb, &perturb, NULL));
+  PetscCall(PetscOptionsInt("-coordinate_order", "bp: order of the box's coordinates (2: second-order cells, curved by -kershaw)", NULL, corder, &corder, NULL));
+  PetscCall(PetscOptionsReal("-kershaw", "bp: Kershaw's deformation of the box, eps in (0, 1] (1: none; libCEED's multigrid example's -eps)", NULL, kershaw, &kershaw, NULL));
   PetscCall(PetscOptionsEnum("-nodes", "bp1, bp3: node family (bp5 is always gll_collocated)", NULL, FEGNodeTypes, (PetscEnum)nodes, (PetscEnum *)&nodes, NULL));
   PetscCall(PetscOptionsString("-bp_pc_type", "bp: preconditioner (default as the peer: jacobi for bp1, none for bp3, bp5)", NULL, pctype, pctype, sizeof(pctype), NULL));
   PetscCall(PetscOptionsString("-csv", "bp: append one CSV line per order and strategy to this file", NULL, csv, csv, sizeof(csv), NULL));
@@ -387,6 +408,8 @@ int main(int argc, char **argv)
   for (PetscInt i = 0; i < nk; i++) PetscCall(BenchCheckName("-kernels", kernels[i], "refop,gemm,mma,qp,auto"));
   for (PetscInt i = 0; i < ns; i++) PetscCall(BenchCheckName("-strategies", strategies[i], "matfree,lma,addto"));
   PetscCheck(perturb >= 0.0 && perturb < 0.5, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-perturb %g is out of range: allowed is [0, 0.5)", (double)perturb);
+  PetscCall(BenchCheckInt("-coordinate_order", corder, 1, 3));
+  PetscCheck(kershaw > 0.0 && kershaw <= 1.0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-kershaw %g is out of range: allowed is (0, 1] (1: no deformation)", (double)kershaw);
   if (!kernels[0]) {
     PetscCall(PetscStrallocpy("refop", &kernels[0]));
     PetscCall(PetscStrallocpy("gemm", &kernels[1]));
@@ -419,7 +442,7 @@ int main(int argc, char **argv)
     if (!rset) reps = 3;
     if (!dset) mindofs = 20000;
   }
-  if (strcmp(mode, "action")) PetscCall(BenchBP(mode, norders, orders, mindofs, perrank, strategies, ns, its, reps, perturb, nodes, pctype, csv));
+  if (strcmp(mode, "action")) PetscCall(BenchBP(mode, norders, orders, mindofs, perrank, strategies, ns, its, reps, perturb, kershaw, corder, nodes, pctype, csv));
   else PetscCall(BenchAction(norders, orders, target, cont, kernels, nk, sweep, view, reps, triad, fma));
   for (PetscInt i = 0; i < 4; i++) {
     PetscCall(PetscFree(kernels[i]));

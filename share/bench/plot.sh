@@ -1,6 +1,6 @@
 #!/bin/bash
 # Draws a benchmark's PNG from its CSV with gnuplot (Debian: apt-get install gnuplot-nox):
-#   bash share/bench/plot.sh assembly|bp|action|plex CSV PNG
+#   bash share/bench/plot.sh assembly|bp|deformed|action|plex CSV PNG
 # Without gnuplot it says so and leaves the CSV as it is.
 kind=$1 csv=$2 png=$3
 command -v gnuplot > /dev/null || { echo "plot: no gnuplot here (apt-get install gnuplot-nox); $csv is kept, draw $png later with share/bench/plot.sh"; exit 0; }
@@ -44,6 +44,35 @@ set xrange [1:9]
 plot for [p in "bp1 bp3 bp5"] for [who in "fegpu libCEED"] "$tmp/d" using (strcol(1) eq p && strcol(2) eq who ? \$3 : 1/0):4 with linespoints title p." ".who
 GP
   ;;
+deformed)
+  # fegpu on each mesh and geometry over libCEED on its uniform box: one row per problem, size and degree, one
+  # column per fegpu series (mesh and geometry)
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+    { k = $h["problem"] " " ($h["global_nodes"] > 4000000 ? "8M" : "1M") " Q" $h["degree"]
+      if ($1 == "libceed") { ref[k] = $h["mdofs_per_s"]; next }
+      s = $h["mesh"] " / " $h["geometry"]; if (!(s in sn)) { sn[s] = ++ns; sname[ns] = s }
+      if (!(k in kn)) { kn[k] = ++nk; kname[nk] = k }
+      v[k, s] = $h["mdofs_per_s"] }
+    END { printf "case"; for (j = 1; j <= ns; j++) printf ",%s", sname[j]; printf "\n"
+      for (i = 1; i <= nk; i++) { k = kname[i]; if (!(k in ref)) continue; printf "%s", k
+        for (j = 1; j <= ns; j++) printf ",%s", ((k, sname[j]) in v ? v[k, sname[j]] / ref[k] : "NaN"); printf "\n" } }' "$csv" > "$tmp/d"
+  ns=$(head -1 "$tmp/d" | awk -F, '{ print NF - 1 }')
+  gnuplot <<GP
+set terminal pngcairo size 1300,600
+set output "$png"
+set datafile separator ","
+set datafile missing "NaN"
+set title "Matrix-free CG throughput of fegpu over libCEED's on its uniform box (higher is better; 1.3 dashed)"
+set style data histogram
+set style histogram cluster gap 1
+set style fill solid 0.8 border -1
+set xtics rotate by -60
+set key outside autotitle columnheader
+set yrange [0:*]
+set arrow from graph 0, first 1.3 to graph 1, first 1.3 nohead dt 2
+plot for [j=2:$((ns + 1))] "$tmp/d" using j:xtic(1)
+GP
+  ;;
 action)
   gnuplot <<GP
 set terminal pngcairo size 1000,560
@@ -76,7 +105,7 @@ plot "$tmp/d" using 0:2:xtic(1) with boxes notitle
 GP
   ;;
 *)
-  echo "plot: unknown kind $kind (assembly, bp, action, plex)"
+  echo "plot: unknown kind $kind (assembly, bp, deformed, action, plex)"
   exit 1
   ;;
 esac
