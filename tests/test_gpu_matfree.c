@@ -412,6 +412,84 @@ START_TEST(test_gpu_matfree_geometry)
 }
 END_TEST
 
+/* 20 CG iterations (Jacobi) of the Laplacian on a Kershaw-deformed box and the curved annulus: the GPU's iterates
+   with the computed geometry against the host's with the stored one, to 1e-12 */
+START_TEST(test_gpu_matfree_geometry_iterates)
+{
+  const DMPolytopeType ct     = _i % 2 ? DM_POLYTOPE_HEXAHEDRON : DM_POLYTOPE_QUADRILATERAL;
+  const PetscBool      curved = (PetscBool)(_i / 2);
+  const PetscInt       order  = ct == DM_POLYTOPE_HEXAHEDRON ? 3 : 4;
+  const PetscScalar    C[16] = {0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0}, D[4] = {1, 0, 0, 0};
+  Vec                  u[2], uh;
+  PetscReal            err;
+  PetscMPIInt          size;
+
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size > 1) return;
+  for (int g = 0; g < 2; g++) {
+    DM      dm;
+    FEGForm form;
+    Mat     A;
+    Vec     b;
+    KSP     ksp;
+    PC      pc;
+
+    if (curved) {
+      TCHK(PetscOptionsSetValue(NULL, "-geo_feg_mesh_file", ct == DM_POLYTOPE_HEXAHEDRON ? "../share/meshes/annulus_hex2.msh" : "meshes/annulus_quad2.msh"));
+      TCHK(FEGCreateMeshFromOptions(PETSC_COMM_SELF, "geo_", &dm));
+      TCHK(PetscOptionsClearValue(NULL, "-geo_feg_mesh_file"));
+    } else {
+      const PetscInt faces[3] = {4, 4, 4};
+
+      TCHK(FEGCreateBoxMesh(PETSC_COMM_SELF, ct, faces, NULL, NULL, 0.0, &dm));
+      TCHK(FEGMeshKershaw(dm, 0.3));
+    }
+    TCHK(FEGSetUpDiscretization(dm, order, PETSC_TRUE, "u"));
+    TCHK(fegtest_wall(dm, fegtest_bcfunc));
+    if (g) TCHK(DMSetVecType(dm, VECCUDA));
+    TCHK(FEGFormCreate(PETSC_COMM_SELF, &form));
+    TCHK(FEGFormSetConstant(form, C, D));
+    TCHK(PetscOptionsSetValue(NULL, "-feg_op_matfree_geometry", g ? "computed" : "stored"));
+    TCHK(fegtest_operator(dm, form, FEGOPMATFREE, &A));
+    TCHK(PetscOptionsClearValue(NULL, "-feg_op_matfree_geometry"));
+    TCHK(MatCreateVecs(A, &u[g], &b));
+    TCHK(FEGComputeRHS(dm, form, b));
+    TCHK(KSPCreate(PETSC_COMM_SELF, &ksp));
+    TCHK(KSPSetOperators(ksp, A, A));
+    TCHK(KSPSetType(ksp, KSPCG));
+    TCHK(KSPGetPC(ksp, &pc));
+    TCHK(PCSetType(pc, PCJACOBI));
+    TCHK(KSPSetTolerances(ksp, 1e-30, 1e-30, PETSC_DEFAULT, 20));
+    TCHK(KSPSetConvergenceTest(ksp, KSPConvergedSkip, NULL, NULL));
+    TCHK(KSPSolve(ksp, b, u[g]));
+    TCHK(KSPDestroy(&ksp));
+    TCHK(VecDestroy(&b));
+    TCHK(MatDestroy(&A));
+    TCHK(FEGFormDestroy(&form));
+    TCHK(DMDestroy(&dm));
+  }
+  /* the GPU's iterate on the host, to compare with the host's */
+  TCHK(VecDuplicate(u[0], &uh));
+  {
+    const PetscScalar *a;
+    PetscScalar       *h;
+    PetscInt           n;
+
+    TCHK(VecGetLocalSize(u[0], &n));
+    TCHK(VecGetArrayRead(u[1], &a));
+    TCHK(VecGetArray(uh, &h));
+    for (PetscInt i = 0; i < n; i++) h[i] = a[i];
+    TCHK(VecRestoreArray(uh, &h));
+    TCHK(VecRestoreArrayRead(u[1], &a));
+  }
+  TCHK(fegtest_vecdiff(uh, u[0], &err));
+  ck_assert_msg(err < 1e-12, "%s Q%d, %s mesh: 20 CG iterates on the GPU with computed geometry differ from the host's with stored by %g", DMPolytopeTypes[ct], (int)order, curved ? "curved" : "Kershaw", (double)err);
+  TCHK(VecDestroy(&uh));
+  TCHK(VecDestroy(&u[0]));
+  TCHK(VecDestroy(&u[1]));
+}
+END_TEST
+
 /* auto on the GPU computes the geometry on a deformed box and keeps one value per element on an affine one */
 START_TEST(test_gpu_matfree_geometry_auto)
 {
@@ -471,9 +549,13 @@ static void add_tests(Suite *s)
   tcase_add_loop_test(tc, test_gpu_matfree_affine, 0, 4 * 4);
   tcase_add_loop_test(tc, test_gpu_matfree_mma, 0, 8 * 3);
   tcase_add_loop_test(tc, test_gpu_large_setup, 0, 4);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("geometry");
+  tcase_set_timeout(tc, 900);
   tcase_add_loop_test(tc, test_gpu_matfree_geometry, 0, 2 * 3 * 8);
   tcase_add_loop_test(tc, test_gpu_matfree_geometry_auto, 0, 2);
   tcase_add_test(tc, test_gpu_matfree_geometry_chunks);
+  tcase_add_loop_test(tc, test_gpu_matfree_geometry_iterates, 0, 4);
   suite_add_tcase(s, tc);
 }
 

@@ -8,7 +8,7 @@
 # racecheck and initcheck report NVIDIA's own kernels.
 root=${1:?root}
 tools=${2:-"memcheck racecheck synccheck initcheck"}
-cases=${3:-"test_gpu_integrate:kernels solve deterministic test_gpu_matfree:matfree equal later test_gpu_lma:single test_gpu_lma:symmetric pmat"}
+cases=${3:-"test_gpu_integrate:kernels solve deterministic test_gpu_matfree:matfree test_gpu_matfree:geometry equal later test_gpu_lma:single test_gpu_lma:symmetric pmat"}
 cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 [ -x "$cs" ] || { echo "sanitize: compute-sanitizer not found"; exit 1; }
 cd "$root/tests" || exit 1
