@@ -633,6 +633,26 @@ static inline PetscErrorCode fegtest_matdiff(Mat A, Mat B, PetscReal *rel)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* u = its iterations of CG with Jacobi on A u = b from a zero guess, the iterate itself (no convergence test):
+   comparisons of two operators' iterates */
+static inline PetscErrorCode fegtest_cg_iterates(Mat A, Vec b, PetscInt its, Vec u)
+{
+  KSP ksp;
+  PC  pc;
+
+  PetscFunctionBegin;
+  PetscCall(KSPCreate(PetscObjectComm((PetscObject)A), &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, KSPCG));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(KSPSetTolerances(ksp, 1e-30, 1e-30, PETSC_DEFAULT, its));
+  PetscCall(KSPSetConvergenceTest(ksp, KSPConvergedSkip, NULL, NULL));
+  PetscCall(KSPSolve(ksp, b, u));
+  PetscCall(KSPDestroy(&ksp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* ||x - y|| / ||y|| */
 static inline PetscErrorCode fegtest_vecdiff(Vec x, Vec y, PetscReal *rel)
 {

@@ -152,22 +152,12 @@ START_TEST(test_geometry_iterates)
   TCHK(geo_form(dm, FORM_LAPLACE, &aux, &ax, &form));
   for (int g = 0; g < 2; g++) {
     Mat A;
-    KSP ksp;
-    PC  pc;
 
     TCHK(PetscOptionsSetValue(NULL, "-feg_op_matfree_geometry", geo[g]));
     TCHK(fegtest_operator(dm, form, FEGOPMATFREE, &A));
     TCHK(MatCreateVecs(A, &u[g], g ? NULL : &b));
     if (!g) TCHK(FEGComputeRHS(dm, form, b));
-    TCHK(KSPCreate(PETSC_COMM_WORLD, &ksp));
-    TCHK(KSPSetOperators(ksp, A, A));
-    TCHK(KSPSetType(ksp, KSPCG));
-    TCHK(KSPGetPC(ksp, &pc));
-    TCHK(PCSetType(pc, PCJACOBI));
-    TCHK(KSPSetTolerances(ksp, 1e-30, 1e-30, PETSC_DEFAULT, 20));
-    TCHK(KSPSetConvergenceTest(ksp, KSPConvergedSkip, NULL, NULL));
-    TCHK(KSPSolve(ksp, b, u[g]));
-    TCHK(KSPDestroy(&ksp));
+    TCHK(fegtest_cg_iterates(A, b, 20, u[g]));
     TCHK(MatDestroy(&A));
   }
   TCHK(PetscOptionsClearValue(NULL, "-feg_op_matfree_geometry"));

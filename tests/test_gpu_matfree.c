@@ -13,6 +13,24 @@ typedef struct {
   PetscInt  mesh_n;       /* faces per direction of the perturbed box */
 } matfree_setup;
 
+/* the DM's field again, a Lagrange space of the order with extra more Gauss points per direction than nodes */
+static PetscErrorCode set_gauss_rule(DM dm, DMPolytopeType ct, PetscInt order, PetscBool cont, PetscInt extra)
+{
+  PetscFE         fe;
+  PetscQuadrature q;
+  const PetscInt  dim = fegtest_dim(ct);
+
+  PetscFunctionBegin;
+  PetscCall(FEGCreateFE(PETSC_COMM_SELF, dim, ct, order, cont, &fe));
+  PetscCall(PetscDTGaussTensorQuadrature(dim, 1, order + 1 + extra, -1.0, 1.0, &q));
+  PetscCall(PetscFESetQuadrature(fe, q));
+  PetscCall(PetscQuadratureDestroy(&q));
+  PetscCall(DMSetField(dm, 0, NULL, (PetscObject)fe));
+  PetscCall(DMCreateDS(dm));
+  PetscCall(PetscFEDestroy(&fe));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode setup_matfree_dm(const matfree_setup *ms, DMPolytopeType ct, PetscInt order, PetscBool cont, DM *dm)
 {
   const matfree_setup plain = {0, 0.2, 2};
@@ -31,20 +49,7 @@ static PetscErrorCode setup_matfree_dm(const matfree_setup *ms, DMPolytopeType c
     faces[0] = faces[1] = faces[2] = fegtest_faces(order, cont, 2);
     PetscCall(fegtest_box(PETSC_COMM_SELF, ct, faces, mesh_perturb, order, cont, cont, dm));
   }
-  if (gauss_extra) {
-    PetscFE         fe;
-    PetscQuadrature q;
-    PetscInt        dim;
-
-    PetscCall(DMGetDimension(*dm, &dim));
-    PetscCall(FEGCreateFE(PETSC_COMM_SELF, dim, ct, order, cont, &fe));
-    PetscCall(PetscDTGaussTensorQuadrature(dim, 1, order + 1 + gauss_extra, -1.0, 1.0, &q));
-    PetscCall(PetscFESetQuadrature(fe, q));
-    PetscCall(PetscQuadratureDestroy(&q));
-    PetscCall(DMSetField(*dm, 0, NULL, (PetscObject)fe));
-    PetscCall(DMCreateDS(*dm));
-    PetscCall(PetscFEDestroy(&fe));
-  }
+  if (gauss_extra) PetscCall(set_gauss_rule(*dm, ct, order, cont, gauss_extra));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -333,19 +338,8 @@ static PetscErrorCode compare_geometry_gpu(DMPolytopeType ct, PetscBool curved, 
       PetscCall(FEGCreateBoxMesh(PETSC_COMM_SELF, ct, faces, NULL, NULL, 0.0, &dm[g]));
       PetscCall(FEGMeshKershaw(dm[g], 0.3));
     }
-    if (variant == 1) {
-      PetscFE         fe;
-      PetscQuadrature q;
-      const PetscInt  dim = fegtest_dim(ct);
-
-      PetscCall(FEGCreateFE(PETSC_COMM_SELF, dim, ct, order, PETSC_TRUE, &fe));
-      PetscCall(PetscDTGaussTensorQuadrature(dim, 1, order + 2, -1.0, 1.0, &q));
-      PetscCall(PetscFESetQuadrature(fe, q));
-      PetscCall(PetscQuadratureDestroy(&q));
-      PetscCall(DMSetField(dm[g], 0, NULL, (PetscObject)fe));
-      PetscCall(DMCreateDS(dm[g]));
-      PetscCall(PetscFEDestroy(&fe));
-    } else PetscCall(FEGSetUpDiscretization(dm[g], order, PETSC_TRUE, "u"));
+    if (variant == 1) PetscCall(set_gauss_rule(dm[g], ct, order, PETSC_TRUE, 1));
+    else PetscCall(FEGSetUpDiscretization(dm[g], order, PETSC_TRUE, "u"));
     if (bc) PetscCall(fegtest_wall(dm[g], fegtest_bcfunc));
     if (g) PetscCall(DMSetVecType(dm[g], VECCUDA));
     if (kind == NFORMS) {
@@ -431,8 +425,6 @@ START_TEST(test_gpu_matfree_geometry_iterates)
     FEGForm form;
     Mat     A;
     Vec     b;
-    KSP     ksp;
-    PC      pc;
 
     if (curved) {
       TCHK(PetscOptionsSetValue(NULL, "-geo_feg_mesh_file", ct == DM_POLYTOPE_HEXAHEDRON ? "../share/meshes/annulus_hex2.msh" : "meshes/annulus_quad2.msh"));
@@ -454,15 +446,7 @@ START_TEST(test_gpu_matfree_geometry_iterates)
     TCHK(PetscOptionsClearValue(NULL, "-feg_op_matfree_geometry"));
     TCHK(MatCreateVecs(A, &u[g], &b));
     TCHK(FEGComputeRHS(dm, form, b));
-    TCHK(KSPCreate(PETSC_COMM_SELF, &ksp));
-    TCHK(KSPSetOperators(ksp, A, A));
-    TCHK(KSPSetType(ksp, KSPCG));
-    TCHK(KSPGetPC(ksp, &pc));
-    TCHK(PCSetType(pc, PCJACOBI));
-    TCHK(KSPSetTolerances(ksp, 1e-30, 1e-30, PETSC_DEFAULT, 20));
-    TCHK(KSPSetConvergenceTest(ksp, KSPConvergedSkip, NULL, NULL));
-    TCHK(KSPSolve(ksp, b, u[g]));
-    TCHK(KSPDestroy(&ksp));
+    TCHK(fegtest_cg_iterates(A, b, 20, u[g]));
     TCHK(VecDestroy(&b));
     TCHK(MatDestroy(&A));
     TCHK(FEGFormDestroy(&form));
