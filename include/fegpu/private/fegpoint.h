@@ -23,6 +23,28 @@
 #endif
 
 /* ------------------------------------------------------------------------------------------------------ geometry */
+/* A = adj J (invJ = A / det J), returns det J */
+FEG_INLINE double FEGAdjugate(int dim, const double *J, double A[9])
+{
+  if (dim == 2) {
+    A[0] = J[3];
+    A[1] = -J[1];
+    A[2] = -J[2];
+    A[3] = J[0];
+    return J[0] * J[3] - J[1] * J[2];
+  }
+  A[0] = J[4] * J[8] - J[5] * J[7];
+  A[1] = J[2] * J[7] - J[1] * J[8];
+  A[2] = J[1] * J[5] - J[2] * J[4];
+  A[3] = J[5] * J[6] - J[3] * J[8];
+  A[4] = J[0] * J[8] - J[2] * J[6];
+  A[5] = J[2] * J[3] - J[0] * J[5];
+  A[6] = J[3] * J[7] - J[4] * J[6];
+  A[7] = J[1] * J[6] - J[0] * J[7];
+  A[8] = J[0] * J[4] - J[1] * J[3];
+  return J[0] * A[0] + J[1] * A[3] + J[2] * A[6];
+}
+
 /* J = sum_v X_v (x) dphi_v at one point (X[v*dim+i] coordinates of coordinate node v, G[v*dim+j] the reference gradient
    of its basis function there); writes invJ (row-major, d xi_r / d x_c) and returns det J */
 FEG_INLINE double FEGGeometryAt(int dim, int Nv, const double *X, const double *G, double *invJ)
@@ -41,23 +63,11 @@ FEG_INLINE double FEGGeometryAt(int dim, int Nv, const double *X, const double *
       }
     }
   }
-  if (dim == 2) {
-    det     = J[0] * J[3] - J[1] * J[2];
-    invJ[0] = J[3] / det;
-    invJ[1] = -J[1] / det;
-    invJ[2] = -J[2] / det;
-    invJ[3] = J[0] / det;
-  } else {
-    det     = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) + J[2] * (J[3] * J[7] - J[4] * J[6]);
-    invJ[0] = (J[4] * J[8] - J[5] * J[7]) / det;
-    invJ[1] = (J[2] * J[7] - J[1] * J[8]) / det;
-    invJ[2] = (J[1] * J[5] - J[2] * J[4]) / det;
-    invJ[3] = (J[5] * J[6] - J[3] * J[8]) / det;
-    invJ[4] = (J[0] * J[8] - J[2] * J[6]) / det;
-    invJ[5] = (J[2] * J[3] - J[0] * J[5]) / det;
-    invJ[6] = (J[3] * J[7] - J[4] * J[6]) / det;
-    invJ[7] = (J[1] * J[6] - J[0] * J[7]) / det;
-    invJ[8] = (J[0] * J[4] - J[1] * J[3]) / det;
+  det = FEGAdjugate(dim, J, invJ);
+  FEG_UNROLL
+  for (int k = 0; k < 9; k++) {
+    if (k >= dim * dim) break;
+    invJ[k] /= det;
   }
   return det;
 }
@@ -303,28 +313,6 @@ FEG_INLINE int FEGMFKindOf(int sym, int vv, int vg, int gv, int gg)
   if (vg || gv) return FEG_MF_SYM;
   if (!gg) return FEG_MF_VV;
   return vv ? FEG_MF_VVGG_SYM : FEG_MF_GG_SYM;
-}
-
-/* A = adj J (invJ = A / det J), returns det J */
-FEG_INLINE double FEGAdjugate(int dim, const double *J, double A[9])
-{
-  if (dim == 2) {
-    A[0] = J[3];
-    A[1] = -J[1];
-    A[2] = -J[2];
-    A[3] = J[0];
-    return J[0] * J[3] - J[1] * J[2];
-  }
-  A[0] = J[4] * J[8] - J[5] * J[7];
-  A[1] = J[2] * J[7] - J[1] * J[8];
-  A[2] = J[1] * J[5] - J[2] * J[4];
-  A[3] = J[5] * J[6] - J[3] * J[8];
-  A[4] = J[0] * J[8] - J[2] * J[6];
-  A[5] = J[2] * J[3] - J[0] * J[5];
-  A[6] = J[3] * J[7] - J[4] * J[6];
-  A[7] = J[1] * J[6] - J[0] * J[7];
-  A[8] = J[0] * J[4] - J[1] * J[3];
-  return J[0] * A[0] + J[1] * A[3] + J[2] * A[6];
 }
 
 /* The stored pairs c[0..np) at one point from the Jacobian there, J[i*dim+j] = d x_i / d xi_j, and the point's weight
