@@ -463,12 +463,13 @@ typedef enum {
   FORM_POISSON,   /* anisotropic diffusion only */
   FORM_MASS,      /* the mass term only */
   NFORMS,
-  FORM_LINEAR, /* C0 plus a linear map of a P1 field (not in the loops above) */
-  FORM_QPOINTS /* FORM_LINEAR plus fegtest_x_terms() given at the quadrature points (not in the loops above) */
+  FORM_LINEAR,  /* C0 plus a linear map of a P1 field (not in the loops above) */
+  FORM_QPOINTS, /* FORM_LINEAR plus fegtest_x_terms() given at the quadrature points (not in the loops above) */
+  FORM_LAPLACE  /* the Laplacian, C 1.7 times the identity on the gradients (the computed geometry's shortcut) */
 } test_form;
 static inline const char *fegtest_form_name(int kind)
 {
-  static const char *const names[] = {"pointwise", "constant", "cellwise", "symmetric", "mass+stiffness", "poisson", "mass", "-", "linear", "quadrature-point"};
+  static const char *const names[] = {"pointwise", "constant", "cellwise", "symmetric", "mass+stiffness", "poisson", "mass", "-", "linear", "quadrature-point", "laplace"};
   return names[kind];
 }
 
@@ -527,12 +528,14 @@ static inline PetscErrorCode fegtest_make_form(DM dm, test_form kind, DM *auxdm,
     PetscCall(fegtest_form(PetscObjectComm((PetscObject)dm), *auxdm, *aux, PETSC_FALSE, form));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (kind != FORM_MASS) {
+  if (kind == FORM_LAPLACE) {
+    for (PetscInt i = 1; i < 4; i++) C[i * 4 + i] = 1.7;
+  } else if (kind != FORM_MASS) {
     for (PetscInt i = 1; i < 4; i++) C[i * 4 + i] = 1.0 + 0.25 * i;
     C[1 * 4 + 2] = C[2 * 4 + 1] = 0.3;
     C[2 * 4 + 3] = C[3 * 4 + 2] = -0.2;
   }
-  if (kind != FORM_POISSON) C[0] = 2.5;
+  if (kind != FORM_POISSON && kind != FORM_LAPLACE) C[0] = 2.5;
   if (kind == FORM_SYMMETRIC) {
     C[0 * 4 + 1] = C[1 * 4 + 0] = 0.4;
     C[0 * 4 + 3] = C[3 * 4 + 0] = -0.3;
@@ -666,6 +669,31 @@ static inline PetscErrorCode fegtest_vecdiff(Vec x, Vec y, PetscReal *rel)
   PetscCall(VecNorm(y, NORM_2, &ny));
   *rel = ny > 0 ? nd / ny : nd;
   PetscCall(VecDestroy(&d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The largest relative difference of operator A[1] from A[0] over products, transposed products, added products and
+   diagonals, on x[g] and z[g] (the same values in each operator's layout) */
+static inline PetscErrorCode fegtest_opdiff(Mat A[2], Vec x[2], Vec z[2], PetscReal *err)
+{
+  Vec y[2];
+
+  PetscFunctionBegin;
+  *err = 0.0;
+  for (int g = 0; g < 2; g++) PetscCall(VecDuplicate(x[g], &y[g]));
+  for (int op = 0; op < 4; op++) {
+    PetscReal r;
+
+    for (int g = 0; g < 2; g++) {
+      if (op == 0) PetscCall(MatMult(A[g], x[g], y[g]));
+      else if (op == 1) PetscCall(MatMultTranspose(A[g], x[g], y[g]));
+      else if (op == 2) PetscCall(MatMultAdd(A[g], x[g], z[g], y[g]));
+      else PetscCall(MatGetDiagonal(A[g], y[g]));
+    }
+    PetscCall(fegtest_vecdiff(y[1], y[0], &r));
+    *err = PetscMax(*err, r);
+  }
+  for (int g = 0; g < 2; g++) PetscCall(VecDestroy(&y[g]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -17,8 +17,7 @@ enum {
 };
 static const char *mesh_names[NMESHES] = {"perturbed", "Kershaw", "curved"};
 
-/* the forms: fegtest's, and the Laplacian (C the identity on the gradients: the kernels' iso shortcut) */
-#define FORM_LAPLACE NFORMS
+/* the forms of every pair set, and the Laplacian (the kernels' shortcut for C a multiple of the identity) */
 static const test_form geo_forms[] = {FORM_CONSTANT, FORM_SYMMETRIC, FORM_MASSSTIFF, FORM_POISSON, FORM_MASS, FORM_LAPLACE};
 
 static PetscErrorCode geo_mesh(DMPolytopeType ct, int mesh, PetscInt order, PetscBool bc, DM *dm)
@@ -45,64 +44,38 @@ static PetscErrorCode geo_mesh(DMPolytopeType ct, int mesh, PetscInt order, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode geo_form(DM dm, test_form kind, DM *aux, Vec *ax, FEGForm *form)
-{
-  PetscFunctionBegin;
-  *aux = NULL;
-  *ax  = NULL;
-  if (kind == FORM_LAPLACE) {
-    const PetscScalar C[16] = {0, 0, 0, 0, 0, 1.7, 0, 0, 0, 0, 1.7, 0, 0, 0, 0, 1.7}, D[4] = {1, 0, 0, 0};
-
-    PetscCall(FEGFormCreate(PetscObjectComm((PetscObject)dm), form));
-    PetscCall(FEGFormSetConstant(*form, C, D));
-  } else PetscCall(fegtest_make_form(dm, kind, aux, ax, form));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* the stored (g = 0) and computed (g = 1) operators of one form on one mesh: their products, transposed products
    (plain and added) and diagonals, the largest relative difference; and the view of the computed one */
 static PetscErrorCode compare_geometry(DMPolytopeType ct, int mesh, PetscInt order, test_form kind, PetscReal *err, char *view, size_t len)
 {
   const char *geo[2] = {"stored", "computed"};
   DM          dm, aux;
-  Vec         ax, x, z, y[2];
+  Vec         ax, x, z;
   FEGForm     form;
   Mat         A[2];
   PetscRandom rnd;
 
   PetscFunctionBegin;
-  *err = 0.0;
   PetscCall(geo_mesh(ct, mesh, order, fegtest_walls(PETSC_TRUE, order), &dm));
-  PetscCall(geo_form(dm, kind, &aux, &ax, &form));
+  PetscCall(fegtest_make_form(dm, kind, &aux, &ax, &form));
   for (int g = 0; g < 2; g++) {
     PetscCall(PetscOptionsSetValue(NULL, "-feg_op_matfree_geometry", geo[g]));
     PetscCall(fegtest_operator(dm, form, FEGOPMATFREE, &A[g]));
   }
   PetscCall(PetscOptionsClearValue(NULL, "-feg_op_matfree_geometry"));
-  PetscCall(MatCreateVecs(A[0], &x, &y[0]));
+  PetscCall(MatCreateVecs(A[0], &x, NULL));
   PetscCall(VecDuplicate(x, &z));
-  PetscCall(VecDuplicate(x, &y[1]));
   PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
   PetscCall(VecSetRandom(x, rnd));
   PetscCall(VecSetRandom(z, rnd));
   PetscCall(PetscRandomDestroy(&rnd));
-  for (int op = 0; op < 4; op++) {
-    PetscReal r;
+  {
+    Vec xs[2] = {x, x}, zs[2] = {z, z};
 
-    for (int g = 0; g < 2; g++) {
-      if (op == 0) PetscCall(MatMult(A[g], x, y[g]));
-      else if (op == 1) PetscCall(MatMultTranspose(A[g], x, y[g]));
-      else if (op == 2) PetscCall(MatMultAdd(A[g], x, z, y[g]));
-      else PetscCall(MatGetDiagonal(A[g], y[g]));
-    }
-    PetscCall(fegtest_vecdiff(y[1], y[0], &r));
-    *err = PetscMax(*err, r);
+    PetscCall(fegtest_opdiff(A, xs, zs, err));
   }
   if (view) PetscCall(fegtest_view_text(A[1], view, len));
-  for (int g = 0; g < 2; g++) {
-    PetscCall(MatDestroy(&A[g]));
-    PetscCall(VecDestroy(&y[g]));
-  }
+  for (int g = 0; g < 2; g++) PetscCall(MatDestroy(&A[g]));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&z));
   PetscCall(VecDestroy(&ax));
@@ -149,7 +122,7 @@ START_TEST(test_geometry_iterates)
   PetscReal            err;
 
   TCHK(geo_mesh(ct, mesh, order, PETSC_TRUE, &dm));
-  TCHK(geo_form(dm, FORM_LAPLACE, &aux, &ax, &form));
+  TCHK(fegtest_make_form(dm, FORM_LAPLACE, &aux, &ax, &form));
   for (int g = 0; g < 2; g++) {
     Mat A;
 
@@ -190,7 +163,7 @@ START_TEST(test_geometry_refused)
   TCHK(VecDestroy(&ax));
   TCHK(DMDestroy(&aux));
   TCHK(FEGFormDestroy(&form));
-  TCHK(geo_form(dm, FORM_LAPLACE, &aux, &ax, &form));
+  TCHK(fegtest_make_form(dm, FORM_LAPLACE, &aux, &ax, &form));
   TCHK(PetscOptionsSetValue(NULL, "-feg_op_matfree_kernel", "qp"));
   EXPECT_ERROR(fegtest_operator(dm, form, FEGOPMATFREE, &A), PETSC_ERR_SUP, "-feg_op_matfree_geometry computed needs the sumfact kernel (quadrilaterals, hexahedra), not qp");
   TCHK(PetscOptionsClearValue(NULL, "-feg_op_matfree_kernel"));
@@ -202,7 +175,7 @@ START_TEST(test_geometry_refused)
   TCHK(FEGFormDestroy(&form));
   TCHK(DMDestroy(&dm));
   TCHK(fegtest_setup(PETSC_COMM_WORLD, DM_POLYTOPE_TETRAHEDRON, 2, PETSC_TRUE, PETSC_FALSE, 2, &dm));
-  TCHK(geo_form(dm, FORM_LAPLACE, &aux, &ax, &form));
+  TCHK(fegtest_make_form(dm, FORM_LAPLACE, &aux, &ax, &form));
   TCHK(PetscOptionsSetValue(NULL, "-feg_op_matfree_geometry", "computed"));
   EXPECT_ERROR(fegtest_operator(dm, form, FEGOPMATFREE, &A), PETSC_ERR_SUP, "needs the sumfact kernel (quadrilaterals, hexahedra), not refop");
   TCHK(PetscOptionsClearValue(NULL, "-feg_op_matfree_geometry"));
