@@ -92,7 +92,7 @@ PETSC_EXTERN PetscErrorCode FEGDiscGetDofElements(const FEGDisc *, PetscInt **, 
 PETSC_EXTERN PetscErrorCode FEGDiscGetGlobalIndices(FEGDisc *, const PetscInt **);
 PETSC_EXTERN PetscErrorCode FEGDiscGetLocalToGlobal(FEGDisc *, const PetscInt **);
 PETSC_INTERN PetscErrorCode FEGDiscRefTensor(const FEGDisc *, PetscInt, PetscInt, PetscReal[]);
-PETSC_INTERN PetscErrorCode FEGDiscCoordinateTensor(FEGDisc *, PetscInt *, PetscInt[]);
+PETSC_INTERN PetscErrorCode FEGDiscCoordinateTensor(FEGDisc *, PetscInt *, int[]);
 PETSC_EXTERN PetscErrorCode FEGDMSetUpGlobalSection(DM);
 PETSC_INTERN PetscErrorCode FEGDMSectionsCoincide(DM, PetscBool *);
 

@@ -571,7 +571,7 @@ PetscErrorCode FEGDMGetDisc(DM dm, FEGDisc **disc, PetscContainer *container)
   coordinate basis at those G^dim reference points, where a Lagrange basis of these nodes is 1 at one node and 0 at
   the others; the caller checks the tensor form against the tabulation at its quadrature points.
 */
-PetscErrorCode FEGDiscCoordinateTensor(FEGDisc *disc, PetscInt *G, PetscInt lexg[])
+PetscErrorCode FEGDiscCoordinateTensor(FEGDisc *disc, PetscInt *G, int lexg[])
 {
   const PetscInt dim = disc->dim, Nv = disc->Nv;
   PetscInt       g = 0, n;
@@ -593,7 +593,7 @@ PetscErrorCode FEGDiscCoordinateTensor(FEGDisc *disc, PetscInt *G, PetscInt lexg
     for (PetscInt v = 0; v < Nv && ok; v++) {
       const PetscReal b = B[l * Nv + v];
 
-      if (PetscAbsReal(b - 1.0) < 1e-12 && lexg[l] < 0) lexg[l] = v;
+      if (PetscAbsReal(b - 1.0) < 1e-12 && lexg[l] < 0) lexg[l] = (int)v;
       else if (PetscAbsReal(b) > 1e-12) ok = PETSC_FALSE;
     }
     if (lexg[l] < 0) ok = PETSC_FALSE;

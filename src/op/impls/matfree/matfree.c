@@ -474,18 +474,15 @@ PetscErrorCode FEGMatFreeElementPairs(FEGOp op, PetscInt e, PetscScalar c[])
   const FEGOp_MatFree *mf  = (FEGOp_MatFree *)op->data;
   const FEGDisc       *d   = op->disc;
   const PetscInt       dim = d->dim, Q = mf->Q, Nq = d->Nq;
-  int                  lexg[27];
-  double               C[16], J[9], p[FEG_MF_MAXPAIRS];
+  double               J[9], p[FEG_MF_MAXPAIRS];
 
   PetscFunctionBeginHot;
-  for (PetscInt g = 0; g < (dim == 3 ? mf->geoG * mf->geoG * mf->geoG : mf->geoG * mf->geoG); g++) lexg[g] = (int)mf->lexg[g];
-  for (PetscInt k = 0; k < 16; k++) C[k] = mf->Cc[k];
   for (PetscInt l = 0; l < Nq; l++) {
     const int    a[3] = {(int)(l % Q), (int)((l / Q) % Q), (int)(l / (Q * Q))};
     const double w    = d->qweights[mf->qlex[l]];
 
-    FEGTensorJacobian((int)dim, (int)mf->geoG, d->X + (size_t)e * d->Nv * dim, lexg, mf->gB, mf->gD, a, J);
-    (void)FEGMFPairsFromJacobian((int)dim, mf->kind, mf->iso, C, J, w, p);
+    FEGTensorJacobian((int)dim, (int)mf->geoG, d->X + (size_t)e * d->Nv * dim, mf->lexg, mf->gB, mf->gD, a, J);
+    (void)FEGMFPairsFromJacobian((int)dim, mf->kind, mf->iso, mf->Cc, J, w, p);
     for (PetscInt m = 0; m < mf->npairs; m++) c[m * Nq + l] = p[m];
   }
   PetscCall(PetscLogFlops((PetscLogDouble)Nq * (2.0 * dim * dim * d->Nv + 60.0)));
@@ -699,7 +696,7 @@ static PetscErrorCode FEGOpSetFromOptions_MatFree(FEGOp op, PetscOptionItems *Pe
   PetscCall(PetscOptionsDeprecated("-feg_matfree_gemm_mb", "-feg_op_matfree_gemm_mb", "0.3", NULL));
   PetscCall(PetscOptionsEnum("-feg_op_matfree_kernel", "matfree: quadrature-point tensors, reference operators (affine simplices), their batched-GEMM and tensor-core forms (GPU), or sum factorisation (quadrilaterals, hexahedra)", "FEGOpMatFreeSetKernel", FEGMatFreeKernels,
                              (PetscEnum)mf->request, (PetscEnum *)&mf->request, NULL));
-  PetscCall(PetscOptionsEnum("-feg_op_matfree_geometry", "matfree sumfact: the geometry at the quadrature points stored, or computed in the kernel from the cells' coordinate nodes (auto: computed unless the cells are affine)", "FEGOpMatFreeSetGeometry", FEGMatFreeGeometries,
+  PetscCall(PetscOptionsEnum("-feg_op_matfree_geometry", "matfree sumfact: the geometry at the quadrature points stored, or computed in the kernel from the cells' coordinate nodes (auto: computed on the GPU for forms with gradients on non-affine cells)", "FEGOpMatFreeSetGeometry", FEGMatFreeGeometries,
                              (PetscEnum)mf->georequest, (PetscEnum *)&mf->georequest, NULL));
   PetscCall(PetscOptionsInt("-feg_op_matfree_ne", "GPU refop: elements per thread (1, 2, 4, 8); GPU mma: 8-element tiles per warp (2, 4, 8; factored: 1, 2) (0: tuned per order)", "FEGOpMatFreeSetTiling", mf->ne, &mf->ne, NULL));
   PetscCall(PetscOptionsInt("-feg_op_matfree_nb", "GPU refop: element groups per thread block; GPU mma: warps across the elements of a block (factored: element tile groups per block); GPU sumfact: elements per thread block (0: tuned per order)", "FEGOpMatFreeSetTiling", mf->nb, &mf->nb, NULL));

@@ -58,8 +58,9 @@ typedef struct {
      the form's constant coefficient, iso its mass-and-Laplacian shape (FEGMFPairsFromJacobian()) */
   FEGMatFreeGeometry georequest, geometry; /* -feg_op_matfree_geometry; in use: stored or computed */
   PetscBool          geoFound;             /* the coordinates' tensor structure looked for */
-  PetscInt           geoG, lexg[27];
-  const char        *geoWhy; /* why computed geometry cannot be used (NULL: it can) */
+  PetscInt           geoG;
+  int                lexg[27]; /* int: what the point functions and the kernels take */
+  const char        *geoWhy;   /* why computed geometry cannot be used (NULL: it can) */
   PetscReal         *gB, *gD;
   PetscReal          Cc[16];
   PetscBool          iso;

@@ -17,7 +17,7 @@ typedef struct {
   double       *sfB1, *sfD1, *sfGq, *sfW1, *sfCl, *sfKc;
   int          *sfIdx, *sfLex, *sfQlex;
   double       *sfgB, *sfgD; /* computed geometry: the coordinate nodes' 1D tables and lexicographic order */
-  int          *sfLexg, hlexg[27];
+  int          *sfLexg;
 } FEGOp_MatFree_CUDA;
 
 static FEGOp_MatFree_CUDA *FEGMatFreeDev(FEGOp op)
@@ -269,8 +269,7 @@ static PetscErrorCode FEGMatFreeDevSetUpKernel(FEGOp op, FEGOp_MatFree_CUDA *dev
     sf->hGq    = mf->Gq;
     sf->hW1    = mf->W1;
     sf->idx    = dev->sfIdx;
-    sf->lex    = dev->sfLex;
-    PetscCall(FEGDevSumFactConfigure(sf, (int)mf->nb));
+    sf->lex    = dev->sfLex; /* the launch shape comes at each assembly (FEGDevSumFactConfigure()): it depends on the geometry */
   }
   if (mf->kernel == FEG_MATFREE_QP) {
     PetscCall(FEGDevMallocCopy((void **)&dev->Cq, NULL, sizeof(double) * Ne * Nq * (disc->dim + 1) * (disc->dim + 1), NULL));
@@ -434,10 +433,9 @@ static PetscErrorCode FEGOpAssemble_MatFree_CUDA(FEGOp op, Mat A)
 
       /* nothing stored: the kernels compute the pairs from the coordinate nodes the discretization keeps on the device */
       if (!dev->sfgB) {
-        for (PetscInt g = 0; g < Nv; g++) dev->hlexg[g] = (int)mf->lexg[g];
         PetscCall(FEGDevMallocCopy((void **)&dev->sfgB, mf->gB, sizeof(double) * mf->Q * mf->geoG, NULL));
         PetscCall(FEGDevMallocCopy((void **)&dev->sfgD, mf->gD, sizeof(double) * mf->Q * mf->geoG, NULL));
-        PetscCall(FEGDevMallocCopy((void **)&dev->sfLexg, dev->hlexg, sizeof(int) * Nv, NULL));
+        PetscCall(FEGDevMallocCopy((void **)&dev->sfLexg, mf->lexg, sizeof(int) * Nv, NULL));
       }
       FEGDevFree(dev->sfCl);
       FEGDevFree(dev->sfKc);
@@ -450,7 +448,7 @@ static PetscErrorCode FEGOpAssemble_MatFree_CUDA(FEGOp op, Mat A)
       sf->lexg  = dev->sfLexg;
       sf->hgB   = mf->gB;
       sf->hgD   = mf->gD;
-      sf->hlexg = dev->hlexg;
+      sf->hlexg = mf->lexg;
       for (PetscInt k = 0; k < 16; k++) sf->C[k] = mf->Cc[k];
     } else {
       /* the pairs at every point; on hexahedra one value per element when that is all they hold (affine cells, C

@@ -423,11 +423,10 @@ static __device__ __forceinline__ void FEGSumFact3_Body(const FEGDevSumFact &sf,
         FEGColumnGeoSetUp<P, Q, GEO>(S, sX, tab);
 #pragma unroll
         for (int k = 0; k < Q; k++) {
-          double J[9], cm;
+          double J[9], A[9];
 
           FEGColumnJacobian<P, Q, GEO>(S, tab, k, J);
-          cm = sW[tx] * sW[ty] * tab.W[k] * sf.C[0] * (J[0] * (J[4] * J[8] - J[5] * J[7]) + J[1] * (J[5] * J[6] - J[3] * J[8]) + J[2] * (J[3] * J[7] - J[4] * J[6]));
-          v[0][k] *= cm;
+          v[0][k] *= sW[tx] * sW[ty] * tab.W[k] * sf.C[0] * FEGAdjugate(3, J, A); /* w det J C00: only det is used */
         }
       } else switch (sf.kind) {
         case FEG_MF_GG_SYM:
