@@ -86,6 +86,15 @@ PETSC_EXTERN PetscErrorCode    FEGSetUpDiscretization(DM, PetscInt, PetscBool, c
 PETSC_EXTERN PetscErrorCode    FEGDMSetUpSection(DM);
 PETSC_EXTERN PetscErrorCode    FEGDMCreateQuadratureVec(DM, PetscInt, Vec *);
 PETSC_EXTERN PetscErrorCode    FEGDMCreateQuadratureCoordinates(DM, Vec *);
+/* The orders of a polynomial hierarchy (DMCoarsen() of a fegpu DM: the same mesh at a lower order, -feg_coarsen_order) */
+typedef enum {
+  FEG_COARSEN_HALVE,    /* p -> p/2 (rounded down), down to 1 */
+  FEG_COARSEN_DECREMENT /* p -> p - 1, down to 1 */
+} FEGCoarsenOrder;
+PETSC_EXTERN const char *const FEGCoarsenOrders[];
+PETSC_EXTERN PetscErrorCode    FEGDMSetCoarsenOrder(DM, FEGCoarsenOrder);
+PETSC_EXTERN PetscErrorCode    FEGDMGetCoarsenOrder(DM, FEGCoarsenOrder *);
+PETSC_EXTERN PetscErrorCode    FEGDMGetOrderHierarchy(DM, PetscInt *, PetscInt[]);
 PETSC_EXTERN PetscErrorCode    FEGDMProjectFunction(DM, PetscReal, PetscErrorCode (*)(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *), void *, Vec);
 
 /* Operators: an FEGOp computes a form on a DM in the way its type says; its Mat is what solvers use */
@@ -242,6 +251,7 @@ PETSC_EXTERN PetscErrorCode FEGFormSetRHSScatter(FEGForm, FEGScatter);
 PETSC_EXTERN PetscErrorCode FEGFormGetRHSScatter(FEGForm, FEGScatter *);
 PETSC_EXTERN PetscErrorCode FEGDMSetForm(DM, FEGForm);
 PETSC_EXTERN PetscErrorCode FEGDMGetForm(DM, FEGForm *);
+PETSC_EXTERN PetscErrorCode FEGDMCreateInterpolation(DM, DM, Mat *);
 
 /* Benchmark support: this GPU's STREAM triad (GB/s), FP64 FMA rate (GFLOP/s) and scattered atomicAdd rate (G/s) */
 PETSC_EXTERN PetscErrorCode FEGDeviceRoofline(PetscReal *, PetscReal *, PetscReal *);

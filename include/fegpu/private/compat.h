@@ -69,6 +69,9 @@ typedef struct {
 PETSC_INTERN PetscErrorCode FEGDMGetSectionOps(DM, FEGDMSectionOps *);
 PETSC_INTERN PetscErrorCode FEGDMSetSectionOps(DM, const FEGDMSectionOps *);
 PETSC_INTERN PetscErrorCode FEGDMSetCreateMatrix(DM, PetscErrorCode (*)(DM, Mat *));
+/* a polynomial hierarchy's DM methods: DMCoarsen() and DMCreateInterpolation() fegpu's; no injection, restriction
+   or coarsening hierarchy of DMPlex's (they would coarsen the mesh) */
+PETSC_INTERN PetscErrorCode FEGDMSetHierarchyOps(DM, PetscErrorCode (*)(DM, MPI_Comm, DM *), PetscErrorCode (*)(DM, DM, Mat *, Vec *));
 
 typedef PetscErrorCode (*FEGFECreateTabulationFn)(PetscFE, PetscInt, const PetscReal *, PetscInt, PetscTabulation);
 PETSC_INTERN PetscErrorCode FEGFEGetCreateTabulation(PetscFE, FEGFECreateTabulationFn *);

@@ -165,6 +165,19 @@ PETSC_INTERN PetscErrorCode FEGDevSumInto(int, const int *, const int *, const i
 PETSC_INTERN PetscErrorCode FEGDevCopyToPointers(int, const int *, const double *, double *const *);
 PETSC_INTERN PetscErrorCode FEGDevLocalToOwned(int, const int *, const int *, const double *, double *, int);
 
+/* The transfer between two orders of a polynomial hierarchy on the device (interp.cu; the host's FEGInterp): element
+   values gathered in chunks, one DGEMM with the element prolongation, stored (prolongation: every cell holding a fine
+   node computes the same value) or added atomically (its transpose, the fine values weighted by w) */
+typedef struct {
+  int     Ne, Nbf, Nbc, chunk; /* elements, fine and coarse dofs per element, elements per GEMM */
+  double *Pe;                  /* the element prolongation, column-major Nbf x Nbc */
+  int    *fidx, *cidx;         /* each element's fine and coarse entries, -1 constrained */
+  double *w;                   /* fine weights */
+  double *Ef, *Ec;             /* chunk x Nbf and chunk x Nbc work */
+  size_t  bytes;
+} FEGDevInterp;
+PETSC_INTERN PetscErrorCode FEGDevInterpApply(const FEGDevInterp *, const double *, double *, int, int);
+
 #if defined(__cplusplus)
 }
 #endif

@@ -67,6 +67,31 @@ PETSC_INTERN PetscErrorCode FEGOpIsStale_Private(FEGOp, FEGForm, PetscBool *);
 PETSC_INTERN PetscErrorCode FEGOpAssembleMat_Private(FEGOp, Mat);
 PETSC_INTERN PetscErrorCode FEGCreateOperator_Private(DM, FEGForm, const char[], FEGOpType, Mat *);
 
+/* ------------------------------------------------------------------------------ polynomial hierarchy (interp.c) */
+/* Prolongation from a coarse order to a fine one on the same mesh, and its transpose, element by element: each fine
+   node of a cell takes the coarse function's value there (Pe[a*Nbc+b], coarse basis function b at fine node a); the
+   transpose weights each fine dof by 1/(cells sharing it) so that every (fine, coarse) pair counts once. Indices are
+   the global vectors' on one process and the local vectors' on several; -1 marks a constrained dof. */
+typedef struct {
+  DM             dmf, dmc;
+  FEGDisc       *df, *dc;
+  PetscContainer cf, cc;
+  PetscInt       Ne, Nbf, Nbc;
+  PetscReal     *Pe;          /* Pe[a*Nbc+b], Nbf x Nbc */
+  PetscBool      local;       /* several processes: through DMGlobalToLocal()/DMLocalToGlobal() */
+  PetscInt       nf, nc;      /* entries of the arrays fidx and cidx index */
+  PetscInt      *fidx, *cidx; /* fidx[e*Nbf+a], cidx[e*Nbc+b] */
+  PetscReal     *w;           /* w[i], i < nf: 1/multiplicity, 0 where constrained */
+  Vec            fl, cl;      /* local work vectors (several processes) */
+  PetscBool      ondevice;    /* CUDA vectors: the device implementation applies */
+  PetscLogDouble flops;       /* per product */
+  void          *dev;
+  PetscErrorCode (*devdestroy)(void **);
+} FEGInterp;
+/* the device implementation (CUDA build, set by FEGOpRegisterDevice_Private(), else NULL): y = P x (fine from coarse)
+   or, transpose, y = P^T x, on the arrays fidx/cidx index (CUDA Vecs) */
+PETSC_INTERN PetscErrorCode (*FEGInterpApplyDevice)(FEGInterp *, Vec, Vec, PetscBool);
+
 /* ---------------------------------------------------------------------------- private API for operator types */
 /* Element matrices, vectors (right-hand sides) and the lift of boundary values of one cell on the host */
 PETSC_EXTERN PetscErrorCode FEGIntegrateElementMatrix(FEGDisc *, FEGCoeff *, PetscInt, PetscScalar[], PetscScalar[]);

@@ -82,6 +82,8 @@ static inline void FEGLagrange1D(PetscInt n, const PetscReal nodes[], PetscInt a
     }
   }
 }
+PETSC_INTERN PetscErrorCode FEGFEGetNodeType(PetscFE, FEGNodeType *, PetscBool *);
+PETSC_INTERN PetscErrorCode FEGSetUpDiscretizationWithNodes(DM, PetscInt, PetscBool, FEGNodeType, const char[]);
 PETSC_INTERN PetscErrorCode FEGTensorNodes(PetscDualSpace, PetscInt, PetscInt, PetscReal[], PetscInt[], PetscBool *);
 PETSC_EXTERN PetscErrorCode FEGDiscCreate(DM, FEGDisc *);
 PETSC_EXTERN PetscErrorCode FEGDiscDestroy(FEGDisc *);
@@ -95,6 +97,8 @@ PETSC_INTERN PetscErrorCode FEGDiscRefTensor(const FEGDisc *, PetscInt, PetscInt
 PETSC_INTERN PetscErrorCode FEGDiscCoordinateTensor(FEGDisc *, PetscInt *, int[]);
 PETSC_EXTERN PetscErrorCode FEGDMSetUpGlobalSection(DM);
 PETSC_INTERN PetscErrorCode FEGDMSectionsCoincide(DM, PetscBool *);
+/* the same mesh at the next lower order of the DM's polynomial hierarchy (coarsen.c) */
+PETSC_INTERN PetscErrorCode FEGDMCoarsenOrder(DM, DM *);
 
 /* Gram-Schmidt, twice for orthogonality to rounding: v (length n, overwritten) made orthogonal to the k orthonormal
    rows Q[j*n..] and appended as row k (k incremented) when the norm it keeps exceeds tol */

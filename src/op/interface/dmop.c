@@ -49,7 +49,42 @@ static PetscErrorCode FEGPCNeedsValues_Private(KSP ksp, PetscBool *need)
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCGetType(pc, &type));
   PetscCall(PetscObjectTypeCompareAny((PetscObject)pc, &cheap, PCNONE, PCJACOBI, PCSHELL, PCMAT, ""));
+  if (type && !cheap) {
+    PetscBool ismg;
+
+    /* PCMG's levels get their own operators from their DMs (their smoothers ask for themselves); it needs the values of
+       this one only to form coarse ones by Galerkin products */
+    PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCMG, &ismg));
+    if (ismg) {
+      PCMGGalerkinType g;
+
+      PetscCall(PCMGGetGalerkin(pc, &g));
+      cheap = (PetscBool)(g != PC_MG_GALERKIN_PMAT && g != PC_MG_GALERKIN_BOTH);
+    }
+  }
   *need = (PetscBool)(type && !cheap);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* PCMG without -pc_mg_levels: as PCMG takes its levels from a DM's refinements, it gets one per order of the DM's
+   polynomial hierarchy (FEGDMGetOrderHierarchy()) */
+static PetscErrorCode FEGPCMGSetLevels_Private(KSP ksp, DM dm)
+{
+  PC          pc;
+  PetscBool   ismg, set;
+  PetscInt    nl, n;
+  const char *prefix;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCMG, &ismg));
+  if (!ismg) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PCMGGetLevels(pc, &nl));
+  PetscCall(PCGetOptionsPrefix(pc, &prefix));
+  PetscCall(PetscOptionsHasName(((PetscObject)pc)->options, prefix, "-pc_mg_levels", &set));
+  if (nl > 1 || set) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(FEGDMGetOrderHierarchy(dm, &n, NULL));
+  if (n > 1) PetscCall(PCMGSetLevels(pc, n, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -62,6 +97,7 @@ static PetscErrorCode FEGKSPComputeOperators_Private(KSP ksp, Mat A, Mat P, void
   PetscFunctionBegin;
   PetscCall(KSPGetDM(ksp, &dm));
   PetscCall(FEGDMGetForm(dm, &form));
+  PetscCall(FEGPCMGSetLevels_Private(ksp, dm));
   PetscCall(FEGKSPAssemble_Private(dm, form, A));
   PetscCall(FEGOperatorGetOp(A, &op));
   if (op && !op->ops->creatematrix && op->pmattype != FEG_PMAT_NONE && (P == A || P == op->pmat)) {
@@ -91,11 +127,34 @@ static PetscErrorCode FEGKSPComputeRHS_Private(KSP ksp, Vec b, void *ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* DMCoarsen() of a DM with a form: the same mesh at the next lower order, with the same form */
+static PetscErrorCode FEGDMCoarsen_Private(DM dm, MPI_Comm comm, DM *dmc)
+{
+  FEGForm form;
+
+  PetscFunctionBegin;
+  PetscCall(FEGDMGetForm(dm, &form));
+  PetscCall(FEGDMCoarsenOrder(dm, dmc));
+  PetscCall(FEGDMSetForm(*dmc, form));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FEGDMCreateInterpolation_Private(DM dmc, DM dmf, Mat *P, Vec *scale)
+{
+  PetscFunctionBegin;
+  if (scale) *scale = NULL;
+  PetscCall(FEGDMCreateInterpolation(dmc, dmf, P));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@
   FEGDMSetForm - attaches a form to a DMPlex so that DMCreateMatrix() returns fegpu's operator and a KSP with
   KSPSetDM() gets the operator and right-hand side through DMKSPSetComputeOperators()/DMKSPSetComputeRHS(); when the
   operator is a shell (lma, matfree) and the KSP's preconditioner needs matrix values (ILU, LU, GAMG, ...), the PC gets
-  an assembled matrix of the same form as its preconditioning matrix (-feg_op_pmat, FEGOpSetPmatType())
+  an assembled matrix of the same form as its preconditioning matrix (-feg_op_pmat, FEGOpSetPmatType()); and DMCoarsen()
+  gives the same mesh at a lower order with the form (`FEGDMSetCoarsenOrder()`) and DMCreateInterpolation() the
+  transfer between them (`FEGDMCreateInterpolation()`), so that -pc_type mg builds a p-multigrid hierarchy: without
+  -pc_mg_levels, one level per order of `FEGDMGetOrderHierarchy()` (as PCMG takes a DM's refinements)
 
   Logically Collective
 
@@ -116,6 +175,7 @@ PetscErrorCode FEGDMSetForm(DM dm, FEGForm form)
   PetscCheck(isplex, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONG, "fegpu needs a DMPlex, not a %s", ((PetscObject)dm)->type_name);
   PetscCall(PetscObjectCompose((PetscObject)dm, "FEGForm", (PetscObject)form));
   PetscCall(FEGDMSetCreateMatrix(dm, FEGDMCreateMatrix_Private));
+  PetscCall(FEGDMSetHierarchyOps(dm, FEGDMCoarsen_Private, FEGDMCreateInterpolation_Private));
   PetscCall(DMKSPSetComputeOperators(dm, FEGKSPComputeOperators_Private, NULL));
   PetscCall(DMKSPSetComputeRHS(dm, FEGKSPComputeRHS_Private, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -11,6 +11,7 @@ PETSC_INTERN PetscErrorCode FEGOpUseDevice_AddTo(FEGOp);
 PETSC_INTERN PetscErrorCode FEGOpUseDevice_LMA(FEGOp);
 PETSC_INTERN PetscErrorCode FEGOpUseDevice_MatFree(FEGOp);
 PETSC_INTERN PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *, FEGForm, Vec);
+PETSC_INTERN PetscErrorCode FEGInterpApply_CUDA(FEGInterp *, Vec, Vec, PetscBool);
 #endif
 
 PetscBool FEGOpRegisterAllCalled                               = PETSC_FALSE;
@@ -46,7 +47,8 @@ PetscErrorCode FEGOpRegisterDevice_Private(void)
 {
   PetscFunctionBegin;
 #if defined(FEGPU_HAVE_CUDA)
-  FEGComputeRHSDevice = FEGComputeRHS_CUDA;
+  FEGComputeRHSDevice  = FEGComputeRHS_CUDA;
+  FEGInterpApplyDevice = FEGInterpApply_CUDA;
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }

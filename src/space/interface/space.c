@@ -208,6 +208,20 @@ PetscErrorCode FEGCreateQuadrature(PetscInt dim, DMPolytopeType ct, PetscInt ord
 
 const char *const FEGNodeTypes[] = {"equispaced", "gll", "gll_collocated", "FEGNodeType", "FEG_NODES_", NULL};
 
+static PetscInt FEGNodeTypeId = -1;
+
+/* the node family FEGCreateFEWithNodes() gave the element; *set false for an element made otherwise */
+PetscErrorCode FEGFEGetNodeType(PetscFE fe, FEGNodeType *nodes, PetscBool *set)
+{
+  PetscInt v = 0;
+
+  PetscFunctionBegin;
+  *set = PETSC_FALSE;
+  if (FEGNodeTypeId >= 0) PetscCall(PetscObjectComposedDataGetInt((PetscObject)fe, FEGNodeTypeId, v, *set));
+  if (*set) *nodes = (FEGNodeType)v;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@
   FEGCreateFE - creates a scalar Lagrange PetscFE of the given order on a cell type, continuous or discontinuous, with
   PETSc's default nodes and fegpu's quadrature (FEGCreateQuadrature())
@@ -318,6 +332,8 @@ PetscErrorCode FEGCreateFEWithNodes(MPI_Comm comm, PetscInt dim, DMPolytopeType 
   PetscCall(PetscFESetQuadrature(*fe, q));
   PetscCall(PetscQuadratureDestroy(&q));
   PetscCall(PetscObjectSetName((PetscObject)*fe, continuous ? "P" : "DP"));
+  if (FEGNodeTypeId < 0) PetscCall(PetscObjectComposedDataRegister(&FEGNodeTypeId));
+  PetscCall(PetscObjectComposedDataSetInt((PetscObject)*fe, FEGNodeTypeId, (PetscInt)nodes));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -346,17 +362,26 @@ PetscErrorCode FEGCreateFEWithNodes(MPI_Comm comm, PetscInt dim, DMPolytopeType 
 @*/
 PetscErrorCode FEGSetUpDiscretization(DM dm, PetscInt order, PetscBool continuous, const char name[])
 {
-  PetscFE        fe;
-  PetscInt       dim, cStart, cEnd;
-  DMPolytopeType ct = DM_POLYTOPE_UNKNOWN, ctg;
-  PetscBool      ondevice;
-  FEGNodeType    nodes = FEG_NODES_EQUISPACED;
-  const char    *prefix;
+  FEGNodeType nodes = FEG_NODES_EQUISPACED;
+  const char *prefix;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
   PetscCall(PetscObjectGetOptionsPrefix((PetscObject)dm, &prefix));
   PetscCall(PetscOptionsGetEnum(((PetscObject)dm)->options, prefix, "-feg_fe_nodes", FEGNodeTypes, (PetscEnum *)&nodes, NULL));
+  PetscCall(FEGSetUpDiscretizationWithNodes(dm, order, continuous, nodes, name));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* FEGSetUpDiscretization() on the given node family */
+PetscErrorCode FEGSetUpDiscretizationWithNodes(DM dm, PetscInt order, PetscBool continuous, FEGNodeType nodes, const char name[])
+{
+  PetscFE        fe;
+  PetscInt       dim, cStart, cEnd;
+  DMPolytopeType ct = DM_POLYTOPE_UNKNOWN, ctg;
+  PetscBool      ondevice;
+
+  PetscFunctionBegin;
   PetscCall(FEGDMIsOnDevice(dm, &ondevice)); /* CUDA vectors asked of a build without CUDA: a clear error, early */
   PetscCall(DMGetDimension(dm, &dim));
   PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));

@@ -247,6 +247,18 @@ PetscErrorCode FEGDMSetCreateMatrix(DM dm, PetscErrorCode (*creatematrix)(DM, Ma
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode FEGDMSetHierarchyOps(DM dm, PetscErrorCode (*coarsen)(DM, MPI_Comm, DM *), PetscErrorCode (*interpolation)(DM, DM, Mat *, Vec *))
+{
+  PetscFunctionBegin;
+  dm->ops->coarsen             = coarsen;
+  dm->ops->createinterpolation = interpolation;
+  dm->ops->coarsenhierarchy    = NULL;
+  dm->ops->createinjection     = NULL;
+  dm->ops->hascreateinjection  = NULL;
+  dm->ops->createrestriction   = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* ------------------------------------------------------------------------------------------------------ PetscFE */
 PetscErrorCode FEGFEGetCreateTabulation(PetscFE fe, FEGFECreateTabulationFn *fn)
 {
