@@ -1,6 +1,6 @@
 #!/bin/bash
 # Draws a benchmark's PNG from its CSV with gnuplot (Debian: apt-get install gnuplot-nox):
-#   bash share/bench/plot.sh assembly|bp|deformed|action|plex CSV PNG
+#   bash share/bench/plot.sh assembly|bp|deformed|action|plex|solve CSV PNG
 # Without gnuplot it says so and leaves the CSV as it is.
 kind=$1 csv=$2 png=$3
 command -v gnuplot > /dev/null || { echo "plot: no gnuplot here (apt-get install gnuplot-nox); $csv is kept, draw $png later with share/bench/plot.sh"; exit 0; }
@@ -86,6 +86,30 @@ set yrange [0:*]
 plot "$csv" using 1:9 with linespoints title "% of the roofline", "" using 1:(\$10 > 0 ? \$10 * 50 : 1/0) with points pt 7 title "factoring speedup x 50"
 GP
   ;;
+solve)
+  # whole-process seconds to a solution of BP3 (rtol 1e-8) per degree: fegpu's solvers and libCEED's multigrid, on the
+  # uniform box (eps 1) at the CSV's first size
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+    $h["problem"] == "bp3" && $h["eps"] + 0 == 1 && $h["process_seconds"] != "" {
+      n = $h["global_nodes"] + 0; if (!size) size = n; if (n > 2 * size || 2 * n < size) next
+      w = ($h["solver"] == "libceed-mg" ? "libceed" : $h["solver"]); d = $h["degree"]; v[d, w] = $h["process_seconds"]; deg[d] = 1 }
+    END { for (d = 1; d <= 8; d++) if (d in deg) { printf "%d", d; split("pmg jacobi gamg libceed", s, " ");
+        for (j = 1; j <= 4; j++) printf " %s", ((d, s[j]) in v ? v[d, s[j]] : "NaN"); printf "\n" } }' "$csv" > "$tmp/d"
+  gnuplot <<GP
+set terminal pngcairo size 1000,560
+set output "$png"
+set title "BP3 to rtol 1e-8 from a zero guess, ~1M unknowns: whole process, seconds (lower is better)"
+set datafile missing "NaN"
+set style data histogram
+set style histogram cluster gap 1
+set style fill solid 0.8 border -1
+set logscale y
+set xlabel "polynomial degree"
+set ylabel "s"
+set key top left
+plot "$tmp/d" using 2:xtic(1) title "fegpu p-multigrid", "" using 3 title "fegpu CG + Jacobi", "" using 4 title "PETSc GAMG on fegpu's matrix", "" using 5 title "libCEED multigrid"
+GP
+  ;;
 plex)
   awk -F, 'NR == 1 { next } { printf "\"%s %s %st\" %s\n", $1, $2, $4, $7 }' "$csv" > "$tmp/d"
   gnuplot <<GP
@@ -105,7 +129,7 @@ plot "$tmp/d" using 0:2:xtic(1) with boxes notitle
 GP
   ;;
 *)
-  echo "plot: unknown kind $kind (assembly, bp, deformed, action, plex)"
+  echo "plot: unknown kind $kind (assembly, bp, deformed, action, plex, solve)"
   exit 1
   ;;
 esac
