@@ -7,8 +7,8 @@ static const char help[] = "fegpu bench_solve: time to a converged solution of t
                            "     addto assembles (AIJCUSPARSE on the GPU)\n"
                            "  -op_type matfree|lma|addto: pmg's level operators (default matfree)\n"
                            "Prints iterations, mesh, setup (discretization, operators, preconditioner, right-hand side: KSPSetUp()) and solve\n"
-                           "seconds and the L2 error, after an untimed solve of a small problem with each solver (the libraries' first use);\n"
-                           "-csv F appends one line per order and solver. Use -dm_vec_type cuda for the GPU.\n";
+                           "seconds and the L2 error, after an untimed solve of a small problem with each solver (the libraries' first use;\n"
+                           "-warmup 0: none); -csv F appends one line per order and solver. Use -dm_vec_type cuda for the GPU.\n";
 
 #include "benchutil.h"
 #include <petscksp.h>
@@ -97,7 +97,12 @@ static PetscErrorCode SolverOptions(const char *solver, const char *optype)
 
 static PetscErrorCode ClearSolverOptions(void)
 {
-  const char *names[] = {"-matptap_backend_cpu", "-mat_product_algorithm_backend_cpu", "-s_pc_gamg_square_graph", "-s_pc_gamg_aggressive_coarsening", "-s_feg_op_type", "-s_pc_type", "-s_mg_levels_ksp_type", "-s_mg_levels_ksp_max_it", "-s_mg_levels_pc_type", "-s_mg_coarse_ksp_type", "-s_mg_coarse_pc_type"};
+  const char *names[] = {"-matptap_backend_cpu",    "-mat_product_algorithm_backend_cpu",
+                         "-s_pc_gamg_square_graph", "-s_pc_gamg_aggressive_coarsening",
+                         "-s_feg_op_type",          "-s_pc_type",
+                         "-s_mg_levels_ksp_type",   "-s_mg_levels_ksp_max_it",
+                         "-s_mg_levels_pc_type",    "-s_mg_coarse_ksp_type",
+                         "-s_mg_coarse_pc_type"};
 
   PetscFunctionBegin;
   for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) PetscCall(PetscOptionsClearValue(NULL, names[i]));
@@ -114,7 +119,7 @@ typedef struct {
 static PetscErrorCode SolveOnce(PetscBool hex, PetscInt N, PetscInt n, PetscReal kershaw, const char *solver, const char *optype, PetscReal rtol, SolveResult *r)
 {
   const PetscScalar C[16] = {0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0}, B[4] = {1.0, 0, 0, 0};
-  PetscErrorCode (*exact[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *)  = {Exact};
+  PetscErrorCode (*exact[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *) = {Exact};
   PetscInt           faces[3] = {n, n, n}, id = 1, cs, ce;
   DM                 dm, auxdm;
   Vec                f, u;
@@ -213,7 +218,7 @@ int main(int argc, char **argv)
   PetscInt    orders[8] = {2, 4, 6, 8}, norders = 8, dofs = 1000000, ns = 3;
   char        cell[8] = "hex", *solvers[3] = {NULL}, optype[16] = "matfree", csv[PETSC_MAX_PATH_LEN] = "", vt[64] = "";
   PetscReal   kershaw = 1.0, rtol = 1e-8;
-  PetscBool   set, dset, hex;
+  PetscBool   set, dset, hex, warmup = PETSC_TRUE;
   FILE       *fp = NULL;
   PetscMPIInt rank;
 
@@ -227,6 +232,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsStringArray("-solvers", "pmg, jacobi, gamg", NULL, solvers, &ns, NULL));
   PetscCall(PetscOptionsString("-op_type", "pmg's level operators: matfree, lma, addto", NULL, optype, optype, sizeof(optype), NULL));
   PetscCall(PetscOptionsString("-csv", "Append one CSV line per order and solver to this file", NULL, csv, csv, sizeof(csv), NULL));
+  PetscCall(PetscOptionsBool("-warmup", "First solve a small problem with each solver, untimed (0 when the process itself is timed)", NULL, warmup, &warmup, NULL));
   PetscOptionsEnd();
   if (!set) norders = 4;
   PetscCall(BenchCheckName("-cell", cell, "hex,tet"));
@@ -257,13 +263,13 @@ int main(int argc, char **argv)
 
     PetscCall(PetscTestFile(csv, 'r', &exists));
     PetscCall(PetscFOpen(PETSC_COMM_SELF, csv, "a", &fp));
-    if (!exists) PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "peer,problem,degree,cells,global_nodes,its,solve_seconds,l2_error,eps,rtol,setup_seconds,mesh_seconds,solver,backend\n"));
+    if (!exists) PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "peer,problem,degree,cells,global_nodes,its,solve_seconds,l2_error,eps,rtol,setup_seconds,mesh_seconds,solver,backend,cell\n"));
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bp3 solve: %s, -div grad u = f to rtol %g, Kershaw eps %g, %s\n", hex ? "hexahedra, GLL nodes, N+2 Gauss points" : "tetrahedra", (double)rtol, (double)kershaw, ondevice ? "GPU" : "host"));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2s %-7s %10s %10s %6s %9s %9s %9s %9s %10s\n", "N", "solver", "cells", "dofs", "its", "mesh s", "setup s", "solve s", "total s", "L2 error"));
   /* the libraries' first use (CUDA context, cuBLAS, cuSPARSE handles, each solver's code) on a small problem, untimed:
      the times below are a solve's in a running program (the benchmark script times whole processes too) */
-  for (PetscInt is = 0; is < ns; is++) {
+  for (PetscInt is = 0; warmup && is < ns; is++) {
     SolveResult r;
 
     PetscCall(SolveOnce(hex, PetscMin(orders[0], 2), 4, kershaw, solvers[is], optype, rtol, &r));
@@ -279,7 +285,7 @@ int main(int argc, char **argv)
       PetscCall(SolveOnce(hex, N, n, kershaw, solvers[is], optype, rtol, &r));
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2d %-7s %10d %10d %6d %9.3f %9.3f %9.3f %9.3f %10.3e\n", (int)N, solvers[is], (int)r.cells, (int)r.ndofs, (int)r.its, r.tmesh, r.tsetup, r.tsolve, r.tmesh + r.tsetup + r.tsolve, (double)r.err));
       if (fp)
-        PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "fegpu,bp3,%d,%d,%d,%d,%g,%g,%g,%g,%g,%g,%s,%s\n", (int)N, (int)n, (int)r.ndofs, (int)r.its, r.tsolve, (double)r.err, (double)kershaw, (double)rtol, r.tsetup, r.tmesh, solvers[is], ondevice ? "cuda" : "host"));
+        PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "fegpu,bp3,%d,%d,%d,%d,%g,%g,%g,%g,%g,%g,%s,%s,%s\n", (int)N, (int)n, (int)r.ndofs, (int)r.its, r.tsolve, (double)r.err, (double)kershaw, (double)rtol, r.tsetup, r.tmesh, solvers[is], ondevice ? "cuda" : "host", cell));
     }
   }
   if (fp) PetscCall(PetscFClose(PETSC_COMM_SELF, fp));

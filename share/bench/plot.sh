@@ -88,9 +88,9 @@ GP
   ;;
 solve)
   # whole-process seconds to a solution of BP3 (rtol 1e-8) per degree: fegpu's solvers and libCEED's multigrid, on the
-  # uniform box (eps 1) at the CSV's first size
+  # uniform box of hexahedra (eps 1) at the CSV's first size
   awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-    $h["problem"] == "bp3" && $h["eps"] + 0 == 1 && $h["process_seconds"] != "" {
+    $h["problem"] == "bp3" && $h["cell"] == "hex" && $h["eps"] + 0 == 1 && $h["process_seconds"] != "" {
       n = $h["global_nodes"] + 0; if (!size) size = n; if (n > 2 * size || 2 * n < size) next
       w = ($h["solver"] == "libceed-mg" ? "libceed" : $h["solver"]); d = $h["degree"]; v[d, w] = $h["process_seconds"]; deg[d] = 1 }
     END { for (d = 1; d <= 8; d++) if (d in deg) { printf "%d", d; split("pmg jacobi gamg libceed", s, " ");
@@ -98,7 +98,7 @@ solve)
   gnuplot <<GP
 set terminal pngcairo size 1000,560
 set output "$png"
-set title "BP3 to rtol 1e-8 from a zero guess, ~1M unknowns: whole process, seconds (lower is better)"
+set title "BP3 to rtol 1e-8 from a zero guess, about 1M unknowns: whole process, seconds (lower is better)"
 set datafile missing "NaN"
 set style data histogram
 set style histogram cluster gap 1
