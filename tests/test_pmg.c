@@ -6,7 +6,9 @@
    - restriction is the transpose of prolongation (the adjoint test), constrained dofs included, added products too;
    - CG with PCMG (Chebyshev-Jacobi smoothing, GAMG on the order-1 level) on -div(K grad u) + u = 1 reaches 1e-10 in
      a bounded number of iterations with every operator type, on hexahedra and tetrahedra, and gives Jacobi-CG's
-     solution;
+     solution; GMRES with PCMG does the same for non-symmetric forms whose coefficient varies (an auxiliary field through
+     a linear map, pointwise terms), evaluated on every level;
+   - DMCoarsenHierarchy() gives the orders FEGDMGetOrderHierarchy() lists;
    - an order-1 DM is not coarsened, and too many levels, or DMs of two meshes, are refused by name.
    fegtest: nsize 1 2 3 */
 #include "fegtest.h"
@@ -207,6 +209,97 @@ START_TEST(test_pmg_solve)
 }
 END_TEST
 
+/* a non-symmetric form with a coefficient that varies (a P1 auxiliary field through a linear map; pointwise terms) on
+   every level: GMRES with PCMG against GMRES with Jacobi */
+static PetscErrorCode pmg_solve_form(DMPolytopeType ct, PetscInt order, test_form kind, PetscInt *its, PetscReal *diff)
+{
+  const char *opts[2]   = {"-ref_ksp_type gmres -ref_ksp_gmres_restart 300 -ref_pc_type jacobi -ref_ksp_rtol 1e-12 -ref_ksp_max_it 5000",
+                           "-mg_ksp_type gmres -mg_pc_type mg -mg_mg_levels_ksp_type chebyshev -mg_mg_levels_pc_type jacobi -mg_mg_coarse_pc_type redundant -mg_mg_coarse_redundant_pc_type lu -mg_ksp_rtol 1e-12 -mg_ksp_max_it 200"};
+  const char *prefix[2] = {"ref_", "mg_"};
+  DM          dm, aux;
+  Vec         ax, u[2];
+  FEGForm     form;
+
+  PetscFunctionBegin;
+  PetscCall(fegtest_box(PETSC_COMM_WORLD, ct, (PetscInt[]){4, 4, 4}, 0.2, order, PETSC_TRUE, PETSC_TRUE, &dm));
+  PetscCall(fegtest_make_form(dm, kind, &aux, &ax, &form));
+  PetscCall(FEGDMSetForm(dm, form));
+  for (int k = 0; k < 2; k++) {
+    KSP                ksp;
+    KSPConvergedReason reason;
+
+    PetscCall(PetscOptionsInsertString(NULL, opts[k]));
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+    PetscCall(KSPSetOptionsPrefix(ksp, prefix[k]));
+    PetscCall(KSPSetDM(ksp, dm));
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(KSPSolve(ksp, NULL, NULL));
+    PetscCall(KSPGetConvergedReason(ksp, &reason));
+    PetscCheck(reason > 0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%s did not converge: %s", prefix[k], KSPConvergedReasons[reason]);
+    PetscCall(KSPGetIterationNumber(ksp, its));
+    PetscCall(KSPGetSolution(ksp, &u[k]));
+    PetscCall(PetscObjectReference((PetscObject)u[k]));
+    PetscCall(KSPDestroy(&ksp));
+  }
+  for (int k = 0; k < 2; k++) {
+    char buf[512], *tok, *save = NULL;
+
+    PetscCall(PetscStrncpy(buf, opts[k], sizeof(buf)));
+    for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+      if (tok[0] == '-' && (tok[1] < '0' || tok[1] > '9')) PetscCall(PetscOptionsClearValue(NULL, tok));
+  }
+  PetscCall(fegtest_vecdiff(u[1], u[0], diff));
+  for (int k = 0; k < 2; k++) PetscCall(VecDestroy(&u[k]));
+  PetscCall(VecDestroy(&ax));
+  PetscCall(DMDestroy(&aux));
+  PetscCall(FEGFormDestroy(&form));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the linear map of an auxiliary field and the pointwise terms, hexahedra Q4 and tetrahedra P3 */
+START_TEST(test_pmg_varying)
+{
+  const DMPolytopeType ct    = _i % 2 ? DM_POLYTOPE_TETRAHEDRON : DM_POLYTOPE_HEXAHEDRON;
+  const PetscInt       order = _i % 2 ? 3 : 4;
+  const test_form      kind  = _i < 2 ? FORM_LINEAR : FORM_POINTWISE;
+  PetscInt             its;
+  PetscReal            diff;
+
+  TCHK(pmg_solve_form(ct, order, kind, &its, &diff));
+  ck_assert_msg(its <= 25, "%s order %d, %s form: GMRES with PCMG took %d iterations", DMPolytopeTypes[ct], (int)order, fegtest_form_name(kind), (int)its);
+  ck_assert_msg(diff < 1e-9, "%s order %d, %s form: PCMG's solution is off Jacobi's by %g", DMPolytopeTypes[ct], (int)order, fegtest_form_name(kind), (double)diff);
+}
+END_TEST
+
+/* DMCoarsenHierarchy() gives the orders of FEGDMGetOrderHierarchy() */
+START_TEST(test_pmg_hierarchy)
+{
+  DM       dm, dms[3];
+  PetscInt n, orders[9];
+
+  TCHK(pmg_dm(DM_POLYTOPE_HEXAHEDRON, 8, PETSC_TRUE, PETSC_FALSE, 0.0, 1, &dm));
+  TCHK(FEGDMGetOrderHierarchy(dm, &n, orders));
+  ck_assert_msg(n == 4 && orders[0] == 8 && orders[1] == 4 && orders[2] == 2 && orders[3] == 1, "order 8 halves to %d orders", (int)n);
+  TCHK(DMCoarsenHierarchy(dm, 3, dms));
+  for (int l = 0; l < 3; l++) {
+    PetscFE    fe;
+    PetscSpace P;
+    PetscInt   deg;
+
+    TCHK(DMGetField(dms[l], 0, NULL, (PetscObject *)&fe));
+    TCHK(PetscFEGetBasisSpace(fe, &P));
+    TCHK(PetscSpaceGetDegree(P, &deg, NULL));
+    ck_assert_msg(deg == orders[l + 1], "coarse DM %d has order %d, not %d", l, (int)deg, (int)orders[l + 1]);
+  }
+  for (int l = 0; l < 3; l++) TCHK(DMDestroy(&dms[l]));
+  TCHK(FEGDMSetCoarsenOrder(dm, FEG_COARSEN_DECREMENT));
+  TCHK(FEGDMGetOrderHierarchy(dm, &n, NULL));
+  ck_assert_msg(n == 8, "order 8 decrements to %d orders, not 8", (int)n);
+  TCHK(DMDestroy(&dm));
+}
+END_TEST
+
 START_TEST(test_pmg_refused)
 {
   DM  dm, dmc, other;
@@ -242,6 +335,8 @@ static void add_tests(Suite *s)
   tcase_add_loop_test(tc, test_pmg_exact, 0, 15);
   tcase_add_loop_test(tc, test_pmg_adjoint, 0, 10);
   tcase_add_loop_test(tc, test_pmg_solve, 0, 4);
+  tcase_add_loop_test(tc, test_pmg_varying, 0, 4);
+  tcase_add_test(tc, test_pmg_hierarchy);
   tcase_add_test(tc, test_pmg_refused);
   suite_add_tcase(s, tc);
 }
