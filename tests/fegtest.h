@@ -376,6 +376,26 @@ static inline PetscErrorCode fegtest_dm_solve(DM dm, const char *prefix, const c
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* p-multigrid's level options under the KSP prefix mg_ (set), or their removal: Chebyshev-Jacobi smoothing, one GAMG
+   V-cycle on the order-1 level; the levels are PCMG's default for a DM with a form, one per order */
+static inline PetscErrorCode fegtest_pmg_options(PetscBool set)
+{
+  const char *opts[][2] = {
+    {"-mg_mg_levels_ksp_type",        "chebyshev"},
+    {"-mg_mg_levels_pc_type",         "jacobi"   },
+    {"-mg_mg_levels_esteig_ksp_type", "cg"       },
+    {"-mg_mg_coarse_pc_type",         "gamg"     },
+    {"-mg_mg_coarse_ksp_type",        "preonly"  }
+  };
+
+  PetscFunctionBegin;
+  for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+    if (set) PetscCall(PetscOptionsSetValue(NULL, opts[i][0], opts[i][1]));
+    else PetscCall(PetscOptionsClearValue(NULL, opts[i][0]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A P1 (Q1) continuous field with NW components on a clone of dm, using dm's quadrature */
 static inline PetscErrorCode fegtest_aux(DM dm, DM *auxdm, Vec *aux)
 {

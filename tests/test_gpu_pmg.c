@@ -89,31 +89,18 @@ START_TEST(test_gpu_pmg_solve)
   DM                   dm[2];
   Vec                  u[2];
   KSP                  ksp;
-  PetscInt             its[2], n;
+  PetscInt             its[2];
   PetscReal            diff;
-  char                 levels[16];
 
   for (int g = 0; g < 2; g++) {
     TCHK(fegtest_box(PETSC_COMM_WORLD, ct, (PetscInt[]){4, 4, 4}, 0.2, order, PETSC_TRUE, PETSC_TRUE, &dm[g]));
     TCHK(DMSetVecType(dm[g], g ? VECCUDA : VECSTANDARD));
-    TCHK(FEGDMGetOrderHierarchy(dm[g], &n, NULL));
-    TCHK(PetscSNPrintf(levels, sizeof(levels), "%" PetscInt_FMT, n));
-    TCHK(PetscOptionsSetValue(NULL, "-mg_pc_mg_levels", levels));
-    TCHK(PetscOptionsSetValue(NULL, "-mg_mg_levels_ksp_type", "chebyshev"));
-    TCHK(PetscOptionsSetValue(NULL, "-mg_mg_levels_pc_type", "jacobi"));
-    TCHK(PetscOptionsSetValue(NULL, "-mg_mg_levels_esteig_ksp_type", "cg"));
-    TCHK(PetscOptionsSetValue(NULL, "-mg_mg_coarse_pc_type", "gamg"));
-    TCHK(PetscOptionsSetValue(NULL, "-mg_mg_coarse_ksp_type", "preonly"));
+    TCHK(fegtest_pmg_options(PETSC_TRUE));
     TCHK(fegtest_dm_solve(dm[g], "mg_", types[_i], NULL, "mg", &u[g], &ksp));
     TCHK(KSPGetIterationNumber(ksp, &its[g]));
     TCHK(KSPDestroy(&ksp));
   }
-  TCHK(PetscOptionsClearValue(NULL, "-mg_pc_mg_levels"));
-  TCHK(PetscOptionsClearValue(NULL, "-mg_mg_levels_ksp_type"));
-  TCHK(PetscOptionsClearValue(NULL, "-mg_mg_levels_pc_type"));
-  TCHK(PetscOptionsClearValue(NULL, "-mg_mg_levels_esteig_ksp_type"));
-  TCHK(PetscOptionsClearValue(NULL, "-mg_mg_coarse_pc_type"));
-  TCHK(PetscOptionsClearValue(NULL, "-mg_mg_coarse_ksp_type"));
+  TCHK(fegtest_pmg_options(PETSC_FALSE));
   TCHK(fegtest_vecdiff(u[1], u[0], &diff));
   ck_assert_msg(PetscAbs(its[1] - its[0]) <= 1 && its[1] <= 15, "%s order %d with %s: %d PCMG iterations on the GPU, %d on the host", DMPolytopeTypes[ct], (int)order, types[_i], (int)its[1], (int)its[0]);
   ck_assert_msg(diff < 1e-9, "%s order %d with %s: the GPU's solution is off the host's by %g", DMPolytopeTypes[ct], (int)order, types[_i], (double)diff);

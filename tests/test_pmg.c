@@ -164,27 +164,24 @@ static PetscErrorCode pmg_solve(DMPolytopeType ct, PetscInt order, FEGOpType typ
   Vec      u[2];
   KSP      ksp;
   PetscInt n;
-  char     levels[16];
 
   PetscFunctionBegin;
   PetscCall(fegtest_box(PETSC_COMM_WORLD, ct, (PetscInt[]){4, 4, 4}, 0.2, order, PETSC_TRUE, PETSC_TRUE, &dm));
   PetscCall(fegtest_dm_solve(dm, "ref_", type, NULL, "jacobi", &u[0], &ksp));
   PetscCall(KSPDestroy(&ksp));
   PetscCall(FEGDMGetOrderHierarchy(dm, &n, NULL));
-  PetscCall(PetscSNPrintf(levels, sizeof(levels), "%" PetscInt_FMT, n));
-  PetscCall(PetscOptionsSetValue(NULL, "-mg_pc_mg_levels", levels));
-  PetscCall(PetscOptionsSetValue(NULL, "-mg_mg_levels_ksp_type", "chebyshev"));
-  PetscCall(PetscOptionsSetValue(NULL, "-mg_mg_levels_pc_type", "jacobi"));
-  PetscCall(PetscOptionsSetValue(NULL, "-mg_mg_levels_esteig_ksp_type", "cg"));
-  PetscCall(PetscOptionsSetValue(NULL, "-mg_mg_coarse_pc_type", "gamg"));
-  PetscCall(PetscOptionsSetValue(NULL, "-mg_mg_coarse_ksp_type", "preonly"));
+  PetscCall(fegtest_pmg_options(PETSC_TRUE));
   PetscCall(fegtest_dm_solve(dm, "mg_", type, NULL, "mg", &u[1], &ksp));
-  PetscCall(PetscOptionsClearValue(NULL, "-mg_pc_mg_levels"));
-  PetscCall(PetscOptionsClearValue(NULL, "-mg_mg_levels_ksp_type"));
-  PetscCall(PetscOptionsClearValue(NULL, "-mg_mg_levels_pc_type"));
-  PetscCall(PetscOptionsClearValue(NULL, "-mg_mg_levels_esteig_ksp_type"));
-  PetscCall(PetscOptionsClearValue(NULL, "-mg_mg_coarse_pc_type"));
-  PetscCall(PetscOptionsClearValue(NULL, "-mg_mg_coarse_ksp_type"));
+  PetscCall(fegtest_pmg_options(PETSC_FALSE));
+  {
+    PC       pc;
+    PetscInt nl;
+
+    /* no -pc_mg_levels: one level per order */
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCMGGetLevels(pc, &nl));
+    PetscCheck(nl == n, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "PCMG has %" PetscInt_FMT " levels, the DM %" PetscInt_FMT " orders", nl, n);
+  }
   PetscCall(KSPGetIterationNumber(ksp, its));
   PetscCall(KSPDestroy(&ksp));
   PetscCall(fegtest_vecdiff(u[1], u[0], diff));
