@@ -90,7 +90,7 @@ check-unit: all
 # any invalid access or definite leak fails; Open MPI's own leaks are suppressed (share/fegpu/valgrind-openmpi.supp);
 # FEGTEST_VALGRIND tells the tests to skip their large meshes
 VALGRIND := HWLOC_COMPONENTS=-x86 FEGTEST_VALGRIND=1 valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 --suppressions=$(FEGPU_DIR)/share/fegpu/valgrind-openmpi.supp
-VALGRIND_EXAMPLES := ex1_tri_addto ex1_tri_lma ex1_tet_matfree ex1_prism_matfree_np2 ex1_gmsh_curved_lma_np2 cdr_integration_small advdiff_lma
+VALGRIND_EXAMPLES := ex1_tri_addto ex1_tri_lma ex1_tet_matfree ex1_prism_matfree_np2 ex1_gmsh_curved_lma_np2 ex1_tet_pmg_lma cdr_integration_small advdiff_lma
 check-valgrind: all
 	@command -v valgrind > /dev/null || { echo "make check-valgrind needs valgrind (apt-get install valgrind)"; exit 1; }
 	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests test_space --serial --wrap "env $(VALGRIND)" --examples "$(VALGRIND_EXAMPLES)"

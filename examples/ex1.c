@@ -207,6 +207,19 @@ int main(int argc, char **argv)
     output_file: output/ex1_hex_addto.out
 
   test:
+    suffix: hex_pmg_matfree_np2
+    nsize: 2
+    args: -timing 0 -feg_mesh_cell_type hex -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 4 -feg_op_type matfree -options_file ../share/fegpu/pmg.opts
+    filter: grep -v iterations
+    output_file: output/ex1_hex_pmg.out
+
+  test:
+    suffix: tet_pmg_lma
+    args: -timing 0 -feg_mesh_cell_type tet -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 3 -feg_op_type lma -options_file ../share/fegpu/pmg.opts -feg_coarsen_order decrement
+    filter: grep -v iterations
+    output_file: output/ex1_tet_pmg.out
+
+  test:
     suffix: prism_lma_view
     requires: host
     args: -timing 0 -feg_mesh_cell_type prism -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 1 -feg_op_type lma -feg_op_view
