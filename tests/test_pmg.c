@@ -9,7 +9,8 @@
      solution; GMRES with PCMG does the same for non-symmetric forms whose coefficient varies (an auxiliary field through
      a linear map, pointwise terms), evaluated on every level;
    - DMCoarsenHierarchy() gives the orders FEGDMGetOrderHierarchy() lists;
-   - an order-1 DM is not coarsened, and too many levels, or DMs of two meshes, are refused by name.
+   - an order-1 DM is not coarsened, and too many levels, a form with quadrature-point values, or DMs of two meshes,
+     are refused by name.
    fegtest: nsize 1 2 3 */
 #include "fegtest.h"
 
@@ -299,7 +300,7 @@ END_TEST
 
 START_TEST(test_pmg_refused)
 {
-  DM  dm, dmc, other;
+  DM  dm, dmc, other, dmc3;
   Mat P;
 
   TCHK(pmg_dm(DM_POLYTOPE_HEXAHEDRON, 1, PETSC_TRUE, PETSC_FALSE, 0.0, 2, &dm));
@@ -309,11 +310,26 @@ START_TEST(test_pmg_refused)
   TCHK(pmg_dm(DM_POLYTOPE_HEXAHEDRON, 4, PETSC_TRUE, PETSC_FALSE, 0.0, 2, &dm));
   TCHK(DMCoarsen(dm, MPI_COMM_NULL, &dmc));
   {
-    DM dmc2, dmc3;
+    DM dmc2;
 
     TCHK(DMCoarsen(dmc, MPI_COMM_NULL, &dmc2));
     EXPECT_ERROR(DMCoarsen(dmc2, MPI_COMM_NULL, &dmc3), PETSC_ERR_ARG_OUTOFRANGE, "order 4 with -feg_coarsen_order halve has 3 orders, so PCMG takes at most -pc_mg_levels 3");
     TCHK(DMDestroy(&dmc2));
+  }
+  /* values at the fine order's quadrature points */
+  {
+    DM      qdm, aux;
+    Vec     ax;
+    FEGForm form;
+
+    TCHK(fegtest_box(PETSC_COMM_WORLD, DM_POLYTOPE_HEXAHEDRON, (PetscInt[]){2, 2, 2}, 0.0, 2, PETSC_TRUE, PETSC_FALSE, &qdm));
+    TCHK(fegtest_make_form(qdm, FORM_QPOINTS, &aux, &ax, &form));
+    TCHK(FEGDMSetForm(qdm, form));
+    EXPECT_ERROR(DMCoarsen(qdm, MPI_COMM_NULL, &dmc3), PETSC_ERR_SUP, "p-multigrid cannot coarsen a form with values at the quadrature points");
+    TCHK(FEGFormDestroy(&form));
+    TCHK(VecDestroy(&ax));
+    TCHK(DMDestroy(&aux));
+    TCHK(DMDestroy(&qdm));
   }
   /* two meshes */
   TCHK(pmg_dm(DM_POLYTOPE_HEXAHEDRON, 2, PETSC_TRUE, PETSC_FALSE, 0.0, 2, &other));

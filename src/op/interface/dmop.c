@@ -134,6 +134,7 @@ static PetscErrorCode FEGDMCoarsen_Private(DM dm, MPI_Comm comm, DM *dmc)
 
   PetscFunctionBegin;
   PetscCall(FEGDMGetForm(dm, &form));
+  PetscCheck(!form || !form->Wq, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "p-multigrid cannot coarsen a form with values at the quadrature points (FEGFormSetQuadratureCoefficient()): they belong to the fine order's quadrature; give the coefficient as an auxiliary field (FEGFormSetAuxiliaryField()), which every level evaluates");
   PetscCall(FEGDMCoarsenOrder(dm, dmc));
   PetscCall(FEGDMSetForm(*dmc, form));
   PetscFunctionReturn(PETSC_SUCCESS);
