@@ -82,6 +82,7 @@ typedef struct {
   PetscInt       nf, nc;      /* entries of the arrays fidx and cidx index */
   PetscInt      *fidx, *cidx; /* fidx[e*Nbf+a], cidx[e*Nbc+b] */
   PetscReal     *w;           /* w[i], i < nf: 1/multiplicity, 0 where constrained */
+  PetscScalar   *work;        /* one element's values (host) */
   Vec            fl, cl;      /* local work vectors (several processes) */
   PetscBool      ondevice;    /* CUDA vectors: the device implementation applies */
   PetscLogDouble flops;       /* per product */

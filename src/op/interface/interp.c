@@ -16,6 +16,7 @@ static PetscErrorCode FEGInterpDestroy_Private(Mat P)
   PetscCall(PetscFree(ip->fidx));
   PetscCall(PetscFree(ip->cidx));
   PetscCall(PetscFree(ip->w));
+  PetscCall(PetscFree(ip->work));
   PetscCall(VecDestroy(&ip->fl));
   PetscCall(VecDestroy(&ip->cl));
   PetscCall(PetscContainerDestroy(&ip->cf));
@@ -32,11 +33,10 @@ static PetscErrorCode FEGInterpApplyHost(FEGInterp *ip, Vec x, Vec y, PetscBool 
   const PetscInt     Nbf = ip->Nbf, Nbc = ip->Nbc;
   const PetscReal   *Pe = ip->Pe;
   const PetscScalar *xa;
-  PetscScalar       *ya, *t;
+  PetscScalar       *ya, *t = ip->work;
   PetscInt           ny;
 
   PetscFunctionBegin;
-  PetscCall(PetscMalloc1(PetscMax(Nbf, Nbc), &t));
   PetscCall(VecGetArrayRead(x, &xa));
   PetscCall(VecGetArray(y, &ya));
   PetscCall(VecGetLocalSize(y, &ny));
@@ -66,7 +66,6 @@ static PetscErrorCode FEGInterpApplyHost(FEGInterp *ip, Vec x, Vec y, PetscBool 
   }
   PetscCall(VecRestoreArray(y, &ya));
   PetscCall(VecRestoreArrayRead(x, &xa));
-  PetscCall(PetscFree(t));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -107,38 +106,6 @@ static PetscErrorCode FEGInterpMultTranspose_Private(Mat P, Vec x, Vec y)
 {
   PetscFunctionBegin;
   PetscCall(FEGInterpApply_Private(P, x, y, PETSC_TRUE));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* z = y + P x (PCMG's MatInterpolateAdd()) or y + P^T x */
-static PetscErrorCode FEGInterpMultAddAny_Private(Mat P, Vec x, Vec y, Vec z, PetscBool transpose)
-{
-  Vec t;
-
-  PetscFunctionBegin;
-  if (z != y) {
-    PetscCall(FEGInterpApply_Private(P, x, z, transpose));
-    PetscCall(VecAXPY(z, 1.0, y));
-  } else {
-    PetscCall(VecDuplicate(y, &t));
-    PetscCall(FEGInterpApply_Private(P, x, t, transpose));
-    PetscCall(VecAXPY(z, 1.0, t));
-    PetscCall(VecDestroy(&t));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode FEGInterpMultAdd_Private(Mat P, Vec x, Vec y, Vec z)
-{
-  PetscFunctionBegin;
-  PetscCall(FEGInterpMultAddAny_Private(P, x, y, z, PETSC_FALSE));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode FEGInterpMultTransposeAdd_Private(Mat P, Vec x, Vec y, Vec z)
-{
-  PetscFunctionBegin;
-  PetscCall(FEGInterpMultAddAny_Private(P, x, y, z, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -246,7 +213,8 @@ static PetscErrorCode FEGInterpWeights(FEGInterp *ip)
 
   Notes:
   Each fine node takes the coarse function's value there (exact for the coarse space); the transpose weights each fine
-  dof by the inverse of the number of cells holding it, so that it is P^T. Constrained dofs are zero on both sides, as
+  dof by the inverse of the number of cells holding it, so that it is P^T. The added products are MATSHELL's (the
+  product into a work vector it keeps, then VecAXPY()). Constrained dofs are zero on both sides, as
   multigrid corrections need. PCMG uses it with -pc_type mg on a KSP whose DM has a form (`FEGDMSetForm()`).
 
 .seealso: FEGDMSetForm(), FEGDMSetCoarsenOrder()
@@ -300,6 +268,7 @@ PetscErrorCode FEGDMCreateInterpolation(DM dmc, DM dmf, Mat *P)
     PetscCall(DMCreateLocalVector(dmc, &ip->cl));
   }
   PetscCall(FEGInterpWeights(ip));
+  if (!ip->ondevice) PetscCall(PetscMalloc1(PetscMax(ip->Nbf, ip->Nbc), &ip->work));
 
   PetscCall(DMGetGlobalVector(dmf, &xf));
   PetscCall(DMGetGlobalVector(dmc, &xc));
@@ -318,8 +287,6 @@ PetscErrorCode FEGDMCreateInterpolation(DM dmc, DM dmf, Mat *P)
   PetscCall(DMRestoreGlobalVector(dmc, &xc));
   PetscCall(MatShellSetOperation(*P, MATOP_MULT, (void (*)(void))FEGInterpMult_Private));
   PetscCall(MatShellSetOperation(*P, MATOP_MULT_TRANSPOSE, (void (*)(void))FEGInterpMultTranspose_Private));
-  PetscCall(MatShellSetOperation(*P, MATOP_MULT_ADD, (void (*)(void))FEGInterpMultAdd_Private));
-  PetscCall(MatShellSetOperation(*P, MATOP_MULT_TRANSPOSE_ADD, (void (*)(void))FEGInterpMultTransposeAdd_Private));
   PetscCall(MatShellSetOperation(*P, MATOP_DESTROY, (void (*)(void))FEGInterpDestroy_Private));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
