@@ -270,12 +270,7 @@ int main(int argc, char **argv)
     PetscCall(PetscFEGetDimension(fe, &Nb));
   }
   PetscCall(DMGetVecType(dm, &vt));
-  {
-    char *found;
-
-    PetscCall(PetscStrstr(vt, "cuda", &found));
-    ondevice = found ? PETSC_TRUE : PETSC_FALSE;
-  }
+  PetscCall(BenchSetOnDevice(vt));
   PetscCall(HaloTime(dm, reps, "of the operator's vectors"));
   if (ondevice) {
     PetscReal   fma, atom;

@@ -244,7 +244,7 @@ static PetscErrorCode BenchBP(const char *problem, PetscInt norders, const Petsc
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2s %-8s %10s %10s %8s %12s %12s %14s %10s %10s\n", "N", "strategy", "cells/proc", "dofs", "mesh s", "setup s", "solve s", "DOFs*its/s", "B/dof", "sections s"));
   for (PetscInt io = 0; io < norders; io++) {
     const PetscInt N        = orders[io];
-    const PetscInt n        = PetscMax(1, (PetscInt)PetscFloorReal((PetscPowReal((PetscReal)mindofs, 1.0 / 3.0) - 1.0) / N + 0.5));
+    const PetscInt n        = BenchCellsPerSide(mindofs, N);
     PetscInt       faces[3] = {n, n, perrank ? n * size : n};
     DM             dm;
     PetscFE        fe;
@@ -423,12 +423,7 @@ int main(int argc, char **argv)
     ns = 3;
   }
   PetscCall(PetscOptionsGetString(NULL, NULL, "-dm_vec_type", vt, sizeof(vt), NULL));
-  {
-    char *found;
-
-    PetscCall(PetscStrstr(vt, "cuda", &found));
-    ondevice = found ? PETSC_TRUE : PETSC_FALSE;
-  }
+  PetscCall(BenchSetOnDevice(vt));
   if (!ondevice && nk == 3 && !strcmp(kernels[1], "gemm")) nk = 1; /* gemm and mma are GPU kernels */
   if (ondevice) {
     PetscCall(FEGDeviceRoofline(&triad, &fma, &atom));

@@ -250,12 +250,7 @@ int main(int argc, char **argv)
   }
   for (PetscInt i = 0; i < ns; i++) PetscCall(BenchCheckName("-solvers", solvers[i], "pmg,jacobi,gamg"));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-dm_vec_type", vt, sizeof(vt), NULL));
-  {
-    char *found;
-
-    PetscCall(PetscStrstr(vt, "cuda", &found));
-    ondevice = found ? PETSC_TRUE : PETSC_FALSE;
-  }
+  PetscCall(BenchSetOnDevice(vt));
   if (!ondevice && !dset) dofs = 20000;
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   if (csv[0] && rank == 0) {
@@ -277,7 +272,7 @@ int main(int argc, char **argv)
   for (PetscInt io = 0; io < norders; io++) {
     const PetscInt N = orders[io];
     /* hexahedra: round((dofs^(1/3) - 1) / N) cells a side (libCEED's scripts); tetrahedra: 6 per cube */
-    const PetscInt n = PetscMax(1, (PetscInt)PetscFloorReal((PetscPowReal((PetscReal)dofs, 1.0 / 3.0) - 1.0) / N + 0.5));
+    const PetscInt n = BenchCellsPerSide(dofs, N);
 
     for (PetscInt is = 0; is < ns; is++) {
       SolveResult r;

@@ -28,6 +28,23 @@ static inline PetscErrorCode BenchCheckName(const char *opt, const char *v, cons
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the programs run on the GPU when the vector type (the DM's, or -dm_vec_type) is a CUDA one */
+static inline PetscErrorCode BenchSetOnDevice(const char vt[])
+{
+  char *found = NULL;
+
+  PetscFunctionBegin;
+  if (vt) PetscCall(PetscStrstr(vt, "cuda", &found));
+  ondevice = found ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* cells a side of a hexahedral box of about dofs unknowns at order N, as libCEED's scripts: round((dofs^(1/3) - 1) / N) */
+static inline PetscInt BenchCellsPerSide(PetscInt dofs, PetscInt N)
+{
+  return PetscMax(1, (PetscInt)PetscFloorReal((PetscPowReal((PetscReal)dofs, 1.0 / 3.0) - 1.0) / N + 0.5));
+}
+
 static inline PetscErrorCode Sync(void)
 {
   PetscFunctionBegin;

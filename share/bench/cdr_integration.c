@@ -63,11 +63,9 @@ int main(int argc, char **argv)
       PetscCall(FEGSetUpDiscretization(dm, p, cont ? PETSC_TRUE : PETSC_FALSE, "u"));
       {
         VecType vt;
-        char   *found;
 
         PetscCall(DMGetVecType(dm, &vt));
-        PetscCall(PetscStrstr(vt, "cuda", &found));
-        ondevice = found ? PETSC_TRUE : PETSC_FALSE;
+        PetscCall(BenchSetOnDevice(vt));
       }
       if (ondevice && peak == 0.0) PetscCall(FEGDeviceRoofline(&triad, &peak, &atom));
       PetscCall(DMGetField(dm, 0, NULL, (PetscObject *)&fe));
