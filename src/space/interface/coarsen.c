@@ -104,6 +104,16 @@ static PetscInt FEGCoarserOrder(FEGCoarsenOrder type, PetscInt p)
   return PetscMax(1, type == FEG_COARSEN_HALVE ? p / 2 : p - 1);
 }
 
+/* the orders from p down to 1 (orders may be NULL) and their number */
+static void FEGOrders(FEGCoarsenOrder type, PetscInt p, PetscInt *n, PetscInt orders[])
+{
+  for (*n = 0;; p = FEGCoarserOrder(type, p)) {
+    if (orders) orders[*n] = p;
+    (*n)++;
+    if (p == 1) break;
+  }
+}
+
 /*@
   FEGDMGetOrderHierarchy - the orders of the DM's polynomial hierarchy, finest first: p, then each coarser order
   (`FEGDMSetCoarsenOrder()`) down to 1; PCMG can use at most n levels (-pc_mg_levels n)
@@ -132,13 +142,7 @@ PetscErrorCode FEGDMGetOrderHierarchy(DM dm, PetscInt *n, PetscInt orders[])
   FEGAssertPointer(n, 2);
   PetscCall(FEGDMFieldOrder(dm, &p, &continuous, NULL));
   PetscCall(FEGDMGetCoarsenOrder(dm, &type));
-  *n = 0;
-  while (PETSC_TRUE) {
-    if (orders) orders[*n] = p;
-    (*n)++;
-    if (p == 1) break;
-    p = FEGCoarserOrder(type, p);
-  }
+  FEGOrders(type, p, n, orders);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -182,12 +186,9 @@ PetscErrorCode FEGDMCoarsenOrder(DM dm, DM *dmc)
   PetscCall(PetscObjectComposedDataGetInt((PetscObject)dm, FEGCoarsenTopId, top, set));
   if (!set) top = p;
   if (p == 1) {
-    PetscInt n = 0;
+    PetscInt n;
 
-    for (PetscInt q = top;; q = FEGCoarserOrder(type, q)) {
-      n++;
-      if (q == 1) break;
-    }
+    FEGOrders(type, top, &n, NULL);
     SETERRQ(PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "An order-1 space cannot be coarsened: order %" PetscInt_FMT " with -feg_coarsen_order %s has %" PetscInt_FMT " orders, so PCMG takes at most -pc_mg_levels %" PetscInt_FMT " (FEGDMGetOrderHierarchy())", top, FEGCoarsenOrders[type], n, n);
   }
   pc = FEGCoarserOrder(type, p);
