@@ -174,7 +174,6 @@ typedef struct {
   int    *fidx, *cidx;         /* each element's fine and coarse entries, -1 constrained */
   double *w;                   /* fine weights */
   double *Ef, *Ec;             /* chunk x Nbf and chunk x Nbc work */
-  size_t  bytes;
 } FEGDevInterp;
 PETSC_INTERN PetscErrorCode FEGDevInterpApply(const FEGDevInterp *, const double *, double *, int, int);
 

@@ -22,14 +22,14 @@ static PetscErrorCode FEGDevInterpDestroy(void **ctx)
 }
 
 /* an index array as int on the device */
-static PetscErrorCode FEGDevInterpIndices(PetscInt n, const PetscInt a[], int **d, size_t *bytes)
+static PetscErrorCode FEGDevInterpIndices(PetscInt n, const PetscInt a[], int **d)
 {
   int *t;
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc1(n, &t));
   for (PetscInt k = 0; k < n; k++) t[k] = (int)a[k];
-  PetscCall(FEGDevMallocCopy((void **)d, t, sizeof(int) * n, bytes));
+  PetscCall(FEGDevMallocCopy((void **)d, t, sizeof(int) * n, NULL));
   PetscCall(PetscFree(t));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -50,13 +50,13 @@ static PetscErrorCode FEGDevInterpCreate(FEGInterp *ip)
   PetscCall(PetscMalloc1(ip->Nbf * ip->Nbc, &Pc));
   for (PetscInt a = 0; a < ip->Nbf; a++)
     for (PetscInt b = 0; b < ip->Nbc; b++) Pc[a + b * ip->Nbf] = ip->Pe[a * ip->Nbc + b];
-  PetscCall(FEGDevMallocCopy((void **)&d->Pe, Pc, sizeof(double) * ip->Nbf * ip->Nbc, &d->bytes));
+  PetscCall(FEGDevMallocCopy((void **)&d->Pe, Pc, sizeof(double) * ip->Nbf * ip->Nbc, NULL));
   PetscCall(PetscFree(Pc));
-  PetscCall(FEGDevInterpIndices(ip->Ne * ip->Nbf, ip->fidx, &d->fidx, &d->bytes));
-  PetscCall(FEGDevInterpIndices(ip->Ne * ip->Nbc, ip->cidx, &d->cidx, &d->bytes));
-  PetscCall(FEGDevMallocCopy((void **)&d->w, ip->nf ? ip->w : NULL, sizeof(double) * ip->nf, &d->bytes));
-  PetscCall(FEGDevMallocCopy((void **)&d->Ef, NULL, sizeof(double) * d->chunk * ip->Nbf, &d->bytes));
-  PetscCall(FEGDevMallocCopy((void **)&d->Ec, NULL, sizeof(double) * d->chunk * ip->Nbc, &d->bytes));
+  PetscCall(FEGDevInterpIndices(ip->Ne * ip->Nbf, ip->fidx, &d->fidx));
+  PetscCall(FEGDevInterpIndices(ip->Ne * ip->Nbc, ip->cidx, &d->cidx));
+  PetscCall(FEGDevMallocCopy((void **)&d->w, ip->nf ? ip->w : NULL, sizeof(double) * ip->nf, NULL));
+  PetscCall(FEGDevMallocCopy((void **)&d->Ef, NULL, sizeof(double) * d->chunk * ip->Nbf, NULL));
+  PetscCall(FEGDevMallocCopy((void **)&d->Ec, NULL, sizeof(double) * d->chunk * ip->Nbc, NULL));
   ip->dev        = d;
   ip->devdestroy = FEGDevInterpDestroy;
   PetscFunctionReturn(PETSC_SUCCESS);
