@@ -252,6 +252,8 @@ PETSC_EXTERN PetscErrorCode FEGFormGetRHSScatter(FEGForm, FEGScatter *);
 PETSC_EXTERN PetscErrorCode FEGDMSetForm(DM, FEGForm);
 PETSC_EXTERN PetscErrorCode FEGDMGetForm(DM, FEGForm *);
 PETSC_EXTERN PetscErrorCode FEGDMCreateInterpolation(DM, DM, Mat *);
+PETSC_EXTERN PetscErrorCode FEGDMSetMGPrecision(DM, FEGPrecision);
+PETSC_EXTERN PetscErrorCode FEGDMGetMGPrecision(DM, FEGPrecision *);
 
 /* Benchmark support: this GPU's STREAM triad (GB/s), FP64 FMA rate (GFLOP/s) and scattered atomicAdd rate (G/s) */
 PETSC_EXTERN PetscErrorCode FEGDeviceRoofline(PetscReal *, PetscReal *, PetscReal *);

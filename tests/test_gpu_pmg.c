@@ -80,12 +80,13 @@ START_TEST(test_gpu_pmg_transfer)
 }
 END_TEST
 
-/* hexahedra Q4 (levels 4, 2, 1) with matfree and lma, tetrahedra P2 (2, 1) with matfree */
+/* hexahedra Q4 (levels 4, 2, 1) with matfree and lma, tetrahedra P2 (2, 1) with matfree; hexahedra Q4 with lma levels
+   in single precision (FEGDMSetMGPrecision()) */
 START_TEST(test_gpu_pmg_solve)
 {
-  const FEGOpType      types[3] = {FEGOPMATFREE, FEGOPLMA, FEGOPMATFREE};
-  const DMPolytopeType ct       = _i < 2 ? DM_POLYTOPE_HEXAHEDRON : DM_POLYTOPE_TETRAHEDRON;
-  const PetscInt       order    = _i < 2 ? 4 : 2;
+  const FEGOpType      types[4] = {FEGOPMATFREE, FEGOPLMA, FEGOPMATFREE, FEGOPLMA};
+  const DMPolytopeType ct       = _i == 2 ? DM_POLYTOPE_TETRAHEDRON : DM_POLYTOPE_HEXAHEDRON;
+  const PetscInt       order    = _i == 2 ? 2 : 4;
   DM                   dm[2];
   Vec                  u[2];
   KSP                  ksp;
@@ -95,6 +96,7 @@ START_TEST(test_gpu_pmg_solve)
   for (int g = 0; g < 2; g++) {
     TCHK(fegtest_box(PETSC_COMM_WORLD, ct, (PetscInt[]){4, 4, 4}, 0.2, order, PETSC_TRUE, PETSC_TRUE, &dm[g]));
     TCHK(DMSetVecType(dm[g], g ? VECCUDA : VECSTANDARD));
+    if (_i == 3) TCHK(FEGDMSetMGPrecision(dm[g], FEG_PRECISION_SINGLE));
     TCHK(fegtest_pmg_options(PETSC_TRUE));
     TCHK(fegtest_dm_solve(dm[g], "mg_", types[_i], NULL, "mg", &u[g], &ksp));
     TCHK(KSPGetIterationNumber(ksp, &its[g]));
@@ -102,8 +104,8 @@ START_TEST(test_gpu_pmg_solve)
   }
   TCHK(fegtest_pmg_options(PETSC_FALSE));
   TCHK(fegtest_vecdiff(u[1], u[0], &diff));
-  ck_assert_msg(PetscAbs(its[1] - its[0]) <= 1 && its[1] <= 15, "%s order %d with %s: %d PCMG iterations on the GPU, %d on the host", DMPolytopeTypes[ct], (int)order, types[_i], (int)its[1], (int)its[0]);
-  ck_assert_msg(diff < 1e-9, "%s order %d with %s: the GPU's solution is off the host's by %g", DMPolytopeTypes[ct], (int)order, types[_i], (double)diff);
+  ck_assert_msg(PetscAbs(its[1] - its[0]) <= 1 && its[1] <= 15, "%s order %d with %s%s: %d PCMG iterations on the GPU, %d on the host", DMPolytopeTypes[ct], (int)order, types[_i], _i == 3 ? " in single precision" : "", (int)its[1], (int)its[0]);
+  ck_assert_msg(diff < 1e-9, "%s order %d with %s%s: the GPU's solution is off the host's by %g", DMPolytopeTypes[ct], (int)order, types[_i], _i == 3 ? " in single precision" : "", (double)diff);
   for (int g = 0; g < 2; g++) {
     TCHK(VecDestroy(&u[g]));
     TCHK(DMDestroy(&dm[g]));
@@ -117,7 +119,7 @@ static void add_tests(Suite *s)
 
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, test_gpu_pmg_transfer, 0, 5);
-  tcase_add_loop_test(tc, test_gpu_pmg_solve, 0, 3);
+  tcase_add_loop_test(tc, test_gpu_pmg_solve, 0, 4);
   suite_add_tcase(s, tc);
 }
 

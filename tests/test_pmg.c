@@ -207,6 +207,57 @@ START_TEST(test_pmg_solve)
 }
 END_TEST
 
+/* mixed precision (FEGDMSetMGPrecision()): lma levels in single precision, the finest level's smoother included, under
+   CG with the double-precision operator; the same iteration bounds and Jacobi's solution to 1e-9 */
+START_TEST(test_pmg_single)
+{
+  const DMPolytopeType ct    = _i ? DM_POLYTOPE_TETRAHEDRON : DM_POLYTOPE_HEXAHEDRON;
+  const PetscInt       order = _i ? 3 : 4, bound = _i ? 20 : 15;
+  DM                   dm;
+  Vec                  u[2];
+  KSP                  ksp;
+  PC                   pc;
+  Mat                  A;
+  FEGOp                op;
+  FEGPrecision         prec;
+  PetscInt             its, nl;
+  PetscReal            diff;
+
+  TCHK(fegtest_box(PETSC_COMM_WORLD, ct, (PetscInt[]){4, 4, 4}, 0.2, order, PETSC_TRUE, PETSC_TRUE, &dm));
+  TCHK(fegtest_dm_solve(dm, "ref_", FEGOPLMA, NULL, "jacobi", &u[0], &ksp));
+  TCHK(KSPDestroy(&ksp));
+  TCHK(FEGDMSetMGPrecision(dm, FEG_PRECISION_SINGLE));
+  TCHK(fegtest_pmg_options(PETSC_TRUE));
+  TCHK(fegtest_dm_solve(dm, "mg_", FEGOPLMA, NULL, "mg", &u[1], &ksp));
+  TCHK(fegtest_pmg_options(PETSC_FALSE));
+  TCHK(KSPGetIterationNumber(ksp, &its));
+  TCHK(fegtest_vecdiff(u[1], u[0], &diff));
+  ck_assert_msg(its <= bound, "%s order %d, single-precision levels: PCMG took %d iterations, more than %d", DMPolytopeTypes[ct], (int)order, (int)its, (int)bound);
+  ck_assert_msg(diff < 1e-9, "%s order %d, single-precision levels: PCMG's solution is off Jacobi's by %g", DMPolytopeTypes[ct], (int)order, (double)diff);
+  /* the outer operator in double, every level's in single */
+  TCHK(KSPGetOperators(ksp, &A, NULL));
+  TCHK(FEGOperatorGetOp(A, &op));
+  TCHK(FEGOpGetPrecision(op, &prec));
+  ck_assert_msg(prec == FEG_PRECISION_DOUBLE, "the outer operator is in %s precision", FEGPrecisions[prec]);
+  TCHK(KSPGetPC(ksp, &pc));
+  TCHK(PCMGGetLevels(pc, &nl));
+  for (PetscInt l = 0; l < nl; l++) {
+    KSP s;
+
+    TCHK(PCMGGetSmoother(pc, l, &s));
+    TCHK(KSPGetOperators(s, &A, NULL));
+    TCHK(FEGOperatorGetOp(A, &op));
+    ck_assert_msg(op, "level %d's operator is not fegpu's", (int)l);
+    TCHK(FEGOpGetPrecision(op, &prec));
+    ck_assert_msg(prec == FEG_PRECISION_SINGLE, "level %d's operator is in %s precision", (int)l, FEGPrecisions[prec]);
+  }
+  TCHK(KSPDestroy(&ksp));
+  TCHK(VecDestroy(&u[0]));
+  TCHK(VecDestroy(&u[1]));
+  TCHK(DMDestroy(&dm));
+}
+END_TEST
+
 /* a non-symmetric form with a coefficient that varies (a P1 auxiliary field through a linear map; pointwise terms) on
    every level: GMRES with PCMG against GMRES with Jacobi */
 static PetscErrorCode pmg_solve_form(DMPolytopeType ct, PetscInt order, test_form kind, PetscInt *its, PetscReal *diff)
@@ -349,6 +400,7 @@ static void add_tests(Suite *s)
   tcase_add_loop_test(tc, test_pmg_adjoint, 0, 10);
   tcase_add_loop_test(tc, test_pmg_solve, 0, 4);
   tcase_add_loop_test(tc, test_pmg_varying, 0, 4);
+  tcase_add_loop_test(tc, test_pmg_single, 0, 2);
   tcase_add_test(tc, test_pmg_hierarchy);
   tcase_add_test(tc, test_pmg_refused);
   suite_add_tcase(s, tc);

@@ -5,7 +5,8 @@ static const char help[] = "fegpu bench_solve: time to a converged solution of t
                            "  -solvers pmg,jacobi,gamg: CG with fegpu's p-multigrid (PCMG over the orders, Chebyshev-Jacobi smoothing, GAMG on\n"
                            "     the order-1 level: share/fegpu/pmg.opts), CG with Jacobi (matfree), CG with PETSc's GAMG on the matrix fegpu's\n"
                            "     addto assembles (AIJCUSPARSE on the GPU)\n"
-                           "  -op_type matfree|lma|addto: pmg's level operators (default matfree)\n"
+                           "  -op_type matfree|lma|addto: pmg's level operators (default matfree); -mg_precision double|single: the precision of\n"
+                           "     their element data (FEGDMSetMGPrecision(): single needs lma) under CG in double\n"
                            "Prints iterations, mesh, setup (discretization, operators, preconditioner, right-hand side: KSPSetUp()) and solve\n"
                            "seconds and the L2 error, after an untimed solve of a small problem with each solver (the libraries' first use;\n"
                            "-warmup 0: none); -csv F appends one line per order and solver. Use -dm_vec_type cuda for the GPU.\n";
@@ -116,7 +117,7 @@ typedef struct {
 } SolveResult;
 
 /* one solve from nothing: mesh, discretization, form, KSPSetUp(), KSPSolve() */
-static PetscErrorCode SolveOnce(PetscBool hex, PetscInt N, PetscInt n, PetscReal kershaw, const char *solver, const char *optype, PetscReal rtol, SolveResult *r)
+static PetscErrorCode SolveOnce(PetscBool hex, PetscInt N, PetscInt n, PetscReal kershaw, const char *solver, const char *optype, FEGPrecision mgprec, PetscReal rtol, SolveResult *r)
 {
   const PetscScalar C[16] = {0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0}, B[4] = {1.0, 0, 0, 0};
   PetscErrorCode (*exact[1])(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *) = {Exact};
@@ -170,6 +171,7 @@ static PetscErrorCode SolveOnce(PetscBool hex, PetscInt N, PetscInt n, PetscReal
   PetscCall(FEGFormSetConstant(form, C, NULL));
   PetscCall(FEGFormSetOptionsPrefix(form, "s_"));
   PetscCall(FEGDMSetForm(dm, form));
+  if (!strcmp(solver, "pmg")) PetscCall(FEGDMSetMGPrecision(dm, mgprec));
   PetscCall(FEGFormCreate(PETSC_COMM_WORLD, &rhs));
   PetscCall(FEGFormSetConstant(rhs, C, NULL));
   PetscCall(FEGFormSetAuxiliaryField(rhs, auxdm, f));
@@ -215,12 +217,13 @@ static PetscErrorCode SolveOnce(PetscBool hex, PetscInt N, PetscInt n, PetscReal
 
 int main(int argc, char **argv)
 {
-  PetscInt    orders[8] = {2, 4, 6, 8}, norders = 8, dofs = 1000000, ns = 3;
-  char        cell[8] = "hex", *solvers[3] = {NULL}, optype[16] = "matfree", csv[PETSC_MAX_PATH_LEN] = "", vt[64] = "";
-  PetscReal   kershaw = 1.0, rtol = 1e-8;
-  PetscBool   set, dset, hex, warmup = PETSC_TRUE;
-  FILE       *fp = NULL;
-  PetscMPIInt rank;
+  PetscInt     orders[8] = {2, 4, 6, 8}, norders = 8, dofs = 1000000, ns = 3;
+  char         cell[8] = "hex", *solvers[3] = {NULL}, optype[16] = "matfree", csv[PETSC_MAX_PATH_LEN] = "", vt[64] = "", name[3][32];
+  FEGPrecision mgprec  = FEG_PRECISION_DOUBLE;
+  PetscReal    kershaw = 1.0, rtol = 1e-8;
+  PetscBool    set, dset, hex, warmup = PETSC_TRUE;
+  FILE        *fp = NULL;
+  PetscMPIInt  rank;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bench_solve options", NULL);
@@ -231,6 +234,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-rtol", "Relative tolerance of the unpreconditioned residual", NULL, rtol, &rtol, NULL));
   PetscCall(PetscOptionsStringArray("-solvers", "pmg, jacobi, gamg", NULL, solvers, &ns, NULL));
   PetscCall(PetscOptionsString("-op_type", "pmg's level operators: matfree, lma, addto", NULL, optype, optype, sizeof(optype), NULL));
+  PetscCall(PetscOptionsEnum("-mg_precision", "Precision of the element data of pmg's level operators", "FEGDMSetMGPrecision", FEGPrecisions, (PetscEnum)mgprec, (PetscEnum *)&mgprec, NULL));
   PetscCall(PetscOptionsString("-csv", "Append one CSV line per order and solver to this file", NULL, csv, csv, sizeof(csv), NULL));
   PetscCall(PetscOptionsBool("-warmup", "First solve a small problem with each solver, untimed (0 when the process itself is timed)", NULL, warmup, &warmup, NULL));
   PetscOptionsEnd();
@@ -249,6 +253,12 @@ int main(int argc, char **argv)
     ns = 3;
   }
   for (PetscInt i = 0; i < ns; i++) PetscCall(BenchCheckName("-solvers", solvers[i], "pmg,jacobi,gamg"));
+  /* the CSV's solver: pmg with its level operators' type and precision where they are not the default */
+  for (PetscInt i = 0; i < ns; i++) {
+    const PetscBool pmg = (PetscBool)!strcmp(solvers[i], "pmg");
+
+    PetscCall(PetscSNPrintf(name[i], sizeof(name[i]), "%s%s%s%s%s", solvers[i], pmg && strcmp(optype, "matfree") ? "-" : "", pmg && strcmp(optype, "matfree") ? optype : "", pmg && mgprec != FEG_PRECISION_DOUBLE ? "-" : "", pmg && mgprec != FEG_PRECISION_DOUBLE ? FEGPrecisions[mgprec] : ""));
+  }
   PetscCall(PetscOptionsGetString(NULL, NULL, "-dm_vec_type", vt, sizeof(vt), NULL));
   PetscCall(BenchSetOnDevice(vt));
   if (!ondevice && !dset) dofs = 20000;
@@ -267,7 +277,7 @@ int main(int argc, char **argv)
   for (PetscInt is = 0; warmup && is < ns; is++) {
     SolveResult r;
 
-    PetscCall(SolveOnce(hex, PetscMin(orders[0], 2), 4, kershaw, solvers[is], optype, rtol, &r));
+    PetscCall(SolveOnce(hex, PetscMin(orders[0], 2), 4, kershaw, solvers[is], optype, mgprec, rtol, &r));
   }
   for (PetscInt io = 0; io < norders; io++) {
     const PetscInt N = orders[io];
@@ -277,10 +287,10 @@ int main(int argc, char **argv)
     for (PetscInt is = 0; is < ns; is++) {
       SolveResult r;
 
-      PetscCall(SolveOnce(hex, N, n, kershaw, solvers[is], optype, rtol, &r));
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2d %-7s %10d %10d %6d %9.3f %9.3f %9.3f %9.3f %10.3e\n", (int)N, solvers[is], (int)r.cells, (int)r.ndofs, (int)r.its, r.tmesh, r.tsetup, r.tsolve, r.tmesh + r.tsetup + r.tsolve, (double)r.err));
+      PetscCall(SolveOnce(hex, N, n, kershaw, solvers[is], optype, mgprec, rtol, &r));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2d %-7s %10d %10d %6d %9.3f %9.3f %9.3f %9.3f %10.3e\n", (int)N, name[is], (int)r.cells, (int)r.ndofs, (int)r.its, r.tmesh, r.tsetup, r.tsolve, r.tmesh + r.tsetup + r.tsolve, (double)r.err));
       if (fp)
-        PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "fegpu,bp3,%d,%d,%d,%d,%g,%g,%g,%g,%g,%g,%s,%s,%s\n", (int)N, (int)n, (int)r.ndofs, (int)r.its, r.tsolve, (double)r.err, (double)kershaw, (double)rtol, r.tsetup, r.tmesh, solvers[is], ondevice ? "cuda" : "host", cell));
+        PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "fegpu,bp3,%d,%d,%d,%d,%g,%g,%g,%g,%g,%g,%s,%s,%s\n", (int)N, (int)n, (int)r.ndofs, (int)r.its, r.tsolve, (double)r.err, (double)kershaw, (double)rtol, r.tsetup, r.tmesh, name[is], ondevice ? "cuda" : "host", cell));
     }
   }
   if (fp) PetscCall(PetscFClose(PETSC_COMM_SELF, fp));

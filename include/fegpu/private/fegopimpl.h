@@ -65,7 +65,7 @@ PETSC_INTERN PetscErrorCode FEGOpGetPmat_Private(FEGOp, Mat *);
 PETSC_INTERN PetscErrorCode FEGOpSetFromOptions_Private(FEGOp, PetscBool);
 PETSC_INTERN PetscErrorCode FEGOpIsStale_Private(FEGOp, FEGForm, PetscBool *);
 PETSC_INTERN PetscErrorCode FEGOpAssembleMat_Private(FEGOp, Mat);
-PETSC_INTERN PetscErrorCode FEGCreateOperator_Private(DM, FEGForm, const char[], FEGOpType, Mat *);
+PETSC_INTERN PetscErrorCode FEGCreateOperator_Private(DM, FEGForm, const char[], FEGOpType, FEGPrecision, Mat *);
 
 /* ------------------------------------------------------------------------------ polynomial hierarchy (interp.c) */
 /* Prolongation from a coarse order to a fine one on the same mesh, and its transpose, element by element: each fine

@@ -10,12 +10,14 @@
 # cuSPARSE's products fail on them), PEER_EPS (the eps values libCEED's multigrid runs at, default 1; empty: none),
 # PEER_DEGREES (the degrees it runs at, default 2: at 4 and above it aborts, share/doc/performance.md says why, after
 # minutes), PEER_ARGS (its extra options, mg.sh's; default the configuration that runs: its degree-1 matrix on the GPU,
-# GAMG without the squared graph), TETS (orders of a tetrahedral pmg run at the first size, default 2,3,4).
+# GAMG without the squared graph), TETS (orders of a tetrahedral pmg run at the first size, default 2,3,4), PMG_LEVELS
+# (pmg's level operators as type:precision, default matfree:double; e.g. "matfree:double lma:double lma:single" to
+# time the single-precision levels of FEGDMSetMGPrecision() against both double ones).
 source "$(dirname "$0")/../common.sh"
 out=$(feg_out "${1:-}" solve)
 csv=$out/solve.csv
 sizes=${SIZES:-1000000} degs=${DEGREES:-2,4,6,8} epss=${EPS:-1,0.3} solvers=${SOLVERS:-pmg,jacobi,gamg} tets=${TETS-2,3,4}
-gamgdegs=${GAMG_DEGREES:-2,4} peereps=${PEER_EPS-1} peerdegs=${PEER_DEGREES:-2}
+gamgdegs=${GAMG_DEGREES:-2,4} peereps=${PEER_EPS-1} peerdegs=${PEER_DEGREES:-2} pmglevels=${PMG_LEVELS:-matfree:double}
 export PEER_ARGS=${PEER_ARGS:--dm_mat_type aijcusparse -coarse_pc_gamg_aggressive_coarsening 0}
 peer=$FEG_ROOT/.peer/mg.sh
 rm -f "$csv" "$out/peer.csv"
@@ -38,7 +40,13 @@ for n in ${sizes//,/ }; do
     for p in ${degs//,/ }; do
       for s in ${solvers//,/ }; do
         [ "$s" = gamg ] && [[ ",$gamgdegs," != *",$p,"* ]] && continue
-        feg_solve -orders "$p" -dofs "$n" -kershaw "$eps" -solvers "$s"
+        if [ "$s" = pmg ]; then
+          for lv in $pmglevels; do
+            feg_solve -orders "$p" -dofs "$n" -kershaw "$eps" -solvers pmg -op_type "${lv%%:*}" -mg_precision "${lv##*:}"
+          done
+        else
+          feg_solve -orders "$p" -dofs "$n" -kershaw "$eps" -solvers "$s"
+        fi
       done
     done
   done

@@ -2,14 +2,99 @@
    for preconditioners that need matrix values, an assembled preconditioning matrix */
 #include <fegpu/private/fegopimpl.h>
 
+static PetscInt FEGMGPrecisionId = -1, FEGMGLevelId = -1;
+
+/*@
+  FEGDMSetMGPrecision - the precision of the element data of the operators p-multigrid's levels apply: every level's
+  smoother and residual, the finest level's included, while the outer Krylov method keeps the operator's own precision
+  (mixed precision: a single-precision V-cycle preconditions a double-precision solve)
+
+  Logically Collective
+
+  Input Parameters:
++ dm        - the DMPlex of the finest level, with its form (`FEGDMSetForm()`)
+- precision - `FEG_PRECISION_DOUBLE` (default) or `FEG_PRECISION_SINGLE`
+
+  Options Database Key:
+. -feg_mg_precision <double,single> - the same, read with the DM's options prefix when PCMG first sets up its levels
+
+  Level: intermediate
+
+  Notes:
+  Only operator types that store element data can keep it in single precision (`FEGOpSetPrecision()`): lma, or auto,
+  which then chooses among those; the order-1 level's assembled matrix for GAMG stays in double. The coarse DMs
+  inherit the setting.
+
+.seealso: FEGDMGetMGPrecision(), FEGOpSetPrecision(), FEGDMSetForm(), FEGDMSetCoarsenOrder()
+@*/
+PetscErrorCode FEGDMSetMGPrecision(DM dm, FEGPrecision precision)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(dm, precision, 2);
+  PetscCheck(precision == FEG_PRECISION_DOUBLE || precision == FEG_PRECISION_SINGLE, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "Unknown precision %d; allowed: double, single", (int)precision);
+  if (FEGMGPrecisionId < 0) PetscCall(PetscObjectComposedDataRegister(&FEGMGPrecisionId));
+  PetscCall(PetscObjectComposedDataSetInt((PetscObject)dm, FEGMGPrecisionId, (PetscInt)precision + 1));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGDMGetMGPrecision - see `FEGDMSetMGPrecision()`: the setting, else -feg_mg_precision from the DM's options prefix,
+  else `FEG_PRECISION_DOUBLE`
+
+  Not Collective
+
+  Level: intermediate
+@*/
+PetscErrorCode FEGDMGetMGPrecision(DM dm, FEGPrecision *precision)
+{
+  PetscInt  v   = 0;
+  PetscBool set = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  FEGAssertPointer(precision, 2);
+  if (FEGMGPrecisionId >= 0) PetscCall(PetscObjectComposedDataGetInt((PetscObject)dm, FEGMGPrecisionId, v, set));
+  if (set && v > 0) *precision = (FEGPrecision)(v - 1);
+  else {
+    const char *prefix;
+
+    *precision = FEG_PRECISION_DOUBLE;
+    PetscCall(PetscObjectGetOptionsPrefix((PetscObject)dm, &prefix));
+    PetscCall(PetscOptionsGetEnum(((PetscObject)dm)->options, prefix, "-feg_mg_precision", FEGPrecisions, (PetscEnum *)precision, NULL));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the precision of the element data of operators on dm: a coarse level's (made by DMCoarsen()) is the hierarchy's, any
+   other DM's the default */
+static PetscErrorCode FEGDMOperatorPrecision(DM dm, FEGPrecision *precision)
+{
+  PetscInt  level = 0;
+  PetscBool set   = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  *precision = FEG_PRECISION_DOUBLE;
+  if (FEGMGLevelId >= 0) PetscCall(PetscObjectComposedDataGetInt((PetscObject)dm, FEGMGLevelId, level, set));
+  if (set && level) PetscCall(FEGDMGetMGPrecision(dm, precision));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode FEGDMCreateMatrix_Private(DM dm, Mat *A)
 {
-  FEGForm form;
+  FEGForm      form;
+  FEGOp        op;
+  FEGPrecision precision;
+  const char  *prefix;
 
   PetscFunctionBegin;
   PetscCall(FEGDMGetForm(dm, &form));
   PetscCheck(form, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "No fegpu form on this DM");
-  PetscCall(FEGCreateOperator(dm, form, A));
+  PetscCall(FEGDMOperatorPrecision(dm, &precision));
+  PetscCall(PetscObjectGetOptionsPrefix((PetscObject)form, &prefix));
+  PetscCall(FEGCreateOperator_Private(dm, form, prefix, NULL, precision, A));
+  PetscCall(FEGOperatorGetOp(*A, &op));
+  PetscCall(FEGOpViewFromOptions(op, NULL, "-feg_op_view"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -30,7 +115,7 @@ static PetscErrorCode FEGKSPAssemble_Private(DM dm, FEGForm form, Mat M)
     const char *prefix;
 
     PetscCall(PetscObjectGetOptionsPrefix((PetscObject)form, &prefix));
-    PetscCall(FEGCreateOperator_Private(dm, form, prefix, FEGOPADDTO, &T));
+    PetscCall(FEGCreateOperator_Private(dm, form, prefix, FEGOPADDTO, FEG_PRECISION_DOUBLE, &T));
     PetscCall(MatCopy(T, M, DIFFERENT_NONZERO_PATTERN));
     PetscCall(MatDestroy(&T));
   }
@@ -88,6 +173,46 @@ static PetscErrorCode FEGPCMGSetLevels_Private(KSP ksp, DM dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* PCMG with levels in another precision than the operator A (FEGDMSetMGPrecision()): the finest level's smoother and
+   residual get an operator in that precision of -feg_op_type, as the coarse levels get from their DMs (with auto, the
+   best type that stores that precision); PCMG then leaves them alone */
+static PetscErrorCode FEGPCMGSetFineOperator_Private(KSP ksp, DM dm, FEGForm form, Mat A)
+{
+  PC           pc;
+  KSP          smoother;
+  Mat          As;
+  FEGOp        op, sop = NULL;
+  FEGPrecision precision;
+  PetscInt     nl;
+  PetscBool    ismg, set;
+  const char  *prefix;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCMG, &ismg));
+  if (!ismg) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PCMGGetLevels(pc, &nl));
+  PetscCall(FEGOperatorGetOp(A, &op));
+  if (nl < 2 || !op) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(FEGDMGetMGPrecision(dm, &precision));
+  if (precision == op->precision) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PCMGGetSmoother(pc, nl - 1, &smoother));
+  PetscCall(KSPGetOperatorsSet(smoother, &set, NULL));
+  if (set) {
+    PetscCall(KSPGetOperators(smoother, &As, NULL));
+    PetscCall(FEGOperatorGetOp(As, &sop));
+  }
+  if (sop && sop->dm == dm && sop->precision == precision) { /* made before: assembled again if the form changed */
+    PetscCall(FEGKSPAssemble_Private(dm, form, As));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscObjectGetOptionsPrefix((PetscObject)form, &prefix));
+  PetscCall(FEGCreateOperator_Private(dm, form, prefix, NULL, precision, &As));
+  PetscCall(KSPSetOperators(smoother, As, As));
+  PetscCall(MatDestroy(&As));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode FEGKSPComputeOperators_Private(KSP ksp, Mat A, Mat P, void *ctx)
 {
   DM      dm;
@@ -99,6 +224,7 @@ static PetscErrorCode FEGKSPComputeOperators_Private(KSP ksp, Mat A, Mat P, void
   PetscCall(FEGDMGetForm(dm, &form));
   PetscCall(FEGPCMGSetLevels_Private(ksp, dm));
   PetscCall(FEGKSPAssemble_Private(dm, form, A));
+  PetscCall(FEGPCMGSetFineOperator_Private(ksp, dm, form, A));
   PetscCall(FEGOperatorGetOp(A, &op));
   if (op && !op->ops->creatematrix && op->pmattype != FEG_PMAT_NONE && (P == A || P == op->pmat)) {
     PetscBool need = PETSC_TRUE;
@@ -127,16 +253,22 @@ static PetscErrorCode FEGKSPComputeRHS_Private(KSP ksp, Vec b, void *ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* DMCoarsen() of a DM with a form: the same mesh at the next lower order, with the same form */
+/* DMCoarsen() of a DM with a form: the same mesh at the next lower order, with the same form; its operators are a
+   level's (FEGDMSetMGPrecision()) */
 static PetscErrorCode FEGDMCoarsen_Private(DM dm, MPI_Comm comm, DM *dmc)
 {
-  FEGForm form;
+  FEGForm      form;
+  FEGPrecision precision;
 
   PetscFunctionBegin;
   PetscCall(FEGDMGetForm(dm, &form));
   PetscCheck(!form || !form->Wq, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "p-multigrid cannot coarsen a form with values at the quadrature points (FEGFormSetQuadratureCoefficient()): they belong to the fine order's quadrature; give the coefficient as an auxiliary field (FEGFormSetAuxiliaryField()), which every level evaluates");
+  PetscCall(FEGDMGetMGPrecision(dm, &precision));
   PetscCall(FEGDMCoarsenOrder(dm, dmc));
   PetscCall(FEGDMSetForm(*dmc, form));
+  PetscCall(FEGDMSetMGPrecision(*dmc, precision));
+  if (FEGMGLevelId < 0) PetscCall(PetscObjectComposedDataRegister(&FEGMGLevelId));
+  PetscCall(PetscObjectComposedDataSetInt((PetscObject)*dmc, FEGMGLevelId, 1));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

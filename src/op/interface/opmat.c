@@ -194,15 +194,16 @@ PetscErrorCode FEGCreateOperator(DM dm, FEGForm form, Mat *A)
   PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 2);
   FEGAssertPointer(A, 3);
   PetscCall(PetscObjectGetOptionsPrefix((PetscObject)form, &prefix));
-  PetscCall(FEGCreateOperator_Private(dm, form, prefix, NULL, A));
+  PetscCall(FEGCreateOperator_Private(dm, form, prefix, NULL, FEG_PRECISION_DOUBLE, A));
   PetscCall(FEGOperatorGetOp(*A, &op));
   PetscCall(FEGOpViewFromOptions(op, NULL, "-feg_op_view"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The operator of form on dm, with the options of prefix; type NULL: from -feg_op_type (default addto), else that
-   type whatever -feg_op_type says (it chose another operator's type) */
-PetscErrorCode FEGCreateOperator_Private(DM dm, FEGForm form, const char prefix[], FEGOpType type, Mat *A)
+/* The operator of form on dm, with the options of prefix; type NULL: from -feg_op_type (default addto) and precision
+   the default that -feg_op_precision overrides, else that type and precision whatever the options say (it chose
+   another operator's type) */
+PetscErrorCode FEGCreateOperator_Private(DM dm, FEGForm form, const char prefix[], FEGOpType type, FEGPrecision precision, Mat *A)
 {
   FEGOp op;
 
@@ -211,6 +212,7 @@ PetscErrorCode FEGCreateOperator_Private(DM dm, FEGForm form, const char prefix[
   PetscCall(FEGOpSetDM(op, dm));
   PetscCall(FEGOpSetForm(op, form));
   if (type) PetscCall(FEGOpSetType(op, type));
+  PetscCall(FEGOpSetPrecision(op, precision));
   PetscCall(FEGOpSetOptionsPrefix(op, prefix));
   PetscCall(FEGOpSetFromOptions_Private(op, (PetscBool)!type));
   PetscCall(FEGOpCreateMat_Private(op, A));
@@ -301,7 +303,7 @@ PetscErrorCode FEGOpGetPmat_Private(FEGOp op, Mat *P)
       const char *prefix;
 
       PetscCall(PetscObjectGetOptionsPrefix((PetscObject)op, &prefix));
-      PetscCall(FEGCreateOperator_Private(op->dm, op->form, prefix, FEGOPADDTO, &op->pmat));
+      PetscCall(FEGCreateOperator_Private(op->dm, op->form, prefix, FEGOPADDTO, FEG_PRECISION_DOUBLE, &op->pmat));
     } else {
       FEGOp pop;
 
