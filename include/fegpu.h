@@ -252,6 +252,8 @@ PETSC_EXTERN PetscErrorCode FEGFormGetRHSScatter(FEGForm, FEGScatter *);
 PETSC_EXTERN PetscErrorCode FEGDMSetForm(DM, FEGForm);
 PETSC_EXTERN PetscErrorCode FEGDMGetForm(DM, FEGForm *);
 PETSC_EXTERN PetscErrorCode FEGDMCreateInterpolation(DM, DM, Mat *);
+PETSC_EXTERN PetscErrorCode FEGCreateChebyshevInverse(Mat, PetscReal, PetscReal, PetscInt, Mat *);
+PETSC_EXTERN PetscErrorCode FEGOperatorGetJacobiBounds(Mat, PetscReal *, PetscReal *);
 PETSC_EXTERN PetscErrorCode FEGDMSetMGPrecision(DM, FEGPrecision);
 PETSC_EXTERN PetscErrorCode FEGDMGetMGPrecision(DM, FEGPrecision *);
 

@@ -177,6 +177,16 @@ typedef struct {
 } FEGDevInterp;
 PETSC_INTERN PetscErrorCode FEGDevInterpApply(const FEGDevInterp *, const double *, double *, int, int);
 
+/* Chebyshev steps with Jacobi on a CSR matrix (cheby.cu; the host's FEGCheby): x = S b, one kernel per step, lanes
+   threads per row; r, d0, d1: n-long work */
+typedef struct {
+  int           n, lanes;
+  const int    *ia, *ja;
+  const double *a, *dinv;
+  double       *r, *d0, *d1;
+} FEGDevCheby;
+PETSC_INTERN PetscErrorCode FEGDevChebyApply(const FEGDevCheby *, const double *, double *, int, double, const double *, const double *);
+
 #if defined(__cplusplus)
 }
 #endif

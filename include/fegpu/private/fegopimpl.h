@@ -67,6 +67,23 @@ PETSC_INTERN PetscErrorCode FEGOpIsStale_Private(FEGOp, FEGForm, PetscBool *);
 PETSC_INTERN PetscErrorCode FEGOpAssembleMat_Private(FEGOp, Mat);
 PETSC_INTERN PetscErrorCode FEGCreateOperator_Private(DM, FEGForm, const char[], FEGOpType, FEGPrecision, Mat *);
 
+/* ------------------------------------------------------------------------- Chebyshev inverse (chebyshev.c) */
+/* k steps of Chebyshev iteration with Jacobi for A x = b from x = 0 on an AIJ matrix of one process, each step one pass
+   over the CSR rows (Saad, Iterative Methods, Alg. 12.1, with D^{-1} as the preconditioner) */
+typedef struct {
+  Mat              A;    /* the AIJ matrix */
+  Vec              dinv; /* 1 / diag(A), of A's state dstate */
+  PetscObjectState dstate;
+  PetscReal        theta;    /* centre of the eigenvalue interval of D^{-1} A: d_0 = D^{-1} b / theta */
+  PetscInt         its;      /* steps */
+  PetscReal       *c1, *c2;  /* d_{k+1} = c1[k] d_k + c2[k] D^{-1} r_{k+1}, k = 0 .. its-2 */
+  PetscScalar     *r, *d[2]; /* host work: residual, two directions */
+  PetscLogDouble   flops;    /* of one product */
+  void            *dev;      /* device work (chebycuda.c) */
+  PetscErrorCode (*devdestroy)(void **);
+} FEGCheby;
+PETSC_INTERN PetscErrorCode (*FEGChebyApplyDevice)(FEGCheby *, Vec, Vec);
+
 /* ------------------------------------------------------------------------------ polynomial hierarchy (interp.c) */
 /* Prolongation from a coarse order to a fine one on the same mesh, and its transpose, element by element: each fine
    node of a cell takes the coarse function's value there (Pe[a*Nbc+b], coarse basis function b at fine node a); the
@@ -111,6 +128,7 @@ PETSC_EXTERN PetscErrorCode FEGOpGetLocalVectors(FEGOp, Vec *, Vec *);
 PETSC_EXTERN PetscErrorCode FEGOpElementMatrices(FEGOp, PetscScalar[]);
 /* the same, rounded to single precision element by element (-feg_op_precision single) */
 PETSC_EXTERN PetscErrorCode FEGOpElementMatricesSingle(FEGOp, float[]);
+PETSC_INTERN PetscErrorCode FEGOpElementJacobiBounds(FEGOp, PetscReal *, PetscReal *);
 
 /* AIJ matrices of the DM's element pattern: preallocated from the closures (MatSetValues/DMPlexMatSetClosure), or
    for MatSetValuesCOO() of every element entry, element by element (Ke[(e*Nb+a)*Nb+b]) or element-interleaved

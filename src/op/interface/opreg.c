@@ -12,6 +12,7 @@ PETSC_INTERN PetscErrorCode FEGOpUseDevice_LMA(FEGOp);
 PETSC_INTERN PetscErrorCode FEGOpUseDevice_MatFree(FEGOp);
 PETSC_INTERN PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *, FEGForm, Vec);
 PETSC_INTERN PetscErrorCode FEGInterpApply_CUDA(FEGInterp *, Vec, Vec, PetscBool);
+PETSC_INTERN PetscErrorCode FEGChebyApply_CUDA(FEGCheby *, Vec, Vec);
 #endif
 
 PetscBool FEGOpRegisterAllCalled                               = PETSC_FALSE;
@@ -49,6 +50,7 @@ PetscErrorCode FEGOpRegisterDevice_Private(void)
 #if defined(FEGPU_HAVE_CUDA)
   FEGComputeRHSDevice  = FEGComputeRHS_CUDA;
   FEGInterpApplyDevice = FEGInterpApply_CUDA;
+  FEGChebyApplyDevice  = FEGChebyApply_CUDA;
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,5 +1,6 @@
 /* Element matrices and vectors on the host, from the per-point functions of fegpoint.h that the device kernels use */
 #include <fegpu/private/fegopimpl.h>
+#include <petscblaslapack.h>
 
 /* Ke[a*Nb+b] = int sum_ij C_ij d_i phi_b d_j phi_a (row a: test function, column b: trial function), with C from coeff
    already evaluated on cell e; work holds 2 Nb FEG_MAX_DERIV scalars */
@@ -140,5 +141,104 @@ PetscErrorCode FEGOpElementMatricesSingle(FEGOp op, float Kf[])
 {
   PetscFunctionBegin;
   PetscCall(FEGOpElementMatrices_Private(op, NULL, Kf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the extreme eigenvalues of a symmetric m x m matrix S (row-major), m <= 3 in closed form (Smith 1961's trigonometric
+   solution for 3), else by LAPACK; lwork holds lw scalars */
+static PetscErrorCode FEGSymExtremes(PetscInt m, PetscScalar S[], PetscReal ev[], PetscScalar lwork[], PetscBLASInt lw, PetscReal *lo, PetscReal *hi)
+{
+  PetscFunctionBegin;
+  *lo = *hi = 0.0;
+  if (m == 1) *lo = *hi = PetscRealPart(S[0]);
+  else if (m == 2) {
+    const PetscReal a = PetscRealPart(S[0]), b = PetscRealPart(S[1]), c = PetscRealPart(S[3]);
+    const PetscReal h = PetscSqrtReal(0.25 * (a - c) * (a - c) + b * b);
+
+    *lo = 0.5 * (a + c) - h;
+    *hi = 0.5 * (a + c) + h;
+  } else if (m == 3) {
+    const PetscReal a00 = PetscRealPart(S[0]), a01 = PetscRealPart(S[1]), a02 = PetscRealPart(S[2]);
+    const PetscReal a11 = PetscRealPart(S[4]), a12 = PetscRealPart(S[5]), a22 = PetscRealPart(S[8]);
+    const PetscReal p1 = a01 * a01 + a02 * a02 + a12 * a12, q = (a00 + a11 + a22) / 3.0;
+    const PetscReal p2 = (a00 - q) * (a00 - q) + (a11 - q) * (a11 - q) + (a22 - q) * (a22 - q) + 2.0 * p1;
+
+    if (p2 <= 0.0) *lo = *hi = q;
+    else {
+      const PetscReal p = PetscSqrtReal(p2 / 6.0), b00 = (a00 - q) / p, b11 = (a11 - q) / p, b22 = (a22 - q) / p;
+      const PetscReal b01 = a01 / p, b02 = a02 / p, b12 = a12 / p;
+      const PetscReal r   = 0.5 * (b00 * (b11 * b22 - b12 * b12) - b01 * (b01 * b22 - b12 * b02) + b02 * (b01 * b12 - b11 * b02));
+      const PetscReal phi = PetscAcosReal(PetscMax(-1.0, PetscMin(1.0, r))) / 3.0;
+
+      /* acos loses half the digits next to a double eigenvalue (r = +-1): widen by far more than that error, so the
+         interval still holds the eigenvalues */
+      *hi = q + 2.0 * p * PetscCosReal(phi) + 1e-6 * p;
+      *lo = q + 2.0 * p * PetscCosReal(phi + 2.0 * PETSC_PI / 3.0) - 1e-6 * p;
+    }
+  } else {
+    PetscBLASInt bm, info;
+
+    PetscCall(PetscBLASIntCast(m, &bm));
+    PetscCallBLAS("LAPACKsyev", LAPACKsyev_("N", "U", &bm, S, &bm, ev, lwork, &lw, &info));
+    PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK syev failed: %d", (int)info);
+    *lo = ev[0];
+    *hi = ev[m - 1];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Wathen's bounds of the eigenvalues of diag(A)^{-1} A over this process's elements: the extremes of each element
+   matrix's D_e^{-1/2} K_e D_e^{-1/2} on its unconstrained dofs (D_e = diag(K_e)); the assembled Rayleigh quotient
+   x^T A x / x^T D x is a ratio of sums of the elements' and so lies between them */
+PetscErrorCode FEGOpElementJacobiBounds(FEGOp op, PetscReal *emin, PetscReal *emax)
+{
+  FEGDisc        *d  = op->disc;
+  const PetscInt  Nb = d->Nb;
+  const PetscInt *l2g;
+  FEGCoeff        coeff;
+  PetscScalar    *work, *K, *S, *lwork;
+  PetscReal      *ev, *s;
+  PetscInt       *free;
+  PetscBLASInt    lw = (PetscBLASInt)(8 * Nb);
+
+  PetscFunctionBegin;
+  *emin = PETSC_MAX_REAL;
+  *emax = 0.0;
+  PetscCall(FEGDiscSetUpGeometry(d));
+  PetscCall(FEGDiscGetLocalToGlobal(d, &l2g));
+  PetscCall(FEGCoeffSetUp(d, op->form, &coeff));
+  PetscCall(PetscMalloc6(2 * Nb * FEG_MAX_DERIV, &work, Nb * Nb, &K, Nb * Nb, &S, lw, &lwork, Nb, &ev, Nb, &s));
+  PetscCall(PetscMalloc1(Nb, &free));
+  for (PetscInt e = 0; e < d->Ne; e++) {
+    PetscInt  m    = 0;
+    PetscReal kmax = 0.0, lo = 0.0, hi = 0.0;
+
+    PetscCall(FEGCoeffEvaluate(d, &coeff, e));
+    PetscCall(FEGIntegrateElementMatrix(d, &coeff, e, work, K));
+    for (PetscInt a = 0; a < Nb; a++) {
+      if (l2g[d->lidx[e * Nb + a]] >= 0) free[m++] = a;
+      for (PetscInt b = 0; b < Nb; b++) kmax = PetscMax(kmax, PetscAbsScalar(K[a * Nb + b]));
+    }
+    for (PetscInt i = 0; i < m; i++) {
+      const PetscScalar kd = K[free[i] * Nb + free[i]];
+
+      PetscCheck(PetscRealPart(kd) > 0.0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Element %" PetscInt_FMT " has the diagonal entry %g: Jacobi bounds need a positive diagonal", e, (double)PetscRealPart(kd));
+      s[i] = 1.0 / PetscSqrtReal(PetscRealPart(kd));
+    }
+    for (PetscInt i = 0; i < m; i++)
+      for (PetscInt j = 0; j < m; j++) {
+        const PetscScalar kij = K[free[i] * Nb + free[j]], kji = K[free[j] * Nb + free[i]];
+
+        PetscCheck(PetscAbsScalar(kij - kji) <= 1e-12 * kmax, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Element %" PetscInt_FMT "'s matrix is not symmetric (entries %g and %g): Chebyshev bounds need a symmetric form", e, (double)PetscRealPart(kij), (double)PetscRealPart(kji));
+        S[i * m + j] = s[i] * kij * s[j];
+      }
+    if (!m) continue;
+    PetscCall(FEGSymExtremes(m, S, ev, lwork, lw, &lo, &hi));
+    *emin = PetscMin(*emin, lo);
+    *emax = PetscMax(*emax, hi);
+  }
+  PetscCall(PetscFree6(work, K, S, lwork, ev, s));
+  PetscCall(PetscFree(free));
+  PetscCall(FEGCoeffDestroy(&coeff));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
