@@ -1,8 +1,10 @@
 static const char help[] = "fegpu advdiff: the advection-diffusion test problem of Markall et al. (section 5, eqs. 10-19).\n"
                            "A tracer T on the unit square, P1 triangles from a Gmsh mesh, no-flux boundaries. Each step:\n"
-                           "RK4 advection, every stage a mass solve m(v,T_k) = a(v,...) (Chebyshev with GPU vectors, else CG), then Crank-Nicolson diffusion\n"
-                           "(M + d/2) T^{n+1} = (M - d/2) T^a with CG. Options: -feg_mesh_file f.msh -dm_refine k -advdiff_steps n\n"
-                           "-advdiff_dt dt -advdiff_monitor_vtk k -advdiff_mass_solver auto|cg|chebyshev -feg_op_type addto|lma -dm_vec_type cuda\n"
+                           "RK4 advection, every stage a mass solve m(v,T_k) = a(v,...) (Chebyshev with GPU vectors, one kernel a step on an addto matrix, else CG),\n"
+                           "then Crank-Nicolson diffusion"
+                           " (M + d/2) T^{n+1} = (M - d/2) T^a with CG. Options: -feg_mesh_file f.msh -dm_refine k -advdiff_steps n\n"
+                           "-advdiff_dt dt -advdiff_monitor_vtk k -advdiff_mass_solver auto|cg|chebyshev|fused -advdiff_diffusion_solver auto|cg|fused\n"
+                           "-feg_op_type addto|lma -dm_vec_type cuda\n"
                            "-advdiff_timing 0\n";
 
 #include <fegpu.h>
@@ -10,11 +12,12 @@ static const char help[] = "fegpu advdiff: the advection-diffusion test problem 
 
 #define ADVDIFF_RTOL 1e-12 /* relative tolerance of every solve */
 
-static const char *const MassSolvers[] = {"auto", "cg", "chebyshev", "MassSolver", "MASS_", NULL};
+static const char *const MassSolvers[] = {"auto", "cg", "chebyshev", "fused", "MassSolver", "MASS_", NULL};
 typedef enum {
   MASS_AUTO,
   MASS_CG,
-  MASS_CHEBYSHEV
+  MASS_CHEBYSHEV,
+  MASS_FUSED
 } MassSolver;
 
 /* velocity u = curl psi with psi = sin^2(pi x) sin^2(pi y) (zero on the boundary), taken cell by cell from the P1
@@ -198,6 +201,40 @@ static PetscErrorCode Solve(KSP ksp, Vec b, Vec x, PetscBool device, PetscInt *i
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the Chebyshev steps of a mass solve on Wathen's bounds of the Jacobi-scaled P1 mass matrix (CreateChebyshev()) */
+#define MASS_EMIN 0.5
+#define MASS_EMAX 2.0
+static PetscInt ChebyshevStepsOn(PetscReal emin, PetscReal emax)
+{
+  const PetscReal q = (PetscSqrtReal(emax / emin) + 1.0) / (PetscSqrtReal(emax / emin) - 1.0);
+
+  return (PetscInt)PetscCeilReal(PetscLogReal(2.0 / ADVDIFF_RTOL) / PetscLogReal(q));
+}
+
+static PetscInt ChebyshevSteps(void)
+{
+  return ChebyshevStepsOn(MASS_EMIN, MASS_EMAX);
+}
+
+/* a mass solve by FEGCreateChebyshevInverse()'s fixed steps, timed as Solve() times a KSP's */
+static PetscErrorCode ApplyInverse(Mat Minv, PetscInt steps, Vec b, Vec x, PetscBool device, PetscInt *its, PetscLogDouble *t)
+{
+  PetscLogDouble     t0, t1;
+  PetscDeviceContext dctx;
+
+  PetscFunctionBegin;
+  PetscCall(PetscTime(&t0));
+  PetscCall(MatMult(Minv, b, x));
+  if (device) {
+    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+    PetscCall(PetscDeviceContextSynchronize(dctx));
+  }
+  PetscCall(PetscTime(&t1));
+  *its += steps;
+  *t += t1 - t0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode CreateCG(Mat A, const char *prefix, KSP *ksp)
 {
   PC pc;
@@ -223,12 +260,13 @@ static PetscErrorCode CreateCG(Mat A, const char *prefix, KSP *ksp)
    any P1 triangle mesh). k steps on that interval reduce the error in the energy norm by 1/T_k(5/3) = 2/(3^k + 3^-k)
    at least, so k = log(2/rtol)/log(3) steps (26 at 1e-12; 3 = (sqrt(4) + 1)/(sqrt(4) - 1), 4 the condition number)
    solve to CG's tolerance without an inner product: no iteration waits for the host (on the GPU the mass solves are
-   1.4-1.7x faster than CG's, on 16 host cores slower) */
+   1.4-1.7x faster than CG's, on 16 host cores slower). fused: the same steps by FEGCreateChebyshevInverse(), one kernel
+   each on an addto matrix where PETSc's KSPCHEBYSHEV launches five */
 static PetscErrorCode CreateChebyshev(Mat M, const char *prefix, KSP *ksp)
 {
   PC              pc;
-  const PetscReal emin = 0.5, emax = 2.0;
-  const PetscInt  its = (PetscInt)PetscCeilReal(PetscLogReal(2.0 / ADVDIFF_RTOL) / PetscLogReal((PetscSqrtReal(emax / emin) + 1.0) / (PetscSqrtReal(emax / emin) - 1.0)));
+  const PetscReal emin = MASS_EMIN, emax = MASS_EMAX;
+  const PetscInt  its = ChebyshevSteps();
 
   PetscFunctionBegin;
   PetscCall(KSPCreate(PetscObjectComm((PetscObject)M), ksp));
@@ -249,12 +287,12 @@ int main(int argc, char **argv)
 {
   DM             dm, veldm;
   Vec            T, Ta, Ts, k[4], rhs, ones, mones, vel;
-  Mat            M, A, L, R;
-  KSP            kspm, kspd;
-  PetscInt       steps = 200, vtk = 0, itm = 0, itd = 0, cStart, cEnd, ncells;
+  Mat            M, A, L, R, Minv = NULL, Linv = NULL;
+  KSP            kspm = NULL, kspd = NULL;
+  PetscInt       steps = 200, vtk = 0, itm = 0, itd = 0, nsd = 0, cStart, cEnd, ncells;
   PetscReal      dt = 0.0, umax, h, mass0, mass1, tnorm, tmax, kappa[4] = {2e-3, 5e-4, 5e-4, 1e-3};
   PetscBool      timing  = PETSC_TRUE, device;
-  MassSolver     msolver = MASS_AUTO;
+  MassSolver     msolver = MASS_AUTO, dsolver = MASS_AUTO;
   PetscLogDouble t0, t1, tsetup = 0, tadv = 0, tdiff = 0, tsm = 0, tsd = 0, ttot;
   PetscLogStage  stage[6];
   PetscScalar    Cm[16] = {1.0}, Cl[16] = {1.0}, Cr[16] = {1.0}, Ca[16] = {0}, dot;
@@ -267,8 +305,10 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-advdiff_dt", "Time step (0: a quarter of the advective CFL limit)", NULL, dt, &dt, NULL));
   PetscCall(PetscOptionsInt("-advdiff_monitor_vtk", "Write advdiff-NNNN.vtu every k steps (0: never)", NULL, vtk, &vtk, NULL));
   PetscCall(PetscOptionsBool("-advdiff_timing", "Print per-phase times", NULL, timing, &timing, NULL));
-  PetscCall(PetscOptionsEnum("-advdiff_mass_solver", "Mass solves: auto (chebyshev with device vectors, else cg), cg or chebyshev", NULL, MassSolvers, (PetscEnum)msolver, (PetscEnum *)&msolver, NULL));
+  PetscCall(PetscOptionsEnum("-advdiff_mass_solver", "Mass solves: auto (with device vectors fused on an addto matrix of one process, else chebyshev; cg on the host), cg, chebyshev or fused", NULL, MassSolvers, (PetscEnum)msolver, (PetscEnum *)&msolver, NULL));
+  PetscCall(PetscOptionsEnum("-advdiff_diffusion_solver", "Diffusion solves: auto (fused where the mass solves are), cg or fused (Chebyshev on the bounds of FEGOperatorGetJacobiBounds())", NULL, MassSolvers, (PetscEnum)dsolver, (PetscEnum *)&dsolver, NULL));
   PetscOptionsEnd();
+  PetscCheck(dsolver != MASS_CHEBYSHEV, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-advdiff_diffusion_solver chebyshev is not offered: allowed are auto, cg and fused (Chebyshev on bounds from the element matrices)");
   PetscCheck(steps >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-advdiff_steps %" PetscInt_FMT " is out of range: allowed are 0 or more time steps", steps);
   PetscCheck(dt >= 0.0 && !PetscIsInfOrNanReal(dt), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-advdiff_dt %g is out of range: allowed is a positive time step, or 0 for a quarter of the advective CFL limit", (double)dt);
   PetscCheck(vtk >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-advdiff_monitor_vtk %" PetscInt_FMT " is out of range: allowed are 0 (never) or every k >= 1 steps", vtk);
@@ -312,10 +352,26 @@ int main(int argc, char **argv)
   PetscCall(PetscStrInList(vt ? vt : "", "cuda,seqcuda,mpicuda,hip,seqhip,mpihip,kokkos,seqkokkos,mpikokkos", ',', &device));
   /* the fastest measured: Chebyshev on the GPU, where CG waits for the host twice an iteration; CG on the host cores,
      where the inner products are cheap and Chebyshev's 26 iterations cost more than CG's 14-24 */
-  if (msolver == MASS_AUTO) msolver = device ? MASS_CHEBYSHEV : MASS_CG;
-  if (msolver == MASS_CHEBYSHEV) PetscCall(CreateChebyshev(M, "mass_", &kspm));
+  if (msolver == MASS_AUTO) {
+    PetscBool   seqaij;
+    PetscMPIInt size;
+
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)M, &seqaij, MATSEQAIJ, MATSEQAIJCUSPARSE, ""));
+    PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+    msolver = device ? (seqaij && size == 1 ? MASS_FUSED : MASS_CHEBYSHEV) : MASS_CG;
+  }
+  if (msolver == MASS_FUSED) PetscCall(FEGCreateChebyshevInverse(M, MASS_EMIN, MASS_EMAX, ChebyshevSteps(), &Minv));
+  else if (msolver == MASS_CHEBYSHEV) PetscCall(CreateChebyshev(M, "mass_", &kspm));
   else PetscCall(CreateCG(M, "mass_", &kspm));
-  PetscCall(CreateCG(L, "diff_", &kspd));
+  if (dsolver == MASS_AUTO) dsolver = msolver == MASS_FUSED ? MASS_FUSED : MASS_CG;
+  if (dsolver == MASS_FUSED) {
+    PetscReal emin, emax;
+
+    /* Wathen's bounds from the element matrices of M + d/2: the same tolerance in the energy norm, no inner products */
+    PetscCall(FEGOperatorGetJacobiBounds(L, &emin, &emax));
+    nsd = ChebyshevStepsOn(emin, emax);
+    PetscCall(FEGCreateChebyshevInverse(L, emin, emax, nsd, &Linv));
+  } else PetscCall(CreateCG(L, "diff_", &kspd));
   PetscCall(PetscLogStagePop());
   PetscCall(PetscLogStagePush(stage[3]));
   PetscCall(DMCreateGlobalVector(dm, &T));
@@ -331,8 +387,8 @@ int main(int argc, char **argv)
   PetscCall(MatMult(M, ones, mones)); /* total tracer = 1^T M T */
   PetscCall(VecDot(mones, T, &dot));
   mass0 = PetscRealPart(dot);
-  PetscCall(KSPSetUp(kspm));
-  PetscCall(KSPSetUp(kspd));
+  if (kspm) PetscCall(KSPSetUp(kspm));
+  if (kspd) PetscCall(KSPSetUp(kspd));
   PetscCall(PetscLogStagePop());
   PetscCall(PetscTime(&t1));
   tsetup = t1 - t0;
@@ -346,7 +402,8 @@ int main(int argc, char **argv)
 
       PetscCall(VecWAXPY(Ts, c, s ? k[s - 1] : T, T));
       PetscCall(MatMult(A, Ts, rhs));
-      PetscCall(Solve(kspm, rhs, k[s], device, &itm, &tsm));
+      if (Minv) PetscCall(ApplyInverse(Minv, ChebyshevSteps(), rhs, k[s], device, &itm, &tsm));
+      else PetscCall(Solve(kspm, rhs, k[s], device, &itm, &tsm));
     }
     PetscCall(VecCopy(T, Ta));
     PetscCall(VecAXPY(Ta, 1.0 / 6.0, k[0]));
@@ -359,7 +416,8 @@ int main(int argc, char **argv)
     /* Crank-Nicolson diffusion */
     PetscCall(PetscLogStagePush(stage[5]));
     PetscCall(MatMult(R, Ta, rhs));
-    PetscCall(Solve(kspd, rhs, T, device, &itd, &tsd));
+    if (Linv) PetscCall(ApplyInverse(Linv, nsd, rhs, T, device, &itd, &tsd));
+    else PetscCall(Solve(kspd, rhs, T, device, &itd, &tsd));
     PetscCall(PetscLogStagePop());
     PetscCall(PetscTime(&t0));
     tdiff += t0 - t1;
@@ -380,7 +438,7 @@ int main(int argc, char **argv)
   ttot = tsetup + tadv + tdiff;
 
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "fegpu advdiff: %" PetscInt_FMT " P1 triangles, %" PetscInt_FMT " steps of dt %.4e, strategy %s\n", ncells, steps, (double)dt, strategy));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  iterations: %" PetscInt_FMT " in mass solves (%s), %" PetscInt_FMT " in diffusion solves (cg)\n", itm, MassSolvers[msolver], itd));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  iterations: %" PetscInt_FMT " in mass solves (%s), %" PetscInt_FMT " in diffusion solves (%s)\n", itm, MassSolvers[msolver], itd, MassSolvers[dsolver]));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  tracer mass: first step %.12e, last step %.12e\n", (double)mass0, (double)mass1));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  last step: max %.10e, 2-norm %.10e\n", (double)tmax, (double)tnorm));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  mass conserved to 1e-10: %s\n", PetscAbsReal(mass1 - mass0) <= 1e-10 * PetscAbsReal(mass0) ? "yes" : "NO"));
@@ -398,6 +456,8 @@ int main(int argc, char **argv)
   PetscCall(VecDestroy(&mones));
   PetscCall(VecDestroy(&vel));
   PetscCall(KSPDestroy(&kspm));
+  PetscCall(MatDestroy(&Minv));
+  PetscCall(MatDestroy(&Linv));
   PetscCall(KSPDestroy(&kspd));
   PetscCall(MatDestroy(&M));
   PetscCall(MatDestroy(&A));
@@ -437,6 +497,11 @@ int main(int argc, char **argv)
     suffix: chebyshev
     args: -feg_mesh_file ../share/meshes/square.msh -advdiff_steps 10 -feg_op_type lma -advdiff_timing 0 -advdiff_mass_solver chebyshev
     output_file: output/advdiff_chebyshev.out
+
+  test:
+    suffix: fused
+    args: -feg_mesh_file ../share/meshes/square.msh -advdiff_steps 10 -feg_op_type addto -advdiff_timing 0 -advdiff_mass_solver fused
+    output_file: output/advdiff_fused.out
 
   test:
     suffix: chebyshev_matfree_np2
