@@ -187,58 +187,103 @@ static PetscErrorCode FEGSymExtremes(PetscInt m, PetscScalar S[], PetscReal ev[]
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Wathen's bounds of the eigenvalues of diag(A)^{-1} A over this process's elements: the extremes of each element
-   matrix's D_e^{-1/2} K_e D_e^{-1/2} on its unconstrained dofs (D_e = diag(K_e)); the assembled Rayleigh quotient
-   x^T A x / x^T D x is a ratio of sums of the elements' and so lies between them */
-PetscErrorCode FEGOpElementJacobiBounds(FEGOp op, PetscReal *emin, PetscReal *emax)
+/* what went wrong in a block of elements: the first element with a non-positive diagonal entry or an asymmetric pair */
+typedef struct {
+  PetscInt  e, kind; /* kind 0: nothing, 1: diagonal, 2: asymmetry */
+  PetscReal v[2];
+} FEGBoundsFault;
+
+/* the extremes over elements [e0, e1) with this thread's coefficient and work arrays */
+static PetscErrorCode FEGJacobiBoundsBlock(FEGOp op, FEGCoeff *coeff, PetscInt e0, PetscInt e1, PetscScalar *work, PetscInt *free, PetscReal *lo, PetscReal *hi, FEGBoundsFault *f)
 {
   FEGDisc        *d  = op->disc;
   const PetscInt  Nb = d->Nb;
   const PetscInt *l2g;
-  FEGCoeff        coeff;
-  PetscScalar    *work, *K, *S, *lwork;
-  PetscReal      *ev, *s;
-  PetscInt       *free;
-  PetscBLASInt    lw = (PetscBLASInt)(8 * Nb);
+  PetscScalar    *K = work + 2 * Nb * FEG_MAX_DERIV, *S = K + Nb * Nb, *lwork = S + Nb * Nb;
+  PetscReal      *ev = (PetscReal *)(lwork + 8 * Nb), *sc = ev + Nb;
 
   PetscFunctionBegin;
-  *emin = PETSC_MAX_REAL;
-  *emax = 0.0;
-  PetscCall(FEGDiscSetUpGeometry(d));
+  *lo     = PETSC_MAX_REAL;
+  *hi     = 0.0;
+  f->kind = 0;
   PetscCall(FEGDiscGetLocalToGlobal(d, &l2g));
-  PetscCall(FEGCoeffSetUp(d, op->form, &coeff));
-  PetscCall(PetscMalloc6(2 * Nb * FEG_MAX_DERIV, &work, Nb * Nb, &K, Nb * Nb, &S, lw, &lwork, Nb, &ev, Nb, &s));
-  PetscCall(PetscMalloc1(Nb, &free));
-  for (PetscInt e = 0; e < d->Ne; e++) {
+  for (PetscInt e = e0; e < e1; e++) {
     PetscInt  m    = 0;
-    PetscReal kmax = 0.0, lo = 0.0, hi = 0.0;
+    PetscReal kmax = 0.0, l = 0.0, h = 0.0;
 
-    PetscCall(FEGCoeffEvaluate(d, &coeff, e));
-    PetscCall(FEGIntegrateElementMatrix(d, &coeff, e, work, K));
+    PetscCall(FEGCoeffEvaluate(d, coeff, e));
+    PetscCall(FEGIntegrateElementMatrix(d, coeff, e, work, K));
     for (PetscInt a = 0; a < Nb; a++) {
       if (l2g[d->lidx[e * Nb + a]] >= 0) free[m++] = a;
       for (PetscInt b = 0; b < Nb; b++) kmax = PetscMax(kmax, PetscAbsScalar(K[a * Nb + b]));
     }
     for (PetscInt i = 0; i < m; i++) {
-      const PetscScalar kd = K[free[i] * Nb + free[i]];
+      const PetscReal kd = PetscRealPart(K[free[i] * Nb + free[i]]);
 
-      PetscCheck(PetscRealPart(kd) > 0.0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Element %" PetscInt_FMT " has the diagonal entry %g: Jacobi bounds need a positive diagonal", e, (double)PetscRealPart(kd));
-      s[i] = 1.0 / PetscSqrtReal(PetscRealPart(kd));
+      if (!(kd > 0.0)) {
+        *f = (FEGBoundsFault){
+          e, 1, {kd, 0.0}
+        };
+        PetscFunctionReturn(PETSC_SUCCESS);
+      }
+      sc[i] = 1.0 / PetscSqrtReal(kd);
     }
     for (PetscInt i = 0; i < m; i++)
       for (PetscInt j = 0; j < m; j++) {
         const PetscScalar kij = K[free[i] * Nb + free[j]], kji = K[free[j] * Nb + free[i]];
 
-        PetscCheck(PetscAbsScalar(kij - kji) <= 1e-12 * kmax, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Element %" PetscInt_FMT "'s matrix is not symmetric (entries %g and %g): Chebyshev bounds need a symmetric form", e, (double)PetscRealPart(kij), (double)PetscRealPart(kji));
-        S[i * m + j] = s[i] * kij * s[j];
+        if (PetscAbsScalar(kij - kji) > 1e-12 * kmax) {
+          *f = (FEGBoundsFault){
+            e, 2, {PetscRealPart(kij), PetscRealPart(kji)}
+          };
+          PetscFunctionReturn(PETSC_SUCCESS);
+        }
+        S[i * m + j] = sc[i] * kij * sc[j];
       }
     if (!m) continue;
-    PetscCall(FEGSymExtremes(m, S, ev, lwork, lw, &lo, &hi));
-    *emin = PetscMin(*emin, lo);
-    *emax = PetscMax(*emax, hi);
+    PetscCall(FEGSymExtremes(m, S, ev, lwork, (PetscBLASInt)(8 * Nb), &l, &h));
+    *lo = PetscMin(*lo, l);
+    *hi = PetscMax(*hi, h);
   }
-  PetscCall(PetscFree6(work, K, S, lwork, ev, s));
-  PetscCall(PetscFree(free));
-  PetscCall(FEGCoeffDestroy(&coeff));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Wathen's bounds of the eigenvalues of diag(A)^{-1} A over this process's elements: the extremes of each element
+   matrix's D_e^{-1/2} K_e D_e^{-1/2} on its unconstrained dofs (D_e = diag(K_e)); the assembled Rayleigh quotient
+   x^T A x / x^T D x is a ratio of sums of the elements' and so lies between them. Threads over blocks of elements when
+   the coefficient is constant (its evaluation is then a copy; auxiliary fields go through DM work arrays) */
+PetscErrorCode FEGOpElementJacobiBounds(FEGOp op, PetscReal *emin, PetscReal *emax)
+{
+  FEGDisc        *d  = op->disc;
+  const PetscInt  Nb = d->Nb, nw = 2 * Nb * FEG_MAX_DERIV + 2 * Nb * Nb + 8 * Nb + 2 * Nb;
+  const int       nt = FEGFormConstantC(op->form) ? FEGLoopThreads(d->Ne, d->nthreads) : 1;
+  FEGCoeff       *coeff;
+  FEGBoundsFault *fault;
+  PetscScalar    *work;
+  PetscInt       *free;
+  PetscReal      *lo, *hi;
+  PetscErrorCode *ierr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(FEG_Integrate, op, 0, 0, 0));
+  PetscCall(FEGDiscSetUpGeometry(d));
+  PetscCall(PetscMalloc6(nt, &coeff, nt, &fault, (size_t)nt * nw, &work, (size_t)nt * Nb, &free, nt, &lo, nt, &hi));
+  PetscCall(PetscMalloc1(nt, &ierr));
+  for (int t = 0; t < nt; t++) PetscCall(FEGCoeffSetUp(d, op->form, &coeff[t]));
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+  for (int t = 0; t < nt; t++) ierr[t] = FEGJacobiBoundsBlock(op, &coeff[t], FEGBlockStart(d->Ne, t, nt), FEGBlockStart(d->Ne, t + 1, nt), work + (size_t)t * nw, free + (size_t)t * Nb, &lo[t], &hi[t], &fault[t]);
+  *emin = PETSC_MAX_REAL;
+  *emax = 0.0;
+  for (int t = 0; t < nt; t++) {
+    PetscCall(ierr[t]);
+    PetscCheck(fault[t].kind != 1, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Element %" PetscInt_FMT " has the diagonal entry %g: Jacobi bounds need a positive diagonal", fault[t].e, (double)fault[t].v[0]);
+    PetscCheck(fault[t].kind != 2, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Element %" PetscInt_FMT "'s matrix is not symmetric (entries %g and %g): Chebyshev bounds need a symmetric form", fault[t].e, (double)fault[t].v[0], (double)fault[t].v[1]);
+    *emin = PetscMin(*emin, lo[t]);
+    *emax = PetscMax(*emax, hi[t]);
+  }
+  for (int t = 0; t < nt; t++) PetscCall(FEGCoeffDestroy(&coeff[t]));
+  PetscCall(PetscFree6(coeff, fault, work, free, lo, hi));
+  PetscCall(PetscFree(ierr));
+  PetscCall(PetscLogEventEnd(FEG_Integrate, op, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
