@@ -2,7 +2,7 @@
 # The transient advection-diffusion example (Markall et al.) end to end: 544,768 triangles (square_2128.msh refined 4
 # times), 200 steps of RK4 advection and Crank-Nicolson diffusion, whole processes on the GPU (lma; addto with the mass
 # solves fused, FEGCreateChebyshevInverse(), and with PETSc's KSPCHEBYSHEV) against the host on every core of the node
-# (addto, CG), two of each, alternating:
+# (addto, CG), REPS (default 2) of each, alternating:
 #   bash share/bench/advdiff/run.sh [OUTDIR]           -> OUTDIR/advdiff.csv
 # process_s: the whole process; setup_s and total_s (setup and the 200 steps) as the example reports them.
 source "$(dirname "$0")/../common.sh"
@@ -11,7 +11,7 @@ ncores=${NCORES:-$(nproc)}
 args="-feg_mesh_file ../share/meshes/square_2128.msh -dm_refine 4 -advdiff_steps 200"
 cd "$FEG_ROOT/examples" || exit 1
 echo "run,processes,vectors,type,mass_solver,process_s,setup_s,total_s" > "$out/advdiff.csv"
-for rep in 1 2; do
+for rep in $(seq 1 "${REPS:-2}"); do
   for run in "1 cuda lma auto" "1 cuda addto auto" "1 cuda addto chebyshev" "$ncores standard addto auto"; do
     read -r np vec type ms <<< "$run"
     launch=""
