@@ -299,8 +299,8 @@ END_TEST
 /* types that store no element data refuse single, by name; an unknown precision is named */
 START_TEST(test_bad_precision)
 {
-  EXPECT_ERROR(mesh_with("-feg_mesh_cell_type tri -feg_op_type addto -feg_op_precision single", PETSC_TRUE), PETSC_ERR_SUP, "Operator type addto cannot store its data in single precision (-feg_op_precision single)");
-  EXPECT_ERROR(mesh_with("-feg_mesh_cell_type tri -feg_op_type matfree -feg_op_precision single", PETSC_TRUE), PETSC_ERR_SUP, "Operator type matfree cannot store its data in single precision (-feg_op_precision single)");
+  EXPECT_ERROR(mesh_with("-feg_mesh_cell_type tri -feg_op_type addto -feg_op_precision single", PETSC_TRUE), PETSC_ERR_SUP, "Operator type addto cannot store its data in single precision (-feg_op_precision single, or -feg_mg_precision single for p-multigrid's levels)");
+  EXPECT_ERROR(mesh_with("-feg_mesh_cell_type tri -feg_op_type matfree -feg_op_precision single", PETSC_TRUE), PETSC_ERR_SUP, "Operator type matfree cannot store its data in single precision (-feg_op_precision single, or -feg_mg_precision single for p-multigrid's levels)");
   EXPECT_ERROR(mesh_with("-feg_mesh_cell_type tri -feg_op_type lma -feg_op_precision half", PETSC_TRUE), PETSC_ERR_USER, "Unknown option half for -feg_op_precision");
   TCHK(mesh_with("-feg_mesh_cell_type tri -feg_op_type lma -feg_op_precision single", PETSC_TRUE));
   EXPECT_ERROR(mesh_with("-feg_mesh_cell_type tri -feg_op_type auto -feg_op_auto_applies -1", PETSC_TRUE), PETSC_ERR_ARG_OUTOFRANGE, "Applications per assembly (-feg_op_auto_applies) -1 must be at least 0");

@@ -690,8 +690,8 @@ PetscErrorCode FEGOpSetUp(FEGOp op)
     PetscCheck(use, PetscObjectComm((PetscObject)op), PETSC_ERR_SUP, "Operator type %s has no GPU implementation (FEGOpRegisterDevice()); use host vectors or another type", ((PetscObject)op)->type_name);
     PetscCall((*use)(op));
   } else PetscCall(FEGDiscSetUpGeometry(op->disc));
-  PetscCheck(op->precision == FEG_PRECISION_DOUBLE || op->single, PetscObjectComm((PetscObject)op), PETSC_ERR_SUP, "Operator type %s cannot store its data in %s precision (-feg_op_precision %s, or -feg_mg_precision for p-multigrid's levels): only types that keep element data (lma, or auto among them) can; use double",
-             ((PetscObject)op)->type_name, FEGPrecisions[op->precision], FEGPrecisions[op->precision]);
+  PetscCheck(op->precision == FEG_PRECISION_DOUBLE || op->single, PetscObjectComm((PetscObject)op), PETSC_ERR_SUP, "Operator type %s cannot store its data in %s precision (-feg_op_precision %s, or -feg_mg_precision %s for p-multigrid's levels): only types that keep element data (lma, or auto among them) can; use double",
+             ((PetscObject)op)->type_name, FEGPrecisions[op->precision], FEGPrecisions[op->precision], FEGPrecisions[op->precision]);
   PetscCall(PetscLogEventBegin(FEG_Setup, op, 0, 0, 0));
   PetscTryTypeMethod(op, setup);
   PetscCall(PetscLogEventEnd(FEG_Setup, op, 0, 0, 0));
