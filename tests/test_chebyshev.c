@@ -88,27 +88,27 @@ START_TEST(test_chebyshev_petsc)
 }
 END_TEST
 
-/* 26 steps on Wathen's bounds solve the P1 mass matrix to 1e-11 (the bound says 1e-12 in the energy norm) */
+/* 26 steps on Wathen's bounds solve the P1 mass matrix to 1e-11 (the bound says 1e-12 in the energy norm); 10 do not */
 START_TEST(test_chebyshev_converges)
 {
-  DM          dm;
-  Mat         A, S;
-  Vec         b, x, y;
-  KSP         ksp;
-  PetscRandom rnd;
-  PetscReal   d, n;
-  PetscMPIInt size;
+  const PetscInt steps[2] = {26, 10};
+  DM             dm;
+  Mat            A, S;
+  Vec            b, x, y, e;
+  KSP            ksp;
+  PetscRandom    rnd;
+  PetscReal      d, n;
+  PetscMPIInt    size;
 
   TCHK(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   if (size > 1) return;
   TCHK(cheb_matrix(DM_POLYTOPE_TRIANGLE, 1, PETSC_FALSE, FEGOPADDTO, &dm, &A));
   TCHK(MatCreateVecs(A, &x, &b));
   TCHK(VecDuplicate(x, &y));
+  TCHK(VecDuplicate(x, &e));
   TCHK(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
   TCHK(VecSetRandom(b, rnd));
   TCHK(PetscRandomDestroy(&rnd));
-  TCHK(FEGCreateChebyshevInverse(A, 0.5, 2.0, 26, &S));
-  TCHK(MatMult(S, b, x));
   TCHK(KSPCreate(PETSC_COMM_WORLD, &ksp));
   TCHK(KSPSetOperators(ksp, A, A));
   TCHK(KSPSetType(ksp, KSPCG));
@@ -116,25 +116,18 @@ START_TEST(test_chebyshev_converges)
   TCHK(KSPSolve(ksp, b, y));
   TCHK(KSPDestroy(&ksp));
   TCHK(VecNorm(y, NORM_2, &n));
-  TCHK(VecAXPY(y, -1.0, x));
-  TCHK(VecNorm(y, NORM_2, &d));
-  ck_assert_msg(d <= 1e-11 * n, "26 Chebyshev steps on [1/2, 2] leave an error of %g (|x| %g)", (double)d, (double)n);
-  /* fewer steps leave more: the count matters */
-  TCHK(MatDestroy(&S));
-  TCHK(FEGCreateChebyshevInverse(A, 0.5, 2.0, 10, &S));
-  TCHK(MatMult(S, b, x));
-  TCHK(KSPCreate(PETSC_COMM_WORLD, &ksp));
-  TCHK(KSPSetOperators(ksp, A, A));
-  TCHK(KSPSetType(ksp, KSPCG));
-  TCHK(KSPSetTolerances(ksp, 1e-14, 1e-50, PETSC_DEFAULT, 1000));
-  TCHK(KSPSolve(ksp, b, y));
-  TCHK(KSPDestroy(&ksp));
-  TCHK(VecAXPY(y, -1.0, x));
-  TCHK(VecNorm(y, NORM_2, &d));
-  ck_assert_msg(d > 1e-8 * n, "10 steps already reach %g", (double)(d / n));
-  TCHK(MatDestroy(&S));
+  for (int s = 0; s < 2; s++) {
+    TCHK(FEGCreateChebyshevInverse(A, 0.5, 2.0, steps[s], &S));
+    TCHK(MatMult(S, b, x));
+    TCHK(MatDestroy(&S));
+    TCHK(VecWAXPY(e, -1.0, x, y));
+    TCHK(VecNorm(e, NORM_2, &d));
+    if (s == 0) ck_assert_msg(d <= 1e-11 * n, "26 Chebyshev steps on [1/2, 2] leave an error of %g (|x| %g)", (double)d, (double)n);
+    else ck_assert_msg(d > 1e-8 * n, "10 steps already reach %g: the step count does not matter", (double)(d / n));
+  }
   TCHK(VecDestroy(&x));
   TCHK(VecDestroy(&y));
+  TCHK(VecDestroy(&e));
   TCHK(VecDestroy(&b));
   TCHK(MatDestroy(&A));
   TCHK(DMDestroy(&dm));

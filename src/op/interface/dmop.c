@@ -151,20 +151,31 @@ static PetscErrorCode FEGPCNeedsValues_Private(KSP ksp, PetscBool *need)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the KSP's PC and its levels when it is PCMG, else NULL */
+static PetscErrorCode FEGKSPGetPCMG(KSP ksp, PC *pc, PetscInt *nl)
+{
+  PetscBool ismg;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGetPC(ksp, pc));
+  PetscCall(PetscObjectTypeCompare((PetscObject)*pc, PCMG, &ismg));
+  if (ismg) PetscCall(PCMGGetLevels(*pc, nl));
+  else *pc = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* PCMG without -pc_mg_levels: as PCMG takes its levels from a DM's refinements, it gets one per order of the DM's
    polynomial hierarchy (FEGDMGetOrderHierarchy()) */
 static PetscErrorCode FEGPCMGSetLevels_Private(KSP ksp, DM dm)
 {
   PC          pc;
-  PetscBool   ismg, set;
+  PetscBool   set;
   PetscInt    nl, n;
   const char *prefix;
 
   PetscFunctionBegin;
-  PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCMG, &ismg));
-  if (!ismg) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PCMGGetLevels(pc, &nl));
+  PetscCall(FEGKSPGetPCMG(ksp, &pc, &nl));
+  if (!pc) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PCGetOptionsPrefix(pc, &prefix));
   PetscCall(PetscOptionsHasName(((PetscObject)pc)->options, prefix, "-pc_mg_levels", &set));
   if (nl > 1 || set) PetscFunctionReturn(PETSC_SUCCESS);
@@ -184,16 +195,13 @@ static PetscErrorCode FEGPCMGSetFineOperator_Private(KSP ksp, DM dm, FEGForm for
   FEGOp        op, sop = NULL;
   FEGPrecision precision;
   PetscInt     nl;
-  PetscBool    ismg, set;
+  PetscBool    set;
   const char  *prefix;
 
   PetscFunctionBegin;
-  PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCMG, &ismg));
-  if (!ismg) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PCMGGetLevels(pc, &nl));
+  PetscCall(FEGKSPGetPCMG(ksp, &pc, &nl));
   PetscCall(FEGOperatorGetOp(A, &op));
-  if (nl < 2 || !op) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!pc || nl < 2 || !op) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(FEGDMGetMGPrecision(dm, &precision));
   if (precision == op->precision) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PCMGGetSmoother(pc, nl - 1, &smoother));
