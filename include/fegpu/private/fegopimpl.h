@@ -66,6 +66,7 @@ PETSC_INTERN PetscErrorCode FEGOpSetFromOptions_Private(FEGOp, PetscBool);
 PETSC_INTERN PetscErrorCode FEGOpIsStale_Private(FEGOp, FEGForm, PetscBool *);
 PETSC_INTERN PetscErrorCode FEGOpAssembleMat_Private(FEGOp, Mat);
 PETSC_INTERN PetscErrorCode FEGCreateOperator_Private(DM, FEGForm, const char[], FEGOpType, FEGPrecision, Mat *);
+PETSC_INTERN PetscErrorCode FEGCreateFormOperator_Private(DM, FEGForm, FEGPrecision, Mat *);
 
 /* ------------------------------------------------------------------------- Chebyshev inverse (chebyshev.c) */
 /* k steps of Chebyshev iteration with Jacobi for A x = b from x = 0 on an AIJ matrix of one process, each step one pass

@@ -83,18 +83,13 @@ static PetscErrorCode FEGDMOperatorPrecision(DM dm, FEGPrecision *precision)
 static PetscErrorCode FEGDMCreateMatrix_Private(DM dm, Mat *A)
 {
   FEGForm      form;
-  FEGOp        op;
   FEGPrecision precision;
-  const char  *prefix;
 
   PetscFunctionBegin;
   PetscCall(FEGDMGetForm(dm, &form));
   PetscCheck(form, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "No fegpu form on this DM");
   PetscCall(FEGDMOperatorPrecision(dm, &precision));
-  PetscCall(PetscObjectGetOptionsPrefix((PetscObject)form, &prefix));
-  PetscCall(FEGCreateOperator_Private(dm, form, prefix, NULL, precision, A));
-  PetscCall(FEGOperatorGetOp(*A, &op));
-  PetscCall(FEGOpViewFromOptions(op, NULL, "-feg_op_view"));
+  PetscCall(FEGCreateFormOperator_Private(dm, form, precision, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

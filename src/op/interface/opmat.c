@@ -186,15 +186,24 @@ static PetscErrorCode FEGOpCreateMat_Private(FEGOp op, Mat *A)
 @*/
 PetscErrorCode FEGCreateOperator(DM dm, FEGForm form, Mat *A)
 {
-  FEGOp       op;
-  const char *prefix;
-
   PetscFunctionBegin;
   PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
   PetscValidHeaderSpecific(form, FEG_FORM_CLASSID, 2);
   FEGAssertPointer(A, 3);
+  PetscCall(FEGCreateFormOperator_Private(dm, form, FEG_PRECISION_DOUBLE, A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* FEGCreateOperator() with the default precision of the element data given (p-multigrid's levels,
+   FEGDMSetMGPrecision()): the form's options, and -feg_op_view */
+PetscErrorCode FEGCreateFormOperator_Private(DM dm, FEGForm form, FEGPrecision precision, Mat *A)
+{
+  FEGOp       op;
+  const char *prefix;
+
+  PetscFunctionBegin;
   PetscCall(PetscObjectGetOptionsPrefix((PetscObject)form, &prefix));
-  PetscCall(FEGCreateOperator_Private(dm, form, prefix, NULL, FEG_PRECISION_DOUBLE, A));
+  PetscCall(FEGCreateOperator_Private(dm, form, prefix, NULL, precision, A));
   PetscCall(FEGOperatorGetOp(*A, &op));
   PetscCall(FEGOpViewFromOptions(op, NULL, "-feg_op_view"));
   PetscFunctionReturn(PETSC_SUCCESS);
