@@ -61,6 +61,10 @@ PETSC_INTERN PetscErrorCode FEGCitationsRegister(FEGCitation);
 /* text of any length (src/sys/interface/str.c) */
 PETSC_INTERN PetscErrorCode FEGStrAppendf(char **, const char[], ...) PETSC_ATTRIBUTE_FORMAT(2, 3);
 
+/* a setting kept on an object, else its option (src/sys/interface/setting.c) */
+PETSC_INTERN PetscErrorCode FEGObjectSetSetting_Private(PetscObject, PetscInt *, PetscEnum);
+PETSC_INTERN PetscErrorCode FEGObjectGetSetting_Private(PetscObject, PetscInt, const char[], const char *const[], PetscEnum *);
+
 /* ------------------------------------------------------------------------------------------------------ devices */
 /* fegpu runs on the GPU when the DM's vectors are CUDA vectors */
 PETSC_EXTERN PetscErrorCode FEGDMIsOnDevice(DM, PetscBool *);

@@ -33,8 +33,7 @@ PetscErrorCode FEGDMSetMGPrecision(DM dm, FEGPrecision precision)
   PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
   PetscValidLogicalCollectiveEnum(dm, precision, 2);
   PetscCheck(precision == FEG_PRECISION_DOUBLE || precision == FEG_PRECISION_SINGLE, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "Unknown precision %d; allowed: double, single", (int)precision);
-  if (FEGMGPrecisionId < 0) PetscCall(PetscObjectComposedDataRegister(&FEGMGPrecisionId));
-  PetscCall(PetscObjectComposedDataSetInt((PetscObject)dm, FEGMGPrecisionId, (PetscInt)precision + 1));
+  PetscCall(FEGObjectSetSetting_Private((PetscObject)dm, &FEGMGPrecisionId, (PetscEnum)precision));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -48,21 +47,11 @@ PetscErrorCode FEGDMSetMGPrecision(DM dm, FEGPrecision precision)
 @*/
 PetscErrorCode FEGDMGetMGPrecision(DM dm, FEGPrecision *precision)
 {
-  PetscInt  v   = 0;
-  PetscBool set = PETSC_FALSE;
-
   PetscFunctionBegin;
   PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
   FEGAssertPointer(precision, 2);
-  if (FEGMGPrecisionId >= 0) PetscCall(PetscObjectComposedDataGetInt((PetscObject)dm, FEGMGPrecisionId, v, set));
-  if (set && v > 0) *precision = (FEGPrecision)(v - 1);
-  else {
-    const char *prefix;
-
-    *precision = FEG_PRECISION_DOUBLE;
-    PetscCall(PetscObjectGetOptionsPrefix((PetscObject)dm, &prefix));
-    PetscCall(PetscOptionsGetEnum(((PetscObject)dm)->options, prefix, "-feg_mg_precision", FEGPrecisions, (PetscEnum *)precision, NULL));
-  }
+  *precision = FEG_PRECISION_DOUBLE;
+  PetscCall(FEGObjectGetSetting_Private((PetscObject)dm, FEGMGPrecisionId, "-feg_mg_precision", FEGPrecisions, (PetscEnum *)precision));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -70,13 +59,12 @@ PetscErrorCode FEGDMGetMGPrecision(DM dm, FEGPrecision *precision)
    other DM's the default */
 static PetscErrorCode FEGDMOperatorPrecision(DM dm, FEGPrecision *precision)
 {
-  PetscInt  level = 0;
-  PetscBool set   = PETSC_FALSE;
+  PetscBool level = PETSC_FALSE;
 
   PetscFunctionBegin;
   *precision = FEG_PRECISION_DOUBLE;
-  if (FEGMGLevelId >= 0) PetscCall(PetscObjectComposedDataGetInt((PetscObject)dm, FEGMGLevelId, level, set));
-  if (set && level) PetscCall(FEGDMGetMGPrecision(dm, precision));
+  PetscCall(FEGObjectGetSetting_Private((PetscObject)dm, FEGMGLevelId, NULL, NULL, (PetscEnum *)&level));
+  if (level) PetscCall(FEGDMGetMGPrecision(dm, precision));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -270,8 +258,7 @@ static PetscErrorCode FEGDMCoarsen_Private(DM dm, MPI_Comm comm, DM *dmc)
   PetscCall(FEGDMCoarsenOrder(dm, dmc));
   PetscCall(FEGDMSetForm(*dmc, form));
   PetscCall(FEGDMSetMGPrecision(*dmc, precision));
-  if (FEGMGLevelId < 0) PetscCall(PetscObjectComposedDataRegister(&FEGMGLevelId));
-  PetscCall(PetscObjectComposedDataSetInt((PetscObject)*dmc, FEGMGLevelId, 1));
+  PetscCall(FEGObjectSetSetting_Private((PetscObject)*dmc, &FEGMGLevelId, (PetscEnum)PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -35,8 +35,7 @@ PetscErrorCode FEGDMSetCoarsenOrder(DM dm, FEGCoarsenOrder type)
   PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
   PetscValidLogicalCollectiveEnum(dm, type, 2);
   PetscCheck(type == FEG_COARSEN_HALVE || type == FEG_COARSEN_DECREMENT, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "Coarsening %d is not one of FEG_COARSEN_HALVE, FEG_COARSEN_DECREMENT", (int)type);
-  if (FEGCoarsenOrderId < 0) PetscCall(PetscObjectComposedDataRegister(&FEGCoarsenOrderId));
-  PetscCall(PetscObjectComposedDataSetInt((PetscObject)dm, FEGCoarsenOrderId, (PetscInt)type + 1));
+  PetscCall(FEGObjectSetSetting_Private((PetscObject)dm, &FEGCoarsenOrderId, (PetscEnum)type));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -50,21 +49,11 @@ PetscErrorCode FEGDMSetCoarsenOrder(DM dm, FEGCoarsenOrder type)
 @*/
 PetscErrorCode FEGDMGetCoarsenOrder(DM dm, FEGCoarsenOrder *type)
 {
-  PetscInt  v   = 0;
-  PetscBool set = PETSC_FALSE;
-
   PetscFunctionBegin;
   PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
   FEGAssertPointer(type, 2);
-  if (FEGCoarsenOrderId >= 0) PetscCall(PetscObjectComposedDataGetInt((PetscObject)dm, FEGCoarsenOrderId, v, set));
-  if (set && v > 0) *type = (FEGCoarsenOrder)(v - 1);
-  else {
-    const char *prefix;
-
-    *type = FEG_COARSEN_HALVE;
-    PetscCall(PetscObjectGetOptionsPrefix((PetscObject)dm, &prefix));
-    PetscCall(PetscOptionsGetEnum(((PetscObject)dm)->options, prefix, "-feg_coarsen_order", FEGCoarsenOrders, (PetscEnum *)type, NULL));
-  }
+  *type = FEG_COARSEN_HALVE;
+  PetscCall(FEGObjectGetSetting_Private((PetscObject)dm, FEGCoarsenOrderId, "-feg_coarsen_order", FEGCoarsenOrders, (PetscEnum *)type));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
