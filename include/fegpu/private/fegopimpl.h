@@ -77,6 +77,7 @@ typedef struct {
   PetscObjectState dstate;
   PetscReal        theta;    /* centre of the eigenvalue interval of D^{-1} A: d_0 = D^{-1} b / theta */
   PetscInt         its;      /* steps */
+  PetscInt         nnz;      /* the matrix's entries (its pattern is fixed) */
   PetscReal       *c1, *c2;  /* d_{k+1} = c1[k] d_k + c2[k] D^{-1} r_{k+1}, k = 0 .. its-2 */
   PetscScalar     *r, *d[2]; /* host work: residual, two directions */
   PetscLogDouble   flops;    /* of one product */

@@ -130,7 +130,7 @@ PetscErrorCode FEGCreateChebyshevInverse(Mat A, PetscReal emin, PetscReal emax, 
   FEGCheby   *c;
   PetscMPIInt size;
   PetscBool   aij;
-  PetscInt    m, n, nnz;
+  PetscInt    m, n;
   MatInfo     info;
   VecType     vtype;
   MPI_Comm    comm;
@@ -171,8 +171,8 @@ PetscErrorCode FEGCreateChebyshevInverse(Mat A, PetscReal emin, PetscReal emax, 
     }
   }
   PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
-  nnz      = (PetscInt)info.nz_used;
-  c->flops = (PetscLogDouble)(its - 1) * (2.0 * nnz + 6.0 * n) + 2.0 * n;
+  c->nnz   = (PetscInt)info.nz_used;
+  c->flops = (PetscLogDouble)(its - 1) * (2.0 * c->nnz + 6.0 * n) + 2.0 * n;
   PetscCall(MatCreateVecs(A, &c->dinv, NULL));
   PetscCall(MatCreateShell(comm, n, n, n, n, c, S));
   PetscCall(VecGetType(c->dinv, &vtype));

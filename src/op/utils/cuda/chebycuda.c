@@ -29,7 +29,7 @@ PetscErrorCode FEGChebyApply_CUDA(FEGCheby *c, Vec b, Vec x)
   const PetscScalar *ba, *di, *a;
   PetscScalar       *xa;
   const int         *ia, *ja;
-  PetscInt           n, nz;
+  PetscInt           n;
   PetscBool          cusparse;
 
   PetscFunctionBegin;
@@ -51,12 +51,6 @@ PetscErrorCode FEGChebyApply_CUDA(FEGCheby *c, Vec b, Vec x)
   PetscCall(VecCUDAGetArrayRead(b, &ba));
   PetscCall(VecCUDAGetArrayRead(c->dinv, &di));
   PetscCall(VecCUDAGetArrayWrite(x, &xa));
-  {
-    MatInfo info;
-
-    PetscCall(MatGetInfo(c->A, MAT_LOCAL, &info));
-    nz = (PetscInt)info.nz_used;
-  }
   d.n    = (int)n;
   d.ia   = ia;
   d.ja   = ja;
@@ -67,7 +61,7 @@ PetscErrorCode FEGChebyApply_CUDA(FEGCheby *c, Vec b, Vec x)
   d.d1   = w->d1;
   /* threads per row: about half a row's entries, a power of two up to a warp */
   d.lanes = 1;
-  while (d.lanes < 32 && 2 * d.lanes * n < nz) d.lanes *= 2;
+  while (d.lanes < 32 && 2 * d.lanes * n < c->nnz) d.lanes *= 2;
   PetscCall(PetscLogGpuTimeBegin());
   PetscCall(FEGDevChebyApply(&d, ba, xa, (int)c->its, c->theta, c->c1, c->c2));
   PetscCall(PetscLogGpuTimeEnd());
