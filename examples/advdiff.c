@@ -175,23 +175,31 @@ static PetscErrorCode CreateOp(DM dm, const PetscScalar C[16], PetscScalar adv, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* with device vectors, a solve's device work finished before it is timed: Chebyshev never waits for the device, so its
+   kernels would otherwise be counted in whatever waits next (the diffusion solves). Host runs leave the device alone:
+   with a CUDA PETSc, a device context on every rank made them about 2x slower */
+static PetscErrorCode WaitForDevice(PetscBool device)
+{
+  PetscDeviceContext dctx;
+
+  PetscFunctionBegin;
+  if (device) {
+    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+    PetscCall(PetscDeviceContextSynchronize(dctx));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode Solve(KSP ksp, Vec b, Vec x, PetscBool device, PetscInt *its, PetscLogDouble *t)
 {
   PetscInt           n;
   PetscLogDouble     t0, t1;
   KSPConvergedReason reason;
-  PetscDeviceContext dctx;
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
   PetscCall(KSPSolve(ksp, b, x));
-  /* with device vectors, the solve's device work finished before it is timed: Chebyshev never waits for the device,
-     so its kernels would otherwise be counted in whatever waits next (the diffusion solves). Host runs leave the
-     device alone: with a CUDA PETSc, a device context on every rank made them about 2x slower */
-  if (device) {
-    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-    PetscCall(PetscDeviceContextSynchronize(dctx));
-  }
+  PetscCall(WaitForDevice(device));
   PetscCall(PetscTime(&t1));
   PetscCall(KSPGetConvergedReason(ksp, &reason));
   PetscCheck(reason > 0, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "The solve did not converge: %s", KSPConvergedReasons[reason]);
@@ -219,16 +227,12 @@ static PetscInt ChebyshevSteps(void)
 /* a mass solve by FEGCreateChebyshevInverse()'s fixed steps, timed as Solve() times a KSP's */
 static PetscErrorCode ApplyInverse(Mat Minv, PetscInt steps, Vec b, Vec x, PetscBool device, PetscInt *its, PetscLogDouble *t)
 {
-  PetscLogDouble     t0, t1;
-  PetscDeviceContext dctx;
+  PetscLogDouble t0, t1;
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
   PetscCall(MatMult(Minv, b, x));
-  if (device) {
-    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-    PetscCall(PetscDeviceContextSynchronize(dctx));
-  }
+  PetscCall(WaitForDevice(device));
   PetscCall(PetscTime(&t1));
   *its += steps;
   *t += t1 - t0;
