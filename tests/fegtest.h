@@ -376,6 +376,27 @@ static inline PetscErrorCode fegtest_dm_solve(DM dm, const char *prefix, const c
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The operator of type (NULL: the default, addto) of m(u, v), plus grad u . grad v when stiff, on a box of 6 cells a
+   side perturbed by 0.2, with vectors of type vt */
+static inline PetscErrorCode fegtest_massstiff_operator(DMPolytopeType ct, PetscInt order, PetscBool stiff, const char *type, VecType vt, DM *dm, Mat *A)
+{
+  const PetscScalar s     = stiff ? 1.0 : 0.0;
+  const PetscScalar C[16] = {1.0, 0, 0, 0, 0, s, 0, 0, 0, 0, s, 0, 0, 0, 0, s};
+  FEGForm           form;
+
+  PetscFunctionBegin;
+  PetscCall(fegtest_box(PETSC_COMM_WORLD, ct, (PetscInt[]){6, 6, 6}, 0.2, order, PETSC_TRUE, PETSC_FALSE, dm));
+  PetscCall(DMSetVecType(*dm, vt));
+  PetscCall(FEGFormCreate(PETSC_COMM_WORLD, &form));
+  PetscCall(FEGFormSetConstant(form, C, NULL));
+  PetscCall(FEGFormSetOptionsPrefix(form, "ms_"));
+  if (type) PetscCall(PetscOptionsSetValue(NULL, "-ms_feg_op_type", type));
+  PetscCall(FEGCreateOperator(*dm, form, A));
+  PetscCall(PetscOptionsClearValue(NULL, "-ms_feg_op_type"));
+  PetscCall(FEGFormDestroy(&form));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* p-multigrid's level options under the KSP prefix mg_ (set), or their removal: Chebyshev-Jacobi smoothing, one GAMG
    V-cycle on the order-1 level; the levels are PCMG's default for a DM with a form, one per order */
 static inline PetscErrorCode fegtest_pmg_options(PetscBool set)
