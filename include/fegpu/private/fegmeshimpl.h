@@ -43,6 +43,7 @@ PETSC_INTERN void              FEGBoxSplitHexahedron(const PetscInt[], PetscInt[
 PETSC_INTERN void              FEGBoxSplitPrism(const PetscInt[], PetscInt[]);
 PETSC_INTERN PetscErrorCode    FEGMeshReadFile_Private(MPI_Comm, const char[], DM *);
 PETSC_EXTERN PetscErrorCode    FEGPlexCreateFromCellList(MPI_Comm, const FEGCellInfo *, PetscInt, PetscInt, const PetscInt[], const PetscReal[], const char[], DM *);
+PETSC_INTERN PetscErrorCode    FEGPlexCreateFromCellList_Private(MPI_Comm, const FEGCellInfo *, PetscInt, PetscInt, const PetscInt[], const PetscReal[], const char[], const unsigned char[], DM *);
 PETSC_EXTERN PetscErrorCode    FEGPlexLabelComplete(DM, DMLabel);
 PETSC_INTERN PetscErrorCode    FEGMeshDistribute_Private(DM *, const char[], PetscBool);
 PETSC_INTERN PetscErrorCode    FEGMeshRefineFromOptions_Private(DM *, PetscBool, PetscInt *);

@@ -1,4 +1,5 @@
 #include <fegpu/private/fegmeshimpl.h>
+#include <petscsf.h>
 
 /* Deterministic value in [-1/2, 1/2) from a vertex number, so serial and parallel meshes are identical */
 static PetscReal FEGHashUnit(PetscInt v, PetscInt d)
@@ -88,27 +89,318 @@ void FEGBoxSplitTetrahedron(const PetscInt c[], PetscInt cells[])
   }
 }
 
-/* The cell-vertex list of the box: cell->boxCells cells in each of the n[0] x n[1] (x n[2]) squares (cubes) */
-static PetscErrorCode FEGBoxCells(MPI_Comm comm, const FEGCellInfo *cell, const PetscInt n[], PetscInt *numCells, PetscInt **cells)
+/* The box's squares (cubes) split into p[0] x p[1] x p[2] blocks, one per process: along direction d block a holds the
+   squares [a n[d] / p[d], (a + 1) n[d] / p[d]). Everything about another process's block is computed, not sent. */
+typedef struct {
+  PetscInt dim, n[3], p[3];
+} FEGBoxPartition;
+
+static inline PetscInt FEGBoxPartStart(const FEGBoxPartition *bp, PetscInt d, PetscInt a)
 {
-  const PetscInt   nx = n[0], ny = n[1], nz = cell->dim == 3 ? n[2] : 1, per = cell->boxCells * cell->nverts;
-  const PetscInt64 nc = (PetscInt64)nx * ny * nz * cell->boxCells;
-  PetscInt        *cl;
+  return (PetscInt)((PetscInt64)a * bp->n[d] / bp->p[d]);
+}
+
+/* the block along d that holds square i */
+static inline PetscInt FEGBoxPartOf(const FEGBoxPartition *bp, PetscInt d, PetscInt i)
+{
+  return (PetscInt)(((PetscInt64)(i + 1) * bp->p[d] - 1) / bp->n[d]);
+}
+
+/* the squares [lo[d], hi[d]) of process r */
+static void FEGBoxBlock(const FEGBoxPartition *bp, PetscInt r, PetscInt lo[3], PetscInt hi[3])
+{
+  const PetscInt a[3] = {r % bp->p[0], (r / bp->p[0]) % bp->p[1], r / (bp->p[0] * bp->p[1])};
+
+  for (PetscInt d = 0; d < 3; d++) {
+    lo[d] = FEGBoxPartStart(bp, d, a[d]);
+    hi[d] = FEGBoxPartStart(bp, d, a[d] + 1);
+  }
+}
+
+/* The process grid: the factorisation of size whose largest block has the fewest squares, then the fewest squares' faces
+   between blocks (what DMDA chooses for a structured grid); blocks are empty only with more processes than squares */
+static void FEGBoxPartitionCreate(PetscInt dim, const PetscInt n[], PetscMPIInt size, FEGBoxPartition *bp)
+{
+  PetscInt64 best[2] = {-1, -1}; /* none yet */
+
+  bp->dim = dim;
+  for (PetscInt d = 0; d < 3; d++) {
+    bp->n[d] = d < dim ? n[d] : 1;
+    bp->p[d] = 1;
+  }
+  for (PetscInt a = 1; a <= size; a++) {
+    if (size % a) continue;
+    for (PetscInt b = 1; b <= size / a; b++) {
+      const PetscInt q[3] = {a, b, size / a / b};
+      PetscInt64     load = 1, area = 0;
+
+      if ((size / a) % b || (dim == 2 && q[2] != 1)) continue;
+      for (PetscInt d = 0; d < dim; d++) {
+        PetscInt64 between = q[d] - 1;
+
+        load *= (bp->n[d] + q[d] - 1) / q[d];
+        for (PetscInt e = 0; e < dim; e++)
+          if (e != d) between *= bp->n[e];
+        area += between;
+      }
+      if (best[0] < 0 || load < best[0] || (load == best[0] && area < best[1])) {
+        best[0] = load;
+        best[1] = area;
+        for (PetscInt d = 0; d < 3; d++) bp->p[d] = q[d];
+      }
+    }
+  }
+}
+
+/* the process that owns vertex ijk (the lowest of those whose squares touch it) and its point number there */
+static void FEGBoxVertexOwner(const FEGBoxPartition *bp, const FEGCellInfo *cell, const PetscInt ijk[3], PetscInt *owner, PetscInt *point)
+{
+  PetscInt a[3], lo[3], hi[3], nc = cell->boxCells, v = 0;
+
+  /* the lowest block along each direction among the squares at ijk, which are ijk - 1 and ijk */
+  for (PetscInt d = 0; d < 3; d++) a[d] = FEGBoxPartOf(bp, d, ijk[d] > 0 ? ijk[d] - 1 : 0);
+  *owner = a[0] + bp->p[0] * (a[1] + bp->p[1] * a[2]);
+  FEGBoxBlock(bp, *owner, lo, hi);
+  for (PetscInt d = 0; d < bp->dim; d++) nc *= hi[d] - lo[d];
+  for (PetscInt d = bp->dim - 1; d >= 0; d--) v = v * (hi[d] - lo[d] + 1) + ijk[d] - lo[d];
+  *point = nc + v;
+}
+
+typedef struct {
+  PetscInt rank, index, local;
+} FEGRootLeaf;
+
+static int FEGRootCompare(const void *a, const void *b)
+{
+  const FEGRootLeaf *x = (const FEGRootLeaf *)a, *y = (const FEGRootLeaf *)b;
+
+  if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+  return x->index < y->index ? -1 : (x->index > y->index ? 1 : 0);
+}
+
+/* The cones of the shared edges and faces in their owners' order. Each process interpolated its block alone, so a
+   shared point's cone may list the same points in another order than on its owner, and then the dofs of a section on
+   it would be matched in another order (what DMPlexCheckInterfaceCones() checks). The owners send each cone as owner
+   numbers; a leaf whose cone differs is turned by DMPlexOrientPoint(), which also corrects its use in its supports. */
+static PetscErrorCode FEGBoxOrientInterface(DM dm)
+{
+  PetscSF            sf;
+  const PetscInt    *ilocal;
+  const PetscSFNode *iremote;
+  PetscInt           nroots, nleaves;
+  PetscSFNode       *rc[4], *lc[4];
+  FEGRootLeaf       *byroot;
+  PetscMPIInt        rank;
 
   PetscFunctionBegin;
-  PetscCheck(nc * cell->nverts <= PETSC_MAX_INT, comm, PETSC_ERR_ARG_OUTOFRANGE, "A box of %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " has %" PetscInt64_FMT " %s, whose %" PetscInt64_FMT " vertex numbers exceed the %d a 32-bit PetscInt can index; use fewer faces or a PETSc configured --with-64-bit-indices", nx, ny, nz, nc,
-             cell->plural, nc * cell->nverts, PETSC_MAX_INT);
-  *numCells = (PetscInt)nc;
-  PetscCall(PetscMalloc1((size_t)nc * cell->nverts, &cl));
-  for (PetscInt k = 0; k < nz; k++)
-    for (PetscInt j = 0; j < ny; j++)
-      for (PetscInt i = 0; i < nx; i++) {
-        PetscInt corner[8];
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)dm), &rank));
+  PetscCall(DMGetPointSF(dm, &sf));
+  PetscCall(PetscSFGetGraph(sf, &nroots, &nleaves, &ilocal, &iremote));
+  /* the leaves by their root (rank, index), to find a local point from its owner's number */
+  PetscCall(PetscMalloc1(nleaves, &byroot));
+  for (PetscInt l = 0; l < nleaves; l++) {
+    byroot[l].rank  = iremote[l].rank;
+    byroot[l].index = iremote[l].index;
+    byroot[l].local = ilocal[l];
+  }
+  qsort(byroot, (size_t)nleaves, sizeof(*byroot), FEGRootCompare);
+  for (PetscInt k = 0; k < 4; k++) PetscCall(PetscMalloc2(nroots, &rc[k], nroots, &lc[k]));
+  /* every point's cone in owner numbers (-1 past its size, and for points without a cone of two or more) */
+  for (PetscInt p = 0; p < nroots; p++) {
+    const PetscInt *cone;
+    PetscInt        n;
 
-        for (PetscInt b = 0; b < 8; b++) corner[b] = (i + (b & 1)) + (nx + 1) * ((j + ((b >> 1) & 1)) + (ny + 1) * (k + ((b >> 2) & 1)));
-        (*cell->boxSplit)(corner, &cl[((size_t)(k * ny + j) * nx + i) * per]);
+    PetscCall(DMPlexGetConeSize(dm, p, &n));
+    PetscCall(DMPlexGetCone(dm, p, &cone));
+    for (PetscInt k = 0; k < 4; k++) {
+      rc[k][p].rank = rc[k][p].index = -1;
+      lc[k][p].rank = lc[k][p].index = -1;
+      if (n < 2 || k >= n) continue;
+      {
+        PetscInt l;
+
+        PetscCall(PetscFindInt(cone[k], nleaves, ilocal, &l));
+        if (l < 0) {
+          rc[k][p].rank  = rank;
+          rc[k][p].index = cone[k];
+        } else rc[k][p] = iremote[l];
       }
-  *cells = cl;
+    }
+  }
+  for (PetscInt k = 0; k < 4; k++) PetscCall(PetscSFBcastBegin(sf, MPIU_2INT, rc[k], lc[k], MPI_REPLACE));
+  for (PetscInt k = 0; k < 4; k++) PetscCall(PetscSFBcastEnd(sf, MPIU_2INT, rc[k], lc[k], MPI_REPLACE));
+  for (PetscInt l = 0; l < nleaves; l++) {
+    const PetscInt  p = ilocal[l];
+    const PetscInt *cone;
+    PetscInt        n, want[4], o;
+    PetscBool       same = PETSC_TRUE;
+    DMPolytopeType  ct;
+
+    if (lc[0][p].rank < 0) continue;
+    PetscCall(DMPlexGetConeSize(dm, p, &n));
+    for (PetscInt k = 0; k < n; k++) same = (PetscBool)(same && lc[k][p].rank == rc[k][p].rank && lc[k][p].index == rc[k][p].index);
+    if (same) continue;
+    /* the owner's order in local points */
+    for (PetscInt k = 0; k < n; k++) {
+      if (lc[k][p].rank == rank) want[k] = lc[k][p].index;
+      else {
+        const FEGRootLeaf  q = {lc[k][p].rank, lc[k][p].index, -1};
+        const FEGRootLeaf *f = (const FEGRootLeaf *)bsearch(&q, byroot, (size_t)nleaves, sizeof(*byroot), FEGRootCompare);
+
+        PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Point %" PetscInt_FMT ": cone point (%" PetscInt_FMT ", %" PetscInt_FMT ") of its owner is not shared here", p, lc[k][p].rank, lc[k][p].index);
+        want[k] = f->local;
+      }
+    }
+    PetscCall(DMPlexGetCellType(dm, p, &ct));
+    PetscCall(DMPlexGetCone(dm, p, &cone));
+    PetscCall(DMPolytopeGetOrientation(ct, cone, want, &o));
+    PetscCall(DMPlexOrientPoint(dm, p, o));
+  }
+  for (PetscInt k = 0; k < 4; k++) PetscCall(PetscFree2(rc[k], lc[k]));
+  PetscCall(PetscFree(byroot));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The point SF of a box built block by block: the shared vertices from the block layout, then PETSc's
+   DMPlexInterpolatePointSF() for the edges and faces between them (one level at a time, as DMPlexInterpolate() calls it;
+   it looks leaves up by bisection, so each SF it gets has its leaves sorted) */
+static PetscErrorCode FEGBoxPointSF(DM dm, const FEGBoxPartition *bp, const FEGCellInfo *cell, const PetscInt lo[], const PetscInt hi[], PetscInt numCells)
+{
+  MPI_Comm           comm = PetscObjectComm((PetscObject)dm);
+  PetscMPIInt        rank;
+  PetscInt           pEnd, nl = 0, nvl = 1, ext[3], *ilocal, eStart, nl1;
+  PetscSFNode       *iremote;
+  PetscSF            sf, esf;
+  const PetscInt    *il1;
+  const PetscSFNode *ir1;
+  DM                 cdm;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(DMPlexGetChart(dm, NULL, &pEnd));
+  for (PetscInt d = 0; d < 3; d++) {
+    ext[d] = d < bp->dim ? hi[d] - lo[d] + 1 : 1;
+    nvl *= ext[d];
+  }
+  if (!numCells) nvl = 0;
+  PetscCall(PetscMalloc1(nvl, &ilocal));
+  PetscCall(PetscMalloc1(nvl, &iremote));
+  for (PetscInt v = 0; v < nvl; v++) {
+    const PetscInt ijk[3] = {lo[0] + v % ext[0], lo[1] + (v / ext[0]) % ext[1], lo[2] + v / (ext[0] * ext[1])};
+    PetscInt       owner, point;
+
+    FEGBoxVertexOwner(bp, cell, ijk, &owner, &point);
+    if (owner == rank) continue;
+    ilocal[nl]        = numCells + v;
+    iremote[nl].rank  = owner;
+    iremote[nl].index = point;
+    nl++;
+  }
+  PetscCall(PetscSFCreate(comm, &sf));
+  PetscCall(PetscSFSetGraph(sf, pEnd, nl, ilocal, PETSC_OWN_POINTER, iremote, PETSC_OWN_POINTER));
+  PetscCall(DMSetPointSF(dm, sf));
+  /* vertices -> edges (3D) or faces (2D) */
+  PetscCall(DMPlexInterpolatePointSF(dm, sf));
+  PetscCall(PetscSFDestroy(&sf));
+  if (bp->dim == 3) {
+    PetscInt     nl2, ne = 0, n = 0;
+    PetscInt    *el, *fl;
+    PetscSFNode *er, *fr;
+
+    /* edges -> faces: from an SF of the edges alone (PETSc's routine would claim the edges again from the vertices) */
+    PetscCall(DMPlexGetDepthStratum(dm, 1, &eStart, NULL));
+    PetscCall(DMGetPointSF(dm, &sf));
+    PetscCall(PetscObjectReference((PetscObject)sf)); /* its graph is read after the DM has the next one */
+    PetscCall(PetscSFGetGraph(sf, NULL, &nl1, &il1, &ir1));
+    PetscCall(PetscMalloc1(nl1, &el));
+    PetscCall(PetscMalloc1(nl1, &er));
+    for (PetscInt l = 0; l < nl1; l++)
+      if (il1[l] >= eStart) {
+        el[ne]   = il1[l];
+        er[ne++] = ir1[l];
+      }
+    PetscCall(PetscSFCreate(comm, &esf));
+    PetscCall(PetscSFSetGraph(esf, pEnd, ne, el, PETSC_OWN_POINTER, er, PETSC_OWN_POINTER));
+    PetscCall(DMPlexInterpolatePointSF(dm, esf));
+    PetscCall(PetscSFDestroy(&esf));
+    /* all of them, sorted: vertices, then faces, then edges (the chart's order) */
+    PetscCall(DMGetPointSF(dm, &esf));
+    PetscCall(PetscSFGetGraph(esf, NULL, &nl2, (const PetscInt **)&el, (const PetscSFNode **)&er));
+    PetscCall(PetscMalloc1(nl + nl2, &fl));
+    PetscCall(PetscMalloc1(nl + nl2, &fr));
+    PetscCheck(nl1 - ne == nl, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The point SF has %" PetscInt_FMT " vertices, expected %" PetscInt_FMT, nl1 - ne, nl);
+    for (PetscInt l = 0; l < nl1; l++)
+      if (il1[l] < eStart) {
+        fl[n]   = il1[l];
+        fr[n++] = ir1[l];
+      }
+    for (PetscInt pass = 0; pass < 2; pass++)
+      for (PetscInt l = 0; l < nl2; l++)
+        if ((el[l] < eStart) == (pass == 0)) {
+          fl[n]   = el[l];
+          fr[n++] = er[l];
+        }
+    PetscCall(PetscSFDestroy(&sf));
+    PetscCall(PetscSFCreate(comm, &sf));
+    PetscCall(PetscSFSetGraph(sf, pEnd, n, fl, PETSC_OWN_POINTER, fr, PETSC_OWN_POINTER));
+    PetscCall(DMSetPointSF(dm, sf));
+    PetscCall(PetscSFDestroy(&sf));
+  }
+  PetscCall(FEGBoxOrientInterface(dm));
+  PetscCall(DMGetPointSF(dm, &sf));
+  PetscCall(DMGetCoordinateDM(dm, &cdm));
+  PetscCall(DMSetPointSF(cdm, sf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* This process's block of the box: its cells (those of the squares that touch another block last, so that the
+   operators' elements that touch no ghost point form a prefix), its vertices in the block's lexicographic order with
+   their coordinates, and which sides of the box each vertex lies on (bit 2d: lower side along d, 2d + 1: upper) */
+static PetscErrorCode FEGBoxBlockCells(const FEGBoxPartition *bp, const FEGCellInfo *cell, const PetscInt lo[], const PetscInt hi[], const PetscReal blo[], const PetscReal bhi[], PetscReal perturb, PetscInt *numCells, PetscInt **cells, PetscInt *numVertices, PetscReal **coords, unsigned char **vmask)
+{
+  const PetscInt dim = bp->dim, per = cell->boxCells * cell->nverts;
+  PetscInt       ext[3], ns = 1, nv = 1, c = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < 3; d++) {
+    ext[d] = d < dim ? hi[d] - lo[d] + 1 : 1;
+    ns *= hi[d] - lo[d];
+    nv *= ext[d];
+  }
+  if (!ns) nv = 0;
+  *numCells    = ns * cell->boxCells;
+  *numVertices = nv;
+  PetscCall(PetscMalloc1((size_t)ns * per, cells));
+  PetscCall(PetscMalloc1((size_t)nv * dim, coords));
+  PetscCall(PetscMalloc1(nv, vmask));
+  for (PetscInt pass = 0; pass < 2; pass++)
+    for (PetscInt k = lo[2]; k < hi[2]; k++)
+      for (PetscInt j = lo[1]; j < hi[1]; j++)
+        for (PetscInt i = lo[0]; i < hi[0]; i++) {
+          const PetscInt ijk[3]    = {i, j, k};
+          PetscInt       corner[8] = {0}, touches = 0;
+
+          for (PetscInt d = 0; d < dim; d++) touches |= (ijk[d] == lo[d] && lo[d] > 0) || (ijk[d] + 1 == hi[d] && hi[d] < bp->n[d]);
+          if (touches != pass) continue;
+          for (PetscInt b = 0; b < (1 << dim); b++) corner[b] = (i - lo[0] + (b & 1)) + ext[0] * ((j - lo[1] + ((b >> 1) & 1)) + ext[1] * (k - lo[2] + ((b >> 2) & 1)));
+          (*cell->boxSplit)(corner, &(*cells)[(size_t)c * per]);
+          c++;
+        }
+  for (PetscInt v = 0; v < nv; v++) {
+    const PetscInt ijk[3] = {lo[0] + v % ext[0], lo[1] + (v / ext[0]) % ext[1], lo[2] + v / (ext[0] * ext[1])};
+    /* the global number, which the perturbation hashes, so that every partition gives the same mesh */
+    const PetscInt g = ijk[0] + (bp->n[0] + 1) * (ijk[1] + (bp->n[1] + 1) * ijk[2]);
+
+    (*vmask)[v] = 0;
+    for (PetscInt d = 0; d < dim; d++) {
+      const PetscBool interior = (PetscBool)(ijk[d] > 0 && ijk[d] < bp->n[d]);
+      const PetscReal h        = (bhi[d] - blo[d]) / bp->n[d];
+
+      (*coords)[v * dim + d] = blo[d] + ijk[d] * h + (interior ? perturb * h * FEGHashUnit(g, d) : 0.0);
+      if (ijk[d] == 0) (*vmask)[v] |= (unsigned char)(1 << (2 * d));
+      if (ijk[d] == bp->n[d]) (*vmask)[v] |= (unsigned char)(1 << (2 * d + 1));
+    }
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -133,14 +425,27 @@ static PetscErrorCode FEGBoxCells(MPI_Comm comm, const FEGCellInfo *cell, const 
   Notes:
   PETSc's own DMPlexCreateBoxMesh() needs a mesh generator for simplices; this builds the cell list itself.
 
+  Each process builds only its own block of the box: the squares (cubes) are split into one block per process, a
+  process grid chosen as DMDA chooses one (the largest block as small as it can be, then the least area between
+  blocks). The point SF is computed from the block layout for the vertices and by DMPlexInterpolatePointSF() for the
+  edges and faces, so no process holds more than its part and nothing global is sent. In each block the cells of the
+  cubes that touch another block come last. The mesh is the same for every number of processes: the same cells,
+  vertices and coordinates (the perturbation hashes a vertex's global number), and the same "marker" label. The
+  partitioner options (-petscpartitioner_type) are not read: they apply to meshes read from files.
+
   Level: beginner
+
+.seealso: FEGCreateMeshFromOptions()
 @*/
 PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt faces[], const PetscReal lower[], const PetscReal upper[], PetscReal perturb, DM *dm)
 {
   PetscMPIInt        rank, size;
-  PetscInt           dim, numCells = 0, numVertices = 0, n[3] = {1, 1, 1}, *cells = NULL;
-  PetscReal         *coords = NULL, lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+  PetscInt           dim, numCells = 0, numVertices = 0, n[3] = {1, 1, 1}, *cells = NULL, lo[3], hi[3];
+  PetscReal         *coords = NULL, blo[3] = {0, 0, 0}, bhi[3] = {1, 1, 1};
+  unsigned char     *vmask = NULL;
   const FEGCellInfo *cell;
+  FEGBoxPartition    bp;
+  PetscInt64         nc;
 
   PetscFunctionBegin;
   FEGAssertPointer(dm, 7);
@@ -150,41 +455,30 @@ PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt
   for (PetscInt d = 0; d < dim; d++) {
     n[d] = faces ? faces[d] : 2;
     PetscCheck(n[d] >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "Number of faces %" PetscInt_FMT " in direction %" PetscInt_FMT " must be at least 1", n[d], d);
-    if (lower) lo[d] = lower[d];
-    if (upper) hi[d] = upper[d];
-    PetscCheck(hi[d] > lo[d], comm, PETSC_ERR_ARG_OUTOFRANGE, "Upper bound %g must exceed lower bound %g in direction %" PetscInt_FMT, (double)hi[d], (double)lo[d], d);
+    if (lower) blo[d] = lower[d];
+    if (upper) bhi[d] = upper[d];
+    PetscCheck(bhi[d] > blo[d], comm, PETSC_ERR_ARG_OUTOFRANGE, "Upper bound %g must exceed lower bound %g in direction %" PetscInt_FMT, (double)bhi[d], (double)blo[d], d);
   }
   PetscCheck(perturb >= 0.0 && perturb < 0.5, comm, PETSC_ERR_ARG_OUTOFRANGE, "Perturbation %g must be in [0, 0.5) so no cell inverts", (double)perturb);
+  nc = (PetscInt64)n[0] * n[1] * n[2] * cell->boxCells;
+  /* the mesh's points are numbered by PetscInt, across processes too (sections, global vectors) */
+  PetscCheck(nc * cell->nverts <= PETSC_MAX_INT, comm, PETSC_ERR_ARG_OUTOFRANGE, "A box of %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " has %" PetscInt64_FMT " %s, whose %" PetscInt64_FMT " vertex numbers exceed the %d a 32-bit PetscInt can index; use fewer faces or a PETSc configured --with-64-bit-indices", n[0], n[1], dim == 3 ? n[2] : 1, nc,
+             cell->plural, nc * cell->nverts, PETSC_MAX_INT);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(PetscLogEventBegin(FEG_BoxMesh, 0, 0, 0, 0));
-  if (rank == 0) {
-    const PetscInt nz = dim == 3 ? n[2] : 0;
-
-    PetscCall(FEGBoxCells(comm, cell, n, &numCells, &cells));
-    numVertices = (n[0] + 1) * (n[1] + 1) * (nz + 1);
-    PetscCall(PetscMalloc1(numVertices * dim, &coords));
-    for (PetscInt k = 0; k <= nz; k++) {
-      for (PetscInt j = 0; j <= n[1]; j++) {
-        for (PetscInt i = 0; i <= n[0]; i++) {
-          const PetscInt v = i + (n[0] + 1) * (j + (n[1] + 1) * k), ijk[3] = {i, j, k};
-
-          for (PetscInt d = 0; d < dim; d++) {
-            const PetscBool interior = (PetscBool)(ijk[d] > 0 && ijk[d] < n[d]);
-            const PetscReal h        = (hi[d] - lo[d]) / n[d];
-
-            coords[v * dim + d] = lo[d] + ijk[d] * h + (interior ? perturb * h * FEGHashUnit(v, d) : 0.0);
-          }
-        }
-      }
-    }
-  }
+  FEGBoxPartitionCreate(dim, n, size, &bp);
+  FEGBoxBlock(&bp, rank, lo, hi);
+  PetscCall(FEGBoxBlockCells(&bp, cell, lo, hi, blo, bhi, perturb, &numCells, &cells, &numVertices, &coords, &vmask));
   /* interpolated directly (PETSc's DMPlexInterpolate() took 10 s for 1M hexahedra) */
-  PetscCall(FEGPlexCreateFromCellList(comm, cell, numCells, numVertices, cells, coords, "marker", dm));
+  PetscCall(FEGPlexCreateFromCellList_Private(comm, cell, numCells, numVertices, cells, coords, "marker", vmask, dm));
   PetscCall(PetscFree(cells));
   PetscCall(PetscFree(coords));
+  PetscCall(PetscFree(vmask));
+  if (size > 1) PetscCall(FEGBoxPointSF(*dm, &bp, cell, lo, hi, numCells));
   PetscCall(PetscLogEventEnd(FEG_BoxMesh, 0, 0, 0, 0));
-  PetscCall(FEGMeshDistribute_Private(dm, NULL, PETSC_TRUE));
+  /* distributed already: DMSetFromOptions() must not partition it again (it would by default) */
+  PetscCall(DMPlexDistributeSetDefault(*dm, PETSC_FALSE));
   PetscCall(PetscObjectSetName((PetscObject)*dm, "Mesh"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -356,6 +356,15 @@ static PetscErrorCode FEGLabelSetStratumRange(DMLabel label, PetscInt value, Pet
 @*/
 PetscErrorCode FEGPlexCreateFromCellList(MPI_Comm comm, const FEGCellInfo *cell, PetscInt numCells, PetscInt numVertices, const PetscInt cells[], const PetscReal coords[], const char boundary[], DM *dm)
 {
+  PetscFunctionBegin;
+  PetscCall(FEGPlexCreateFromCellList_Private(comm, cell, numCells, numVertices, cells, coords, boundary, NULL, dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* FEGPlexCreateFromCellList(); with vmask, a face of one cell is marked only if its vertices' masks share a bit (a
+   process's part of a box marks the faces on the box's sides, not those it shares with another process) */
+PetscErrorCode FEGPlexCreateFromCellList_Private(MPI_Comm comm, const FEGCellInfo *cell, PetscInt numCells, PetscInt numVertices, const PetscInt cells[], const PetscReal coords[], const char boundary[], const unsigned char vmask[], DM *dm)
+{
   const PetscInt      dim = cell->dim, nf = cell->faces.nfaces;
   const FEGCellFaces *cf      = &cell->faces;
   PetscInt            foff[7] = {0}, nraw = numCells * nf, nfaces = 0, nedges = 0, *fid, *ffirst, *fnum, *fsize;
@@ -542,6 +551,14 @@ PetscErrorCode FEGPlexCreateFromCellList(MPI_Comm comm, const FEGCellInfo *cell,
       PetscInt o;
 
       if (soff[f + 1] - soff[f] != 1) continue;
+      if (vmask) {
+        PetscInt       fv[4];
+        const PetscInt s = FEGRawFaceVertices(&rf, ffirst[f - fStart], fv);
+        unsigned char  m = 0xff;
+
+        for (PetscInt k = 0; k < s; k++) m &= vmask[fv[k]];
+        if (!m) continue;
+      }
       PetscCall(PetscBTSet(mark, f));
       PetscCall(PetscSectionGetOffset(cs, f, &o));
       for (PetscInt k = 0; k < fsize[f - fStart]; k++) {
