@@ -201,6 +201,11 @@ int main(int argc, char **argv)
     output_file: output/ex1_hex_lma.out
 
   test:
+    suffix: hex_lma
+    args: -timing 0 -feg_mesh_cell_type hex -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 3 -feg_op_type lma -ksp_type bcgs
+    output_file: output/ex1_hex_lma.out
+
+  test:
     suffix: hex_addto_np3
     nsize: 3
     args: -timing 0 -feg_mesh_cell_type hex -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 3 -feg_op_type addto -ksp_type bcgs
@@ -253,6 +258,11 @@ int main(int argc, char **argv)
     nsize: 2
     args: -timing 0 -feg_mesh_cell_type prism -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 1 -feg_op_type matfree -ksp_type bcgs
     output_file: output/ex1_prism_matfree.out
+
+  test:
+    suffix: prism_p3_lma
+    args: -timing 0 -feg_mesh_cell_type prism -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 3 -feg_op_type lma
+    output_file: output/ex1_prism_p3_lma.out
 
   test:
     suffix: prism_p3_lma_np2

@@ -353,8 +353,8 @@ static PetscErrorCode FEGBoxPointSF(DM dm, const FEGBoxPartition *bp, const FEGC
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* This process's block of the box: its cells (those of the squares that touch another block last, so that the
-   operators' elements that touch no ghost point form a prefix), its vertices in the block's lexicographic order with
+/* This process's block of the box: its cells (those of the squares that touch a ghost point last, so that the
+   operators' elements that touch none form a prefix), its vertices in the block's lexicographic order with
    their coordinates, and which sides of the box each vertex lies on (bit 2d: lower side along d, 2d + 1: upper) */
 static PetscErrorCode FEGBoxBlockCells(const FEGBoxPartition *bp, const FEGCellInfo *cell, const PetscInt lo[], const PetscInt hi[], const PetscReal blo[], const PetscReal bhi[], PetscReal perturb, PetscInt *numCells, PetscInt **cells, PetscInt *numVertices, PetscReal **coords, unsigned char **vmask)
 {
@@ -380,7 +380,9 @@ static PetscErrorCode FEGBoxBlockCells(const FEGBoxPartition *bp, const FEGCellI
           const PetscInt ijk[3]    = {i, j, k};
           PetscInt       corner[8] = {0}, touches = 0;
 
-          for (PetscInt d = 0; d < dim; d++) touches |= (ijk[d] == lo[d] && lo[d] > 0) || (ijk[d] + 1 == hi[d] && hi[d] < bp->n[d]);
+          /* a vertex on a block below along some direction is that block's (FEGBoxVertexOwner()), and so are the
+             edges and faces through it: the ghost points are on the lower sides */
+          for (PetscInt d = 0; d < dim; d++) touches |= ijk[d] == lo[d] && lo[d] > 0;
           if (touches != pass) continue;
           for (PetscInt b = 0; b < (1 << dim); b++) corner[b] = (i - lo[0] + (b & 1)) + ext[0] * ((j - lo[1] + ((b >> 1) & 1)) + ext[1] * (k - lo[2] + ((b >> 2) & 1)));
           (*cell->boxSplit)(corner, &(*cells)[(size_t)c * per]);
@@ -429,7 +431,7 @@ static PetscErrorCode FEGBoxBlockCells(const FEGBoxPartition *bp, const FEGCellI
   process grid chosen as DMDA chooses one (the largest block as small as it can be, then the least area between
   blocks). The point SF is computed from the block layout for the vertices and by DMPlexInterpolatePointSF() for the
   edges and faces, so no process holds more than its part and nothing global is sent. In each block the cells of the
-  cubes that touch another block come last. The mesh is the same for every number of processes: the same cells,
+  cubes that touch a ghost point come last. The mesh is the same for every number of processes: the same cells,
   vertices and coordinates (the perturbation hashes a vertex's global number), and the same "marker" label. The
   partitioner options (-petscpartitioner_type) are not read: they apply to meshes read from files.
 

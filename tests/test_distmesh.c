@@ -1,0 +1,225 @@
+/* Meshes made on several processes equal the ones made on one. FEGCreateBoxMesh() builds each process's block itself:
+   on 1, 2 and 3 processes every cell of the one-process box is found exactly once, with the same vertex coordinates,
+   the same faces are marked in "marker", PETSc's checks of a distributed mesh pass (DMPlexCheck(): point SF, interface
+   cones, symmetry, skeleton, faces, geometry), and each process's cells that touch a ghost point come after those that
+   do not; for every cell type, perturbed and not. A Gmsh mesh refined after distribution equals the one refined on one
+   process.
+   fegtest: nsize 1 2 3 */
+#include "fegtest.h"
+#include <petscsf.h>
+
+#define MAXW 24 /* coordinates of a cell's vertices: 8 vertices in 3D at most */
+
+/* the sorted vertex coordinates of point p (its closure's vertices), padded with a large value to MAXW */
+static PetscErrorCode vertex_key(DM dm, PetscInt p, PetscReal key[MAXW])
+{
+  PetscInt          *cl = NULL, ncl, vStart, vEnd, cdim, nv = 0;
+  Vec                X;
+  PetscSection       cs;
+  const PetscScalar *x;
+  PetscReal          v[8][3];
+
+  PetscFunctionBegin;
+  PetscCall(DMGetCoordinateDim(dm, &cdim));
+  PetscCall(DMPlexGetDepthStratum(dm, 0, &vStart, &vEnd));
+  PetscCall(DMGetCoordinatesLocal(dm, &X));
+  PetscCall(DMGetCoordinateSection(dm, &cs));
+  PetscCall(VecGetArrayRead(X, &x));
+  PetscCall(DMPlexGetTransitiveClosure(dm, p, PETSC_TRUE, &ncl, &cl));
+  for (PetscInt k = 0; k < ncl; k++) {
+    const PetscInt q = cl[2 * k];
+    PetscInt       off;
+
+    if (q < vStart || q >= vEnd) continue;
+    PetscCheck(nv < 8, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Point %" PetscInt_FMT " has more than 8 vertices", p);
+    PetscCall(PetscSectionGetOffset(cs, q, &off));
+    for (PetscInt d = 0; d < 3; d++) v[nv][d] = d < cdim ? PetscRealPart(x[off + d]) : 0.0;
+    nv++;
+  }
+  PetscCall(DMPlexRestoreTransitiveClosure(dm, p, PETSC_TRUE, &ncl, &cl));
+  PetscCall(VecRestoreArrayRead(X, &x));
+  /* insertion sort of the vertices, lexicographically */
+  for (PetscInt a = 1; a < nv; a++)
+    for (PetscInt b = a; b > 0; b--) {
+      PetscInt d = 0;
+
+      while (d < 3 && v[b - 1][d] == v[b][d]) d++;
+      if (d == 3 || v[b - 1][d] < v[b][d]) break;
+      for (PetscInt e = 0; e < 3; e++) {
+        const PetscReal t = v[b][e];
+
+        v[b][e]     = v[b - 1][e];
+        v[b - 1][e] = t;
+      }
+    }
+  for (PetscInt k = 0; k < MAXW; k++) key[k] = k < 3 * nv ? v[k / 3][k % 3] : 1e300;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+  const PetscReal *x = (const PetscReal *)a, *y = (const PetscReal *)b;
+
+  for (int k = 0; k < MAXW; k++)
+    if (x[k] != y[k]) return x[k] < y[k] ? -1 : 1;
+  return 0;
+}
+
+/* the keys of the points [pStart, pEnd) of dm that pass the filter (all: cells; marked and owned: boundary faces) */
+static PetscErrorCode point_keys(DM dm, PetscInt height, PetscBool marked, PetscBool ownedOnly, PetscInt *n, PetscReal **keys)
+{
+  PetscInt        pStart, pEnd, nleaves, cnt = 0;
+  const PetscInt *leaves;
+  PetscSF         sf;
+  DMLabel         label = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(DMPlexGetHeightStratum(dm, height, &pStart, &pEnd));
+  PetscCall(DMGetPointSF(dm, &sf));
+  PetscCall(PetscSFGetGraph(sf, NULL, &nleaves, &leaves, NULL));
+  if (marked) PetscCall(DMGetLabel(dm, "marker", &label));
+  PetscCall(PetscMalloc1((size_t)(pEnd - pStart + 1) * MAXW, keys));
+  for (PetscInt p = pStart; p < pEnd; p++) {
+    PetscInt l = -1, val = -1;
+
+    if (ownedOnly && nleaves > 0) PetscCall(PetscFindInt(p, nleaves, leaves, &l));
+    if (l >= 0) continue;
+    if (label) {
+      PetscCall(DMLabelGetValue(label, p, &val));
+      if (val != 1) continue;
+    }
+    PetscCall(vertex_key(dm, p, *keys + (size_t)cnt * MAXW));
+    cnt++;
+  }
+  *n = cnt;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* every point of the distributed mesh dm (cells, or owned boundary faces) is found among those of the serial mesh
+   sdm, and every one of those once over all processes */
+static PetscErrorCode match(DM dm, DM sdm, PetscInt height, PetscBool marked, PetscInt *missing, PetscInt *wrongCount, PetscInt *nserial)
+{
+  PetscInt   ns, np, lmissing = 0, lwrong = 0, *found;
+  PetscReal *skeys, *pkeys;
+
+  PetscFunctionBegin;
+  PetscCall(point_keys(sdm, height, marked, PETSC_FALSE, &ns, &skeys));
+  PetscCall(point_keys(dm, height, marked, PETSC_TRUE, &np, &pkeys));
+  qsort(skeys, (size_t)ns, sizeof(PetscReal) * MAXW, cmp_key);
+  PetscCall(PetscCalloc1(ns + 1, &found));
+  for (PetscInt i = 0; i < np; i++) {
+    const PetscReal *f = (const PetscReal *)bsearch(pkeys + (size_t)i * MAXW, skeys, (size_t)ns, sizeof(PetscReal) * MAXW, cmp_key);
+
+    if (!f) lmissing++;
+    else found[(f - skeys) / MAXW]++;
+  }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, found, (PetscMPIInt)ns, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)dm)));
+  for (PetscInt i = 0; i < ns; i++)
+    if (found[i] != 1) lwrong++;
+  PetscCallMPI(MPI_Allreduce(&lmissing, missing, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)dm)));
+  *wrongCount = lwrong;
+  *nserial    = ns;
+  PetscCall(PetscFree(found));
+  PetscCall(PetscFree(skeys));
+  PetscCall(PetscFree(pkeys));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* whether every cell that touches a ghost point (a leaf of the point SF) comes after every cell that does not */
+static PetscErrorCode ghost_last(DM dm, PetscBool *last)
+{
+  PetscInt        cStart, cEnd, nleaves;
+  const PetscInt *leaves;
+  PetscSF         sf;
+  PetscBool       seen = PETSC_FALSE, ok = PETSC_TRUE;
+
+  PetscFunctionBegin;
+  PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
+  PetscCall(DMGetPointSF(dm, &sf));
+  PetscCall(PetscSFGetGraph(sf, NULL, &nleaves, &leaves, NULL));
+  for (PetscInt c = cStart; c < cEnd; c++) {
+    PetscInt *cl      = NULL, ncl;
+    PetscBool touches = PETSC_FALSE;
+
+    PetscCall(DMPlexGetTransitiveClosure(dm, c, PETSC_TRUE, &ncl, &cl));
+    for (PetscInt k = 0; k < ncl && !touches && nleaves > 0; k++) {
+      PetscInt l;
+
+      PetscCall(PetscFindInt(cl[2 * k], nleaves, leaves, &l));
+      touches = (PetscBool)(l >= 0);
+    }
+    PetscCall(DMPlexRestoreTransitiveClosure(dm, c, PETSC_TRUE, &ncl, &cl));
+    if (touches) seen = PETSC_TRUE;
+    else if (seen) ok = PETSC_FALSE;
+  }
+  PetscCallMPI(MPI_Allreduce(&ok, last, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)dm)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the distributed mesh against the serial one: cells, then boundary faces */
+static void check_equal(DM dm, DM sdm, const char *what)
+{
+  PetscInt missing, wrong, ns;
+
+  TCHK(match(dm, sdm, 0, PETSC_FALSE, &missing, &wrong, &ns));
+  ck_assert_msg(missing == 0, "%s: %d cells are not cells of the one-process mesh", what, (int)missing);
+  ck_assert_msg(wrong == 0, "%s: %d of the %d cells of the one-process mesh are not found exactly once", what, (int)wrong, (int)ns);
+  TCHK(match(dm, sdm, 1, PETSC_TRUE, &missing, &wrong, &ns));
+  ck_assert_msg(ns > 0, "%s: no boundary face in \"marker\"", what);
+  ck_assert_msg(missing == 0, "%s: %d faces in \"marker\" are not marked in the one-process mesh", what, (int)missing);
+  ck_assert_msg(wrong == 0, "%s: %d of the %d marked faces of the one-process mesh are not marked exactly once", what, (int)wrong, (int)ns);
+}
+
+/* _i = 2 ct + perturbed */
+START_TEST(test_box_equals_serial)
+{
+  const DMPolytopeType ct      = fegtest_cells[_i / 2];
+  const PetscReal      perturb = _i % 2 ? 0.2 : 0.0;
+  const PetscInt       dim = fegtest_dim(ct), faces[3] = {6, 4, dim == 3 ? 3 : 1};
+  DM                   dm, sdm;
+  PetscBool            last;
+  char                 what[64];
+
+  TCHK(PetscSNPrintf(what, sizeof(what), "%s box, perturbation %g", DMPolytopeTypes[ct], (double)perturb));
+  TCHK(FEGCreateBoxMesh(PETSC_COMM_WORLD, ct, faces, NULL, NULL, perturb, &dm));
+  TCHK(FEGCreateBoxMesh(PETSC_COMM_SELF, ct, faces, NULL, NULL, perturb, &sdm));
+  TCHK(DMPlexCheck(dm));
+  check_equal(dm, sdm, what);
+  TCHK(ghost_last(dm, &last));
+  ck_assert_msg(last, "%s: a cell that touches a ghost point comes before one that does not", what);
+  TCHK(DMDestroy(&dm));
+  TCHK(DMDestroy(&sdm));
+}
+END_TEST
+
+/* A Gmsh square refined after distribution (several processes) against the one refined on one process */
+START_TEST(test_gmsh_refined_equals_serial)
+{
+  DM dm, sdm;
+
+  TCHK(PetscOptionsSetValue(NULL, "-dist_feg_mesh_file", "../share/meshes/square.msh"));
+  TCHK(PetscOptionsSetValue(NULL, "-dist_dm_refine", "2"));
+  TCHK(FEGCreateMeshFromOptions(PETSC_COMM_WORLD, "dist_", &dm));
+  TCHK(FEGCreateMeshFromOptions(PETSC_COMM_SELF, "dist_", &sdm));
+  TCHK(PetscOptionsClearValue(NULL, "-dist_feg_mesh_file"));
+  TCHK(PetscOptionsClearValue(NULL, "-dist_dm_refine"));
+  TCHK(DMPlexCheck(dm));
+  check_equal(dm, sdm, "Gmsh square refined twice");
+  TCHK(DMDestroy(&dm));
+  TCHK(DMDestroy(&sdm));
+}
+END_TEST
+
+static void add(Suite *s)
+{
+  TCase *tc = tcase_create("distmesh");
+
+  tcase_add_loop_test(tc, test_box_equals_serial, 0, 10);
+  tcase_add_test(tc, test_gmsh_refined_equals_serial);
+  suite_add_tcase(s, tc);
+}
+
+int main(int argc, char **argv)
+{
+  return fegtest_main(argc, argv, "distmesh", add);
+}
