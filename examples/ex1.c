@@ -249,6 +249,17 @@ int main(int argc, char **argv)
     output_file: output/ex1_gmsh_curved.out
 
   test:
+    suffix: gmsh_curved_refine_lma
+    args: -timing 0 -feg_mesh_file ../share/meshes/shell_tet2.msh -order 2 -dm_refine 1 -feg_op_type lma
+    output_file: output/ex1_gmsh_curved_refine.out
+
+  test:
+    suffix: gmsh_curved_refine_lma_np3
+    nsize: 3
+    args: -timing 0 -feg_mesh_file ../share/meshes/shell_tet2.msh -order 2 -dm_refine 1 -feg_op_type lma
+    output_file: output/ex1_gmsh_curved_refine.out
+
+  test:
     suffix: tet_matfree
     args: -timing 0 -feg_mesh_cell_type tet -feg_mesh_faces 3 -feg_mesh_perturb 0.2 -order 2 -feg_op_type matfree
     output_file: output/ex1_tet_matfree.out

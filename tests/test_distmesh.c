@@ -3,7 +3,8 @@
    the same faces are marked in "marker", PETSc's checks of a distributed mesh pass (DMPlexCheck(): point SF, interface
    cones, symmetry, skeleton, faces, geometry), and each process's cells that touch a ghost point come after those that
    do not; for every cell type, perturbed and not. A Gmsh mesh refined after distribution equals the one refined on one
-   process.
+   process. Curved Gmsh meshes (second-order tetrahedra and hexahedra) refined twice keep their volume to roundoff (the
+   straight cells of the same file differ by more than 1e-6).
    fegtest: nsize 1 2 3 */
 #include "fegtest.h"
 #include <petscsf.h>
@@ -210,12 +211,75 @@ START_TEST(test_gmsh_refined_equals_serial)
 }
 END_TEST
 
+/* the volume of dm's cells through its coordinate map, straight or curved */
+static PetscErrorCode volume(DM dm, PetscReal *vol)
+{
+  PetscInt         dim, cStart, cEnd, nq;
+  PetscQuadrature  q;
+  DMPolytopeType   ct;
+  const PetscReal *w;
+  PetscReal        v = 0, *J, *detJ, *x;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetDimension(dm, &dim));
+  PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
+  PetscCall(DMPlexGetCellType(dm, cStart, &ct));
+  if (ct == DM_POLYTOPE_TETRAHEDRON || ct == DM_POLYTOPE_TRIANGLE) PetscCall(PetscDTStroudConicalQuadrature(dim, 1, 5, -1.0, 1.0, &q));
+  else PetscCall(PetscDTGaussTensorQuadrature(dim, 1, 5, -1.0, 1.0, &q));
+  PetscCall(PetscQuadratureGetData(q, NULL, NULL, &nq, NULL, &w));
+  PetscCall(PetscMalloc3(nq * dim, &x, nq * dim * dim, &J, nq, &detJ));
+  for (PetscInt c = cStart; c < cEnd; c++) {
+    PetscCall(DMPlexComputeCellGeometryFEM(dm, c, q, x, J, NULL, detJ));
+    for (PetscInt k = 0; k < nq; k++) v += w[k] * PetscAbsReal(detJ[k]);
+  }
+  PetscCall(PetscFree3(x, J, detJ));
+  PetscCall(PetscQuadratureDestroy(&q));
+  PetscCall(MPIU_Allreduce(&v, vol, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)dm)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the volume of the file's mesh, refined k times, curved (as read) or straight */
+static PetscErrorCode file_volume(const char *file, PetscInt k, PetscBool straight, PetscReal *vol)
+{
+  DM   dm;
+  char val[16];
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(val, sizeof(val), "%d", (int)k));
+  PetscCall(PetscOptionsSetValue(NULL, "-curv_feg_mesh_file", file));
+  PetscCall(PetscOptionsSetValue(NULL, "-curv_dm_refine", val));
+  if (straight) PetscCall(PetscOptionsSetValue(NULL, "-dm_plex_gmsh_highorder", "false"));
+  PetscCall(FEGCreateMeshFromOptions(PETSC_COMM_WORLD, "curv_", &dm));
+  PetscCall(PetscOptionsClearValue(NULL, "-curv_feg_mesh_file"));
+  PetscCall(PetscOptionsClearValue(NULL, "-curv_dm_refine"));
+  PetscCall(PetscOptionsClearValue(NULL, "-dm_plex_gmsh_highorder"));
+  PetscCall(volume(dm, vol));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* _i: 0 a shell of second-order tetrahedra, 1 an annulus of second-order hexahedra */
+START_TEST(test_curved_refine_keeps_volume)
+{
+  const char *file = _i == 0 ? "../share/meshes/shell_tet2.msh" : "../share/meshes/annulus_hex2.msh";
+  PetscReal   v0, v2, vs;
+
+  TCHK(file_volume(file, 0, PETSC_FALSE, &v0));
+  TCHK(file_volume(file, 2, PETSC_FALSE, &v2));
+  TCHK(file_volume(file, 2, PETSC_TRUE, &vs));
+  TCHK(PetscPrintf(PETSC_COMM_WORLD, "%s: volume %.15g, refined twice %.15g, straight cells refined twice %.15g\n", file, (double)v0, (double)v2, (double)vs));
+  ck_assert_msg(PetscAbsReal(v2 - v0) <= 1e-12 * v0, "%s: refined twice the volume is %.15g, not %.15g", file, (double)v2, (double)v0);
+  ck_assert_msg(PetscAbsReal(vs - v0) > 1e-6 * v0, "%s: the straight cells' volume %.15g is that of the curved ones", file, (double)vs);
+}
+END_TEST
+
 static void add(Suite *s)
 {
   TCase *tc = tcase_create("distmesh");
 
   tcase_add_loop_test(tc, test_box_equals_serial, 0, 10);
   tcase_add_test(tc, test_gmsh_refined_equals_serial);
+  tcase_add_loop_test(tc, test_curved_refine_keeps_volume, 0, 2);
   suite_add_tcase(s, tc);
 }
 

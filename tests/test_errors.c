@@ -291,6 +291,8 @@ START_TEST(test_bad_mesh_options)
   /* the cell count overflows a 32-bit PetscInt: named with the numbers, not a bare failure of the builder */
   EXPECT_ERROR(mesh_with("-feg_mesh_cell_type tet -feg_mesh_faces 100000", PETSC_FALSE), PETSC_ERR_ARG_OUTOFRANGE, "A box of 100000 x 100000 x 100000 has 6000000000000000 tetrahedra, whose 24000000000000000 vertex numbers exceed the 2147483647 a 32-bit PetscInt can index");
 #endif
+  /* curved cells keep their geometry only through the regular refinement */
+  EXPECT_ERROR(mesh_with("-feg_mesh_file ../share/meshes/shell_tet2.msh -dm_refine 1 -dm_plex_transform_type refine_alfeld", PETSC_FALSE), PETSC_ERR_SUP, "Only the uniform regular refinement keeps the geometry of curved cells (coordinates of order 2)");
   TCHK(mesh_with("-feg_mesh_cell_type tri -feg_mesh_faces 2 -feg_mesh_lower 0,0 -feg_mesh_upper 2,1", PETSC_FALSE));
 }
 END_TEST

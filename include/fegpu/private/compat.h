@@ -40,6 +40,14 @@
   #define FEGPlexCreateCoordinateSpace(dm, degree) DMPlexCreateCoordinateSpace(dm, degree, PETSC_TRUE, NULL)
 #endif
 
+/* a new coordinate space, the current coordinates projected into it: DMProjectCoordinates() became
+   DMSetCoordinateDisc(..., PETSC_TRUE) (checked against 3.18 and 3.22) */
+#if PETSC_VERSION_LT(3, 19, 0)
+  #define FEGSetCoordinateDisc(dm, fe) DMProjectCoordinates(dm, fe)
+#else
+  #define FEGSetCoordinateDisc(dm, fe) DMSetCoordinateDisc(dm, fe, PETSC_TRUE)
+#endif
+
 /* A set-up PetscSection's arrays, read directly; PETSc's getters index them by point - pStart, whatever the section's
    permutation */
 typedef struct {

@@ -639,7 +639,12 @@ PetscErrorCode FEGMeshSetCoordinateOrder(DM dm, PetscInt order)
 . -feg_mesh_fast_refine <bool>           - -dm_refine on one process by `FEGMeshRefine()` (default true)
 - -feg_cell_type, -feg_faces, -feg_lower, -feg_upper, -feg_perturb, -feg_reorder, -feg_reorder_part_size, -feg_fast_refine - deprecated names of the above
 
-  Note:
+  Notes:
+  A file's mesh is read and distributed (METIS partitions it with -petscpartitioner_type metis), then -dm_refine refines
+  it on every process, so large meshes come from small files. Curved cells (second-order Gmsh meshes, coordinates of
+  order k) are refined by fegpu so that they keep their geometry: every node of the refined mesh is placed by its coarse
+  cell's map of order k (PETSc's DMRefine() alone would leave them straight with a coordinate space they do not fill).
+
   Second-order Gmsh tetrahedra are repaired after PETSc reads them: PETSc (3.18 to 3.22) stores their coordinate nodes
   in Gmsh's vertex order, not the closure's, which evaluates every field at rotated points. Second-order prisms, which
   PETSc cannot represent, are refused (read them with -dm_plex_gmsh_highorder false).

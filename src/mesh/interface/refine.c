@@ -473,7 +473,230 @@ PetscErrorCode FEGMeshRefine(DM dm, DM *rdm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -dm_refine k (with dm's prefix) on one process: with fast, fegpu refines as long as FEGMeshRefine() applies and
+/* The degree of dm's coordinate space when it is a PetscFE of degree 2 or more (curved cells), else 0 */
+static PetscErrorCode FEGMeshCurvedOrder(DM dm, PetscFE *fe, PetscInt *order)
+{
+  DM           cdm;
+  PetscInt     nf, deg;
+  PetscObject  obj;
+  PetscClassId id;
+  PetscSpace   sp;
+
+  PetscFunctionBegin;
+  *order = 0;
+  if (fe) *fe = NULL;
+  PetscCall(DMGetCoordinateDM(dm, &cdm));
+  PetscCall(DMGetNumFields(cdm, &nf));
+  if (!nf) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DMGetField(cdm, 0, NULL, &obj));
+  PetscCall(PetscObjectGetClassId(obj, &id));
+  if (id != PETSCFE_CLASSID) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscFEGetBasisSpace((PetscFE)obj, &sp));
+  PetscCall(PetscSpaceGetDegree(sp, &deg, NULL));
+  if (deg < 2) PetscFunctionReturn(PETSC_SUCCESS);
+  *order = deg;
+  if (fe) *fe = (PetscFE)obj;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* dm's coordinates on its vertices only, in a space of order 1: each cell's map of order k (fe, closure values cx, nb
+   per cell) evaluated at the reference cell's vertices, process by process. The vertex values are not read from the
+   section: PETSc's Gmsh reader gives curved tetrahedra a discontinuous coordinate space, with every node on the cell;
+   and PETSc's DMProjectCoordinates() into the lower space, through the global coordinates, gave wrong values on a
+   distributed, renumbered mesh with PETSc 3.18. */
+static PetscErrorCode FEGMeshStraighten(DM dm, DMPolytopeType ct, PetscFE fe, PetscInt nb, const PetscScalar cx[])
+{
+  DM              cdm, ncdm, rdm;
+  PetscFE         fe1;
+  PetscSection    nsec, rsec;
+  Vec             Xn, Xr;
+  PetscInt        cStart, cEnd, vStart, vEnd, dim, cdim, n, nrv;
+  PetscScalar    *xn, *rv = NULL;
+  PetscReal       ref[24];
+  PetscTabulation T;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetDimension(dm, &dim));
+  PetscCall(DMGetCoordinateDim(dm, &cdim));
+  PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
+  PetscCall(DMPlexGetDepthStratum(dm, 0, &vStart, &vEnd));
+  /* the reference cell's vertices in closure order, and the map's basis there */
+  PetscCall(DMPlexCreateReferenceCell(PETSC_COMM_SELF, ct, &rdm));
+  PetscCall(DMGetCoordinatesLocal(rdm, &Xr));
+  PetscCall(DMGetCoordinateSection(rdm, &rsec));
+  PetscCall(DMPlexVecGetClosure(rdm, rsec, Xr, 0, &nrv, &rv));
+  PetscCheck(nrv <= 24 && nrv % dim == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Reference cell with %" PetscInt_FMT " coordinates", nrv);
+  for (PetscInt k = 0; k < nrv; k++) ref[k] = PetscRealPart(rv[k]);
+  PetscCall(DMPlexVecRestoreClosure(rdm, rsec, Xr, 0, &nrv, &rv));
+  PetscCall(DMDestroy(&rdm));
+  nrv /= dim;
+  PetscCall(PetscFECreateTabulation(fe, 1, nrv, ref, 0, &T));
+  PetscCall(DMGetCoordinateDM(dm, &cdm));
+  PetscCall(DMClone(cdm, &ncdm));
+  PetscCall(PetscFECreateLagrange(PETSC_COMM_SELF, dim, cdim, (PetscBool)(ct == DM_POLYTOPE_TRIANGLE || ct == DM_POLYTOPE_TETRAHEDRON), 1, PETSC_DETERMINE, &fe1));
+  PetscCall(DMSetField(ncdm, 0, NULL, (PetscObject)fe1));
+  PetscCall(DMCreateDS(ncdm));
+  PetscCall(DMGetLocalSection(ncdm, &nsec));
+  PetscCall(PetscSectionGetStorageSize(nsec, &n));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, n, &Xn));
+  PetscCall(VecSetBlockSize(Xn, cdim));
+  PetscCall(PetscObjectSetName((PetscObject)Xn, "coordinates"));
+  PetscCall(VecGetArrayWrite(Xn, &xn));
+  for (PetscInt c = cStart; c < cEnd; c++) {
+    PetscInt *cl = NULL, ncl, k = 0;
+
+    PetscCall(DMPlexGetTransitiveClosure(dm, c, PETSC_TRUE, &ncl, &cl));
+    for (PetscInt i = 0; i < ncl; i++) {
+      const PetscInt v = cl[2 * i];
+      PetscInt       off;
+
+      if (v < vStart || v >= vEnd) continue;
+      PetscCheck(k < nrv, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cell %" PetscInt_FMT " has more vertices than its reference cell", c);
+      PetscCall(PetscSectionGetOffset(nsec, v, &off));
+      for (PetscInt d = 0; d < cdim; d++) {
+        PetscScalar x = 0;
+
+        for (PetscInt b = 0; b < nb; b++) x += T->T[0][(k * nb + b) * cdim + d] * cx[(size_t)(c - cStart) * nb + b];
+        xn[off + d] = x;
+      }
+      k++;
+    }
+    PetscCall(DMPlexRestoreTransitiveClosure(dm, c, PETSC_TRUE, &ncl, &cl));
+  }
+  PetscCall(VecRestoreArrayWrite(Xn, &xn));
+  PetscCall(DMSetCoordinateDM(dm, ncdm));
+  PetscCall(DMSetCoordinatesLocal(dm, Xn));
+  PetscCall(VecDestroy(&Xn));
+  PetscCall(DMDestroy(&ncdm));
+  PetscCall(PetscFEDestroy(&fe1));
+  PetscCall(PetscTabulationDestroy(&T));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* One uniform refinement of a mesh with curved cells (coordinates of order k >= 2), keeping its geometry: the cells are
+   refined with straight coordinates (fegpu's refinement on one process, else DMRefine()), the refined mesh gets a
+   coordinate space of order k, and each of its nodes is mapped by its coarse cell's map of order k, at the node's
+   reference coordinates in that cell (from the straight coarse cell). The children of a regular refinement are
+   polynomials of the same order in their parent's reference coordinates, so the geometry is kept exactly; PETSc's
+   DMRefine() (3.18 to 3.22) keeps the coordinate space but gives the refined mesh vertex coordinates only. Both
+   refinements number the children of coarse cell c as c n + j (n children per cell), which is checked: every refined
+   cell's centroid must lie in its parent. */
+static PetscErrorCode FEGMeshRefineCurved(DM *dm, PetscBool fast)
+{
+  DM                 coarse = *dm, fine = NULL, ccdm, fcdm;
+  PetscFE            cfe;
+  PetscInt           order, dim, cdim, cStart, cEnd, fcStart, fcEnd, nbc, nbf = -1, nch, bad = -1;
+  PetscScalar       *cx;
+  PetscReal         *ref, *real;
+  PetscSection       csec, fsec;
+  Vec                Xc, X0, Xf;
+  PetscTabulation    T  = NULL;
+  DMPolytopeType     ct = DM_POLYTOPE_UNKNOWN;
+  PetscBool          simplex;
+  const FEGCellInfo *info;
+  char               why[160];
+
+  PetscFunctionBegin;
+  PetscCall(FEGMeshCurvedOrder(coarse, &cfe, &order));
+  PetscCall(PetscObjectReference((PetscObject)cfe));
+  PetscCall(DMGetDimension(coarse, &dim));
+  PetscCall(DMGetCoordinateDim(coarse, &cdim));
+  PetscCall(DMPlexGetHeightStratum(coarse, 0, &cStart, &cEnd));
+  if (cEnd > cStart) PetscCall(DMPlexGetCellType(coarse, cStart, &ct));
+  simplex = (PetscBool)(ct == DM_POLYTOPE_TRIANGLE || ct == DM_POLYTOPE_TETRAHEDRON);
+  /* the coarse cells' coordinates of order k, before the mesh gets straight ones */
+  PetscCall(DMGetCoordinateDM(coarse, &ccdm));
+  PetscCall(DMGetCoordinatesLocal(coarse, &Xc));
+  PetscCall(DMGetLocalSection(ccdm, &csec));
+  /* the space's dimension counts every component: nbc closure values per cell, basis function b for value b */
+  PetscCall(PetscFEGetDimension(cfe, &nbc));
+  PetscCall(PetscMalloc1((size_t)(cEnd - cStart) * nbc + 1, &cx));
+  for (PetscInt c = cStart; c < cEnd; c++) {
+    PetscScalar *v = NULL;
+    PetscInt     n;
+
+    PetscCall(DMPlexVecGetClosure(ccdm, csec, Xc, c, &n, &v));
+    PetscCheck(n == nbc, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cell %" PetscInt_FMT " has %" PetscInt_FMT " coordinate values, its space %" PetscInt_FMT, c, n, nbc);
+    PetscCall(PetscArraycpy(cx + (size_t)(c - cStart) * nbc, v, n));
+    PetscCall(DMPlexVecRestoreClosure(ccdm, csec, Xc, c, &n, &v));
+  }
+  /* straight, refined */
+  PetscCall(FEGMeshStraighten(coarse, ct, cfe, nbc, cx));
+  PetscCall(FEGMeshRefineCheck(coarse, &info, why, sizeof(why)));
+  if (fast && !why[0]) PetscCall(FEGMeshRefine_Private(coarse, info, &fine));
+  else {
+    PetscCall(DMRefine(coarse, PetscObjectComm((PetscObject)coarse), &fine));
+    PetscCall(FEGMeshRefineCopy(coarse, fine));
+  }
+  /* the coarse mesh's coordinate space, the straight nodes projected into it */
+  PetscCall(FEGSetCoordinateDisc(fine, cfe));
+  PetscCall(DMPlexGetHeightStratum(fine, 0, &fcStart, &fcEnd));
+  nch = cEnd > cStart ? (fcEnd - fcStart) / (cEnd - cStart) : 0;
+  PetscCheck(nch * (cEnd - cStart) == fcEnd - fcStart, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The refined mesh has %" PetscInt_FMT " cells for %" PetscInt_FMT " coarse ones, not a multiple", fcEnd - fcStart, cEnd - cStart);
+  PetscCall(DMGetCoordinateDM(fine, &fcdm));
+  PetscCall(DMGetLocalSection(fcdm, &fsec));
+  /* read the straight nodes from X0, write the mapped ones to Xf (a node is read again by every cell around it) */
+  PetscCall(DMGetCoordinatesLocal(fine, &X0));
+  PetscCall(VecDuplicate(X0, &Xf));
+  PetscCall(VecCopy(X0, Xf));
+  for (PetscInt f = fcStart; f < fcEnd; f++) {
+    const PetscInt c = cStart + (f - fcStart) / nch;
+    PetscScalar   *v = NULL, *out;
+    PetscInt       n, np;
+    PetscReal      centroid[3] = {0, 0, 0}, cref[3];
+
+    PetscCall(DMPlexVecGetClosure(fcdm, fsec, X0, f, &n, &v));
+    np = n / cdim;
+    if (nbf < 0) {
+      nbf = np;
+      PetscCall(PetscMalloc2(np * dim, &ref, np * cdim, &real));
+      PetscCall(PetscFECreateTabulation(cfe, 1, np, ref, 0, &T));
+    }
+    PetscCheck(np == nbf, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Refined cell %" PetscInt_FMT " has %" PetscInt_FMT " coordinate nodes, another %" PetscInt_FMT, f, np, nbf);
+    for (PetscInt k = 0; k < np * cdim; k++) real[k] = PetscRealPart(v[k]);
+    for (PetscInt k = 0; k < np; k++)
+      for (PetscInt d = 0; d < cdim; d++) centroid[d] += real[k * cdim + d] / np;
+    PetscCall(DMPlexVecRestoreClosure(fcdm, fsec, X0, f, &n, &v));
+    /* the nodes in the straight parent's reference coordinates; the centroid must lie in the parent */
+    PetscCall(DMPlexCoordinatesToReference(coarse, c, np, real, ref));
+    PetscCall(DMPlexCoordinatesToReference(coarse, c, 1, centroid, cref));
+    {
+      PetscReal sum = 0, lo = 1, hi = -1;
+
+      /* PETSc's reference cells: [-1, 1]^dim, or the simplex x_d >= -1, sum (x_d + 1) <= 2 */
+      for (PetscInt d = 0; d < dim; d++) {
+        sum += cref[d] + 1;
+        lo = PetscMin(lo, cref[d]);
+        hi = PetscMax(hi, cref[d]);
+      }
+      if (lo < -1 - 1e-8 || (simplex ? sum > 2 + 1e-8 : hi > 1 + 1e-8)) bad = f;
+    }
+    PetscCall(PetscFEComputeTabulation(cfe, np, ref, 0, T));
+    PetscCall(PetscMalloc1(np * cdim, &out));
+    for (PetscInt k = 0; k < np; k++)
+      for (PetscInt d = 0; d < cdim; d++) {
+        PetscScalar x = 0;
+
+        for (PetscInt b = 0; b < nbc; b++) x += T->T[0][(k * nbc + b) * cdim + d] * cx[(size_t)(c - cStart) * nbc + b];
+        out[k * cdim + d] = x;
+      }
+    PetscCall(DMPlexVecSetClosure(fcdm, fsec, Xf, f, out, INSERT_ALL_VALUES));
+    PetscCall(PetscFree(out));
+  }
+  PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Refined cell %" PetscInt_FMT " does not lie in coarse cell %" PetscInt_FMT ", which the refinement's numbering makes its parent", bad, cStart + (bad - fcStart) / PetscMax(nch, 1));
+  PetscCall(DMSetCoordinatesLocal(fine, Xf));
+  PetscCall(VecDestroy(&Xf));
+  if (T) PetscCall(PetscTabulationDestroy(&T));
+  if (nbf >= 0) PetscCall(PetscFree2(ref, real));
+  PetscCall(PetscFree(cx));
+  PetscCall(PetscFEDestroy(&cfe));
+  PetscCall(DMDestroy(dm));
+  *dm = fine;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -dm_refine k (with dm's prefix): curved cells are refined by fegpu on any number of processes
+   (FEGMeshRefineCurved()); otherwise on one process with fast, fegpu refines as long as FEGMeshRefine() applies and
    DMSetFromOptions(), which comes next, is left the rest (-dm_refine set to it until
    FEGMeshRefineFromOptionsEnd_Private() puts k back) */
 PetscErrorCode FEGMeshRefineFromOptions_Private(DM *dm, PetscBool fast, PetscInt *k)
@@ -482,7 +705,7 @@ PetscErrorCode FEGMeshRefineFromOptions_Private(DM *dm, PetscBool fast, PetscInt
   char               why[160], name[256], prefix[256] = "";
   const char        *pre;
   PetscOptions       options;
-  PetscInt           n = 0, done = 0;
+  PetscInt           n = 0, done = 0, order;
   PetscBool          set, hier;
 
   PetscFunctionBegin;
@@ -493,7 +716,17 @@ PetscErrorCode FEGMeshRefineFromOptions_Private(DM *dm, PetscBool fast, PetscInt
   PetscCall(PetscObjectGetOptions((PetscObject)*dm, &options));
   PetscCall(PetscOptionsGetInt(options, prefix, "-dm_refine", &n, &set));
   PetscCall(PetscOptionsHasName(options, prefix, "-dm_refine_hierarchy", &hier));
-  if (!fast || !set || hier || n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!set || hier || n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(FEGMeshCurvedOrder(*dm, NULL, &order));
+  if (order) {
+    PetscBool uniform, other;
+
+    /* curved cells, regular refinement: fegpu keeps the geometry, on any number of processes */
+    PetscCall(DMPlexGetRefinementUniform(*dm, &uniform));
+    PetscCall(PetscOptionsHasName(options, prefix, "-dm_plex_transform_type", &other));
+    PetscCheck(uniform && !other, PetscObjectComm((PetscObject)*dm), PETSC_ERR_SUP, "Only the uniform regular refinement keeps the geometry of curved cells (coordinates of order %" PetscInt_FMT "): drop -dm_plex_transform_type and non-uniform refinement, or read the mesh with straight cells (-dm_plex_gmsh_highorder false)", order);
+    for (; done < n; done++) PetscCall(FEGMeshRefineCurved(dm, fast));
+  } else if (!fast) PetscFunctionReturn(PETSC_SUCCESS);
   for (; done < n; done++) {
     DM rdm;
 
