@@ -181,19 +181,21 @@ static int FEGRootCompare(const void *a, const void *b)
 /* The cones of the shared edges and faces in their owners' order. Each process interpolated its block alone, so a
    shared point's cone may list the same points in another order than on its owner, and then the dofs of a section on
    it would be matched in another order (what DMPlexCheckInterfaceCones() checks). The owners send each cone as owner
-   numbers; a leaf whose cone differs is turned by DMPlexOrientPoint(), which also corrects its use in its supports. */
+   numbers; a leaf whose cone differs is turned by DMPlexOrientPoint(), which also corrects its use in its supports.
+   Everything is sized by the shared points: the owners' roots are renumbered 0..nshared-1 for the exchange. */
 static PetscErrorCode FEGBoxOrientInterface(DM dm)
 {
-  PetscSF            sf;
-  const PetscInt    *ilocal;
+  MPI_Comm           comm = PetscObjectComm((PetscObject)dm);
+  PetscSF            sf, csf;
+  const PetscInt    *ilocal, *degree;
   const PetscSFNode *iremote;
-  PetscInt           nroots, nleaves;
-  PetscSFNode       *rc[4], *lc[4];
+  PetscInt           nroots, nleaves, nshared = 0, *cidx, *lcidx, *shared;
+  PetscSFNode       *rc, *lc, *cremote;
   FEGRootLeaf       *byroot;
   PetscMPIInt        rank;
 
   PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)dm), &rank));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(DMGetPointSF(dm, &sf));
   PetscCall(PetscSFGetGraph(sf, &nroots, &nleaves, &ilocal, &iremote));
   /* the leaves by their root (rank, index), to find a local point from its owner's number */
@@ -204,59 +206,93 @@ static PetscErrorCode FEGBoxOrientInterface(DM dm)
     byroot[l].local = ilocal[l];
   }
   qsort(byroot, (size_t)nleaves, sizeof(*byroot), FEGRootCompare);
-  for (PetscInt k = 0; k < 4; k++) PetscCall(PetscMalloc2(nroots, &rc[k], nroots, &lc[k]));
-  /* every point's cone in owner numbers (-1 past its size, and for points without a cone of two or more) */
-  for (PetscInt p = 0; p < nroots; p++) {
+  /* the owned points other processes share, numbered compactly; the leaves learn their roots' compact numbers */
+  PetscCall(PetscSFComputeDegreeBegin(sf, &degree));
+  PetscCall(PetscSFComputeDegreeEnd(sf, &degree));
+  PetscCall(PetscMalloc2(nroots, &cidx, nleaves, &lcidx));
+  for (PetscInt p = 0; p < nroots; p++) cidx[p] = degree[p] > 0 ? nshared++ : -1;
+  PetscCall(PetscMalloc1(nshared, &shared));
+  for (PetscInt p = 0; p < nroots; p++)
+    if (cidx[p] >= 0) shared[cidx[p]] = p;
+  {
+    PetscSF lsf; /* the same graph with contiguous leaves, so that leaf data is indexed by leaf */
+
+    PetscCall(PetscMalloc1(nleaves, &cremote));
+    for (PetscInt l = 0; l < nleaves; l++) cremote[l] = iremote[l];
+    PetscCall(PetscSFCreate(comm, &lsf));
+    PetscCall(PetscSFSetGraph(lsf, nroots, nleaves, NULL, PETSC_OWN_POINTER, cremote, PETSC_COPY_VALUES));
+    PetscCall(PetscSFBcastBegin(lsf, MPIU_INT, cidx, lcidx, MPI_REPLACE));
+    PetscCall(PetscSFBcastEnd(lsf, MPIU_INT, cidx, lcidx, MPI_REPLACE));
+    PetscCall(PetscSFDestroy(&lsf));
+    for (PetscInt l = 0; l < nleaves; l++) cremote[l].index = lcidx[l];
+    PetscCall(PetscSFCreate(comm, &csf));
+    PetscCall(PetscSFSetGraph(csf, nshared, nleaves, NULL, PETSC_OWN_POINTER, cremote, PETSC_OWN_POINTER));
+  }
+  /* each shared point's cone in owner numbers, 4 entries (-1 past its size, and for cones of fewer than two points) */
+  PetscCall(PetscMalloc2(4 * nshared, &rc, 4 * nleaves, &lc));
+  for (PetscInt i = 0; i < nshared; i++) {
+    const PetscInt  p = shared[i];
     const PetscInt *cone;
     PetscInt        n;
 
     PetscCall(DMPlexGetConeSize(dm, p, &n));
     PetscCall(DMPlexGetCone(dm, p, &cone));
     for (PetscInt k = 0; k < 4; k++) {
-      rc[k][p].rank = rc[k][p].index = -1;
-      lc[k][p].rank = lc[k][p].index = -1;
-      if (n < 2 || k >= n) continue;
-      {
-        PetscInt l;
+      PetscSFNode *r = &rc[4 * i + k];
+      PetscInt     l;
 
-        PetscCall(PetscFindInt(cone[k], nleaves, ilocal, &l));
-        if (l < 0) {
-          rc[k][p].rank  = rank;
-          rc[k][p].index = cone[k];
-        } else rc[k][p] = iremote[l];
-      }
+      r->rank = r->index = -1;
+      if (n < 2 || k >= n) continue;
+      PetscCall(PetscFindInt(cone[k], nleaves, ilocal, &l));
+      if (l < 0) {
+        r->rank  = rank;
+        r->index = cone[k];
+      } else *r = iremote[l];
     }
   }
-  for (PetscInt k = 0; k < 4; k++) PetscCall(PetscSFBcastBegin(sf, MPIU_2INT, rc[k], lc[k], MPI_REPLACE));
-  for (PetscInt k = 0; k < 4; k++) PetscCall(PetscSFBcastEnd(sf, MPIU_2INT, rc[k], lc[k], MPI_REPLACE));
-  for (PetscInt l = 0; l < nleaves; l++) {
-    const PetscInt  p = ilocal[l];
-    const PetscInt *cone;
-    PetscInt        n, want[4], o;
-    PetscBool       same = PETSC_TRUE;
-    DMPolytopeType  ct;
+  for (PetscInt k = 0; k < 4; k++) {
+    /* four exchanges of one node per shared point: rc[4 i + k] strided by 4 is not one array, so gather it */
+    PetscSFNode *rk, *lk;
 
-    if (lc[0][p].rank < 0) continue;
+    PetscCall(PetscMalloc2(nshared, &rk, nleaves, &lk));
+    for (PetscInt i = 0; i < nshared; i++) rk[i] = rc[4 * i + k];
+    PetscCall(PetscSFBcastBegin(csf, MPIU_2INT, rk, lk, MPI_REPLACE));
+    PetscCall(PetscSFBcastEnd(csf, MPIU_2INT, rk, lk, MPI_REPLACE));
+    for (PetscInt l = 0; l < nleaves; l++) lc[4 * l + k] = lk[l];
+    PetscCall(PetscFree2(rk, lk));
+  }
+  for (PetscInt l = 0; l < nleaves; l++) {
+    const PetscInt     p    = ilocal[l];
+    const PetscSFNode *want = &lc[4 * l];
+    const PetscInt    *cone;
+    PetscInt           n, local[4], o;
+    PetscBool          same = PETSC_TRUE;
+    DMPolytopeType     ct;
+
+    if (want[0].rank < 0) continue;
     PetscCall(DMPlexGetConeSize(dm, p, &n));
-    for (PetscInt k = 0; k < n; k++) same = (PetscBool)(same && lc[k][p].rank == rc[k][p].rank && lc[k][p].index == rc[k][p].index);
-    if (same) continue;
+    PetscCall(DMPlexGetCone(dm, p, &cone));
     /* the owner's order in local points */
     for (PetscInt k = 0; k < n; k++) {
-      if (lc[k][p].rank == rank) want[k] = lc[k][p].index;
+      if (want[k].rank == rank) local[k] = want[k].index;
       else {
-        const FEGRootLeaf  q = {lc[k][p].rank, lc[k][p].index, -1};
+        const FEGRootLeaf  q = {want[k].rank, want[k].index, -1};
         const FEGRootLeaf *f = (const FEGRootLeaf *)bsearch(&q, byroot, (size_t)nleaves, sizeof(*byroot), FEGRootCompare);
 
-        PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Point %" PetscInt_FMT ": cone point (%" PetscInt_FMT ", %" PetscInt_FMT ") of its owner is not shared here", p, lc[k][p].rank, lc[k][p].index);
-        want[k] = f->local;
+        PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Point %" PetscInt_FMT ": cone point (%" PetscInt_FMT ", %" PetscInt_FMT ") of its owner is not shared here", p, want[k].rank, want[k].index);
+        local[k] = f->local;
       }
+      same = (PetscBool)(same && local[k] == cone[k]);
     }
+    if (same) continue;
     PetscCall(DMPlexGetCellType(dm, p, &ct));
-    PetscCall(DMPlexGetCone(dm, p, &cone));
-    PetscCall(DMPolytopeGetOrientation(ct, cone, want, &o));
+    PetscCall(DMPolytopeGetOrientation(ct, cone, local, &o));
     PetscCall(DMPlexOrientPoint(dm, p, o));
   }
-  for (PetscInt k = 0; k < 4; k++) PetscCall(PetscFree2(rc[k], lc[k]));
+  PetscCall(PetscSFDestroy(&csf));
+  PetscCall(PetscFree2(rc, lc));
+  PetscCall(PetscFree(shared));
+  PetscCall(PetscFree2(cidx, lcidx));
   PetscCall(PetscFree(byroot));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -283,18 +319,26 @@ static PetscErrorCode FEGBoxPointSF(DM dm, const FEGBoxPartition *bp, const FEGC
     nvl *= ext[d];
   }
   if (!numCells) nvl = 0;
-  PetscCall(PetscMalloc1(nvl, &ilocal));
-  PetscCall(PetscMalloc1(nvl, &iremote));
-  for (PetscInt v = 0; v < nvl; v++) {
-    const PetscInt ijk[3] = {lo[0] + v % ext[0], lo[1] + (v / ext[0]) % ext[1], lo[2] + v / (ext[0] * ext[1])};
-    PetscInt       owner, point;
+  /* counted, then listed: the leaves are the vertices on the block's lower sides, not the whole block */
+  for (PetscInt pass = 0; pass < 2; pass++) {
+    if (pass) {
+      PetscCall(PetscMalloc1(nl, &ilocal));
+      PetscCall(PetscMalloc1(nl, &iremote));
+      nl = 0;
+    }
+    for (PetscInt v = 0; v < nvl; v++) {
+      const PetscInt ijk[3] = {lo[0] + v % ext[0], lo[1] + (v / ext[0]) % ext[1], lo[2] + v / (ext[0] * ext[1])};
+      PetscInt       owner, point;
 
-    FEGBoxVertexOwner(bp, cell, ijk, &owner, &point);
-    if (owner == rank) continue;
-    ilocal[nl]        = numCells + v;
-    iremote[nl].rank  = owner;
-    iremote[nl].index = point;
-    nl++;
+      FEGBoxVertexOwner(bp, cell, ijk, &owner, &point);
+      if (owner == rank) continue;
+      if (pass) {
+        ilocal[nl]        = numCells + v;
+        iremote[nl].rank  = owner;
+        iremote[nl].index = point;
+      }
+      nl++;
+    }
   }
   PetscCall(PetscSFCreate(comm, &sf));
   PetscCall(PetscSFSetGraph(sf, pEnd, nl, ilocal, PETSC_OWN_POINTER, iremote, PETSC_OWN_POINTER));

@@ -499,6 +499,28 @@ static PetscErrorCode FEGMeshCurvedOrder(DM dm, PetscFE *fe, PetscInt *order)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* PETSc's reference cell of type ct: its vertices in closure order, ref[k dim + d] (at most 8) */
+static PetscErrorCode FEGReferenceVertices(DMPolytopeType ct, PetscInt dim, PetscInt *nv, PetscReal ref[])
+{
+  DM           rdm;
+  Vec          X;
+  PetscSection sec;
+  PetscScalar *v = NULL;
+  PetscInt     n;
+
+  PetscFunctionBegin;
+  PetscCall(DMPlexCreateReferenceCell(PETSC_COMM_SELF, ct, &rdm));
+  PetscCall(DMGetCoordinatesLocal(rdm, &X));
+  PetscCall(DMGetCoordinateSection(rdm, &sec));
+  PetscCall(DMPlexVecGetClosure(rdm, sec, X, 0, &n, &v));
+  PetscCheck(n <= 8 * dim && n % dim == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Reference cell with %" PetscInt_FMT " coordinates", n);
+  for (PetscInt k = 0; k < n; k++) ref[k] = PetscRealPart(v[k]);
+  PetscCall(DMPlexVecRestoreClosure(rdm, sec, X, 0, &n, &v));
+  PetscCall(DMDestroy(&rdm));
+  *nv = n / dim;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* dm's coordinates on its vertices only, in a space of order 1: each cell's map of order k (fe, closure values cx, nb
    per cell) evaluated at the reference cell's vertices, process by process. The vertex values are not read from the
    section: PETSc's Gmsh reader gives curved tetrahedra a discontinuous coordinate space, with every node on the cell;
@@ -506,12 +528,12 @@ static PetscErrorCode FEGMeshCurvedOrder(DM dm, PetscFE *fe, PetscInt *order)
    distributed, renumbered mesh with PETSc 3.18. */
 static PetscErrorCode FEGMeshStraighten(DM dm, DMPolytopeType ct, PetscFE fe, PetscInt nb, const PetscScalar cx[])
 {
-  DM              cdm, ncdm, rdm;
+  DM              cdm, ncdm;
   PetscFE         fe1;
-  PetscSection    nsec, rsec;
-  Vec             Xn, Xr;
+  PetscSection    nsec;
+  Vec             Xn;
   PetscInt        cStart, cEnd, vStart, vEnd, dim, cdim, n, nrv;
-  PetscScalar    *xn, *rv = NULL;
+  PetscScalar    *xn;
   PetscReal       ref[24];
   PetscTabulation T;
 
@@ -521,15 +543,7 @@ static PetscErrorCode FEGMeshStraighten(DM dm, DMPolytopeType ct, PetscFE fe, Pe
   PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
   PetscCall(DMPlexGetDepthStratum(dm, 0, &vStart, &vEnd));
   /* the reference cell's vertices in closure order, and the map's basis there */
-  PetscCall(DMPlexCreateReferenceCell(PETSC_COMM_SELF, ct, &rdm));
-  PetscCall(DMGetCoordinatesLocal(rdm, &Xr));
-  PetscCall(DMGetCoordinateSection(rdm, &rsec));
-  PetscCall(DMPlexVecGetClosure(rdm, rsec, Xr, 0, &nrv, &rv));
-  PetscCheck(nrv <= 24 && nrv % dim == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Reference cell with %" PetscInt_FMT " coordinates", nrv);
-  for (PetscInt k = 0; k < nrv; k++) ref[k] = PetscRealPart(rv[k]);
-  PetscCall(DMPlexVecRestoreClosure(rdm, rsec, Xr, 0, &nrv, &rv));
-  PetscCall(DMDestroy(&rdm));
-  nrv /= dim;
+  PetscCall(FEGReferenceVertices(ct, dim, &nrv, ref));
   PetscCall(PetscFECreateTabulation(fe, 1, nrv, ref, 0, &T));
   PetscCall(DMGetCoordinateDM(dm, &cdm));
   PetscCall(DMClone(cdm, &ncdm));
@@ -574,29 +588,35 @@ static PetscErrorCode FEGMeshStraighten(DM dm, DMPolytopeType ct, PetscFE fe, Pe
 }
 
 /* One uniform refinement of a mesh with curved cells (coordinates of order k >= 2), keeping its geometry: the cells are
-   refined with straight coordinates (fegpu's refinement on one process, else DMRefine()), the refined mesh gets a
-   coordinate space of order k, and each of its nodes is mapped by its coarse cell's map of order k, at the node's
-   reference coordinates in that cell (from the straight coarse cell). The children of a regular refinement are
-   polynomials of the same order in their parent's reference coordinates, so the geometry is kept exactly; PETSc's
-   DMRefine() (3.18 to 3.22) keeps the coordinate space but gives the refined mesh vertex coordinates only. Both
-   refinements number the children of coarse cell c as c n + j (n children per cell), which is checked: every refined
-   cell's centroid must lie in its parent. */
+   refined with straight coordinates (fegpu's refinement on one process, else DMRefine()), and the refined mesh gets the
+   coarse coordinate space, each of its nodes placed by its coarse cell's map of order k: a refined cell's vertices are
+   centres of its straight coarse cell's vertex sets (so their reference coordinates are known), its nodes interpolated between them in that reference
+   space, and the coarse map evaluated there. The children of a regular refinement are affine (simplices) or axis-aligned
+   (tensor cells) in their parent's reference space, so the geometry is kept exactly; PETSc's DMRefine() (3.18 to 3.22)
+   keeps the coordinate space but gives the refined mesh vertex coordinates only. Both refinements number the children
+   of coarse cell c as c n + j, child j's vertices as the cell table's refine[j] says (the table follows DMRefine()),
+   which is checked: every refined vertex must be the centre the table names. */
 static PetscErrorCode FEGMeshRefineCurved(DM *dm, PetscBool fast)
 {
-  DM                 coarse = *dm, fine = NULL, ccdm, fcdm;
-  PetscFE            cfe;
-  PetscInt           order, dim, cdim, cStart, cEnd, fcStart, fcEnd, nbc, nbf = -1, nch, bad = -1;
-  PetscScalar       *cx;
-  PetscReal         *ref, *real;
-  PetscSection       csec, fsec;
-  Vec                Xc, X0, Xf;
-  PetscTabulation    T  = NULL;
+  DM                 coarse = *dm, fine = NULL, ccdm, fcdm, ncdm;
+  PetscFE            cfe, fe1;
+  PetscDualSpace     Q;
+  PetscInt           order, dim, cdim, cStart, cEnd, fcStart, fcEnd, vStart, vEnd, nbc, nch, nv, nn, n, bad = -1, nthreads;
+  PetscInt          *comp, *idx;
+  const PetscInt     chunk = 65536;
+  PetscScalar       *cx, *xk;
+  const PetscScalar *x1;
+  PetscReal         *nodes, *xi, *vreal, *vref, refv[24], *preal;
+  PetscSection       csec, fsec, nsec, csec1;
+  Vec                Xc, X1, Xk, Xc1;
+  PetscTabulation    T1 = NULL, *Tc;
   DMPolytopeType     ct = DM_POLYTOPE_UNKNOWN;
   PetscBool          simplex;
   const FEGCellInfo *info;
   char               why[160];
 
   PetscFunctionBegin;
+  PetscCall(FEGSetupThreads(PetscObjectComm((PetscObject)coarse), &nthreads));
   PetscCall(FEGMeshCurvedOrder(coarse, &cfe, &order));
   PetscCall(PetscObjectReference((PetscObject)cfe));
   PetscCall(DMGetDimension(coarse, &dim));
@@ -613,7 +633,6 @@ static PetscErrorCode FEGMeshRefineCurved(DM *dm, PetscBool fast)
   PetscCall(PetscMalloc1((size_t)(cEnd - cStart) * nbc + 1, &cx));
   for (PetscInt c = cStart; c < cEnd; c++) {
     PetscScalar *v = NULL;
-    PetscInt     n;
 
     PetscCall(DMPlexVecGetClosure(ccdm, csec, Xc, c, &n, &v));
     PetscCheck(n == nbc, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cell %" PetscInt_FMT " has %" PetscInt_FMT " coordinate values, its space %" PetscInt_FMT, c, n, nbc);
@@ -628,66 +647,148 @@ static PetscErrorCode FEGMeshRefineCurved(DM *dm, PetscBool fast)
     PetscCall(DMRefine(coarse, PetscObjectComm((PetscObject)coarse), &fine));
     PetscCall(FEGMeshRefineCopy(coarse, fine));
   }
-  /* the coarse mesh's coordinate space, the straight nodes projected into it */
-  PetscCall(FEGSetCoordinateDisc(fine, cfe));
   PetscCall(DMPlexGetHeightStratum(fine, 0, &fcStart, &fcEnd));
+  PetscCall(DMPlexGetDepthStratum(fine, 0, &vStart, &vEnd));
   nch = cEnd > cStart ? (fcEnd - fcStart) / (cEnd - cStart) : 0;
   PetscCheck(nch * (cEnd - cStart) == fcEnd - fcStart, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The refined mesh has %" PetscInt_FMT " cells for %" PetscInt_FMT " coarse ones, not a multiple", fcEnd - fcStart, cEnd - cStart);
-  PetscCall(DMGetCoordinateDM(fine, &fcdm));
-  PetscCall(DMGetLocalSection(fcdm, &fsec));
-  /* read the straight nodes from X0, write the mapped ones to Xf (a node is read again by every cell around it) */
-  PetscCall(DMGetCoordinatesLocal(fine, &X0));
-  PetscCall(VecDuplicate(X0, &Xf));
-  PetscCall(VecCopy(X0, Xf));
-  for (PetscInt f = fcStart; f < fcEnd; f++) {
-    const PetscInt c = cStart + (f - fcStart) / nch;
-    PetscScalar   *v = NULL, *out;
-    PetscInt       n, np;
-    PetscReal      centroid[3] = {0, 0, 0}, cref[3];
+  /* the space's nodes (one point evaluation of one component per dof, in closure order) and the straight cell's vertex
+     basis there */
+  PetscCall(PetscFEGetDualSpace(cfe, &Q));
+  PetscCall(PetscMalloc3(nbc * dim, &nodes, nbc, &comp, nbc * dim, &xi));
+  for (PetscInt i = 0; i < nbc; i++) {
+    PetscQuadrature  f;
+    PetscInt         np, nc;
+    const PetscReal *pts, *w;
 
-    PetscCall(DMPlexVecGetClosure(fcdm, fsec, X0, f, &n, &v));
-    np = n / cdim;
-    if (nbf < 0) {
-      nbf = np;
-      PetscCall(PetscMalloc2(np * dim, &ref, np * cdim, &real));
-      PetscCall(PetscFECreateTabulation(cfe, 1, np, ref, 0, &T));
-    }
-    PetscCheck(np == nbf, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Refined cell %" PetscInt_FMT " has %" PetscInt_FMT " coordinate nodes, another %" PetscInt_FMT, f, np, nbf);
-    for (PetscInt k = 0; k < np * cdim; k++) real[k] = PetscRealPart(v[k]);
-    for (PetscInt k = 0; k < np; k++)
-      for (PetscInt d = 0; d < cdim; d++) centroid[d] += real[k * cdim + d] / np;
-    PetscCall(DMPlexVecRestoreClosure(fcdm, fsec, X0, f, &n, &v));
-    /* the nodes in the straight parent's reference coordinates; the centroid must lie in the parent */
-    PetscCall(DMPlexCoordinatesToReference(coarse, c, np, real, ref));
-    PetscCall(DMPlexCoordinatesToReference(coarse, c, 1, centroid, cref));
-    {
-      PetscReal sum = 0, lo = 1, hi = -1;
-
-      /* PETSc's reference cells: [-1, 1]^dim, or the simplex x_d >= -1, sum (x_d + 1) <= 2 */
-      for (PetscInt d = 0; d < dim; d++) {
-        sum += cref[d] + 1;
-        lo = PetscMin(lo, cref[d]);
-        hi = PetscMax(hi, cref[d]);
-      }
-      if (lo < -1 - 1e-8 || (simplex ? sum > 2 + 1e-8 : hi > 1 + 1e-8)) bad = f;
-    }
-    PetscCall(PetscFEComputeTabulation(cfe, np, ref, 0, T));
-    PetscCall(PetscMalloc1(np * cdim, &out));
-    for (PetscInt k = 0; k < np; k++)
-      for (PetscInt d = 0; d < cdim; d++) {
-        PetscScalar x = 0;
-
-        for (PetscInt b = 0; b < nbc; b++) x += T->T[0][(k * nbc + b) * cdim + d] * cx[(size_t)(c - cStart) * nbc + b];
-        out[k * cdim + d] = x;
-      }
-    PetscCall(DMPlexVecSetClosure(fcdm, fsec, Xf, f, out, INSERT_ALL_VALUES));
-    PetscCall(PetscFree(out));
+    PetscCall(PetscDualSpaceGetFunctional(Q, i, &f));
+    PetscCall(PetscQuadratureGetData(f, NULL, &nc, &np, &pts, &w));
+    PetscCheck(np == 1 && nc == cdim, PETSC_COMM_SELF, PETSC_ERR_SUP, "The coordinate space's dof %" PetscInt_FMT " is not a point evaluation of one component (%" PetscInt_FMT " points, %" PetscInt_FMT " components)", i, np, nc);
+    for (PetscInt d = 0; d < dim; d++) nodes[i * dim + d] = pts[d];
+    comp[i] = 0;
+    for (PetscInt d = 0; d < nc; d++)
+      if (PetscAbsReal(w[d]) > PetscAbsReal(w[comp[i]])) comp[i] = d;
   }
+  PetscCall(PetscFECreateLagrange(PETSC_COMM_SELF, dim, 1, simplex, 1, PETSC_DETERMINE, &fe1));
+  PetscCall(PetscFEGetDimension(fe1, &nv));
+  PetscCall(FEGReferenceVertices(ct, dim, &n, refv));
+  PetscCheck(n == nv, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Reference cell with %" PetscInt_FMT " vertices, its vertex basis %" PetscInt_FMT, n, nv);
+  for (PetscInt i = 0; i < FEGNumCellInfos; i++)
+    if (FEGCellInfos[i].ct == ct) info = &FEGCellInfos[i];
+  PetscCheck(info && info->refineChildren == nch, PETSC_COMM_SELF, PETSC_ERR_SUP, "Curved %s cells: fegpu knows no regular refinement into %" PetscInt_FMT " children", DMPolytopeTypes[ct], nch);
+  PetscCall(DMGetCoordinateSection(coarse, &csec1));
+  PetscCall(DMGetCoordinatesLocal(coarse, &Xc1));
+  PetscCall(PetscFECreateTabulation(fe1, 1, nbc, nodes, 0, &T1));
+  PetscCall(PetscMalloc1(nv * dim * nch, &vref));
+  /* child j's vertices in its parent's reference space, its nodes there, and the coarse space's basis at those nodes:
+     the same for every parent, so tabulated once per child */
+  PetscCall(PetscCalloc1(nch, &Tc));
+  for (PetscInt j = 0; j < nch; j++) {
+    PetscReal *vr = vref + j * nv * dim;
+
+    for (PetscInt k = 0; k < nv; k++) {
+      const unsigned m   = info->refine[j][k];
+      PetscInt       cnt = 0;
+
+      for (PetscInt d = 0; d < dim; d++) vr[k * dim + d] = 0;
+      for (PetscInt q = 0; q < nv; q++)
+        if (m & (1u << q)) {
+          cnt++;
+          for (PetscInt d = 0; d < dim; d++) vr[k * dim + d] += refv[q * dim + d];
+        }
+      for (PetscInt d = 0; d < dim; d++) vr[k * dim + d] /= cnt;
+    }
+    for (PetscInt i = 0; i < nbc; i++)
+      for (PetscInt d = 0; d < dim; d++) {
+        PetscReal x = 0;
+
+        for (PetscInt k = 0; k < nv; k++) x += T1->T[0][i * nv + k] * vr[k * dim + d];
+        xi[i * dim + d] = x;
+      }
+    PetscCall(PetscFECreateTabulation(cfe, 1, nbc, xi, 0, &Tc[j]));
+  }
+  /* the refined mesh's coordinate DM of the coarse space, filled cell by cell */
+  PetscCall(DMGetCoordinateDM(fine, &fcdm));
+  PetscCall(DMGetCoordinateSection(fine, &fsec));
+  PetscCall(DMGetCoordinatesLocal(fine, &X1));
+  PetscCall(DMClone(fcdm, &ncdm));
+  PetscCall(DMSetField(ncdm, 0, NULL, (PetscObject)cfe));
+  PetscCall(DMCreateDS(ncdm));
+  PetscCall(DMGetLocalSection(ncdm, &nsec));
+  PetscCall(PetscSectionGetStorageSize(nsec, &nn));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, nn, &Xk));
+  PetscCall(VecSetBlockSize(Xk, cdim));
+  PetscCall(PetscObjectSetName((PetscObject)Xk, "coordinates"));
+  /* the straight parents' vertices, all at once */
+  {
+    FEGClosureTarget t = {NULL};
+
+    PetscCall(PetscMalloc1((size_t)(cEnd - cStart) * nv * cdim + 1, &preal));
+    PetscCall(DMGetCoordinateDM(coarse, &t.dm));
+    t.sec = csec1;
+    t.n   = nv * cdim;
+    PetscCall(VecGetArrayRead(Xc1, &t.vals));
+    t.x = preal;
+    PetscCall(FEGPlexGetClosureBulk(coarse, cStart, cEnd, 1, &t, nthreads, NULL));
+    PetscCall(VecRestoreArrayRead(Xc1, &t.vals));
+  }
+  /* the refined cells in chunks: their straight vertices and where their nodes go, read in bulk (DMPlexVecGetClosure()
+     and DMPlexVecSetClosure() cell by cell took 10 us a cell) */
+  PetscCall(PetscMalloc2((size_t)chunk * nv * cdim, &vreal, (size_t)chunk * nbc, &idx));
+  PetscCall(VecGetArrayRead(X1, &x1));
+  PetscCall(VecGetArrayWrite(Xk, &xk));
+  for (PetscInt f0 = fcStart; f0 < fcEnd; f0 += chunk) {
+    const PetscInt   f1   = PetscMin(f0 + chunk, fcEnd);
+    FEGClosureTarget t[2] = {
+      {fcdm, fsec, nv * cdim, NULL, x1,   vreal},
+      {ncdm, nsec, nbc,       idx,  NULL, NULL }
+    };
+
+    PetscCall(FEGPlexGetClosureBulk(fine, f0, f1, 2, t, nthreads, NULL));
+    for (PetscInt f = f0; f < f1; f++) {
+      const PetscInt   c = cStart + (f - fcStart) / nch, j = (f - fcStart) % nch;
+      const PetscReal *vr = vreal + (size_t)(f - f0) * nv * cdim, *pr = preal + (size_t)(c - cStart) * nv * cdim;
+      PetscReal        scale = 0;
+
+      /* the refined cell's vertices are centres of its parent's vertex sets (the refinement table); the straight ones
+         must be those centres */
+      for (PetscInt k = 0; k < nv * cdim; k++) scale = PetscMax(scale, PetscAbsReal(pr[k] - pr[k % cdim]));
+      for (PetscInt k = 0; k < nv; k++) {
+        const unsigned m    = info->refine[j][k];
+        PetscInt       cnt  = 0;
+        PetscReal      x[3] = {0, 0, 0};
+
+        for (PetscInt q = 0; q < nv; q++)
+          if (m & (1u << q)) {
+            cnt++;
+            for (PetscInt d = 0; d < cdim; d++) x[d] += pr[q * cdim + d];
+          }
+        for (PetscInt d = 0; d < cdim; d++)
+          if (PetscAbsReal(x[d] / cnt - vr[k * cdim + d]) > 1e-10 * scale) bad = f;
+      }
+      /* the parent's map at the child's nodes */
+      for (PetscInt i = 0; i < nbc; i++) {
+        PetscReal x = 0;
+
+        for (PetscInt b = 0; b < nbc; b++) x += Tc[j]->T[0][(i * nbc + b) * cdim + comp[i]] * cx[(size_t)(c - cStart) * nbc + b];
+        xk[idx[(size_t)(f - f0) * nbc + i]] = x;
+      }
+    }
+  }
+  PetscCall(VecRestoreArrayRead(X1, &x1));
+  PetscCall(VecRestoreArrayWrite(Xk, &xk));
+  PetscCall(PetscFree2(vreal, idx));
+  PetscCall(PetscFree(preal));
   PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Refined cell %" PetscInt_FMT " does not lie in coarse cell %" PetscInt_FMT ", which the refinement's numbering makes its parent", bad, cStart + (bad - fcStart) / PetscMax(nch, 1));
-  PetscCall(DMSetCoordinatesLocal(fine, Xf));
-  PetscCall(VecDestroy(&Xf));
-  if (T) PetscCall(PetscTabulationDestroy(&T));
-  if (nbf >= 0) PetscCall(PetscFree2(ref, real));
+  PetscCall(DMSetCoordinateDM(fine, ncdm));
+  PetscCall(DMSetCoordinatesLocal(fine, Xk));
+  PetscCall(VecDestroy(&Xk));
+  PetscCall(DMDestroy(&ncdm));
+  for (PetscInt j = 0; j < nch; j++) PetscCall(PetscTabulationDestroy(&Tc[j]));
+  PetscCall(PetscFree(Tc));
+  PetscCall(PetscTabulationDestroy(&T1));
+  PetscCall(PetscFEDestroy(&fe1));
+  PetscCall(PetscFree(vref));
+  PetscCall(PetscFree3(nodes, comp, xi));
   PetscCall(PetscFree(cx));
   PetscCall(PetscFEDestroy(&cfe));
   PetscCall(DMDestroy(dm));
