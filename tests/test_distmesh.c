@@ -1,6 +1,7 @@
 /* Meshes made on several processes equal the ones made on one. FEGCreateBoxMesh() builds each process's block itself:
    on 1, 2 and 3 processes every cell of the one-process box is found exactly once, with the same vertex coordinates,
-   the same faces are marked in "marker", PETSc's checks of a distributed mesh pass (DMPlexCheck(): point SF, interface
+   the same faces are marked in "marker" (also for a box too small for a block on each process, distributed from the
+   first), PETSc's checks of a distributed mesh pass (DMPlexCheck(): point SF, interface
    cones, symmetry, skeleton, faces, geometry), and each process's cells that touch a ghost point come after those that
    do not; for every cell type, perturbed and not. A Gmsh mesh refined after distribution equals the one refined on one
    process. Curved Gmsh meshes (second-order tetrahedra and hexahedra) refined twice keep their volume to roundoff (the
@@ -171,17 +172,19 @@ static void check_equal(DM dm, DM sdm, const char *what)
   ck_assert_msg(wrong == 0, "%s: %d of the %d marked faces of the one-process mesh are not marked exactly once", what, (int)wrong, (int)ns);
 }
 
-/* _i = 2 ct + perturbed */
+/* _i = 10 small + 2 ct + perturbed; the small box (2 cubes a side) has no block for each of 3 processes and is
+   distributed from the first */
 START_TEST(test_box_equals_serial)
 {
-  const DMPolytopeType ct      = fegtest_cells[_i / 2];
+  const DMPolytopeType ct      = fegtest_cells[(_i % 10) / 2];
   const PetscReal      perturb = _i % 2 ? 0.2 : 0.0;
-  const PetscInt       dim = fegtest_dim(ct), faces[3] = {6, 4, dim == 3 ? 3 : 1};
+  const PetscBool      small   = (PetscBool)(_i >= 10);
+  const PetscInt       dim = fegtest_dim(ct), faces[3] = {small ? 2 : 6, small ? 2 : 4, dim == 3 ? (small ? 2 : 3) : 1};
   DM                   dm, sdm;
   PetscBool            last;
   char                 what[64];
 
-  TCHK(PetscSNPrintf(what, sizeof(what), "%s box, perturbation %g", DMPolytopeTypes[ct], (double)perturb));
+  TCHK(PetscSNPrintf(what, sizeof(what), "%s box of %d cubes a side, perturbation %g", DMPolytopeTypes[ct], (int)faces[0], (double)perturb));
   TCHK(FEGCreateBoxMesh(PETSC_COMM_WORLD, ct, faces, NULL, NULL, perturb, &dm));
   TCHK(FEGCreateBoxMesh(PETSC_COMM_SELF, ct, faces, NULL, NULL, perturb, &sdm));
   TCHK(DMPlexCheck(dm));
@@ -277,7 +280,7 @@ static void add(Suite *s)
 {
   TCase *tc = tcase_create("distmesh");
 
-  tcase_add_loop_test(tc, test_box_equals_serial, 0, 10);
+  tcase_add_loop_test(tc, test_box_equals_serial, 0, 20);
   tcase_add_test(tc, test_gmsh_refined_equals_serial);
   tcase_add_loop_test(tc, test_curved_refine_keeps_volume, 0, 2);
   suite_add_tcase(s, tc);

@@ -117,9 +117,10 @@ static void FEGBoxBlock(const FEGBoxPartition *bp, PetscInt r, PetscInt lo[3], P
   }
 }
 
-/* The process grid: the factorisation of size whose largest block has the fewest squares, then the fewest squares' faces
-   between blocks (what DMDA chooses for a structured grid); blocks are empty only with more processes than squares */
-static void FEGBoxPartitionCreate(PetscInt dim, const PetscInt n[], PetscMPIInt size, FEGBoxPartition *bp)
+/* The process grid: among the factorisations of size that leave no block empty, the one whose largest block has the
+   fewest squares, then the fewest squares' faces between blocks (what DMDA chooses for a structured grid). Returns
+   PETSC_FALSE when every factorisation leaves a block empty (more processes along some direction than squares) */
+static PetscBool FEGBoxPartitionCreate(PetscInt dim, const PetscInt n[], PetscMPIInt size, FEGBoxPartition *bp)
 {
   PetscInt64 best[2] = {-1, -1}; /* none yet */
 
@@ -135,6 +136,7 @@ static void FEGBoxPartitionCreate(PetscInt dim, const PetscInt n[], PetscMPIInt 
       PetscInt64     load = 1, area = 0;
 
       if ((size / a) % b || (dim == 2 && q[2] != 1)) continue;
+      if (q[0] > bp->n[0] || q[1] > bp->n[1] || q[2] > bp->n[2]) continue;
       for (PetscInt d = 0; d < dim; d++) {
         PetscInt64 between = q[d] - 1;
 
@@ -150,6 +152,7 @@ static void FEGBoxPartitionCreate(PetscInt dim, const PetscInt n[], PetscMPIInt 
       }
     }
   }
+  return (PetscBool)(best[0] >= 0);
 }
 
 /* the process that owns vertex ijk (the lowest of those whose squares touch it) and its point number there */
@@ -477,7 +480,9 @@ static PetscErrorCode FEGBoxBlockCells(const FEGBoxPartition *bp, const FEGCellI
   edges and faces, so no process holds more than its part and nothing global is sent. In each block the cells of the
   cubes that touch a ghost point come last. The mesh is the same for every number of processes: the same cells,
   vertices and coordinates (the perturbation hashes a vertex's global number), and the same "marker" label. The
-  partitioner options (-petscpartitioner_type) are not read: they apply to meshes read from files.
+  partitioner options (-petscpartitioner_type) are not read: they apply to meshes read from files. Only a box too small
+  for a block on every process (3 processes and 2 cubes a side) is built on the first process and distributed by
+  DMPlexDistribute() with those options.
 
   Level: beginner
 
@@ -492,6 +497,7 @@ PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt
   const FEGCellInfo *cell;
   FEGBoxPartition    bp;
   PetscInt64         nc;
+  PetscBool          blocks;
 
   PetscFunctionBegin;
   FEGAssertPointer(dm, 7);
@@ -513,16 +519,25 @@ PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(PetscLogEventBegin(FEG_BoxMesh, 0, 0, 0, 0));
-  FEGBoxPartitionCreate(dim, n, size, &bp);
-  FEGBoxBlock(&bp, rank, lo, hi);
+  blocks = FEGBoxPartitionCreate(dim, n, size, &bp);
+  if (blocks) FEGBoxBlock(&bp, rank, lo, hi);
+  else {
+    /* too few squares for a block each: the first process builds the box, DMPlexDistribute() shares it out */
+    PetscCall(PetscInfo(NULL, "A box of %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " squares has no block for each of %d processes: built on the first and distributed\n", n[0], n[1], n[2], (int)size));
+    for (PetscInt d = 0; d < 3; d++) {
+      lo[d] = 0;
+      hi[d] = rank ? 0 : bp.n[d];
+    }
+  }
   PetscCall(FEGBoxBlockCells(&bp, cell, lo, hi, blo, bhi, perturb, &numCells, &cells, &numVertices, &coords, &vmask));
   /* interpolated directly (PETSc's DMPlexInterpolate() took 10 s for 1M hexahedra) */
   PetscCall(FEGPlexCreateFromCellList_Private(comm, cell, numCells, numVertices, cells, coords, "marker", vmask, dm));
   PetscCall(PetscFree(cells));
   PetscCall(PetscFree(coords));
   PetscCall(PetscFree(vmask));
-  if (size > 1) PetscCall(FEGBoxPointSF(*dm, &bp, cell, lo, hi, numCells));
+  if (size > 1 && blocks) PetscCall(FEGBoxPointSF(*dm, &bp, cell, lo, hi, numCells));
   PetscCall(PetscLogEventEnd(FEG_BoxMesh, 0, 0, 0, 0));
+  if (!blocks) PetscCall(FEGMeshDistribute_Private(dm, NULL, PETSC_TRUE));
   /* distributed already: DMSetFromOptions() must not partition it again (it would by default) */
   PetscCall(DMPlexDistributeSetDefault(*dm, PETSC_FALSE));
   PetscCall(PetscObjectSetName((PetscObject)*dm, "Mesh"));
