@@ -521,6 +521,23 @@ static PetscErrorCode FEGReferenceVertices(DMPolytopeType ct, PetscInt dim, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A coordinate DM like cdm with the space fe, and a local coordinate vector of its size to fill */
+static PetscErrorCode FEGCoordinateSpaceCreate(DM cdm, PetscFE fe, PetscInt cdim, DM *ncdm, PetscSection *nsec, Vec *X)
+{
+  PetscInt n;
+
+  PetscFunctionBegin;
+  PetscCall(DMClone(cdm, ncdm));
+  PetscCall(DMSetField(*ncdm, 0, NULL, (PetscObject)fe));
+  PetscCall(DMCreateDS(*ncdm));
+  PetscCall(DMGetLocalSection(*ncdm, nsec));
+  PetscCall(PetscSectionGetStorageSize(*nsec, &n));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, n, X));
+  PetscCall(VecSetBlockSize(*X, cdim));
+  PetscCall(PetscObjectSetName((PetscObject)*X, "coordinates"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* dm's coordinates on its vertices only, in a space of order 1: each cell's map of order k (fe, closure values cx, nb
    per cell) evaluated at the reference cell's vertices, process by process. The vertex values are not read from the
    section: PETSc's Gmsh reader gives curved tetrahedra a discontinuous coordinate space, with every node on the cell;
@@ -532,7 +549,7 @@ static PetscErrorCode FEGMeshStraighten(DM dm, DMPolytopeType ct, PetscFE fe, Pe
   PetscFE         fe1;
   PetscSection    nsec;
   Vec             Xn;
-  PetscInt        cStart, cEnd, vStart, vEnd, dim, cdim, n, nrv;
+  PetscInt        cStart, cEnd, vStart, vEnd, dim, cdim, nrv;
   PetscScalar    *xn;
   PetscReal       ref[24];
   PetscTabulation T;
@@ -546,15 +563,8 @@ static PetscErrorCode FEGMeshStraighten(DM dm, DMPolytopeType ct, PetscFE fe, Pe
   PetscCall(FEGReferenceVertices(ct, dim, &nrv, ref));
   PetscCall(PetscFECreateTabulation(fe, 1, nrv, ref, 0, &T));
   PetscCall(DMGetCoordinateDM(dm, &cdm));
-  PetscCall(DMClone(cdm, &ncdm));
   PetscCall(PetscFECreateLagrange(PETSC_COMM_SELF, dim, cdim, (PetscBool)(ct == DM_POLYTOPE_TRIANGLE || ct == DM_POLYTOPE_TETRAHEDRON), 1, PETSC_DETERMINE, &fe1));
-  PetscCall(DMSetField(ncdm, 0, NULL, (PetscObject)fe1));
-  PetscCall(DMCreateDS(ncdm));
-  PetscCall(DMGetLocalSection(ncdm, &nsec));
-  PetscCall(PetscSectionGetStorageSize(nsec, &n));
-  PetscCall(VecCreateSeq(PETSC_COMM_SELF, n, &Xn));
-  PetscCall(VecSetBlockSize(Xn, cdim));
-  PetscCall(PetscObjectSetName((PetscObject)Xn, "coordinates"));
+  PetscCall(FEGCoordinateSpaceCreate(cdm, fe1, cdim, &ncdm, &nsec, &Xn));
   PetscCall(VecGetArrayWrite(Xn, &xn));
   for (PetscInt c = cStart; c < cEnd; c++) {
     PetscInt *cl = NULL, ncl, k = 0;
@@ -601,7 +611,7 @@ static PetscErrorCode FEGMeshRefineCurved(DM *dm, PetscBool fast)
   DM                 coarse = *dm, fine = NULL, ccdm, fcdm, ncdm;
   PetscFE            cfe, fe1;
   PetscDualSpace     Q;
-  PetscInt           order, dim, cdim, cStart, cEnd, fcStart, fcEnd, vStart, vEnd, nbc, nch, nv, nn, n, bad = -1, nthreads;
+  PetscInt           order, dim, cdim, cStart, cEnd, fcStart, fcEnd, vStart, vEnd, nbc, nch, nv, n, bad = -1, nthreads;
   PetscInt          *comp, *idx;
   const PetscInt     chunk = 65536;
   PetscScalar       *cx, *xk;
@@ -710,14 +720,7 @@ static PetscErrorCode FEGMeshRefineCurved(DM *dm, PetscBool fast)
   PetscCall(DMGetCoordinateDM(fine, &fcdm));
   PetscCall(DMGetCoordinateSection(fine, &fsec));
   PetscCall(DMGetCoordinatesLocal(fine, &X1));
-  PetscCall(DMClone(fcdm, &ncdm));
-  PetscCall(DMSetField(ncdm, 0, NULL, (PetscObject)cfe));
-  PetscCall(DMCreateDS(ncdm));
-  PetscCall(DMGetLocalSection(ncdm, &nsec));
-  PetscCall(PetscSectionGetStorageSize(nsec, &nn));
-  PetscCall(VecCreateSeq(PETSC_COMM_SELF, nn, &Xk));
-  PetscCall(VecSetBlockSize(Xk, cdim));
-  PetscCall(PetscObjectSetName((PetscObject)Xk, "coordinates"));
+  PetscCall(FEGCoordinateSpaceCreate(fcdm, cfe, cdim, &ncdm, &nsec, &Xk));
   /* the straight parents' vertices, all at once */
   {
     FEGClosureTarget t = {NULL};
