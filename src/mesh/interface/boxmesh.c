@@ -307,7 +307,7 @@ static PetscErrorCode FEGBoxPointSF(DM dm, const FEGBoxPartition *bp, const FEGC
 {
   MPI_Comm           comm = PetscObjectComm((PetscObject)dm);
   PetscMPIInt        rank;
-  PetscInt           pEnd, nl = 0, nvl = 1, ext[3], *ilocal, eStart, nl1;
+  PetscInt           pEnd, nl = 0, nvl = 1, nown = 1, ext[3], *ilocal, eStart, nl1;
   PetscSFNode       *iremote;
   PetscSF            sf, esf;
   const PetscInt    *il1;
@@ -320,29 +320,25 @@ static PetscErrorCode FEGBoxPointSF(DM dm, const FEGBoxPartition *bp, const FEGC
   for (PetscInt d = 0; d < 3; d++) {
     ext[d] = d < bp->dim ? hi[d] - lo[d] + 1 : 1;
     nvl *= ext[d];
+    nown *= ext[d] - (d < bp->dim && lo[d] > 0 ? 1 : 0);
   }
-  if (!numCells) nvl = 0;
-  /* counted, then listed: the leaves are the vertices on the block's lower sides, not the whole block */
-  for (PetscInt pass = 0; pass < 2; pass++) {
-    if (pass) {
-      PetscCall(PetscMalloc1(nl, &ilocal));
-      PetscCall(PetscMalloc1(nl, &iremote));
-      nl = 0;
-    }
-    for (PetscInt v = 0; v < nvl; v++) {
-      const PetscInt ijk[3] = {lo[0] + v % ext[0], lo[1] + (v / ext[0]) % ext[1], lo[2] + v / (ext[0] * ext[1])};
-      PetscInt       owner, point;
+  if (!numCells) nvl = nown = 0;
+  /* the leaves are the vertices on the block's lower sides (those of a lower block): all but nown */
+  PetscCall(PetscMalloc1(nvl - nown, &ilocal));
+  PetscCall(PetscMalloc1(nvl - nown, &iremote));
+  for (PetscInt v = 0; v < nvl; v++) {
+    const PetscInt ijk[3] = {lo[0] + v % ext[0], lo[1] + (v / ext[0]) % ext[1], lo[2] + v / (ext[0] * ext[1])};
+    PetscInt       owner, point;
 
-      FEGBoxVertexOwner(bp, cell, ijk, &owner, &point);
-      if (owner == rank) continue;
-      if (pass) {
-        ilocal[nl]        = numCells + v;
-        iremote[nl].rank  = owner;
-        iremote[nl].index = point;
-      }
-      nl++;
-    }
+    FEGBoxVertexOwner(bp, cell, ijk, &owner, &point);
+    if (owner == rank) continue;
+    PetscCheck(nl < nvl - nown, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Block vertex %" PetscInt_FMT " belongs to process %" PetscInt_FMT " but is not on a lower side", v, owner);
+    ilocal[nl]        = numCells + v;
+    iremote[nl].rank  = owner;
+    iremote[nl].index = point;
+    nl++;
   }
+  PetscCheck(nl == nvl - nown, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%" PetscInt_FMT " of the block's vertices belong to other processes, expected %" PetscInt_FMT, nl, nvl - nown);
   PetscCall(PetscSFCreate(comm, &sf));
   PetscCall(PetscSFSetGraph(sf, pEnd, nl, ilocal, PETSC_OWN_POINTER, iremote, PETSC_OWN_POINTER));
   PetscCall(DMSetPointSF(dm, sf));

@@ -539,11 +539,11 @@ static PetscErrorCode FEGCoordinateSpaceCreate(DM cdm, PetscFE fe, PetscInt cdim
 }
 
 /* dm's coordinates on its vertices only, in a space of order 1: each cell's map of order k (fe, closure values cx, nb
-   per cell) evaluated at the reference cell's vertices, process by process. The vertex values are not read from the
+   per cell; info the cell type's table entry) evaluated at the reference cell's vertices, process by process. The vertex values are not read from the
    section: PETSc's Gmsh reader gives curved tetrahedra a discontinuous coordinate space, with every node on the cell;
    and PETSc's DMProjectCoordinates() into the lower space, through the global coordinates, gave wrong values on a
    distributed, renumbered mesh with PETSc 3.18. */
-static PetscErrorCode FEGMeshStraighten(DM dm, DMPolytopeType ct, PetscFE fe, PetscInt nb, const PetscScalar cx[])
+static PetscErrorCode FEGMeshStraighten(DM dm, const FEGCellInfo *info, PetscFE fe, PetscInt nb, const PetscScalar cx[])
 {
   DM              cdm, ncdm;
   PetscFE         fe1;
@@ -560,10 +560,10 @@ static PetscErrorCode FEGMeshStraighten(DM dm, DMPolytopeType ct, PetscFE fe, Pe
   PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
   PetscCall(DMPlexGetDepthStratum(dm, 0, &vStart, &vEnd));
   /* the reference cell's vertices in closure order, and the map's basis there */
-  PetscCall(FEGReferenceVertices(ct, dim, &nrv, ref));
+  PetscCall(FEGReferenceVertices(info->ct, dim, &nrv, ref));
   PetscCall(PetscFECreateTabulation(fe, 1, nrv, ref, 0, &T));
   PetscCall(DMGetCoordinateDM(dm, &cdm));
-  PetscCall(PetscFECreateLagrange(PETSC_COMM_SELF, dim, cdim, (PetscBool)(ct == DM_POLYTOPE_TRIANGLE || ct == DM_POLYTOPE_TETRAHEDRON), 1, PETSC_DETERMINE, &fe1));
+  PetscCall(PetscFECreateLagrange(PETSC_COMM_SELF, dim, cdim, info->simplex, 1, PETSC_DETERMINE, &fe1));
   PetscCall(FEGCoordinateSpaceCreate(cdm, fe1, cdim, &ncdm, &nsec, &Xn));
   PetscCall(VecGetArrayWrite(Xn, &xn));
   for (PetscInt c = cStart; c < cEnd; c++) {
@@ -597,6 +597,20 @@ static PetscErrorCode FEGMeshStraighten(DM dm, DMPolytopeType ct, PetscFE fe, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The centre of the vertices in mask m (bit q: vertex q of the cell's closure order) of n vertices x[q nc + c] */
+static inline void FEGMaskCentre(unsigned m, PetscInt n, PetscInt nc, const PetscReal x[], PetscReal c[])
+{
+  PetscInt cnt = 0;
+
+  for (PetscInt d = 0; d < nc; d++) c[d] = 0;
+  for (PetscInt q = 0; q < n; q++)
+    if (m & (1u << q)) {
+      cnt++;
+      for (PetscInt d = 0; d < nc; d++) c[d] += x[q * nc + d];
+    }
+  for (PetscInt d = 0; d < nc; d++) c[d] /= cnt;
+}
+
 /* One uniform refinement of a mesh with curved cells (coordinates of order k >= 2), keeping its geometry: the cells are
    refined with straight coordinates (fegpu's refinement on one process, else DMRefine()), and the refined mesh gets the
    coarse coordinate space, each of its nodes placed by its coarse cell's map of order k: a refined cell's vertices are
@@ -611,18 +625,17 @@ static PetscErrorCode FEGMeshRefineCurved(DM *dm, PetscBool fast)
   DM                 coarse = *dm, fine = NULL, ccdm, fcdm, ncdm;
   PetscFE            cfe, fe1;
   PetscDualSpace     Q;
-  PetscInt           order, dim, cdim, cStart, cEnd, fcStart, fcEnd, vStart, vEnd, nbc, nch, nv, n, bad = -1, nthreads;
+  PetscInt           order, dim, cdim, cStart, cEnd, fcStart, fcEnd, nbc, nch, nv, n, bad = -1, nthreads;
   PetscInt          *comp, *idx;
   const PetscInt     chunk = 65536;
   PetscScalar       *cx, *xk;
   const PetscScalar *x1;
-  PetscReal         *nodes, *xi, *vreal, *vref, refv[24], *preal;
+  PetscReal         *nodes, *xi, *vreal, refv[24], *preal;
   PetscSection       csec, fsec, nsec, csec1;
   Vec                Xc, X1, Xk, Xc1;
   PetscTabulation    T1 = NULL, *Tc;
   DMPolytopeType     ct = DM_POLYTOPE_UNKNOWN;
-  PetscBool          simplex;
-  const FEGCellInfo *info;
+  const FEGCellInfo *info, *rinfo;
   char               why[160];
 
   PetscFunctionBegin;
@@ -633,7 +646,7 @@ static PetscErrorCode FEGMeshRefineCurved(DM *dm, PetscBool fast)
   PetscCall(DMGetCoordinateDim(coarse, &cdim));
   PetscCall(DMPlexGetHeightStratum(coarse, 0, &cStart, &cEnd));
   if (cEnd > cStart) PetscCall(DMPlexGetCellType(coarse, cStart, &ct));
-  simplex = (PetscBool)(ct == DM_POLYTOPE_TRIANGLE || ct == DM_POLYTOPE_TETRAHEDRON);
+  PetscCall(FEGCellInfoGet(PETSC_COMM_SELF, ct, &info));
   /* the coarse cells' coordinates of order k, before the mesh gets straight ones */
   PetscCall(DMGetCoordinateDM(coarse, &ccdm));
   PetscCall(DMGetCoordinatesLocal(coarse, &Xc));
@@ -650,15 +663,14 @@ static PetscErrorCode FEGMeshRefineCurved(DM *dm, PetscBool fast)
     PetscCall(DMPlexVecRestoreClosure(ccdm, csec, Xc, c, &n, &v));
   }
   /* straight, refined */
-  PetscCall(FEGMeshStraighten(coarse, ct, cfe, nbc, cx));
-  PetscCall(FEGMeshRefineCheck(coarse, &info, why, sizeof(why)));
-  if (fast && !why[0]) PetscCall(FEGMeshRefine_Private(coarse, info, &fine));
+  PetscCall(FEGMeshStraighten(coarse, info, cfe, nbc, cx));
+  PetscCall(FEGMeshRefineCheck(coarse, &rinfo, why, sizeof(why)));
+  if (fast && !why[0]) PetscCall(FEGMeshRefine_Private(coarse, rinfo, &fine));
   else {
     PetscCall(DMRefine(coarse, PetscObjectComm((PetscObject)coarse), &fine));
     PetscCall(FEGMeshRefineCopy(coarse, fine));
   }
   PetscCall(DMPlexGetHeightStratum(fine, 0, &fcStart, &fcEnd));
-  PetscCall(DMPlexGetDepthStratum(fine, 0, &vStart, &vEnd));
   nch = cEnd > cStart ? (fcEnd - fcStart) / (cEnd - cStart) : 0;
   PetscCheck(nch * (cEnd - cStart) == fcEnd - fcStart, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The refined mesh has %" PetscInt_FMT " cells for %" PetscInt_FMT " coarse ones, not a multiple", fcEnd - fcStart, cEnd - cStart);
   /* the space's nodes (one point evaluation of one component per dof, in closure order) and the straight cell's vertex
@@ -678,35 +690,21 @@ static PetscErrorCode FEGMeshRefineCurved(DM *dm, PetscBool fast)
     for (PetscInt d = 0; d < nc; d++)
       if (PetscAbsReal(w[d]) > PetscAbsReal(w[comp[i]])) comp[i] = d;
   }
-  PetscCall(PetscFECreateLagrange(PETSC_COMM_SELF, dim, 1, simplex, 1, PETSC_DETERMINE, &fe1));
+  PetscCall(PetscFECreateLagrange(PETSC_COMM_SELF, dim, 1, info->simplex, 1, PETSC_DETERMINE, &fe1));
   PetscCall(PetscFEGetDimension(fe1, &nv));
   PetscCall(FEGReferenceVertices(ct, dim, &n, refv));
   PetscCheck(n == nv, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Reference cell with %" PetscInt_FMT " vertices, its vertex basis %" PetscInt_FMT, n, nv);
-  for (PetscInt i = 0; i < FEGNumCellInfos; i++)
-    if (FEGCellInfos[i].ct == ct) info = &FEGCellInfos[i];
-  PetscCheck(info && info->refineChildren == nch, PETSC_COMM_SELF, PETSC_ERR_SUP, "Curved %s cells: fegpu knows no regular refinement into %" PetscInt_FMT " children", DMPolytopeTypes[ct], nch);
+  PetscCheck(info->refineChildren == nch, PETSC_COMM_SELF, PETSC_ERR_SUP, "Curved %s cells: fegpu knows no regular refinement into %" PetscInt_FMT " children", DMPolytopeTypes[ct], nch);
   PetscCall(DMGetCoordinateSection(coarse, &csec1));
   PetscCall(DMGetCoordinatesLocal(coarse, &Xc1));
   PetscCall(PetscFECreateTabulation(fe1, 1, nbc, nodes, 0, &T1));
-  PetscCall(PetscMalloc1(nv * dim * nch, &vref));
   /* child j's vertices in its parent's reference space, its nodes there, and the coarse space's basis at those nodes:
      the same for every parent, so tabulated once per child */
   PetscCall(PetscCalloc1(nch, &Tc));
   for (PetscInt j = 0; j < nch; j++) {
-    PetscReal *vr = vref + j * nv * dim;
+    PetscReal vr[24];
 
-    for (PetscInt k = 0; k < nv; k++) {
-      const unsigned m   = info->refine[j][k];
-      PetscInt       cnt = 0;
-
-      for (PetscInt d = 0; d < dim; d++) vr[k * dim + d] = 0;
-      for (PetscInt q = 0; q < nv; q++)
-        if (m & (1u << q)) {
-          cnt++;
-          for (PetscInt d = 0; d < dim; d++) vr[k * dim + d] += refv[q * dim + d];
-        }
-      for (PetscInt d = 0; d < dim; d++) vr[k * dim + d] /= cnt;
-    }
+    for (PetscInt k = 0; k < nv; k++) FEGMaskCentre(info->refine[j][k], nv, dim, refv, &vr[k * dim]);
     for (PetscInt i = 0; i < nbc; i++)
       for (PetscInt d = 0; d < dim; d++) {
         PetscReal x = 0;
@@ -756,17 +754,11 @@ static PetscErrorCode FEGMeshRefineCurved(DM *dm, PetscBool fast)
          must be those centres */
       for (PetscInt k = 0; k < nv * cdim; k++) scale = PetscMax(scale, PetscAbsReal(pr[k] - pr[k % cdim]));
       for (PetscInt k = 0; k < nv; k++) {
-        const unsigned m    = info->refine[j][k];
-        PetscInt       cnt  = 0;
-        PetscReal      x[3] = {0, 0, 0};
+        PetscReal x[3];
 
-        for (PetscInt q = 0; q < nv; q++)
-          if (m & (1u << q)) {
-            cnt++;
-            for (PetscInt d = 0; d < cdim; d++) x[d] += pr[q * cdim + d];
-          }
+        FEGMaskCentre(info->refine[j][k], nv, cdim, pr, x);
         for (PetscInt d = 0; d < cdim; d++)
-          if (PetscAbsReal(x[d] / cnt - vr[k * cdim + d]) > 1e-10 * scale) bad = f;
+          if (PetscAbsReal(x[d] - vr[k * cdim + d]) > 1e-10 * scale) bad = f;
       }
       /* the parent's map at the child's nodes */
       for (PetscInt i = 0; i < nbc; i++) {
@@ -790,7 +782,6 @@ static PetscErrorCode FEGMeshRefineCurved(DM *dm, PetscBool fast)
   PetscCall(PetscFree(Tc));
   PetscCall(PetscTabulationDestroy(&T1));
   PetscCall(PetscFEDestroy(&fe1));
-  PetscCall(PetscFree(vref));
   PetscCall(PetscFree3(nodes, comp, xi));
   PetscCall(PetscFree(cx));
   PetscCall(PetscFEDestroy(&cfe));
