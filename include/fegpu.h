@@ -94,6 +94,8 @@ typedef enum {
 PETSC_EXTERN const char *const FEGCoarsenOrders[];
 PETSC_EXTERN PetscErrorCode    FEGDMSetCoarsenOrder(DM, FEGCoarsenOrder);
 PETSC_EXTERN PetscErrorCode    FEGDMGetCoarsenOrder(DM, FEGCoarsenOrder *);
+PETSC_EXTERN PetscErrorCode    FEGDMSetElementOrder(DM, FEGReorderType);
+PETSC_EXTERN PetscErrorCode    FEGDMGetElementOrder(DM, FEGReorderType *);
 PETSC_EXTERN PetscErrorCode    FEGDMGetOrderHierarchy(DM, PetscInt *, PetscInt[]);
 PETSC_EXTERN PetscErrorCode    FEGDMProjectFunction(DM, PetscReal, PetscErrorCode (*)(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *), void *, Vec);
 

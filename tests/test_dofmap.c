@@ -83,7 +83,8 @@ static PetscErrorCode compare_projection(DM dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* every cell of the DM's discretization against PETSc's closure; returns the number of orientation classes */
+/* every element of the DM's discretization against PETSc's closure of its cell; returns the number of orientation
+   classes */
 static PetscErrorCode compare_with_petsc(DM dm, PetscInt *nclasses)
 {
   FEGDisc       *disc;
@@ -95,21 +96,22 @@ static PetscErrorCode compare_with_petsc(DM dm, PetscInt *nclasses)
   PetscCall(FEGDMGetDisc(dm, &disc, &c));
   PetscCall(DMGetLocalSection(dm, &lsec));
   for (PetscInt e = 0; e < disc->Ne; e++) {
-    PetscInt          *idx = NULL, n, nx;
+    const PetscInt     cell = FEGDiscCell(disc, e); /* the element order puts ghost-touching cells last */
+    PetscInt          *idx  = NULL, n, nx;
     const PetscScalar *array;
     PetscScalar       *x = NULL;
     PetscBool          isDG;
 
-    PetscCall(DMPlexGetClosureIndices(dm, lsec, lsec, disc->cStart + e, PETSC_TRUE, &n, &idx, NULL, NULL));
+    PetscCall(DMPlexGetClosureIndices(dm, lsec, lsec, cell, PETSC_TRUE, &n, &idx, NULL, NULL));
     PetscCheck(n == disc->Nb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "closure size %" PetscInt_FMT, n);
     for (PetscInt i = 0; i < n; i++)
       if (disc->lidx[e * n + i] != (idx[i] >= 0 ? idx[i] : -(idx[i] + 1))) bad++;
-    PetscCall(DMPlexRestoreClosureIndices(dm, lsec, lsec, disc->cStart + e, PETSC_TRUE, &n, &idx, NULL, NULL));
-    PetscCall(DMPlexGetCellCoordinates(dm, disc->cStart + e, &isDG, &nx, &array, &x));
+    PetscCall(DMPlexRestoreClosureIndices(dm, lsec, lsec, cell, PETSC_TRUE, &n, &idx, NULL, NULL));
+    PetscCall(DMPlexGetCellCoordinates(dm, cell, &isDG, &nx, &array, &x));
     PetscCheck(nx == disc->Nv * disc->dim, PETSC_COMM_SELF, PETSC_ERR_PLIB, "coordinate closure size %" PetscInt_FMT, nx);
     for (PetscInt k = 0; k < nx; k++)
       if (disc->X[(size_t)e * nx + k] != PetscRealPart(x[k])) badx++;
-    PetscCall(DMPlexRestoreCellCoordinates(dm, disc->cStart + e, &isDG, &nx, &array, &x));
+    PetscCall(DMPlexRestoreCellCoordinates(dm, cell, &isDG, &nx, &array, &x));
   }
   PetscCheck(!bad && !badx, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%" PetscInt_FMT " dof indices and %" PetscInt_FMT " coordinates differ from PETSc's closures", bad, badx);
   *nclasses = disc->nclasses;

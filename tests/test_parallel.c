@@ -1,7 +1,9 @@
 /* A distributed operator equals the serial one: MatMult of a fixed (interpolated) vector and the right-hand side,
    compared entry by entry (the dofs matched by the positions of their Lagrange nodes), for every strategy, cell type
-   and order 1 to 3; the distributed mesh is also renumbered (FEGMeshReorder(), none, metis and sfc in turn), which
-   must change nothing but the numbering.
+   and order 1 to 3; the distributed mesh is also renumbered (FEGMeshReorder(), none, metis and sfc in turn) and its
+   operators visit the cells in another order (FEGDMSetElementOrder(), none, metis and sfc in turn), which must change
+   nothing but the numbering. The form has values given at the quadrature points, which stay in the DM's cell order
+   whatever the element order: the quadrature coordinates with an element order equal those without.
    fegtest: nsize 1 2 3 4 */
 #include "fegtest.h"
 
@@ -63,7 +65,26 @@ static PetscErrorCode gather_sorted(Vec v[5], dof_entry **e, PetscInt *n)
 }
 
 /* A x and b on comm, every entry with its node's position, sorted by position */
-static PetscErrorCode entries(MPI_Comm comm, DMPolytopeType ct, PetscInt order, PetscBool cont, FEGOpType s, FEGReorderType reorder, dof_entry **e, PetscInt *n)
+/* the quadrature coordinates with the element order eorder equal those with none */
+static PetscErrorCode check_qpoints(DM dm, FEGReorderType eorder)
+{
+  Vec       X0, X;
+  PetscReal d;
+
+  PetscFunctionBegin;
+  PetscCall(FEGDMSetElementOrder(dm, FEG_REORDER_NONE));
+  PetscCall(FEGDMCreateQuadratureCoordinates(dm, &X0));
+  PetscCall(FEGDMSetElementOrder(dm, eorder));
+  PetscCall(FEGDMCreateQuadratureCoordinates(dm, &X));
+  PetscCall(VecAXPY(X, -1.0, X0));
+  PetscCall(VecNorm(X, NORM_INFINITY, &d));
+  PetscCheck(d == 0.0, PetscObjectComm((PetscObject)dm), PETSC_ERR_PLIB, "With element order %s the quadrature coordinates differ from the cell order's by %g", FEGReorderTypes[eorder], (double)d);
+  PetscCall(VecDestroy(&X));
+  PetscCall(VecDestroy(&X0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode entries(MPI_Comm comm, DMPolytopeType ct, PetscInt order, PetscBool cont, FEGOpType s, FEGReorderType reorder, FEGReorderType eorder, dof_entry **e, PetscInt *n)
 {
   DM       dm, auxdm;
   Vec      aux, x, y, b, v[5];
@@ -86,6 +107,7 @@ static PetscErrorCode entries(MPI_Comm comm, DMPolytopeType ct, PetscInt order, 
     dm = rdm;
     PetscCall(FEGSetUpDiscretization(dm, order, cont, "u"));
     if (cont) PetscCall(fegtest_wall(dm, fegtest_bcfunc));
+    PetscCall(check_qpoints(dm, eorder));
   }
   {
     PetscInt cStart, cEnd, nmin, nloc;
@@ -98,6 +120,16 @@ static PetscErrorCode entries(MPI_Comm comm, DMPolytopeType ct, PetscInt order, 
   }
   PetscCall(fegtest_aux(dm, &auxdm, &aux));
   PetscCall(fegtest_form(comm, auxdm, aux, PETSC_TRUE, &form));
+  {
+    Vec         W;
+    PetscScalar A[16 * FEGTEST_NQ], B[4 * FEGTEST_NQ];
+
+    PetscCall(DMGetDimension(dm, &dim));
+    PetscCall(fegtest_qpoint_values(dm, &W));
+    fegtest_qmaps(dim, A, B);
+    PetscCall(FEGFormSetQuadratureCoefficient(form, W, FEGTEST_NQ, A, B));
+    PetscCall(VecDestroy(&W));
+  }
   PetscCall(fegtest_operator(dm, form, s, &A));
   PetscCall(DMCreateGlobalVector(dm, &x));
   PetscCall(VecDuplicate(x, &y));
@@ -135,14 +167,15 @@ START_TEST(test_parallel_equals_serial)
   const DMPolytopeType ct       = fegtest_cells[_i / 9];
   const FEGOpType      s        = types[(_i / 3) % 3];
   const PetscInt       order    = _i % 3 + 1;
-  const FEGReorderType reorder  = (FEGReorderType)((_i + _i / 3) % 3); /* each strategy and order meets all three */
+  const FEGReorderType reorder  = (FEGReorderType)((_i + _i / 3) % 3);                    /* each strategy and order meets all three */
+  const FEGReorderType eorder   = (FEGReorderType)((_i / 3 + 2 * (_i % 3) + _i / 9) % 3); /* and each element order */
   const PetscBool      cont     = PETSC_TRUE;
   dof_entry           *ep, *es;
   PetscInt             np, ns, where = -1;
   PetscReal            ymax = 0.0, bmax = 0.0, err = 0.0, pos = 0.0;
 
-  TCHK(entries(PETSC_COMM_WORLD, ct, order, cont, s, reorder, &ep, &np));
-  TCHK(entries(PETSC_COMM_SELF, ct, order, cont, s, FEG_REORDER_NONE, &es, &ns));
+  TCHK(entries(PETSC_COMM_WORLD, ct, order, cont, s, reorder, eorder, &ep, &np));
+  TCHK(entries(PETSC_COMM_SELF, ct, order, cont, s, FEG_REORDER_NONE, FEG_REORDER_NONE, &es, &ns));
   ck_assert_msg(np == ns, "%s P%d %s: %d distributed unknowns, %d serial", DMPolytopeTypes[ct], (int)order, s, (int)np, (int)ns);
   for (PetscInt i = 0; i < ns; i++) {
     ymax = PetscMax(ymax, PetscAbsReal(es[i].y));
@@ -158,7 +191,7 @@ START_TEST(test_parallel_equals_serial)
     }
   }
   ck_assert_msg(pos < 1e-10, "%s P%d %s: the distributed and serial dofs do not sit at the same nodes (%g apart)", DMPolytopeTypes[ct], (int)order, s, (double)pos);
-  ck_assert_msg(err < 1e-12, "%s P%d %s, reordered by %s: distributed and serial A x or b differ by %g (relative to the largest entry) at the node (%g, %g, %g)", DMPolytopeTypes[ct], (int)order, s, FEGReorderTypes[reorder], (double)err,
+  ck_assert_msg(err < 1e-12, "%s P%d %s, reordered by %s, element order %s: distributed and serial A x or b differ by %g (relative to the largest entry) at the node (%g, %g, %g)", DMPolytopeTypes[ct], (int)order, s, FEGReorderTypes[reorder], FEGReorderTypes[eorder], (double)err,
                 where >= 0 ? (double)es[where].x[0] : 0.0, where >= 0 ? (double)es[where].x[1] : 0.0, where >= 0 ? (double)es[where].x[2] : 0.0);
   TCHK(PetscFree(ep));
   TCHK(PetscFree(es));

@@ -26,6 +26,8 @@ PETSC_INTERN PetscErrorCode FEGDevGetCublas(void **);
 PETSC_INTERN PetscErrorCode FEGDevInterleave(int, int, const int *, int *);
 /* out[k] = map[idx[k]], k < n */
 PETSC_INTERN PetscErrorCode FEGDevMapIndices(size_t, const int *, const int *, int *);
+/* dst[i*len+k] = src[rows[i]*len+k], i < nrows, k < len */
+PETSC_INTERN PetscErrorCode FEGDevGatherRows(int, int, const int *, const double *, double *);
 
 #if defined(__cplusplus)
 }

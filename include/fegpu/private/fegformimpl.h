@@ -80,6 +80,9 @@ typedef struct {
   FEGDevVecRead aux;       /* the auxiliary field's local vector, or the field */
   FEGDevVecRead wq;        /* the form's quadrature-point values */
   double       *qA, *qB;   /* their map */
+  int          *ecell;     /* the discretization's element order (FEGDiscCell()), when it is not the cells' */
+  double       *wqe;       /* the quadrature-point values in that order, nwqe of them */
+  size_t        nwqe;
 } FEGDevCoeffCache;
 
 PETSC_INTERN PetscErrorCode FEGDevCoeffPrepare(FEGDisc *, FEGForm, FEGDevCoeffCache *, FEGDevCoeff *);

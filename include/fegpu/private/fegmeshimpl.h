@@ -45,13 +45,14 @@ PETSC_INTERN PetscErrorCode    FEGMeshReadFile_Private(MPI_Comm, const char[], D
 PETSC_EXTERN PetscErrorCode    FEGPlexCreateFromCellList(MPI_Comm, const FEGCellInfo *, PetscInt, PetscInt, const PetscInt[], const PetscReal[], const char[], DM *);
 PETSC_INTERN PetscErrorCode    FEGPlexCreateFromCellList_Private(MPI_Comm, const FEGCellInfo *, PetscInt, PetscInt, const PetscInt[], const PetscReal[], const char[], const unsigned char[], DM *);
 PETSC_EXTERN PetscErrorCode    FEGPlexLabelComplete(DM, DMLabel);
-PETSC_INTERN PetscErrorCode    FEGMeshDistribute_Private(DM *, const char[], PetscBool);
+PETSC_INTERN PetscErrorCode    FEGMeshDistribute_Private(DM *, const char[]);
 PETSC_INTERN PetscErrorCode    FEGMeshRefineFromOptions_Private(DM *, PetscBool, PetscInt *);
 PETSC_INTERN PetscErrorCode    FEGMeshRefineFromOptionsEnd_Private(DM, PetscInt);
 PETSC_INTERN PetscErrorCode    PetscPartitionerCreate_FEGMetis(PetscPartitioner);
 /* cell orderings of FEGMeshReorder(): perm[i] = the cell (counted from the first) that goes to position i */
 PETSC_INTERN PetscErrorCode FEGMeshOrderCells_Metis(DM, PetscInt, PetscInt[]);
 PETSC_INTERN PetscErrorCode FEGMeshOrderCells_SFC(DM, PetscInt, PetscInt[]);
+PETSC_INTERN PetscErrorCode FEGMeshCellOrder(DM, FEGReorderType, PetscInt *, PetscInt[]);
 
 /* ------------------------------------------------------------------------------------------------------ closures */
 /* one section's closure of every cell, read in FEGPlexGetClosureBulk()'s pass over the cones */

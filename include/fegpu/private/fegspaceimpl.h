@@ -23,12 +23,15 @@ typedef struct {
   PetscReal         *R;               /* R[(q*(dim+1)+r) + b*Nq*(dim+1)]: reference value (r = 0) and gradients, column-major */
   PetscInt           Nv;              /* coordinate nodes per cell: the vertices for straight cells */
   PetscReal         *Bc, *Gc;         /* coordinate basis values Bc[q*Nv+v] and reference gradients Gc[(q*Nv+v)*dim+d] */
-  PetscReal         *X;               /* X[(e*Nv+v)*dim+d] coordinates of each cell's coordinate nodes */
+  PetscReal         *X;               /* X[(e*Nv+v)*dim+d] coordinates of each element's coordinate nodes */
   PetscBool          affine;          /* the Jacobian is constant in every cell */
   PetscInt           nG;              /* geometry points per cell: 1 (affine) or Nq */
   PetscReal         *geo;             /* geo[(e*nG+g)*(dim*dim+1)+k]: invJ (row-major d xi_r / d x_c), then det J; FEGDiscSetUpGeometry() */
   PetscReal         *xq;              /* xq[(e*Nq+q)*dim+d] quadrature points in real space; FEGDiscSetUpGeometry() */
-  PetscInt          *lidx;            /* lidx[e*Nb+b] local dof of basis function b of cell e (constrained dofs included) */
+  PetscInt          *lidx;            /* lidx[e*Nb+b] local dof of basis function b of element e (constrained dofs included) */
+  FEGReorderType     eorder;          /* the element order asked for (FEGDMGetElementOrder()) */
+  PetscInt          *ecell;           /* element e is cell cStart + ecell[e]; NULL: cell cStart + e (FEGDiscCell()) */
+  PetscInt           nint;            /* elements 0..nint-1 touch no ghost point (FEGMeshCellOrder() puts the others last) */
   PetscInt           nclasses;        /* orientation classes of the cells: PETSc's closure was read once per class */
   PetscInt          *gidx;            /* the same as global dofs, -1 where constrained; FEGDiscGetGlobalIndices() */
   PetscInt          *l2g;             /* global index of every local dof, -1 where constrained; FEGDiscGetLocalToGlobal() */
@@ -50,6 +53,13 @@ typedef struct {
   void *devdisc;
   PetscErrorCode (*devdiscdestroy)(void **);
 } FEGDisc;
+
+/* the DM's cell that element e is: the element order is FEGDMGetElementOrder()'s, the arrays given per cell (quadrature
+   values, auxiliary closures, messages) the DM's */
+static inline PetscInt FEGDiscCell(const FEGDisc *disc, PetscInt e)
+{
+  return disc->cStart + (disc->ecell ? disc->ecell[e] : e);
+}
 
 /* the threads of a loop over the discretization's cells: one per 64k element dofs, so small meshes (and the tests under
    valgrind) take few; waking every thread of a node for a few milliseconds of work makes setup slower and noisier */

@@ -59,18 +59,19 @@ static inline PetscBool FEGAllFinite(const PetscScalar v[], PetscInt n)
   return PETSC_TRUE;
 }
 
-/* C and D at every quadrature point of local cell e (0-based) */
+/* C and D at every quadrature point of element e (0-based; the DM's cell FEGDiscCell()) */
 PetscErrorCode FEGCoeffEvaluate(FEGDisc *disc, FEGCoeff *coeff, PetscInt e)
 {
   FEGForm        form = coeff->form;
   const PetscInt dim = disc->dim, Nq = disc->Nq, Nw = form->Nw, NbA = coeff->NbAux;
+  const PetscInt c    = FEGDiscCell(disc, e); /* the DM's cell: closures and per-cell arrays are in its order */
   PetscScalar   *vals = NULL;
   PetscInt       n;
 
   PetscFunctionBegin;
   if (coeff->constant) PetscFunctionReturn(PETSC_SUCCESS);
   if (form->auxdm) {
-    PetscCall(DMPlexVecGetClosure(form->auxdm, NULL, coeff->auxloc, disc->cStart + e, &n, &vals));
+    PetscCall(DMPlexVecGetClosure(form->auxdm, NULL, coeff->auxloc, c, &n, &vals));
     PetscCheck(n == NbA, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Auxiliary closure has %" PetscInt_FMT " values, element has %" PetscInt_FMT, n, NbA);
   }
   for (PetscInt q = 0; q < Nq; q++) {
@@ -92,19 +93,19 @@ PetscErrorCode FEGCoeffEvaluate(FEGDisc *disc, FEGCoeff *coeff, PetscInt e)
           for (PetscInt d = 0; d < dim; d++) coeff->gradw[k * dim + d] += phi[1 + d] * vals[b];
         }
     }
-    if (coeff->Wq) FEGCoeffPointsAt((int)form->Nqc, coeff->Wq + ((size_t)e * Nq + q) * form->Nqc, form->Aq, form->Bq, C, D);
+    if (coeff->Wq) FEGCoeffPointsAt((int)form->Nqc, coeff->Wq + ((size_t)(c - disc->cStart) * Nq + q) * form->Nqc, form->Aq, form->Bq, C, D);
     if (form->pointwise) {
       const PetscReal *x = &disc->xq[(e * Nq + q) * dim];
       char             where[128];
 
       PetscCall((*form->pointwise)(dim, Nw, x, coeff->w, coeff->gradw, C, D, form->pwctx));
       if (PetscUnlikely(!FEGAllFinite(C, 16) || !FEGAllFinite(D, 4))) {
-        PetscCall(PetscSNPrintf(where, sizeof(where), " from the pointwise coefficient function at x = (%g, %g, %g) in cell %" PetscInt_FMT, (double)x[0], (double)(dim > 1 ? x[1] : 0), (double)(dim > 2 ? x[2] : 0), disc->cStart + e));
+        PetscCall(PetscSNPrintf(where, sizeof(where), " from the pointwise coefficient function at x = (%g, %g, %g) in cell %" PetscInt_FMT, (double)x[0], (double)(dim > 1 ? x[1] : 0), (double)(dim > 2 ? x[2] : 0), c));
         PetscCall(FEGCheckFinite(PETSC_COMM_SELF, "C", C, 16, 4, where));
         PetscCall(FEGCheckFinite(PETSC_COMM_SELF, "D", D, 4, 1, where));
       }
     }
   }
-  if (form->auxdm) PetscCall(DMPlexVecRestoreClosure(form->auxdm, NULL, coeff->auxloc, disc->cStart + e, &n, &vals));
+  if (form->auxdm) PetscCall(DMPlexVecRestoreClosure(form->auxdm, NULL, coeff->auxloc, c, &n, &vals));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -474,8 +474,9 @@ static PetscErrorCode FEGBoxBlockCells(const FEGBoxPartition *bp, const FEGCellI
   process grid chosen as DMDA chooses one (the largest block as small as it can be, then the least area between
   blocks). The point SF is computed from the block layout for the vertices and by DMPlexInterpolatePointSF() for the
   edges and faces, so no process holds more than its part and nothing global is sent. In each block the cells of the
-  cubes that touch a ghost point come last. The mesh is the same for every number of processes: the same cells,
-  vertices and coordinates (the perturbation hashes a vertex's global number), and the same "marker" label. The
+  cubes that touch a ghost point come last, so the operators' element order (`FEGDMSetElementOrder()`) is the
+  mesh's. The mesh is the same for every number of processes: the same cells, vertices and coordinates (the
+  perturbation hashes a vertex's global number), and the same "marker" label. The
   partitioner options (-petscpartitioner_type) are not read: they apply to meshes read from files. Only a box too small
   for a block on every process (3 processes and 2 cubes a side) is built on the first process and distributed by
   DMPlexDistribute() with those options.
@@ -533,7 +534,7 @@ PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt
   PetscCall(PetscFree(vmask));
   if (size > 1 && blocks) PetscCall(FEGBoxPointSF(*dm, &bp, cell, lo, hi, numCells));
   PetscCall(PetscLogEventEnd(FEG_BoxMesh, 0, 0, 0, 0));
-  if (!blocks) PetscCall(FEGMeshDistribute_Private(dm, NULL, PETSC_TRUE));
+  if (!blocks) PetscCall(FEGMeshDistribute_Private(dm, NULL));
   /* distributed already: DMSetFromOptions() must not partition it again (it would by default) */
   PetscCall(DMPlexDistributeSetDefault(*dm, PETSC_FALSE));
   PetscCall(PetscObjectSetName((PetscObject)*dm, "Mesh"));
@@ -688,8 +689,8 @@ PetscErrorCode FEGMeshSetCoordinateOrder(DM dm, PetscInt order)
 . -feg_mesh_perturb <r>                  - vertex perturbation, fraction of the spacing
 . -feg_mesh_coordinate_order <k>         - coordinates of order k (`FEGMeshSetCoordinateOrder()`), after refinement
 . -feg_mesh_kershaw <eps>                - Kershaw's deformation of the box (`FEGMeshKershaw()`), after refinement
-. -feg_mesh_reorder <none,metis,sfc>     - renumber each process's cells for locality (`FEGMeshReorder()`; on several
-                                           processes the cells that touch a ghost point go last in any case)
+. -feg_mesh_reorder <none,metis,sfc>     - renumber each process's cells, and so its dofs, for locality (`FEGMeshReorder()`;
+                                           the operators' element order alone is `FEGDMSetElementOrder()`)
 . -feg_mesh_reorder_part_size <n>        - cells per METIS part for -feg_mesh_reorder metis (`FEGMeshSetReorderPartSize()`)
 . -feg_mesh_fast_refine <bool>           - -dm_refine on one process by `FEGMeshRefine()` (default true)
 - -feg_cell_type, -feg_faces, -feg_lower, -feg_upper, -feg_perturb, -feg_reorder, -feg_reorder_part_size, -feg_fast_refine - deprecated names of the above
@@ -755,7 +756,7 @@ PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *
       PetscCall(DMPlexMarkBoundaryFaces(*dm, 1, label));
       PetscCall(FEGPlexLabelComplete(*dm, label));
     }
-    PetscCall(FEGMeshDistribute_Private(dm, prefix, (PetscBool)(reorder == FEG_REORDER_NONE)));
+    PetscCall(FEGMeshDistribute_Private(dm, prefix));
   } else {
     dim = FEGCellInfos[ctype].dim;
     if (!fset) nf = dim;

@@ -656,10 +656,9 @@ PetscErrorCode FEGMeshReadFile_Private(MPI_Comm comm, const char file[], DM *dm)
 }
 
 /* Distributes a mesh over its communicator with the partitioner the options ask for (-petscpartitioner_type, with the
-   given prefix): fegpu's "metis" among them, once the package is initialised; with ghostLast each process's cells that
-   touch a ghost point then go last (FEGMeshReorder() none; a caller that reorders afterwards gets that from its own
-   reordering) */
-PetscErrorCode FEGMeshDistribute_Private(DM *dm, const char prefix[], PetscBool ghostLast)
+   given prefix): fegpu's "metis" among them, once the package is initialised. The mesh is not renumbered: the
+   operators apply the cells that touch a ghost point last by their own element order (FEGDMSetElementOrder()) */
+PetscErrorCode FEGMeshDistribute_Private(DM *dm, const char prefix[])
 {
   PetscPartitioner part;
   PetscMPIInt      size;
@@ -674,12 +673,6 @@ PetscErrorCode FEGMeshDistribute_Private(DM *dm, const char prefix[], PetscBool 
   PetscCall(PetscPartitionerSetFromOptions(part));
   PetscCall(DMPlexDistribute(*dm, 0, NULL, &dmDist));
   if (dmDist) {
-    PetscCall(DMDestroy(dm));
-    *dm = dmDist;
-  }
-  /* the cells that touch a ghost point last: the GPU operators apply the others while the halo moves */
-  if (ghostLast) {
-    PetscCall(FEGMeshReorder(*dm, FEG_REORDER_NONE, &dmDist));
     PetscCall(DMDestroy(dm));
     *dm = dmDist;
   }

@@ -113,6 +113,56 @@ static PetscErrorCode FEGMeshNumberByCells(DM dm, PetscInt cStart, PetscInt nc, 
 
 static PetscInt FEGReorderPartSizeId = -1;
 
+/* The order of a process's cells that fegpu's operators apply them in: the locality ordering type (none keeps the
+   mesh's), then the cells that touch a ghost point (a leaf of the point SF, found from the leaves' stars, so the cost
+   goes with the halo, not the mesh) moved last, in their order. order[i] = the cell (from cStart) at position i; nint,
+   if given, the cells that touch none. One cell type (the caller's check). */
+PetscErrorCode FEGMeshCellOrder(DM dm, FEGReorderType type, PetscInt *nint, PetscInt order[])
+{
+  PetscInt        cStart, cEnd, nc, nleaves, ni = 0, nb = 0;
+  const PetscInt *ilocal;
+  PetscBool      *touches; /* per cell (from cStart): it touches a ghost point */
+  PetscSF         sf;
+  PetscMPIInt     size;
+
+  PetscFunctionBegin;
+  PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
+  nc = cEnd - cStart;
+  if (type == FEG_REORDER_NONE || nc == 0)
+    for (PetscInt i = 0; i < nc; i++) order[i] = i;
+  else PetscCall((*FEGCellOrderings[type])(dm, nc, order));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
+  PetscCall(DMGetPointSF(dm, &sf));
+  PetscCall(PetscSFGetGraph(sf, NULL, &nleaves, &ilocal, NULL));
+  if (size == 1 || nleaves <= 0) {
+    if (nint) *nint = nc;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscCalloc1(nc, &touches));
+  for (PetscInt l = 0; l < nleaves; l++) {
+    PetscInt *st = NULL, nst;
+
+    PetscCall(DMPlexGetTransitiveClosure(dm, ilocal ? ilocal[l] : l, PETSC_FALSE, &nst, &st));
+    for (PetscInt k = 0; k < nst; k++)
+      if (st[2 * k] >= cStart && st[2 * k] < cEnd) touches[st[2 * k] - cStart] = PETSC_TRUE;
+    PetscCall(DMPlexRestoreTransitiveClosure(dm, ilocal ? ilocal[l] : l, PETSC_FALSE, &nst, &st));
+  }
+  {
+    PetscInt *tmp;
+
+    PetscCall(PetscMalloc1(nc, &tmp));
+    for (PetscInt i = 0; i < nc; i++) {
+      if (touches[order[i]]) tmp[nb++] = order[i];
+      else order[ni++] = order[i];
+    }
+    for (PetscInt k = 0; k < nb; k++) order[ni + k] = tmp[k];
+    PetscCall(PetscFree(tmp));
+  }
+  PetscCall(PetscFree(touches));
+  if (nint) *nint = ni;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@
   FEGMeshSetReorderPartSize - the cells per METIS part of `FEGMeshReorder()` with `FEG_REORDER_METIS` on this DM
 
@@ -179,22 +229,21 @@ PetscErrorCode FEGMeshGetReorderPartSize(DM dm, PetscInt *n)
 
   Each process orders only its own cells; on several processes the cells that touch a ghost point come last, so that
   the GPU operators can apply the others while ghost values move (-feg_op_halo_overlap). Labels, coordinates (cellwise ones
-  too) and the point SF follow the new numbering. FEGCreateMeshFromOptions() applies it with -feg_mesh_reorder; the meshes
-  fegpu distributes (FEGCreateBoxMesh(), FEGCreateMeshFromOptions()) get none.
+  too) and the point SF follow the new numbering. FEGCreateMeshFromOptions() applies it with -feg_mesh_reorder. The
+  operators need none of this for the overlap: they order their elements themselves (`FEGDMSetElementOrder()`), which
+  also gives them a locality order without renumbering the DM; renumbering also places the dofs of neighbouring cells
+  close together in the vectors.
 
   Level: intermediate
 
-.seealso: FEGCreateMeshFromOptions()
+.seealso: FEGCreateMeshFromOptions(), FEGDMSetElementOrder()
 @*/
 PetscErrorCode FEGMeshReorder(DM dm, FEGReorderType type, DM *rdm)
 {
-  PetscInt        cStart, cEnd, pStart, pEnd, nc, *cperm, *perm, nleaves, nf;
-  const PetscInt *ilocal;
-  PetscBool      *touches; /* per cell (from cStart): it touches a ghost point */
-  PetscSF         sf;
-  PetscMPIInt     size;
-  IS              is;
-  PetscLogDouble  t0;
+  PetscInt       cStart, cEnd, pStart, pEnd, nc, *cperm, *perm, nf;
+  PetscMPIInt    size;
+  IS             is;
+  PetscLogDouble t0;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
@@ -231,33 +280,7 @@ PetscErrorCode FEGMeshReorder(DM dm, FEGReorderType type, DM *rdm)
     }
   }
   PetscCall(PetscMalloc2(nc, &cperm, pEnd - pStart, &perm));
-  PetscCall(PetscCalloc1(nc, &touches));
-  if (type == FEG_REORDER_NONE)
-    for (PetscInt i = 0; i < nc; i++) cperm[i] = i;
-  else PetscCall((*FEGCellOrderings[type])(dm, nc, cperm));
-  /* ghost points (leaves of the point SF): the cells that touch one (found from the leaves' stars, so the cost goes
-     with the halo, not the mesh) go last, in their order */
-  PetscCall(DMGetPointSF(dm, &sf));
-  PetscCall(PetscSFGetGraph(sf, NULL, &nleaves, &ilocal, NULL));
-  if (size > 1 && nleaves > 0) {
-    PetscInt *tmp, ni = 0, nb = 0;
-
-    for (PetscInt l = 0; l < nleaves; l++) {
-      PetscInt *st = NULL, nst;
-
-      PetscCall(DMPlexGetTransitiveClosure(dm, ilocal ? ilocal[l] : l, PETSC_FALSE, &nst, &st));
-      for (PetscInt k = 0; k < nst; k++)
-        if (st[2 * k] >= cStart && st[2 * k] < cEnd) touches[st[2 * k] - cStart] = PETSC_TRUE;
-      PetscCall(DMPlexRestoreTransitiveClosure(dm, ilocal ? ilocal[l] : l, PETSC_FALSE, &nst, &st));
-    }
-    PetscCall(PetscMalloc1(nc, &tmp));
-    for (PetscInt i = 0; i < nc; i++) {
-      if (touches[cperm[i]]) tmp[nc - 1 - nb++] = cperm[i];
-      else cperm[ni++] = cperm[i];
-    }
-    for (PetscInt k = 0; k < nb; k++) cperm[ni + k] = tmp[nc - 1 - k];
-    PetscCall(PetscFree(tmp));
-  }
+  PetscCall(FEGMeshCellOrder(dm, type, NULL, cperm));
   /* none moves only cells; the others number the lower-dimensional points after the cells */
   for (PetscInt p = pStart; p < pEnd; p++) perm[p - pStart] = type == FEG_REORDER_NONE ? p : -1;
   for (PetscInt i = 0; i < nc; i++) perm[cStart + cperm[i] - pStart] = cStart + i;
@@ -278,7 +301,6 @@ PetscErrorCode FEGMeshReorder(DM dm, FEGReorderType type, DM *rdm)
   }
   PetscCall(DMPlexDistributeSetDefault(*rdm, PETSC_FALSE));
   PetscCall(PetscFree2(cperm, perm));
-  PetscCall(PetscFree(touches));
   {
     PetscLogDouble t1;
 

@@ -246,8 +246,11 @@ PetscErrorCode FEGDMCreateInterpolation(DM dmc, DM dmf, Mat *P)
     PetscCall(DMGetCoordinatesLocal(dmf, &cf));
     PetscCall(DMGetCoordinatesLocal(dmc, &cc));
     same = (PetscBool)(cf == cc && ip->df->cStart == ip->dc->cStart && ip->df->cEnd == ip->dc->cEnd);
+    /* element e of one is element e of the other: the same element order (FEGDMSetElementOrder()) */
+    if (same && (ip->df->ecell || ip->dc->ecell)) same = (PetscBool)(ip->df->ecell && ip->dc->ecell);
+    for (PetscInt e = 0; same && ip->df->ecell && e < ip->df->Ne; e++) same = (PetscBool)(ip->df->ecell[e] == ip->dc->ecell[e]);
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &same, 1, MPIU_BOOL, MPI_LAND, comm));
-    PetscCheck(same, comm, PETSC_ERR_ARG_INCOMP, "fegpu interpolates between two orders on one mesh (a DM and its DMCoarsen(), which shares the mesh); these DMs have different meshes");
+    PetscCheck(same, comm, PETSC_ERR_ARG_INCOMP, "fegpu interpolates between two orders on one mesh (a DM and its DMCoarsen(), which shares the mesh); these DMs have different meshes or element orders (FEGDMSetElementOrder())");
   }
   PetscCall(FEGDMIsOnDevice(dmf, &ondevice));
   PetscCall(FEGDMIsOnDevice(dmc, &ip->ondevice));

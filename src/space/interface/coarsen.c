@@ -196,5 +196,12 @@ PetscErrorCode FEGDMCoarsenOrder(DM dm, DM *dmc)
   PetscCall(DMSetLocalSection(*dmc, NULL));
   PetscCall(FEGDMSetCoarsenOrder(*dmc, type));
   PetscCall(PetscObjectComposedDataSetInt((PetscObject)*dmc, FEGCoarsenTopId, top));
+  {
+    FEGReorderType eorder;
+
+    /* the same element order, which the interpolation between the levels pairs elements by */
+    PetscCall(FEGDMGetElementOrder(dm, &eorder));
+    PetscCall(FEGDMSetElementOrder(*dmc, eorder));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

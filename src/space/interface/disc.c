@@ -193,7 +193,7 @@ PetscErrorCode FEGDiscSetUpGeometry(FEGDisc *disc)
       PetscReal *geo = disc->geo + ((size_t)e * disc->nG + g) * ng;
 
       geo[ng - 1] = FEGGeometryAt((int)dim, (int)Nv, X, disc->Gc + g * Nv * dim, geo);
-      PetscCheck(geo[ng - 1] > 0.0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Cell %" PetscInt_FMT " has Jacobian determinant %g <= 0 at a quadrature point: the mesh has an inverted or degenerate cell", disc->cStart + e, (double)geo[ng - 1]);
+      PetscCheck(geo[ng - 1] > 0.0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Cell %" PetscInt_FMT " has Jacobian determinant %g <= 0 at a quadrature point: the mesh has an inverted or degenerate cell", FEGDiscCell(disc, e), (double)geo[ng - 1]);
     }
     for (PetscInt q = 0; q < Nq; q++) FEGMapPoint((int)dim, (int)Nv, X, disc->Bc + q * Nv, disc->xq + ((size_t)e * Nq + q) * dim);
   }
@@ -311,6 +311,98 @@ PetscErrorCode FEGDiscGetGlobalIndices(FEGDisc *disc, const PetscInt **gidx)
     PetscCall(FEGPhaseEnd(FEG_SetupDofMap, (PetscObject)disc->dm, t0, &disc->tdofmap));
   }
   *gidx = disc->gidx;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscInt FEGElementOrderId = -1;
+
+/*@
+  FEGDMSetElementOrder - the order in which fegpu's operators on a DM visit its cells: the mesh's own, or one for
+  locality (METIS parts or a Hilbert curve); on several processes the cells that touch a ghost point always go last
+
+  Logically Collective
+
+  Input Parameters:
++ dm   - the DMPlex
+- type - `FEG_REORDER_NONE` (default), `FEG_REORDER_METIS` or `FEG_REORDER_SFC`
+
+  Options Database Key:
+. -feg_element_order <none,metis,sfc> - the same, read with the DM's options prefix when its discretization is read
+
+  Level: intermediate
+
+  Notes:
+  The order is a permutation inside fegpu's discretization, computed when it is first read from the DM's point SF
+  (and, for metis and sfc, its cells): the DM is not renumbered, so a DM that an application distributed itself gets
+  the overlap of the GPU operators (-feg_op_halo_overlap: the cells that read only owned dofs are applied while the
+  ghost values move) at no mesh cost. Arrays given or returned per cell (`FEGDMCreateQuadratureVec()`,
+  `FEGDMCreateQuadratureCoordinates()`) stay in the DM's cell order. `FEGMeshReorder()` renumbers the mesh itself, which
+  also places the dofs of neighbouring cells close together; METIS parts have `FEGMeshSetReorderPartSize()` cells.
+
+  Coarse DMs of `DMCoarsen()` inherit the setting. Changing it after the discretization was read makes the DM's next
+  operator read it again.
+
+.seealso: FEGDMGetElementOrder(), FEGMeshReorder(), FEGOpSetHaloOverlap()
+@*/
+PetscErrorCode FEGDMSetElementOrder(DM dm, FEGReorderType type)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(dm, type, 2);
+  PetscCheck(type >= FEG_REORDER_NONE && type <= FEG_REORDER_SFC, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "Element order %d is not one of FEG_REORDER_NONE, FEG_REORDER_METIS, FEG_REORDER_SFC", (int)type);
+  PetscCall(FEGObjectSetSetting_Private((PetscObject)dm, &FEGElementOrderId, (PetscEnum)type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGDMGetElementOrder - see `FEGDMSetElementOrder()`: the setting, else -feg_element_order from the DM's options
+  prefix, else `FEG_REORDER_NONE`
+
+  Not Collective
+
+  Level: intermediate
+@*/
+PetscErrorCode FEGDMGetElementOrder(DM dm, FEGReorderType *type)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  FEGAssertPointer(type, 2);
+  *type = FEG_REORDER_NONE;
+  PetscCall(FEGObjectGetSetting_Private((PetscObject)dm, FEGElementOrderId, "-feg_element_order", FEGReorderTypes, (PetscEnum *)type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The elements in the order of FEGDMGetElementOrder() (FEGMeshCellOrder()): the dof map and the coordinates permuted
+   with it, and disc->ecell kept where it is not the cells' own order */
+static PetscErrorCode FEGDiscOrderElements_Private(FEGDisc *disc)
+{
+  const PetscInt Ne = disc->Ne, Nb = disc->Nb, nx = disc->Nv * disc->dim;
+  PetscInt      *order;
+  PetscBool      identity = PETSC_TRUE;
+
+  PetscFunctionBegin;
+  PetscCall(FEGDMGetElementOrder(disc->dm, &disc->eorder));
+  PetscCall(PetscMalloc1(Ne + 1, &order));
+  PetscCall(FEGMeshCellOrder(disc->dm, disc->eorder, &disc->nint, order));
+  for (PetscInt e = 0; e < Ne && identity; e++) identity = (PetscBool)(order[e] == e);
+  if (identity) {
+    PetscCall(PetscFree(order));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  {
+    PetscInt  *lidx;
+    PetscReal *X;
+
+    PetscCall(PetscMalloc2((size_t)Ne * Nb, &lidx, (size_t)Ne * nx, &X));
+    for (PetscInt e = 0; e < Ne; e++) {
+      PetscCall(PetscArraycpy(&lidx[e * Nb], &disc->lidx[order[e] * Nb], Nb));
+      PetscCall(PetscArraycpy(&X[e * nx], &disc->X[order[e] * nx], nx));
+    }
+    PetscCall(PetscArraycpy(disc->lidx, lidx, (size_t)Ne * Nb));
+    PetscCall(PetscArraycpy(disc->X, X, (size_t)Ne * nx));
+    PetscCall(PetscFree2(lidx, X));
+  }
+  disc->ecell = order;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -438,6 +530,9 @@ PetscErrorCode FEGDiscCreate(DM dm, FEGDisc *disc)
   PetscCall(FEGPhaseBegin(FEG_SetupGeometry, (PetscObject)dm, &t0));
   PetscCall(FEGDiscCoordinates_Private(disc, bulk));
   PetscCall(FEGPhaseEnd(FEG_SetupGeometry, (PetscObject)dm, t0, &disc->tgeometry));
+  PetscCall(FEGPhaseBegin(FEG_SetupDofMap, (PetscObject)dm, &t0));
+  PetscCall(FEGDiscOrderElements_Private(disc));
+  PetscCall(FEGPhaseEnd(FEG_SetupDofMap, (PetscObject)dm, t0, &disc->tdofmap));
   /* held, so that a pointer compared later cannot be a new object at a freed one's address */
   disc->lsec = lsec;
   PetscCall(PetscObjectReference((PetscObject)lsec));
@@ -447,7 +542,7 @@ PetscErrorCode FEGDiscCreate(DM dm, FEGDisc *disc)
     PetscCall(PetscObjectStateGet((PetscObject)disc->coords, &disc->cstate));
   }
   /* dof indices and coordinates; the host geometry and global indices add theirs when made */
-  disc->bytes = (PetscLogDouble)disc->Ne * (disc->Nb * sizeof(PetscInt) + disc->Nv * disc->dim * sizeof(PetscReal));
+  disc->bytes = (PetscLogDouble)disc->Ne * ((disc->Nb + (disc->ecell ? 1 : 0)) * sizeof(PetscInt) + disc->Nv * disc->dim * sizeof(PetscReal));
   PetscCall(PetscLogEventEnd(FEG_Setup, dm, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -461,6 +556,7 @@ PetscErrorCode FEGDiscDestroy(FEGDisc *disc)
   PetscCall(PetscFree(disc->X));
   PetscCall(PetscFree2(disc->geo, disc->xq));
   PetscCall(PetscFree(disc->lidx));
+  PetscCall(PetscFree(disc->ecell));
   PetscCall(PetscFree(disc->gidx));
   PetscCall(PetscFree(disc->l2g));
   if (disc->rhsdevdestroy) PetscCall((*disc->rhsdevdestroy)(&disc->rhsdev));
@@ -528,6 +624,7 @@ PetscErrorCode FEGDMGetDisc(DM dm, FEGDisc **disc, PetscContainer *container)
   PetscObjectState cstate = 0;
   PetscObject      fe     = NULL;
   PetscInt         Nf;
+  FEGReorderType   eorder;
   PetscBool        valid = PETSC_FALSE, gvalid;
 
   PetscFunctionBegin;
@@ -540,7 +637,8 @@ PetscErrorCode FEGDMGetDisc(DM dm, FEGDisc **disc, PetscContainer *container)
   if (Nf > 0) PetscCall(DMGetField(dm, 0, NULL, &fe));
   if (c) {
     PetscCall(PetscContainerGetPointer(c, (void **)&d));
-    valid = (PetscBool)(d->lsec == lsec && d->coords == coords && d->cstate == cstate && (PetscObject)d->fe == fe);
+    PetscCall(FEGDMGetElementOrder(dm, &eorder));
+    valid = (PetscBool)(d->lsec == lsec && d->coords == coords && d->cstate == cstate && (PetscObject)d->fe == fe && d->eorder == eorder);
   }
   /* every process reads it again if one must (reading is collective) */
   PetscCall(MPIU_Allreduce(&valid, &gvalid, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)dm)));

@@ -102,7 +102,12 @@ PetscErrorCode FEGDMCreateQuadratureCoordinates(DM dm, Vec *X)
 
     PetscCall(FEGDiscSetUpGeometry(disc));
     PetscCall(VecGetArrayWrite(*X, &x));
-    for (size_t k = 0; k < (size_t)disc->Ne * disc->Nq * disc->dim; k++) x[k] = disc->xq[k];
+    /* in the DM's cell order, whatever the elements' (FEGDMSetElementOrder()) */
+    for (PetscInt e = 0; e < disc->Ne; e++) {
+      const size_t n = (size_t)disc->Nq * disc->dim;
+
+      PetscCall(PetscArraycpy(&x[(size_t)(FEGDiscCell(disc, e) - disc->cStart) * n], &disc->xq[(size_t)e * n], n));
+    }
     PetscCall(VecRestoreArrayWrite(*X, &x));
   }
   PetscCall(PetscContainerDestroy(&c));

@@ -17,6 +17,8 @@ PetscErrorCode FEGDevCoeffCacheDestroy(FEGDevCoeffCache *cc)
   FEGDevFree(cc->wq.buf);
   FEGDevFree(cc->qA);
   FEGDevFree(cc->qB);
+  FEGDevFree(cc->ecell);
+  FEGDevFree(cc->wqe);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -72,12 +74,31 @@ static PetscErrorCode FEGDevMapUpload(PetscInt n, const PetscScalar A[], const P
 }
 
 /* The form's quadrature-point values for the kernels, read where they are (filled on the GPU, nothing crosses), and
-   their map */
-static PetscErrorCode FEGDevCoeffPoints(FEGForm form, FEGDevCoeffCache *cc, FEGDevCoeff *c)
+   their map; given in the DM's cell order, they are put in the element order on the device where that differs */
+static PetscErrorCode FEGDevCoeffPoints(FEGDisc *disc, FEGForm form, FEGDevCoeffCache *cc, FEGDevCoeff *c)
 {
   PetscFunctionBegin;
   if (!form->Wq) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(FEGDevVecReadBegin(&cc->wq, form->Wq, &c->Wq));
+  if (disc->ecell) {
+    const size_t n = (size_t)disc->Ne * disc->Nq * form->Nqc;
+
+    if (!cc->ecell) {
+      int *rows;
+
+      PetscCall(PetscMalloc1(disc->Ne, &rows));
+      for (PetscInt e = 0; e < disc->Ne; e++) rows[e] = (int)disc->ecell[e];
+      PetscCall(FEGDevMallocCopy((void **)&cc->ecell, rows, sizeof(int) * disc->Ne, NULL));
+      PetscCall(PetscFree(rows));
+    }
+    if (cc->nwqe < n) {
+      FEGDevFree(cc->wqe);
+      PetscCall(FEGDevMallocCopy((void **)&cc->wqe, NULL, sizeof(double) * n, NULL));
+      cc->nwqe = n;
+    }
+    PetscCall(FEGDevGatherRows((int)disc->Ne, (int)(disc->Nq * form->Nqc), cc->ecell, c->Wq, cc->wqe));
+    c->Wq = cc->wqe;
+  }
   PetscCall(FEGDevMapUpload(form->Nqc, form->Aq, form->Bq, &cc->qA, &cc->qB));
   c->nqc = (int)form->Nqc;
   c->Aq  = cc->qA;
@@ -110,7 +131,7 @@ PetscErrorCode FEGDevCoeffPrepare(FEGDisc *disc, FEGForm form, FEGDevCoeffCache 
 
       PetscCall(PetscMalloc2(Ne * Nq * 16, &Cq, Ne * Nq * 4, &Dq));
       for (PetscInt e = 0; e < Ne; e++) {
-        PetscCall(FEGCoeffEvaluate(disc, &hc, e));
+        PetscCall(FEGCoeffEvaluate(disc, &hc, e)); /* element e: the device's order */
         for (PetscInt k = 0; k < Nq * 16; k++) Cq[e * Nq * 16 + k] = PetscRealPart(hc.C[k]);
         for (PetscInt k = 0; k < Nq * 4; k++) Dq[e * Nq * 4 + k] = PetscRealPart(hc.D[k]);
       }
@@ -129,7 +150,7 @@ PetscErrorCode FEGDevCoeffPrepare(FEGDisc *disc, FEGForm form, FEGDevCoeffCache 
   PetscCheck(!form->A || form->auxdm, PetscObjectComm((PetscObject)form), PETSC_ERR_ARG_WRONGSTATE, "The form has a linear coefficient map but no auxiliary field: call FEGFormSetAuxiliaryField()");
   if (!form->auxdm || !form->A) {
     c->mode = FEG_DEV_COEFF_CONSTANT;
-    PetscCall(FEGDevCoeffPoints(form, cc, c));
+    PetscCall(FEGDevCoeffPoints(disc, form, cc, c));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (cc->auxdm != form->auxdm || cc->Nw != form->Nw) {
@@ -149,7 +170,9 @@ PetscErrorCode FEGDevCoeffPrepare(FEGDisc *disc, FEGForm form, FEGDevCoeffCache 
     PetscCall(DMGetLocalSection(form->auxdm, &asec));
     PetscCall(PetscMalloc2((size_t)Ne * NbA, &aidx, (size_t)Ne * NbA, &ai));
     PetscCall(FEGPlexGetClosureIndicesBulk(form->auxdm, asec, disc->cStart, disc->cEnd, NbA, aidx, NULL));
-    for (size_t k = 0; k < (size_t)Ne * NbA; k++) ai[k] = (int)aidx[k];
+    /* read in the DM's cell order, kept in the element order */
+    for (PetscInt e = 0; e < Ne; e++)
+      for (PetscInt b = 0; b < NbA; b++) ai[e * NbA + b] = (int)aidx[(FEGDiscCell(disc, e) - disc->cStart) * NbA + b];
     PetscCall(FEGDevMallocCopy((void **)&cc->aidx, ai, sizeof(int) * Ne * NbA, NULL));
     PetscCall(PetscFree2(aidx, ai));
     PetscCall(FEGDMSectionsCoincide(form->auxdm, &cc->auxdirect));
@@ -174,7 +197,7 @@ PetscErrorCode FEGDevCoeffPrepare(FEGDisc *disc, FEGForm form, FEGDevCoeffCache 
   c->Bl   = cc->Bl;
   c->TA   = cc->TA;
   c->aidx = cc->aidx;
-  PetscCall(FEGDevCoeffPoints(form, cc, c));
+  PetscCall(FEGDevCoeffPoints(disc, form, cc, c));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -83,7 +83,7 @@ PetscErrorCode FEGDevDiscGeometry(FEGDevDisc *d)
     PetscCall(FEGDevGeometry(g, work, &bad));
     PetscCallCUDA(cudaFree(work));
     if (bad != d->Ne) FEGDevFree(g->geo);
-    PetscCheck(bad == d->Ne, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Cell %d has Jacobian determinant <= 0 at a quadrature point: the mesh has an inverted or degenerate cell", d->cStart + bad);
+    PetscCheck(bad == d->Ne, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Cell %d has Jacobian determinant <= 0 at a quadrature point: the mesh has an inverted or degenerate cell", (int)(d->cStart + (d->ecell ? d->ecell[bad] : bad)));
   }
   if (g != d) g->georefs++;
   d->geo = g->geo;
@@ -100,7 +100,14 @@ PetscErrorCode FEGDevQuadraturePoints(FEGDisc *disc, Vec X)
   PetscScalar   *x;
 
   PetscFunctionBegin;
-  PetscCall(FEGDevMallocCopy((void **)&Xd, disc->X, sizeof(double) * Ne * Nv * dim, NULL));
+  if (disc->ecell) {
+    PetscReal *Xc; /* the points are the DM's cells', in its order: the coordinates go up in that order */
+
+    PetscCall(PetscMalloc1((size_t)Ne * Nv * dim, &Xc));
+    for (PetscInt e = 0; e < Ne; e++) PetscCall(PetscArraycpy(&Xc[disc->ecell[e] * Nv * dim], &disc->X[e * Nv * dim], Nv * dim));
+    PetscCall(FEGDevMallocCopy((void **)&Xd, Xc, sizeof(double) * Ne * Nv * dim, NULL));
+    PetscCall(PetscFree(Xc));
+  } else PetscCall(FEGDevMallocCopy((void **)&Xd, disc->X, sizeof(double) * Ne * Nv * dim, NULL));
   PetscCall(FEGDevMallocCopy((void **)&Bd, disc->Bc, sizeof(double) * Nq * Nv, NULL));
   PetscCall(VecCUDAGetArrayWrite(X, &x));
   PetscCall(FEGDevMapPoints((int)dim, (int)Ne, (int)Nq, (int)Nv, Xd, Bd, x));
@@ -157,6 +164,7 @@ static PetscErrorCode FEGDevDiscShared(FEGDisc *disc, PetscBool integration, FEG
     d->nG     = (int)disc->nG;
     d->Nv     = (int)disc->Nv;
     d->cStart = (int)disc->cStart;
+    d->ecell  = disc->ecell;
     PetscCall(FEGDevMallocCopy((void **)&d->B, disc->T->T[0], sizeof(double) * Nq * Nb, &d->bytes));
     PetscCall(FEGDevMallocCopy((void **)&d->D, disc->T->T[1], sizeof(double) * Nq * Nb * dim, &d->bytes));
     PetscCall(FEGDevMallocCopy((void **)&d->qw, disc->qweights, sizeof(double) * Nq, &d->bytes));

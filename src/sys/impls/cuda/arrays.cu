@@ -38,3 +38,21 @@ PetscErrorCode FEGDevMapIndices(size_t n, const int *idx, const int *map, int *o
   FEGCheckLaunch("FEGMapIndices_Kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* dst[i*len+k] = src[rows[i]*len+k]: rows of values put in another order (per-cell arrays in an element order) */
+static __global__ void FEGGatherRows_Kernel(size_t n, int len, const int *__restrict__ rows, const double *__restrict__ src, double *__restrict__ dst)
+{
+  const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n) dst[k] = src[(size_t)rows[k / len] * len + k % len];
+}
+
+PetscErrorCode FEGDevGatherRows(int nrows, int len, const int *rows, const double *src, double *dst)
+{
+  const size_t n = (size_t)nrows * len;
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  FEGGatherRows_Kernel<<<(unsigned)((n + 255) / 256), 256>>>(n, len, rows, src, dst);
+  FEGCheckLaunch("FEGGatherRows_Kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
