@@ -1,5 +1,6 @@
 #include <fegpu/private/fegmeshimpl.h>
 #include <petscsf.h>
+#include <petscbt.h>
 
 /* Deterministic value in [-1/2, 1/2) from a vertex number, so serial and parallel meshes are identical */
 static PetscReal FEGHashUnit(PetscInt v, PetscInt d)
@@ -115,6 +116,14 @@ static void FEGBoxBlock(const FEGBoxPartition *bp, PetscInt r, PetscInt lo[3], P
     lo[d] = FEGBoxPartStart(bp, d, a[d]);
     hi[d] = FEGBoxPartStart(bp, d, a[d] + 1);
   }
+}
+
+/* the global position ijk of a block's vertex v (numbered in the block's lexicographic order, ext[d] vertices along d) */
+static inline void FEGBoxVertexIJK(const PetscInt ext[3], const PetscInt lo[3], PetscInt v, PetscInt ijk[3])
+{
+  ijk[0] = lo[0] + v % ext[0];
+  ijk[1] = lo[1] + (v / ext[0]) % ext[1];
+  ijk[2] = lo[2] + v / (ext[0] * ext[1]);
 }
 
 /* The process grid: among the factorisations of size that leave no block empty, the one whose largest block has the
@@ -300,18 +309,215 @@ static PetscErrorCode FEGBoxOrientInterface(DM dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The point SF of a box built block by block: the shared vertices from the block layout, then PETSc's
-   DMPlexInterpolatePointSF() for the edges and faces between them (one level at a time, as DMPlexInterpolate() calls it;
-   it looks leaves up by bisection, so each SF it gets has its leaves sorted) */
+/* The blocks along direction d that hold a point whose vertices lie at lo..hi along d (hi - lo is 0 or 1): a point
+   across a square is in that square's block; one at a vertex plane in the blocks on both sides of it */
+static void FEGBoxHolders(const FEGBoxPartition *bp, PetscInt d, PetscInt lo, PetscInt hi, PetscInt *a0, PetscInt *a1)
+{
+  if (d >= bp->dim) *a0 = *a1 = 0;
+  else if (hi > lo) *a0 = *a1 = FEGBoxPartOf(bp, d, lo);
+  else {
+    *a0 = FEGBoxPartOf(bp, d, lo > 0 ? lo - 1 : 0);
+    *a1 = FEGBoxPartOf(bp, d, lo < bp->n[d] ? lo : lo - 1);
+  }
+}
+
+typedef struct {
+  PetscInt  n, size;
+  PetscInt *key, *point;
+} FEGKeyList;
+
+static PetscErrorCode FEGKeyListAdd(FEGKeyList *l, PetscInt key, PetscInt point)
+{
+  PetscFunctionBegin;
+  if (l->n == l->size) {
+    l->size = PetscMax(2 * l->size, 1024);
+    PetscCall(PetscRealloc(sizeof(PetscInt) * l->size, &l->key));
+    PetscCall(PetscRealloc(sizeof(PetscInt) * l->size, &l->point));
+  }
+  l->key[l->n]     = key;
+  l->point[l->n++] = point;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* what FEGBoxKeyPoint() needs to name a point (FEGBoxMatchedSF()) */
+typedef struct {
+  const FEGBoxPartition *bp;
+  const PetscInt        *lo, *ext, *code;
+  PetscInt               numCells, nvl;
+  const PetscInt64      *off, *plane;
+  PetscMPIInt            rank;
+  FEGKeyList            *roots, *leaves;
+} FEGBoxKey;
+
+/* Edge or face q with vertices v[0..nv) (repeats allowed): if other blocks hold it, its key goes to the roots (this
+   process owns it) or the leaves */
+static PetscErrorCode FEGBoxKeyPoint(const FEGBoxKey *k, PetscInt q, PetscInt nv, const PetscInt v[])
+{
+  const FEGBoxPartition *bp      = k->bp;
+  PetscInt               cmin[3] = {PETSC_MAX_INT, PETSC_MAX_INT, PETSC_MAX_INT}, cmax[3] = {-1, -1, -1}, x[8][3], mask = 0, owner = 0, key = -1;
+  PetscBool              shared = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCheck(nv <= 8, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Point %" PetscInt_FMT " has %" PetscInt_FMT " vertex entries", q, nv);
+  for (PetscInt m = 0; m < nv; m++) {
+    const PetscInt w = v[m] - k->numCells;
+
+    PetscCheck(w >= 0 && w < k->nvl, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Point %" PetscInt_FMT ": %" PetscInt_FMT " is not a vertex of the block", q, v[m]);
+    FEGBoxVertexIJK(k->ext, k->lo, w, x[m]);
+    for (PetscInt d = 0; d < 3; d++) {
+      cmin[d] = PetscMin(cmin[d], x[m][d]);
+      cmax[d] = PetscMax(cmax[d], x[m][d]);
+    }
+  }
+  for (PetscInt m = 0; m < nv; m++) mask |= (PetscInt)1 << ((x[m][0] - cmin[0]) + 2 * (x[m][1] - cmin[1]) + 4 * (x[m][2] - cmin[2]));
+  for (PetscInt d = 2; d >= 0; d--) {
+    PetscInt a0, a1;
+
+    PetscCheck(cmax[d] - cmin[d] <= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Point %" PetscInt_FMT " spans %" PetscInt_FMT " squares along %" PetscInt_FMT, q, cmax[d] - cmin[d], d);
+    FEGBoxHolders(bp, d, cmin[d], cmax[d], &a0, &a1);
+    if (a1 > a0) {
+      PetscInt64 place = 0;
+
+      /* the plane between blocks a0 and a1 along d (the lowest such d, the last one met) */
+      for (PetscInt e = bp->dim - 1; e >= 0; e--)
+        if (e != d) place = place * (bp->n[e] + 1) + cmin[e];
+      key    = (PetscInt)(k->off[d] + ((a1 - 1) * k->plane[d] + place) * 64);
+      shared = PETSC_TRUE;
+    }
+    owner = owner * bp->p[d] + a0;
+  }
+  if (!shared) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck((mask & 1) && k->code[mask >> 1] >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Point %" PetscInt_FMT ": corner set %" PetscInt_FMT " of its cube has no key", q, mask);
+  PetscCall(FEGKeyListAdd(owner == k->rank ? k->roots : k->leaves, key + k->code[mask >> 1], q));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The edges and faces this block shares with others, in the SF of their owners' points. A shared point lies in a plane
+   between two blocks (x_d = the start of block a along d, the lowest such d); every edge and face of the box's cells
+   lies in one cube, and its vertices are 0 or 1 from the cube's lowest corner along each direction. So it is named on
+   every process by a key: the plane, the lowest corner's place in it, times 64, plus the set of that cube's corners it
+   has (the lowest and 1 to 3 others: 63 sets). Keys go with the area between blocks, not the mesh. A point is held by
+   the blocks whose region holds it (the mesh is conforming and every cube split alike) and owned, as vertices are, by
+   the lowest of them. The shared points are found from the stars of the block's vertices on a side that faces another
+   block, so the work goes with the interface; PetscSFCreateByMatchingIndices() matches the keys. */
+static PetscErrorCode FEGBoxMatchedSF(DM dm, const FEGBoxPartition *bp, const PetscInt lo[], const PetscInt hi[], PetscInt numCells, PetscSF *sf)
+{
+  MPI_Comm    comm = PetscObjectComm((PetscObject)dm);
+  PetscMPIInt rank;
+  PetscInt    ext[3], nvl = 1, code[128], nc = 0;
+  FEGBoxKey   key;
+  PetscInt64  nkeys = 0, plane[3], off[3]; /* the keys; per direction d, the places in one plane and the first key */
+  FEGKeyList  roots = {0, 0, NULL, NULL}, leaves = {0, 0, NULL, NULL};
+  PetscBT     seen;
+  PetscLayout layout;
+  PetscInt    pEnd;
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < 3; d++) {
+    plane[d] = 1;
+    for (PetscInt e = 0; e < bp->dim; e++)
+      if (e != d) plane[d] *= bp->n[e] + 1;
+    off[d] = nkeys;
+    nkeys += d < bp->dim ? (bp->p[d] - 1) * plane[d] * 64 : 0;
+  }
+  PetscCheck(nkeys <= PETSC_MAX_INT, comm, PETSC_ERR_SUP, "The %" PetscInt64_FMT " keys of the shared edges and faces between %d x %d x %d blocks exceed the %d a 32-bit PetscInt can index; use fewer processes or a PETSc configured --with-64-bit-indices", nkeys,
+             (int)bp->p[0], (int)bp->p[1], (int)bp->p[2], PETSC_MAX_INT);
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(DMPlexGetChart(dm, NULL, &pEnd));
+  for (PetscInt d = 0; d < 3; d++) {
+    ext[d] = d < bp->dim ? hi[d] - lo[d] + 1 : 1;
+    nvl *= ext[d];
+  }
+  if (!numCells) nvl = 0;
+  /* the sets of 1 to 3 further corners (bits 1..7 of the corner mask, corner 1 + 2 y + 4 z), numbered in turn */
+  for (PetscInt r = 0; r < 128; r++) {
+    PetscInt bits = 0;
+
+    for (PetscInt b = 0; b < 7; b++) bits += (r >> b) & 1;
+    code[r] = bits >= 1 && bits <= 3 ? nc++ : -1;
+  }
+  PetscCall(PetscBTCreate(pEnd, &seen));
+  key.bp       = bp;
+  key.lo       = lo;
+  key.ext      = ext;
+  key.numCells = numCells;
+  key.nvl      = nvl;
+  key.off      = off;
+  key.plane    = plane;
+  key.code     = code;
+  key.rank     = rank;
+  key.roots    = &roots;
+  key.leaves   = &leaves;
+  /* the edges through each side vertex (its support) and, in 3D, the faces through those edges: every shared edge and
+     face has a vertex on a side, and its cones give its vertices without a closure's work */
+  for (PetscInt v = 0; v < nvl; v++) {
+    const PetscInt *es;
+    PetscInt        ijk[3], ne;
+    PetscBool       side = PETSC_FALSE;
+
+    FEGBoxVertexIJK(ext, lo, v, ijk);
+    for (PetscInt d = 0; d < bp->dim; d++) side = (PetscBool)(side || (ijk[d] == lo[d] && lo[d] > 0) || (ijk[d] == hi[d] && hi[d] < bp->n[d]));
+    if (!side) continue;
+    PetscCall(DMPlexGetSupportSize(dm, numCells + v, &ne));
+    PetscCall(DMPlexGetSupport(dm, numCells + v, &es));
+    for (PetscInt i = 0; i < ne; i++) {
+      const PetscInt *ev, *fs;
+      PetscInt        nf;
+
+      if (!PetscBTLookupSet(seen, es[i])) {
+        PetscCall(DMPlexGetCone(dm, es[i], &ev));
+        PetscCall(FEGBoxKeyPoint(&key, es[i], 2, ev));
+      }
+      if (bp->dim < 3) continue;
+      PetscCall(DMPlexGetSupportSize(dm, es[i], &nf));
+      PetscCall(DMPlexGetSupport(dm, es[i], &fs));
+      for (PetscInt j = 0; j < nf; j++) {
+        const PetscInt *fe;
+        PetscInt        nfe, nv = 0, fv[8];
+
+        if (PetscBTLookupSet(seen, fs[j])) continue;
+        PetscCall(DMPlexGetConeSize(dm, fs[j], &nfe));
+        PetscCall(DMPlexGetCone(dm, fs[j], &fe));
+        for (PetscInt k = 0; k < nfe && k < 4; k++) {
+          PetscCall(DMPlexGetCone(dm, fe[k], &ev));
+          fv[nv++] = ev[0];
+          fv[nv++] = ev[1];
+        }
+        PetscCall(FEGBoxKeyPoint(&key, fs[j], nv, fv));
+      }
+    }
+  }
+  PetscCall(PetscBTDestroy(&seen));
+  PetscCall(PetscLayoutCreate(comm, &layout));
+  PetscCall(PetscLayoutSetSize(layout, (PetscInt)nkeys));
+  PetscCall(PetscLayoutSetUp(layout));
+  PetscCall(PetscSFCreateByMatchingIndices(layout, roots.n, roots.key, roots.point, 0, leaves.n, leaves.key, leaves.point, 0, NULL, sf));
+  PetscCall(PetscLayoutDestroy(&layout));
+  {
+    PetscInt nl;
+
+    PetscCall(PetscSFGetGraph(*sf, NULL, &nl, NULL, NULL));
+    PetscCheck(nl == leaves.n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%" PetscInt_FMT " of the block's %" PetscInt_FMT " shared edges and faces found no owner", leaves.n - nl, leaves.n);
+  }
+  PetscCall(PetscFree(roots.key));
+  PetscCall(PetscFree(roots.point));
+  PetscCall(PetscFree(leaves.key));
+  PetscCall(PetscFree(leaves.point));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The point SF of a box built block by block: the shared vertices from the block layout, the edges and faces between
+   blocks by their keys (FEGBoxMatchedSF()), the leaves sorted by point; then the shared cones turned to their owners'
+   order */
 static PetscErrorCode FEGBoxPointSF(DM dm, const FEGBoxPartition *bp, const FEGCellInfo *cell, const PetscInt lo[], const PetscInt hi[], PetscInt numCells)
 {
   MPI_Comm           comm = PetscObjectComm((PetscObject)dm);
   PetscMPIInt        rank;
-  PetscInt           pEnd, nl = 0, nvl = 1, nown = 1, ext[3], *ilocal, eStart, nl1;
+  PetscInt           pEnd, nl = 0, nvl = 1, nown = 1, ext[3], *ilocal, nm, *perm, *sl;
   PetscSFNode       *iremote;
-  PetscSF            sf, esf;
-  const PetscInt    *il1;
-  const PetscSFNode *ir1;
+  PetscSF            sf, msf;
+  const PetscInt    *ilm;
+  const PetscSFNode *irm;
   DM                 cdm;
 
   PetscFunctionBegin;
@@ -323,13 +529,18 @@ static PetscErrorCode FEGBoxPointSF(DM dm, const FEGBoxPartition *bp, const FEGC
     nown *= ext[d] - (d < bp->dim && lo[d] > 0 ? 1 : 0);
   }
   if (!numCells) nvl = nown = 0;
-  /* the leaves are the vertices on the block's lower sides (those of a lower block): all but nown */
-  PetscCall(PetscMalloc1(nvl - nown, &ilocal));
-  PetscCall(PetscMalloc1(nvl - nown, &iremote));
+  PetscCall(FEGBoxMatchedSF(dm, bp, lo, hi, numCells, &msf));
+  PetscCall(PetscSFGetGraph(msf, NULL, &nm, &ilm, &irm));
+  /* the vertex leaves are those on the block's lower sides (those of a lower block): all but nown */
+  PetscCall(PetscMalloc1(nvl - nown + nm, &ilocal));
+  PetscCall(PetscMalloc1(nvl - nown + nm, &iremote));
   for (PetscInt v = 0; v < nvl; v++) {
-    const PetscInt ijk[3] = {lo[0] + v % ext[0], lo[1] + (v / ext[0]) % ext[1], lo[2] + v / (ext[0] * ext[1])};
-    PetscInt       owner, point;
+    PetscInt  ijk[3], owner, point;
+    PetscBool lower = PETSC_FALSE;
 
+    FEGBoxVertexIJK(ext, lo, v, ijk);
+    for (PetscInt d = 0; d < bp->dim; d++) lower = (PetscBool)(lower || (ijk[d] == lo[d] && lo[d] > 0));
+    if (!lower) continue; /* the block's own */
     FEGBoxVertexOwner(bp, cell, ijk, &owner, &point);
     if (owner == rank) continue;
     PetscCheck(nl < nvl - nown, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Block vertex %" PetscInt_FMT " belongs to process %" PetscInt_FMT " but is not on a lower side", v, owner);
@@ -339,56 +550,24 @@ static PetscErrorCode FEGBoxPointSF(DM dm, const FEGBoxPartition *bp, const FEGC
     nl++;
   }
   PetscCheck(nl == nvl - nown, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%" PetscInt_FMT " of the block's vertices belong to other processes, expected %" PetscInt_FMT, nl, nvl - nown);
-  PetscCall(PetscSFCreate(comm, &sf));
-  PetscCall(PetscSFSetGraph(sf, pEnd, nl, ilocal, PETSC_OWN_POINTER, iremote, PETSC_OWN_POINTER));
-  PetscCall(DMSetPointSF(dm, sf));
-  /* vertices -> edges (3D) or faces (2D) */
-  PetscCall(DMPlexInterpolatePointSF(dm, sf));
-  PetscCall(PetscSFDestroy(&sf));
-  if (bp->dim == 3) {
-    PetscInt     nl2, ne = 0, n = 0;
-    PetscInt    *el, *fl;
-    PetscSFNode *er, *fr;
-
-    /* edges -> faces: from an SF of the edges alone (PETSc's routine would claim the edges again from the vertices) */
-    PetscCall(DMPlexGetDepthStratum(dm, 1, &eStart, NULL));
-    PetscCall(DMGetPointSF(dm, &sf));
-    PetscCall(PetscObjectReference((PetscObject)sf)); /* its graph is read after the DM has the next one */
-    PetscCall(PetscSFGetGraph(sf, NULL, &nl1, &il1, &ir1));
-    PetscCall(PetscMalloc1(nl1, &el));
-    PetscCall(PetscMalloc1(nl1, &er));
-    for (PetscInt l = 0; l < nl1; l++)
-      if (il1[l] >= eStart) {
-        el[ne]   = il1[l];
-        er[ne++] = ir1[l];
-      }
-    PetscCall(PetscSFCreate(comm, &esf));
-    PetscCall(PetscSFSetGraph(esf, pEnd, ne, el, PETSC_OWN_POINTER, er, PETSC_OWN_POINTER));
-    PetscCall(DMPlexInterpolatePointSF(dm, esf));
-    PetscCall(PetscSFDestroy(&esf));
-    /* all of them, sorted: vertices, then faces, then edges (the chart's order) */
-    PetscCall(DMGetPointSF(dm, &esf));
-    PetscCall(PetscSFGetGraph(esf, NULL, &nl2, (const PetscInt **)&el, (const PetscSFNode **)&er));
-    PetscCall(PetscMalloc1(nl + nl2, &fl));
-    PetscCall(PetscMalloc1(nl + nl2, &fr));
-    PetscCheck(nl1 - ne == nl, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The point SF has %" PetscInt_FMT " vertices, expected %" PetscInt_FMT, nl1 - ne, nl);
-    for (PetscInt l = 0; l < nl1; l++)
-      if (il1[l] < eStart) {
-        fl[n]   = il1[l];
-        fr[n++] = ir1[l];
-      }
-    for (PetscInt pass = 0; pass < 2; pass++)
-      for (PetscInt l = 0; l < nl2; l++)
-        if ((el[l] < eStart) == (pass == 0)) {
-          fl[n]   = el[l];
-          fr[n++] = er[l];
-        }
-    PetscCall(PetscSFDestroy(&sf));
-    PetscCall(PetscSFCreate(comm, &sf));
-    PetscCall(PetscSFSetGraph(sf, pEnd, n, fl, PETSC_OWN_POINTER, fr, PETSC_OWN_POINTER));
-    PetscCall(DMSetPointSF(dm, sf));
-    PetscCall(PetscSFDestroy(&sf));
+  /* the edges and faces after the vertices (the chart's order), sorted by point like them */
+  PetscCall(PetscMalloc2(nm, &perm, nm, &sl));
+  for (PetscInt l = 0; l < nm; l++) {
+    perm[l] = l;
+    sl[l]   = ilm ? ilm[l] : l;
   }
+  PetscCall(PetscSortIntWithPermutation(nm, sl, perm));
+  for (PetscInt l = 0; l < nm; l++) {
+    ilocal[nl + l]  = sl[perm[l]];
+    iremote[nl + l] = irm[perm[l]];
+  }
+  PetscCall(PetscFree2(perm, sl));
+  PetscCall(PetscSFDestroy(&msf));
+  PetscCall(PetscInfo(dm, "Point SF: %" PetscInt_FMT " shared vertices from the block layout, %" PetscInt_FMT " shared edges and faces matched by key\n", nl, nm));
+  PetscCall(PetscSFCreate(comm, &sf));
+  PetscCall(PetscSFSetGraph(sf, pEnd, nl + nm, ilocal, PETSC_OWN_POINTER, iremote, PETSC_OWN_POINTER));
+  PetscCall(DMSetPointSF(dm, sf));
+  PetscCall(PetscSFDestroy(&sf));
   PetscCall(FEGBoxOrientInterface(dm));
   PetscCall(DMGetPointSF(dm, &sf));
   PetscCall(DMGetCoordinateDM(dm, &cdm));
@@ -432,10 +611,11 @@ static PetscErrorCode FEGBoxBlockCells(const FEGBoxPartition *bp, const FEGCellI
           c++;
         }
   for (PetscInt v = 0; v < nv; v++) {
-    const PetscInt ijk[3] = {lo[0] + v % ext[0], lo[1] + (v / ext[0]) % ext[1], lo[2] + v / (ext[0] * ext[1])};
-    /* the global number, which the perturbation hashes, so that every partition gives the same mesh */
-    const PetscInt g = ijk[0] + (bp->n[0] + 1) * (ijk[1] + (bp->n[1] + 1) * ijk[2]);
+    PetscInt ijk[3], g;
 
+    FEGBoxVertexIJK(ext, lo, v, ijk);
+    /* the global number, which the perturbation hashes, so that every partition gives the same mesh */
+    g           = ijk[0] + (bp->n[0] + 1) * (ijk[1] + (bp->n[1] + 1) * ijk[2]);
     (*vmask)[v] = 0;
     for (PetscInt d = 0; d < dim; d++) {
       const PetscBool interior = (PetscBool)(ijk[d] > 0 && ijk[d] < bp->n[d]);
@@ -472,8 +652,9 @@ static PetscErrorCode FEGBoxBlockCells(const FEGBoxPartition *bp, const FEGCellI
 
   Each process builds only its own block of the box: the squares (cubes) are split into one block per process, a
   process grid chosen as DMDA chooses one (the largest block as small as it can be, then the least area between
-  blocks). The point SF is computed from the block layout for the vertices and by DMPlexInterpolatePointSF() for the
-  edges and faces, so no process holds more than its part and nothing global is sent. In each block the cells of the
+  blocks). The point SF is computed from the block layout for the vertices, and for the edges and faces between blocks
+  by matching keys that name them on every process (their plane between blocks, place and corners), so no process
+  holds more than its part and nothing global is sent. In each block the cells of the
   cubes that touch a ghost point come last, so the operators' element order (`FEGDMSetElementOrder()`) is the
   mesh's. The mesh is the same for every number of processes: the same cells, vertices and coordinates (the
   perturbation hashes a vertex's global number), and the same "marker" label. The
