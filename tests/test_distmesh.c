@@ -7,11 +7,15 @@
    cell once, in every element order (FEGDMSetElementOrder()), also on meshes not built that way (the small box, the
    Gmsh mesh distributed by PETSc). A Gmsh mesh refined after distribution equals the one refined on one
    process. Curved Gmsh meshes (second-order tetrahedra and hexahedra) refined twice keep their volume to roundoff (the
-   straight cells of the same file differ by more than 1e-6).
+   straight cells of the same file differ by more than 1e-6). A box saved in PETSc's HDF5 format on one process and
+   loaded through FEGCreateMeshFromOptions() equals it (where PETSc has HDF5; elsewhere the file is refused by name).
    fegtest: nsize 1 2 3 */
 #include "fegtest.h"
 #include <fegpu/private/fegimpl.h>
 #include <petscsf.h>
+#if defined(PETSC_HAVE_HDF5)
+  #include <petscviewerhdf5.h>
+#endif
 
 #define MAXW 24 /* coordinates of a cell's vertices: 8 vertices in 3D at most */
 
@@ -280,6 +284,55 @@ START_TEST(test_gmsh_refined_equals_serial)
 }
 END_TEST
 
+#if defined(PETSC_HAVE_HDF5)
+/* A box saved with PETSc's HDF5 viewer on one process and loaded through FEGCreateMeshFromOptions() on every process
+   (PETSc's parallel DMLoad(), then fegpu's distribution) against the box itself */
+START_TEST(test_hdf5_load_equals_serial)
+{
+  const PetscInt faces[3] = {4, 3, 3};
+  DM             dm, sdm;
+  PetscMPIInt    rank;
+
+  TCHK(FEGCreateBoxMesh(PETSC_COMM_SELF, DM_POLYTOPE_TETRAHEDRON, faces, NULL, NULL, 0.2, &sdm));
+  TCHK(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  if (!rank) {
+    PetscViewer v;
+
+    TCHK(PetscObjectSetName((PetscObject)sdm, "fegpu"));
+    TCHK(PetscViewerHDF5Open(PETSC_COMM_SELF, "distmesh.h5", FILE_MODE_WRITE, &v));
+    TCHK(PetscViewerPushFormat(v, PETSC_VIEWER_HDF5_PETSC));
+    TCHK(DMView(sdm, v));
+    TCHK(PetscViewerPopFormat(v));
+    TCHK(PetscViewerDestroy(&v));
+  }
+  TCHK(MPI_Barrier(PETSC_COMM_WORLD));
+  TCHK(PetscOptionsSetValue(NULL, "-h5_feg_mesh_file", "distmesh.h5"));
+  TCHK(FEGCreateMeshFromOptions(PETSC_COMM_WORLD, "h5_", &dm));
+  TCHK(PetscOptionsClearValue(NULL, "-h5_feg_mesh_file"));
+  TCHK(DMPlexCheck(dm));
+  check_equal(dm, sdm, "tetrahedron box loaded from HDF5");
+  TCHK(DMDestroy(&dm));
+  TCHK(DMDestroy(&sdm));
+}
+END_TEST
+#else
+/* without HDF5 an HDF5 file is refused by name, before PETSc is asked to read it */
+START_TEST(test_hdf5_load_equals_serial)
+{
+  DM             dm = NULL;
+  PetscErrorCode ierr;
+
+  TCHK(PetscOptionsSetValue(NULL, "-h5_feg_mesh_file", "distmesh.h5"));
+  TCHK(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = FEGCreateMeshFromOptions(PETSC_COMM_WORLD, "h5_", &dm);
+  TCHK(PetscPopErrorHandler());
+  TCHK(PetscOptionsClearValue(NULL, "-h5_feg_mesh_file"));
+  ck_assert_msg(ierr == PETSC_ERR_SUP, "an HDF5 file without HDF5 gave error %d, not PETSC_ERR_SUP", (int)ierr);
+  TCHK(DMDestroy(&dm));
+}
+END_TEST
+#endif
+
 /* the volume of dm's cells through its coordinate map, straight or curved */
 static PetscErrorCode volume(DM dm, PetscReal *vol)
 {
@@ -348,6 +401,7 @@ static void add(Suite *s)
 
   tcase_add_loop_test(tc, test_box_equals_serial, 0, 20);
   tcase_add_test(tc, test_gmsh_refined_equals_serial);
+  tcase_add_test(tc, test_hdf5_load_equals_serial);
   tcase_add_loop_test(tc, test_curved_refine_keeps_volume, 0, 2);
   suite_add_tcase(s, tc);
 }

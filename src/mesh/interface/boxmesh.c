@@ -718,7 +718,8 @@ PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt
   if (!blocks) PetscCall(FEGMeshDistribute_Private(dm, NULL));
   /* distributed already: DMSetFromOptions() must not partition it again (it would by default) */
   PetscCall(DMPlexDistributeSetDefault(*dm, PETSC_FALSE));
-  PetscCall(PetscObjectSetName((PetscObject)*dm, "Mesh"));
+  /* the name fegpu reads a saved mesh under (FEGCreateMeshFromOptions() of an HDF5 file) */
+  PetscCall(PetscObjectSetName((PetscObject)*dm, "fegpu"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -862,7 +863,7 @@ PetscErrorCode FEGMeshSetCoordinateOrder(DM dm, PetscInt order)
   Collective
 
   Options Database Keys:
-+ -feg_mesh_file <file>                  - read this mesh file instead of building a box
++ -feg_mesh_file <file>                  - read this mesh file (Gmsh .msh, PETSc HDF5 .h5) instead of building a box
 . -feg_mesh_cell_type <tri,quad,tet,hex,prism> - the box's cells (`FEGCreateBoxMesh()`)
 . -feg_mesh_faces <n,n,n>                - the box's subdivisions
 . -feg_mesh_lower <x,y,z>                - the box's lower corner
@@ -881,6 +882,10 @@ PetscErrorCode FEGMeshSetCoordinateOrder(DM dm, PetscInt order)
   it on every process, so large meshes come from small files. Curved cells (second-order Gmsh meshes, coordinates of
   order k) are refined by fegpu so that they keep their geometry: every node of the refined mesh is placed by its coarse
   cell's map of order k (PETSc's DMRefine() alone would leave them straight with a coordinate space they do not fill).
+
+  A file ending in .h5 is a DMPlex saved in PETSc's HDF5 format (DMView() with PETSC_VIEWER_HDF5_PETSC) under the
+  name "fegpu", the name fegpu gives its meshes; PETSc's DMLoad() reads it in parallel, and it is then distributed and
+  refined as above. A PETSc without HDF5 refuses it by name.
 
   Second-order Gmsh tetrahedra are repaired after PETSc reads them: PETSc (3.18 to 3.22) stores their coordinate nodes
   in Gmsh's vertex order, not the closure's, which evaluates every field at rotated points. Second-order prisms, which

@@ -627,6 +627,12 @@ PetscErrorCode FEGMeshReadFile_Private(MPI_Comm comm, const char file[], DM *dm)
   PetscFunctionBegin;
   PetscCall(PetscStrlen(file, &len));
   if (len > 4) PetscCall(PetscStrcmp(file + len - 4, ".msh", &msh));
+  if (len > 3) {
+    PetscBool h5;
+
+    PetscCall(PetscStrcmp(file + len - 3, ".h5", &h5));
+    PetscCheck(!h5 || PetscDefined(HAVE_HDF5), comm, PETSC_ERR_SUP, "The mesh file %s is HDF5, but this PETSc was built without HDF5: configure PETSc --download-hdf5, or use a Gmsh file", file);
+  }
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (msh) {
     /* what the first process finds, every process reports */
