@@ -11,7 +11,7 @@
 PETSC_INTERN PetscBool     FEGPackageInitialized;
 PETSC_INTERN PetscLogEvent FEG_Setup, FEG_Integrate, FEG_Assemble, FEG_Apply, FEG_RHS;
 PETSC_INTERN PetscLogEvent FEG_SetupDofMap, FEG_SetupGeometry, FEG_SetupPattern, FEG_SetupDevice, FEG_RHSBoundary;
-PETSC_INTERN PetscLogEvent FEG_BoxMesh, FEG_PlexFaces, FEG_PlexTopology, FEG_PlexRefine, FEG_MeshFileCheck;
+PETSC_INTERN PetscLogEvent FEG_BoxMesh, FEG_BoxSF, FEG_PlexFaces, FEG_PlexTopology, FEG_PlexRefine, FEG_MeshFileCheck;
 
 /* A setup phase: its log event (-log_view) and its wall time added to *acc (-feg_op_view) */
 static inline PetscErrorCode FEGPhaseBegin(PetscLogEvent ev, PetscObject o, PetscLogDouble *t0)

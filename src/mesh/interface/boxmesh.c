@@ -713,7 +713,11 @@ PetscErrorCode FEGCreateBoxMesh(MPI_Comm comm, DMPolytopeType ct, const PetscInt
   PetscCall(PetscFree(cells));
   PetscCall(PetscFree(coords));
   PetscCall(PetscFree(vmask));
-  if (size > 1 && blocks) PetscCall(FEGBoxPointSF(*dm, &bp, cell, lo, hi, numCells));
+  if (size > 1 && blocks) {
+    PetscCall(PetscLogEventBegin(FEG_BoxSF, 0, 0, 0, 0));
+    PetscCall(FEGBoxPointSF(*dm, &bp, cell, lo, hi, numCells));
+    PetscCall(PetscLogEventEnd(FEG_BoxSF, 0, 0, 0, 0));
+  }
   PetscCall(PetscLogEventEnd(FEG_BoxMesh, 0, 0, 0, 0));
   if (!blocks) PetscCall(FEGMeshDistribute_Private(dm, NULL));
   /* distributed already: DMSetFromOptions() must not partition it again (it would by default) */

@@ -6,7 +6,7 @@ PetscClassId  FEG_FORM_CLASSID, FEG_OP_CLASSID;
 PetscBool     FEGPackageInitialized = PETSC_FALSE;
 PetscLogEvent FEG_Setup, FEG_Integrate, FEG_Assemble, FEG_Apply, FEG_RHS;
 PetscLogEvent FEG_SetupDofMap, FEG_SetupGeometry, FEG_SetupPattern, FEG_SetupDevice, FEG_RHSBoundary;
-PetscLogEvent FEG_BoxMesh, FEG_PlexFaces, FEG_PlexTopology, FEG_PlexRefine, FEG_MeshFileCheck;
+PetscLogEvent FEG_BoxMesh, FEG_BoxSF, FEG_PlexFaces, FEG_PlexTopology, FEG_PlexRefine, FEG_MeshFileCheck;
 
 /*@C
   FEGFinalizePackage - called from PetscFinalize() to forget the package's registrations
@@ -54,6 +54,7 @@ PetscErrorCode FEGInitializePackage(void)
   PetscCall(PetscLogEventRegister("FEGRHSBoundary", FEG_OP_CLASSID, &FEG_RHSBoundary)); /* in FEGRHS */
   /* the box mesh, and the two phases of its direct interpolation nested in it */
   PetscCall(PetscLogEventRegister("FEGBoxMesh", DM_CLASSID, &FEG_BoxMesh));
+  PetscCall(PetscLogEventRegister("FEGBoxSF", DM_CLASSID, &FEG_BoxSF));
   PetscCall(PetscLogEventRegister("FEGPlexFaces", DM_CLASSID, &FEG_PlexFaces));
   PetscCall(PetscLogEventRegister("FEGPlexTopology", DM_CLASSID, &FEG_PlexTopology));
   PetscCall(PetscLogEventRegister("FEGPlexRefine", DM_CLASSID, &FEG_PlexRefine));
