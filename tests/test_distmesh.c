@@ -9,6 +9,7 @@
    process. Curved Gmsh meshes (second-order tetrahedra and hexahedra) refined twice keep their volume to roundoff (the
    straight cells of the same file differ by more than 1e-6). A box saved in PETSc's HDF5 format on one process and
    loaded through FEGCreateMeshFromOptions() equals it (where PETSc has HDF5; elsewhere the file is refused by name).
+   fegpu's global section of a distributed mesh equals PETSc's, point by point.
    fegtest: nsize 1 2 3 */
 #include "fegtest.h"
 #include <fegpu/private/fegimpl.h>
@@ -284,6 +285,77 @@ START_TEST(test_gmsh_refined_equals_serial)
 }
 END_TEST
 
+/* fegpu's global section (FEGDMSetUpSection()'s, built from the local section's arrays by DMCreateGlobalVector())
+   against PetscSectionCreateGlobalSection() of the same local section and point SF, on the distributed box of each
+   cell type (continuous order 2 with walls, discontinuous order 1) and on a Gmsh square distributed by PETSc: every
+   point's dofs (-(dof+1) at the leaves), offsets (-(off+1) with the owner's at the leaves), constrained dofs and
+   indices, the field's dofs and offsets, and the global vector's rows. _i = 2 ct + discontinuous; 10: the square */
+START_TEST(test_global_section)
+{
+  const DMPolytopeType ct   = fegtest_cells[(_i % 10) / 2];
+  const PetscBool      cont = (PetscBool)(_i % 2 == 0 || _i == 10);
+  const PetscInt       dim = fegtest_dim(ct), faces[3] = {5, 4, dim == 3 ? 3 : 1};
+  DM                   dm;
+  Vec                  v;
+  PetscSection         s, g, gp;
+  PetscSF              psf;
+  PetscLayout          map;
+  PetscInt             pStart, pEnd, lo[2], hi[2];
+  PetscBool            same;
+  char                 what[64];
+
+  if (_i < 10) {
+    TCHK(PetscSNPrintf(what, sizeof(what), "%s box, %s order %d", DMPolytopeTypes[ct], cont ? "continuous" : "discontinuous", cont ? 2 : 1));
+    TCHK(fegtest_box(PETSC_COMM_WORLD, ct, faces, 0.2, cont ? 2 : 1, cont, cont, &dm));
+  } else {
+    TCHK(PetscSNPrintf(what, sizeof(what), "Gmsh square, continuous order 2"));
+    TCHK(PetscOptionsSetValue(NULL, "-gs_feg_mesh_file", "../share/meshes/square.msh"));
+    TCHK(PetscOptionsSetValue(NULL, "-gs_dm_refine", "1"));
+    TCHK(FEGCreateMeshFromOptions(PETSC_COMM_WORLD, "gs_", &dm));
+    TCHK(PetscOptionsClearValue(NULL, "-gs_feg_mesh_file"));
+    TCHK(PetscOptionsClearValue(NULL, "-gs_dm_refine"));
+    TCHK(FEGSetUpDiscretization(dm, 2, PETSC_TRUE, "u"));
+    TCHK(fegtest_wall(dm, fegtest_bcfunc));
+  }
+  TCHK(DMCreateGlobalVector(dm, &v));
+  TCHK(DMGetLocalSection(dm, &s));
+  TCHK(DMGetGlobalSection(dm, &g));
+  TCHK(DMGetPointSF(dm, &psf));
+#if PETSC_VERSION_GE(3, 22, 0)
+  TCHK(PetscSectionCreateGlobalSection(s, psf, PETSC_TRUE, PETSC_FALSE, PETSC_FALSE, &gp));
+#else
+  TCHK(PetscSectionCreateGlobalSection(s, psf, PETSC_FALSE, PETSC_FALSE, &gp));
+#endif
+  TCHK(PetscSectionCompare(g, gp, &same));
+  ck_assert_msg(same, "%s: the global section differs from PETSc's", what);
+  TCHK(PetscSectionGetChart(s, &pStart, &pEnd));
+  for (PetscInt p = pStart; p < pEnd; p++) {
+    PetscInt        d[2], o[2], cd[2], fd[2], fo[2];
+    const PetscInt *ci[2];
+    PetscSection    gg[2] = {g, gp};
+
+    for (PetscInt k = 0; k < 2; k++) {
+      TCHK(PetscSectionGetDof(gg[k], p, &d[k]));
+      TCHK(PetscSectionGetOffset(gg[k], p, &o[k]));
+      TCHK(PetscSectionGetConstraintDof(gg[k], p, &cd[k]));
+      TCHK(PetscSectionGetConstraintIndices(gg[k], p, &ci[k]));
+      TCHK(PetscSectionGetFieldDof(gg[k], p, 0, &fd[k]));
+      TCHK(PetscSectionGetFieldOffset(gg[k], p, 0, &fo[k]));
+    }
+    ck_assert_msg(d[0] == d[1] && o[0] == o[1] && cd[0] == cd[1] && fd[0] == fd[1] && fo[0] == fo[1], "%s: point %d: dofs %d/%d, offset %d/%d, constrained %d/%d, field dofs %d/%d at %d/%d (fegpu's/PETSc's)", what, (int)p, (int)d[0], (int)d[1], (int)o[0], (int)o[1], (int)cd[0], (int)cd[1], (int)fd[0], (int)fd[1], (int)fo[0], (int)fo[1]);
+    for (PetscInt i = 0; i < cd[0]; i++) ck_assert_msg(ci[0][i] == ci[1][i], "%s: point %d: constrained dof %d differs", what, (int)p, (int)i);
+  }
+  TCHK(PetscSectionGetValueLayout(PETSC_COMM_WORLD, gp, &map));
+  TCHK(VecGetOwnershipRange(v, &lo[0], &hi[0]));
+  TCHK(PetscLayoutGetRange(map, &lo[1], &hi[1]));
+  ck_assert_msg(lo[0] == lo[1] && hi[0] == hi[1], "%s: the global vector has rows [%d, %d) here, [%d, %d) by PETSc's section", what, (int)lo[0], (int)hi[0], (int)lo[1], (int)hi[1]);
+  TCHK(PetscLayoutDestroy(&map));
+  TCHK(PetscSectionDestroy(&gp));
+  TCHK(VecDestroy(&v));
+  TCHK(DMDestroy(&dm));
+}
+END_TEST
+
 #if defined(PETSC_HAVE_HDF5)
 /* A box saved with PETSc's HDF5 viewer on one process and loaded through FEGCreateMeshFromOptions() on every process
    (PETSc's parallel DMLoad(), then fegpu's distribution) against the box itself */
@@ -401,6 +473,7 @@ static void add(Suite *s)
 
   tcase_add_loop_test(tc, test_box_equals_serial, 0, 20);
   tcase_add_test(tc, test_gmsh_refined_equals_serial);
+  tcase_add_loop_test(tc, test_global_section, 0, 11);
   tcase_add_test(tc, test_hdf5_load_equals_serial);
   tcase_add_loop_test(tc, test_curved_refine_keeps_volume, 0, 2);
   suite_add_tcase(s, tc);

@@ -63,8 +63,8 @@ PETSC_INTERN PetscErrorCode FEGSectionGetDofArrays(PetscSection, PetscInt **, Pe
 /* PetscSectionSetUp() of such a section (no permutation: the field's offsets are the point's), with its constraint
    sections, on nt threads */
 PETSC_INTERN PetscErrorCode FEGSectionSetUpOneField(PetscSection, PetscInt);
-/* the global section DMGetGlobalSection() would make of the DM's local section, on one process without shared points
-   (else nothing: PETSc's comes later) */
+/* the global section DMGetGlobalSection() would make of the DM's local section and point SF, on one process or several
+   (nothing where PETSc's must come later: periodic DMs, several fields); collective */
 PETSC_INTERN PetscErrorCode FEGDMSetGlobalSectionFromLocal(DM);
 PETSC_INTERN PetscErrorCode FEGDMHasGlobalSection(DM, PetscBool *);
 

@@ -242,8 +242,8 @@ static PetscErrorCode FEGDMCreateLocalSectionByType(DM dm)
 }
 
 /* gives a DM with fegpu's sections (FEGDMSetUpSection()) its global section now, built from the local section's arrays
-   on one process (what DMGetGlobalSection() would build, several times faster); nothing when it has one, and PETSc's
-   later on several processes or periodic meshes */
+   (what DMGetGlobalSection() would build, several times faster, on one process or several); nothing when it has one,
+   and PETSc's later on periodic meshes. Collective. */
 PetscErrorCode FEGDMSetUpGlobalSection(DM dm)
 {
   PetscSection    s;
@@ -307,8 +307,10 @@ static PetscErrorCode FEGDMCloneByType(DM dm, DM *newdm)
   field on one process at 1M hexahedra and 998k tetrahedra, 1.8x and 1.9x with 16 threads and 1.5x and 1.8x on one with
   PETSc 3.22 (48x and 26x on one thread with PETSc 3.18), and the global section (FEGDMSetUpGlobalSection(), built from
   the local one's arrays) 6.5x and 5.8x faster than DMGetGlobalSection()'s, 4.0x and 4.1x on one thread (the 16-core
-  host of an H200; share/bench/bench_plex, share/doc/performance.md). So FEGSetUpDiscretization() calls it for every
-  mesh. test_space's test_section_same checks both against PETSc's, point by point.
+  host of an H200; share/bench/bench_plex, share/doc/performance.md). On several processes the global section is
+  fegpu's too, with the owners' offsets sent to the shared points in one message. So FEGSetUpDiscretization() calls
+  it for every mesh. test_space's test_section_same checks both against PETSc's, point by point, and test_distmesh's
+  test_global_section the global section of distributed meshes.
 
 .seealso: FEGSetUpDiscretization()
 @*/

@@ -140,39 +140,51 @@ static PetscErrorCode FEGSectionCopyConstraints(PetscSection s, PetscSection g)
 }
 
 /* The global section DMGetGlobalSection() would make (PetscSectionCreateGlobalSection() of the local section and the
-   point SF, constraints left out, global offsets), on one process without shared points, from the local section's
-   arrays: PETSc calls about ten functions per chart point. Same dofs, offsets (in the section's permutation
-   order), constraints and field layout, and the DM's value layout as DMGetGlobalSection() sets it. Periodic DMs,
-   several processes or fields and field-major sections keep PETSc's. Called where no global section is set yet and the local
-   one is: not from createlocalsection, which DMGetGlobalSection() may call just before it sets its own. */
+   point SF, constraints left out, global offsets), from the local section's arrays: PETSc calls about ten functions per
+   chart point. Same dofs (-(dof+1) at the point SF's leaves), offsets (in the section's permutation order; -(off+1) with
+   the owner's offset at the leaves), constraints and field layout, and the DM's value layout as DMGetGlobalSection() sets
+   it. One message (the leaves' offsets) where PETSc sends two: a leaf's dofs are its own, as PETSc checks they are.
+   Periodic DMs, several fields, field-major sections and point SFs whose roots are not the chart [0, pEnd) keep PETSc's.
+   Called where no global section is set yet and the local one is: not from createlocalsection, which
+   DMGetGlobalSection() may call just before it sets its own. Collective. */
 PetscErrorCode FEGDMSetGlobalSectionFromLocal(DM dm)
 {
   MPI_Comm        comm = PetscObjectComm((PetscObject)dm);
   PetscSection    s    = dm->localSection, gs;
   PetscSF         sf;
   PetscMPIInt     size;
-  PetscInt        nroots, nleaves, Nf, pStart, pEnd, n, off = 0;
-  const PetscInt *pind = NULL;
-  void (*iso)(void)    = NULL;
+  PetscInt        nroots, nleaves, Nf = 0, pStart = 0, pEnd = 0, n, off = 0, goff = 0, nth, mx;
+  const PetscInt *leaves, *pind = NULL;
+  PetscBool       ours;
+  void (*iso)(void) = NULL;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  if (size > 1 || !s || !s->pointMajor) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectQueryFunction((PetscObject)dm, "DMGetIsoperiodicPointSF_C", &iso)); /* 3.22's periodic meshes */
-  if (iso) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(DMGetPointSF(dm, &sf));
-  PetscCall(PetscSFGetGraph(sf, &nroots, &nleaves, NULL, NULL));
-  PetscCall(PetscSectionGetChart(s, &pStart, &pEnd));
-  if (nroots >= 0 && (nleaves > 0 || nroots < pEnd)) PetscFunctionReturn(PETSC_SUCCESS); /* PETSc's checks and says */
-  PetscCall(PetscSectionGetNumFields(s, &Nf));
-  if (Nf > 1) PetscFunctionReturn(PETSC_SUCCESS); /* fegpu's DMs have one field; the tests compare those */
+  PetscCall(PetscSFGetGraph(sf, &nroots, &nleaves, &leaves, NULL));
+  if (s) {
+    PetscCall(PetscSectionGetChart(s, &pStart, &pEnd));
+    PetscCall(PetscSectionGetNumFields(s, &Nf));
+  }
+  /* the same choice on every process: the leaves' offsets are one collective message */
+  ours = (PetscBool)(s && s->pointMajor && !iso && Nf <= 1 && (nroots < 0 ? size == 1 : pStart == 0 && nroots == pEnd));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &ours, 1, MPIU_BOOL, MPI_LAND, comm));
+  if (!ours) PetscFunctionReturn(PETSC_SUCCESS);
+  if (nroots < 0) nleaves = 0;
   n = pEnd - pStart;
+  PetscCall(FEGSetupThreads(comm, &nth));
   PetscCall(PetscSectionCreate(comm, &gs));
   if (Nf > 0) PetscCall(PetscSectionSetNumFields(gs, Nf));
   PetscCall(PetscSectionSetChart(gs, pStart, pEnd));
   gs->includesConstraints = PETSC_FALSE;
   PetscCall(PetscArraycpy(gs->atlasDof, s->atlasDof, n));
   PetscCall(FEGSectionCopyConstraints(s, gs));
+  for (PetscInt l = 0; l < nleaves; l++) {
+    const PetscInt p = leaves ? leaves[l] : l;
+
+    gs->atlasDof[p] = -(gs->atlasDof[p] + 1);
+  }
   if (s->perm) {
     PetscCall(ISGetIndices(s->perm, &pind));
     for (PetscInt i = 0; i < n; i++) {
@@ -182,14 +194,27 @@ PetscErrorCode FEGDMSetGlobalSectionFromLocal(DM dm)
       off += gs->atlasDof[q] > 0 ? gs->atlasDof[q] - cdof : 0;
     }
     PetscCall(ISRestoreIndices(s->perm, &pind));
-  } else {
-    PetscInt nth, mx;
+  } else PetscCall(FEGSectionScan(nth, n, gs->atlasDof, s->bc ? s->bc->atlasDof : NULL, gs->atlasOff, &off, &mx));
+  if (size > 1) {
+    PetscCallMPI(MPI_Scan(&off, &goff, 1, MPIU_INT, MPI_SUM, comm));
+    goff -= off;
+  }
+  if (nroots >= 0 && (size > 1 || nleaves > 0)) { /* the owners' offsets, -(off+1), to the leaves */
+    PetscInt *neg;
+    PetscInt  nt = FEGLoopThreads(n, nth);
 
-    PetscCall(FEGSetupThreads(comm, &nth));
-    PetscCall(FEGSectionScan(nth, n, gs->atlasDof, s->bc ? s->bc->atlasDof : NULL, gs->atlasOff, &off, &mx));
+    PetscCall(PetscMalloc1(n, &neg));
+#pragma omp parallel for num_threads((int)nt) schedule(static)
+    for (PetscInt p = 0; p < n; p++) {
+      gs->atlasOff[p] += goff;
+      neg[p] = -(gs->atlasOff[p] + 1);
+    }
+    PetscCall(PetscSFBcastBegin(sf, MPIU_INT, neg, gs->atlasOff, MPI_REPLACE));
+    PetscCall(PetscSFBcastEnd(sf, MPIU_INT, neg, gs->atlasOff, MPI_REPLACE));
+    PetscCall(PetscFree(neg));
   }
   gs->maxDof = s->maxDof;
-  if (Nf == 1) { /* the one field's dofs and constraints are the point's, and so are its offsets */
+  if (Nf == 1) { /* the one field's dofs, -(dof+1) at the leaves, constraints and offsets are the point's */
     PetscSection gf = gs->field[0];
     PetscInt     nc;
 
@@ -197,6 +222,11 @@ PetscErrorCode FEGDMSetGlobalSectionFromLocal(DM dm)
     PetscCall(PetscSectionGetFieldComponents(s, 0, &nc));
     PetscCall(PetscSectionSetFieldComponents(gs, 0, nc));
     PetscCall(PetscArraycpy(gf->atlasDof, s->field[0]->atlasDof, n));
+    for (PetscInt l = 0; l < nleaves; l++) {
+      const PetscInt p = leaves ? leaves[l] : l;
+
+      gf->atlasDof[p] = -(gf->atlasDof[p] + 1);
+    }
     PetscCall(PetscArraycpy(gf->atlasOff, gs->atlasOff, n));
     gf->maxDof = s->field[0]->maxDof;
     PetscCall(FEGSectionCopyConstraints(s->field[0], gf));
@@ -204,7 +234,7 @@ PetscErrorCode FEGDMSetGlobalSectionFromLocal(DM dm)
   gs->setup = PETSC_TRUE;
   PetscCall(DMSetGlobalSection(dm, gs));
   PetscCall(PetscSectionDestroy(&gs));
-  /* DMGetGlobalSection()'s PetscSectionGetValueLayout(): the unconstrained dofs */
+  /* DMGetGlobalSection()'s PetscSectionGetValueLayout(): the owned unconstrained dofs */
   PetscCall(PetscLayoutDestroy(&dm->map));
   PetscCall(PetscLayoutCreate(comm, &dm->map));
   PetscCall(PetscLayoutSetLocalSize(dm->map, off));
