@@ -8,21 +8,33 @@ PETSC_INTERN PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *, FEGForm, Vec);
 /* the stream fegpu's kernels run on (their launches name none): the halo's copies and events queue behind them */
 #define FEG_STREAM ((cudaStream_t)0)
 
-/* One process: the owned unconstrained dofs as (local, global) pairs from the sections (FEGDiscGetLocalToGlobal()),
-   without the section SF PETSc would build and set up for DMGlobalToLocal() (a large part of a setup at millions of
-   dofs); ok when every
-   global entry has exactly one local dof, as with DMPlex sections. Where the global numbers increase with the local
-   ones (fegpu's global section on one process; with nglobal of them in [0, nglobal) that makes each appear once) the
-   pairs are counted and written in blocks on the cells' threads; otherwise one pass marks each global entry seen */
-static PetscErrorCode FEGDiscOwnedPairs(FEGDisc *disc, int *nown, int **lown, int **gown, PetscBool *ok)
+/* The owned unconstrained dofs as (local, owned row) pairs and the ghost dofs as (local, owner and its row) from the
+   sections (FEGDiscGetLocalToGlobal() and the processes' row ranges), without the section SF PETSc would build and set
+   up for DMGlobalToLocal() (a graph of every local dof: a large part of a setup at millions of dofs); ok when every
+   owned row has exactly one local dof, as with DMPlex sections. Where the owned rows increase with the local dofs
+   (fegpu's global section; with nglobal of them in [0, nglobal) that makes each appear once) the pairs are counted and
+   written in blocks on the cells' threads; otherwise one pass marks each row seen. One process has no ghosts
+   (rloc, rrem may be NULL then). Collective. */
+static PetscErrorCode FEGDiscHaloPairs(FEGDisc *disc, int *nown, int **lown, int **gown, PetscInt *nrem, PetscInt **rloc, PetscSFNode **rrem, PetscBool *ok)
 {
   const PetscInt  n = disc->nlocal, ng = disc->nglobal;
   const PetscInt *l2g;
-  const int       nt = FEGLoopThreads(n, FEGDiscThreads(disc));
-  PetscInt       *cnt, *first, *last;
+  const int       nt   = FEGLoopThreads(n, FEGDiscThreads(disc));
+  MPI_Comm        comm = PetscObjectComm((PetscObject)disc->dm);
+  PetscMPIInt     size, rank;
+  PetscInt       *cnt, *first, *last, *ranges, rstart;
   int             inc = 1;
 
   PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscMalloc1(size + 1, &ranges));
+  ranges[0] = 0;
+  if (size > 1) {
+    PetscCallMPI(MPI_Allgather(&ng, 1, MPIU_INT, ranges + 1, 1, MPIU_INT, comm));
+    for (PetscMPIInt r = 0; r < size; r++) ranges[r + 1] += ranges[r];
+  } else ranges[1] = ng;
+  rstart = ranges[rank];
   PetscCall(FEGDiscGetLocalToGlobal(disc, &l2g));
   PetscCall(PetscMalloc2(n + 1, lown, n + 1, gown));
   PetscCall(PetscMalloc3(nt + 1, &cnt, nt, &first, nt, &last));
@@ -33,10 +45,10 @@ static PetscErrorCode FEGDiscOwnedPairs(FEGDisc *disc, int *nown, int **lown, in
 
     first[b] = -1;
     for (PetscInt l = FEGBlockStart(n, b, nt); l < FEGBlockStart(n, b + 1, nt); l++) {
-      const PetscInt g = l2g[l];
+      const PetscInt g = l2g[l] - rstart;
 
-      if (g < 0) continue;
-      if (g >= ng || g <= prev) inc = 0;
+      if (l2g[l] < 0 || g < 0 || g >= ng) continue; /* constrained, or another process's */
+      if (g <= prev) inc = 0;
       if (first[b] < 0) first[b] = g;
       prev = g;
       c++;
@@ -59,9 +71,11 @@ static PetscErrorCode FEGDiscOwnedPairs(FEGDisc *disc, int *nown, int **lown, in
       PetscInt k = cnt[b];
 
       for (PetscInt l = FEGBlockStart(n, b, nt); l < FEGBlockStart(n, b + 1, nt); l++) {
-        if (l2g[l] < 0) continue;
+        const PetscInt g = l2g[l] - rstart;
+
+        if (l2g[l] < 0 || g < 0 || g >= ng) continue;
         (*lown)[k] = (int)l;
-        (*gown)[k] = (int)l2g[l];
+        (*gown)[k] = (int)g;
         k++;
       }
     }
@@ -72,10 +86,10 @@ static PetscErrorCode FEGDiscOwnedPairs(FEGDisc *disc, int *nown, int **lown, in
     *ok   = PETSC_TRUE;
     *nown = 0;
     for (PetscInt l = 0; l < n; l++) {
-      const PetscInt g = l2g[l];
+      const PetscInt g = l2g[l] - rstart;
 
-      if (g < 0) continue;
-      if (g >= ng || PetscBTLookupSet(seen, g)) {
+      if (l2g[l] < 0 || g < 0 || g >= ng) continue;
+      if (PetscBTLookupSet(seen, g)) {
         *ok = PETSC_FALSE;
         break;
       }
@@ -87,6 +101,32 @@ static PetscErrorCode FEGDiscOwnedPairs(FEGDisc *disc, int *nown, int **lown, in
     PetscCall(PetscBTDestroy(&seen));
   }
   PetscCall(PetscFree3(cnt, first, last));
+  *nrem = 0;
+  if (size > 1) { /* the ghosts: each with the process whose rows hold it */
+    PetscInt k = 0;
+
+    for (PetscInt l = 0; l < n; l++)
+      if (l2g[l] >= 0 && (l2g[l] < rstart || l2g[l] >= rstart + ng)) k++;
+    PetscCall(PetscMalloc2(k + 1, rloc, k + 1, rrem));
+    for (PetscInt l = 0; l < n; l++) {
+      const PetscInt g  = l2g[l];
+      PetscMPIInt    lo = 0, hi = size;
+
+      if (g < 0 || (g >= rstart && g < rstart + ng)) continue;
+      PetscCheck(g < ranges[size], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Local dof %" PetscInt_FMT " has global row %" PetscInt_FMT ", beyond the %" PetscInt_FMT " rows", l, g, ranges[size]);
+      while (hi - lo > 1) { /* the last process whose rows start at or before g */
+        const PetscMPIInt mid = (lo + hi) / 2;
+
+        if (ranges[mid] <= g) lo = mid;
+        else hi = mid;
+      }
+      (*rloc)[*nrem]       = l;
+      (*rrem)[*nrem].rank  = lo;
+      (*rrem)[*nrem].index = g - ranges[lo];
+      (*nrem) += 1;
+    }
+  }
+  PetscCall(PetscFree(ranges));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -425,10 +465,9 @@ static PetscErrorCode FEGDevHaloEnd(FEGDevHalo *h, PetscBool forward, double *ds
 }
 
 /* What the overlapped apply needs: the owned dofs as index pairs on the device, the ghost dofs in an SF of their own;
-   and how many leading elements touch no ghost dof. Several processes read them from the DM's section SF (the graph
-   DMGlobalToLocal() uses): its self edges are the owned dofs, its remote edges the ghosts; one process from the
-   sections. Every rank takes this path or none: an owned entry of the global vector without exactly one local dof
-   (not the case for DMPlex sections) keeps PETSc's DMGlobalToLocal(). */
+   and how many leading elements touch no ghost dof. Both come from the sections (FEGDiscHaloPairs()), not from the
+   DM's section SF. Every rank takes this path or none: an owned entry of the global vector without exactly one local
+   dof (not the case for DMPlex sections) keeps PETSc's DMGlobalToLocal(). */
 static PetscErrorCode FEGDevOpHaloSetUp(FEGOp op, FEGDevOp *dev)
 {
   FEGDisc     *disc   = op->disc;
@@ -436,43 +475,14 @@ static PetscErrorCode FEGDevOpHaloSetUp(FEGOp op, FEGDevOp *dev)
   int          nown = 0, *lown, *gown;
   PetscSFNode *rrem = NULL;
   PetscBool   *ghost, ok = PETSC_TRUE;
-  PetscMPIInt  rank, size;
+  PetscMPIInt  size;
   MPI_Comm     comm = PetscObjectComm((PetscObject)op);
 
   PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(PetscCalloc1(size > 1 ? disc->nlocal + 1 : 1, &ghost));
-  if (size == 1) PetscCall(FEGDiscOwnedPairs(disc, &nown, &lown, &gown, &ok));
-  else {
-    PetscSF            sf;
-    const PetscInt    *ilocal;
-    const PetscSFNode *iremote;
-    PetscInt           nleaves;
-    PetscBool         *seen;
-
-    PetscCall(DMGetSectionSF(op->dm, &sf));
-    PetscCall(PetscSFGetGraph(sf, &nroots, &nleaves, &ilocal, &iremote));
-    PetscCall(PetscCalloc1(PetscMax(nroots, 0) + 1, &seen));
-    PetscCall(PetscMalloc2(nleaves + 1, &lown, nleaves + 1, &gown));
-    PetscCall(PetscMalloc2(nleaves + 1, &rloc, nleaves + 1, &rrem));
-    for (PetscInt l = 0; l < nleaves; l++) {
-      const PetscInt loc = ilocal ? ilocal[l] : l;
-
-      if (iremote[l].rank == rank) {
-        if (seen[iremote[l].index]) ok = PETSC_FALSE;
-        seen[iremote[l].index] = PETSC_TRUE;
-        lown[nown]             = (int)loc;
-        gown[nown++]           = (int)iremote[l].index;
-      } else {
-        ghost[loc]   = PETSC_TRUE;
-        rloc[nrem]   = loc;
-        rrem[nrem++] = iremote[l];
-      }
-    }
-    if (nown != nroots) ok = PETSC_FALSE;
-    PetscCall(PetscFree(seen));
-  }
+  PetscCall(FEGDiscHaloPairs(disc, &nown, &lown, &gown, &nrem, &rloc, &rrem, &ok));
+  for (PetscInt k = 0; k < nrem; k++) ghost[rloc[k]] = PETSC_TRUE;
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPIU_BOOL, MPI_LAND, comm));
   if (ok) {
     dev->overlap = PETSC_TRUE;
@@ -916,7 +926,8 @@ typedef struct {
   int             *toff, *tlist;
   double          *ybuf;
   PetscBool        direct, unique, contig, covering; /* FEGDiscLayout() */
-  int              nown, *lown, *gown;               /* one process with constraints: the owned dofs (FEGDiscOwnedPairs()) */
+  int              nown, *lown, *gown;               /* not direct: the owned dofs (FEGDiscHaloPairs()) */
+  PetscSF          ghosts;                           /* several processes: the ghost dofs, leaves of their owners' rows */
 } FEGDevRHS;
 
 static PetscErrorCode FEGDevRHSDestroy(void **ctx)
@@ -932,6 +943,7 @@ static PetscErrorCode FEGDevRHSDestroy(void **ctx)
   PetscCallCUDA(cudaFree(r->ybuf));
   PetscCallCUDA(cudaFree(r->lown));
   PetscCallCUDA(cudaFree(r->gown));
+  PetscCall(PetscSFDestroy(&r->ghosts));
   PetscCall(PetscFree(*ctx));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -961,19 +973,30 @@ PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *disc, FEGForm form, Vec b)
     PetscCall(FEGDevBuildP(&r->d, (size_t)256 << 20));
     PetscCall(FEGDiscLayout(disc, &r->direct, &r->unique, &r->contig, &r->covering));
     if (!r->direct) {
-      PetscMPIInt size;
-      PetscBool   ok = PETSC_FALSE;
-      int         nown, *lown = NULL, *gown = NULL;
+      MPI_Comm     comm = PetscObjectComm((PetscObject)dm);
+      PetscMPIInt  size;
+      PetscBool    ok;
+      int          nown, *lown, *gown;
+      PetscInt     nrem, *rloc = NULL;
+      PetscSFNode *rrem = NULL;
 
-      /* one process: the local vector's owned dofs go into b by index pairs, not through DMLocalToGlobal() */
-      PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
-      if (size == 1) PetscCall(FEGDiscOwnedPairs(disc, &nown, &lown, &gown, &ok));
+      /* the local vector's owned dofs go into b by index pairs and its ghost dofs to their owners' rows through an SF
+         of the ghosts alone, not through DMLocalToGlobal() and the section SF of every local dof */
+      PetscCallMPI(MPI_Comm_size(comm, &size));
+      PetscCall(FEGDiscHaloPairs(disc, &nown, &lown, &gown, &nrem, &rloc, &rrem, &ok));
+      PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPIU_BOOL, MPI_LAND, comm));
       if (ok) {
         r->nown = nown;
         PetscCall(FEGDevMallocCopy((void **)&r->lown, lown, sizeof(int) * PetscMax(nown, 1), NULL));
         PetscCall(FEGDevMallocCopy((void **)&r->gown, gown, sizeof(int) * PetscMax(nown, 1), NULL));
+        if (size > 1) {
+          PetscCall(PetscSFCreate(comm, &r->ghosts));
+          PetscCall(PetscSFSetGraph(r->ghosts, disc->nglobal, nrem, rloc, PETSC_COPY_VALUES, rrem, PETSC_COPY_VALUES));
+          PetscCall(PetscSFSetUp(r->ghosts));
+        }
       }
-      if (size == 1) PetscCall(PetscFree2(lown, gown));
+      PetscCall(PetscFree2(lown, gown));
+      PetscCall(PetscFree2(rloc, rrem));
     }
     PetscCall(PetscLogEventEnd(FEG_SetupDevice, dm, 0, 0, 0));
   }
@@ -1005,6 +1028,10 @@ PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *disc, FEGForm form, Vec b)
     PetscCall(VecCUDAGetArrayRead(bl, &yl));
     PetscCall(VecCUDAGetArrayWrite(b, &bb));
     PetscCall(FEGDevLocalToOwned(r->nown, r->lown, r->gown, yl, bb, 0));
+    if (r->ghosts) { /* the ghosts' sums added to their owners' rows */
+      PetscCall(PetscSFReduceBegin(r->ghosts, MPIU_SCALAR, yl, bb, MPI_SUM));
+      PetscCall(PetscSFReduceEnd(r->ghosts, MPIU_SCALAR, yl, bb, MPI_SUM));
+    }
     PetscCall(VecCUDARestoreArrayWrite(b, &bb));
     PetscCall(VecCUDARestoreArrayRead(bl, &yl));
     PetscCall(DMRestoreLocalVector(dm, &bl));
