@@ -212,8 +212,9 @@ static PetscErrorCode Zero(PetscInt dim, PetscReal t, const PetscReal x[], Petsc
      bp5: as bp3 with N+1 GLL points per direction, collocated with the nodes
    Cells per direction as the peer's script: round((dofs^(1/3) - 1) / N); perrank: that on each process, the box
    stretched along z by the number of processes (weak scaling). csv: one line per order and strategy, the peer's
-   columns first */
-static PetscErrorCode BenchBP(const char *problem, PetscInt norders, const PetscInt orders[], PetscInt mindofs, PetscBool perrank, char *strategies[], PetscInt ns, PetscInt its, PetscInt reps, PetscReal perturb, PetscReal kershaw, PetscInt corder, FEGNodeType nodes, const char *pctype, const char *csv)
+   columns first. halo: time the halo exchange (a diagnostic, not part of a user's run). phases: the whole run's time by
+   phase, each measured between barriers, so that they add up to the process's time less start-up and exit */
+static PetscErrorCode BenchBP(const char *problem, PetscInt norders, const PetscInt orders[], PetscInt mindofs, PetscBool perrank, char *strategies[], PetscInt ns, PetscInt its, PetscInt reps, PetscReal perturb, PetscReal kershaw, PetscInt corder, FEGNodeType nodes, const char *pctype, const char *csv, PetscBool halo, PetscBool phases)
 {
   const PetscBool   mass = (PetscBool)!strcmp(problem, "bp1"), colloc = (PetscBool)!strcmp(problem, "bp5");
   const PetscScalar Cs[16] = {0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0}, Cm[16] = {1.0}, D[4] = {1.0, 0, 0, 0};
@@ -250,7 +251,7 @@ static PetscErrorCode BenchBP(const char *problem, PetscInt norders, const Petsc
     PetscFE        fe;
     DMLabel        label;
     PetscInt       id = 1;
-    PetscLogDouble tm0, tmesh, tsec;
+    PetscLogDouble tm0, tmesh, tsec, thalo, tdm;
 
     /* the mesh, its distribution and the discretization: what the process spends before fegpu starts */
     PetscCall(PetscTime(&tm0));
@@ -291,14 +292,23 @@ static PetscErrorCode BenchBP(const char *problem, PetscInt norders, const Petsc
       PetscCall(VecDestroy(&g));
       tsec = ts1 - ts0;
     }
-    PetscCall(HaloTime(dm, reps, "of the BP vectors"));
+    if (halo) {
+      PetscLogDouble th0, th1;
+
+      PetscCall(Sync());
+      PetscCall(PetscTime(&th0));
+      PetscCall(HaloTime(dm, reps, "of the BP vectors"));
+      PetscCall(Sync());
+      PetscCall(PetscTime(&th1));
+      thalo = th1 - th0;
+    } else thalo = 0.0;
     for (PetscInt is = 0; is < ns; is++) {
       Mat            A;
       Vec            b, u;
       KSP            ksp;
       PC             kpc;
       PetscInt       ndof, kits, cs, ce;
-      PetscLogDouble t0, t1, tset, ts[16], tsolve;
+      PetscLogDouble t0, t1, tset, ts[16], tsolve, tp[6];
       double         m0 = DeviceUsed(), m1;
 
       if (!strcmp(strategies[is], "addto") && N > 4) {
@@ -311,10 +321,13 @@ static PetscErrorCode BenchBP(const char *problem, PetscInt norders, const Petsc
       PetscCall(FEGCreateOperator(dm, form, &A));
       PetscCall(Sync());
       PetscCall(PetscTime(&t1));
-      tset = t1 - t0;
-      m1   = DeviceUsed();
+      tset  = t1 - t0;
+      tp[5] = t1;
+      m1    = DeviceUsed();
       PetscCall(MatCreateVecs(A, &u, &b));
       PetscCall(FEGComputeRHS(dm, form, b));
+      PetscCall(Sync());
+      PetscCall(PetscTime(&tp[0]));
       PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
       PetscCall(KSPSetOperators(ksp, A, A));
       PetscCall(KSPSetType(ksp, KSPCG));
@@ -327,6 +340,8 @@ static PetscErrorCode BenchBP(const char *problem, PetscInt norders, const Petsc
       PetscCall(KSPSetConvergenceTest(ksp, KSPConvergedSkip, NULL, NULL));
       PetscCall(KSPSetUp(ksp));
       PetscCall(KSPSolve(ksp, b, u)); /* warm up */
+      PetscCall(Sync());
+      PetscCall(PetscTime(&tp[1]));
       for (PetscInt r = 0; r < PetscMin(reps, 16); r++) {
         PetscCall(VecSet(u, 0.0));
         PetscCall(Sync());
@@ -336,6 +351,7 @@ static PetscErrorCode BenchBP(const char *problem, PetscInt norders, const Petsc
         PetscCall(PetscTime(&t1));
         ts[r] = t1 - t0;
       }
+      PetscCall(PetscTime(&tp[2]));
       tsolve = Median(ts, PetscMin(reps, 16));
       PetscCall(KSPGetIterationNumber(ksp, &kits));
       PetscCall(VecGetSize(u, &ndof));
@@ -354,12 +370,27 @@ static PetscErrorCode BenchBP(const char *problem, PetscInt norders, const Petsc
         }
         PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "fegpu,%s,%d,%d,%d,%d,%g,%g,%s%s,%g,%g,%d,%g,%s,%s\n", problem, (int)N, (int)n, (int)ndof, (int)kits, tsolve, 1e-6 * ndof * kits / tsolve, strategies[is], ondevice ? "/cuda" : "/host", tmesh, tset, (int)size, is ? 0.0 : tsec, mesh, geometry));
       }
+      PetscCall(Sync());
+      PetscCall(PetscTime(&tp[3]));
       PetscCall(KSPDestroy(&ksp));
       PetscCall(VecDestroy(&u));
       PetscCall(VecDestroy(&b));
       PetscCall(MatDestroy(&A));
+      PetscCall(Sync());
+      PetscCall(PetscTime(&tp[4]));
+      if (phases)
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "phases s: mesh %.3f, sections %.3f, halo %.3f, operator %.3f, right-hand side %.3f, solver set-up and first solve %.3f, %d timed solves %.3f, output %.3f, destroy %.3f\n", is ? 0.0 : tmesh, is ? 0.0 : tsec, is ? 0.0 : thalo, tset, tp[0] - tp[5], tp[1] - tp[0], (int)PetscMin(reps, 16), tp[2] - tp[1], tp[3] - tp[2], tp[4] - tp[3]));
     }
+    PetscCall(Sync());
+    PetscCall(PetscTime(&tdm));
     PetscCall(DMDestroy(&dm));
+    PetscCall(Sync());
+    if (phases) {
+      PetscLogDouble t;
+
+      PetscCall(PetscTime(&t));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "phases s: mesh destroy %.3f\n", t - tdm));
+    }
   }
   if (fp) PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
   PetscCall(PetscOptionsClearValue(NULL, "-feg_op_type"));
@@ -371,7 +402,7 @@ int main(int argc, char **argv)
 {
   PetscInt    orders[8] = {1, 2, 3, 4, 5, 6, 7, 8}, norders = 8, target = 320000, mindofs = 1000000, its = 50, reps = 10, nk = 4, ns = 4;
   char        mode[16] = "action", *kernels[4] = {NULL}, *strategies[4] = {NULL}, pctype[32] = "", csv[PETSC_MAX_PATH_LEN] = "";
-  PetscBool   cont = PETSC_FALSE, sweep = PETSC_FALSE, view = PETSC_FALSE, perrank = PETSC_FALSE, set, eset, rset, dset;
+  PetscBool   cont = PETSC_FALSE, sweep = PETSC_FALSE, view = PETSC_FALSE, perrank = PETSC_FALSE, halo = PETSC_FALSE, phases = PETSC_FALSE, set, eset, rset, dset;
   char        vt[64] = "";
   PetscReal   triad = 0, fma = 0, atom = 0, perturb = 0.0, kershaw = 1.0;
   PetscInt    corder = 1;
@@ -396,6 +427,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsEnum("-nodes", "bp1, bp3: node family (bp5 is always gll_collocated)", NULL, FEGNodeTypes, (PetscEnum)nodes, (PetscEnum *)&nodes, NULL));
   PetscCall(PetscOptionsString("-bp_pc_type", "bp: preconditioner (default as the peer: jacobi for bp1, none for bp3, bp5)", NULL, pctype, pctype, sizeof(pctype), NULL));
   PetscCall(PetscOptionsString("-csv", "bp: append one CSV line per order and strategy to this file", NULL, csv, csv, sizeof(csv), NULL));
+  PetscCall(PetscOptionsBool("-halo_view", "bp: on several processes, time the halo exchange on device and host vectors (a diagnostic outside the run)", NULL, halo, &halo, NULL));
+  PetscCall(PetscOptionsBool("-phases", "bp: print the run's time by phase (mesh to destroy)", NULL, phases, &phases, NULL));
   PetscCall(PetscOptionsInt("-reps", "Repetitions (median; default 10 on the GPU, 3 on the host)", NULL, reps, &reps, &rset));
   PetscOptionsEnd();
   if (!set) norders = 8; /* PETSc's array options report 0 values when not given */
@@ -425,10 +458,10 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-dm_vec_type", vt, sizeof(vt), NULL));
   PetscCall(BenchSetOnDevice(vt));
   if (!ondevice && nk == 3 && !strcmp(kernels[1], "gemm")) nk = 1; /* gemm and mma are GPU kernels */
-  if (ondevice) {
+  if (ondevice && !strcmp(mode, "action")) {                       /* the roofline the action's table is read against; not part of a BP run */
     PetscCall(FEGDeviceRoofline(&triad, &fma, &atom));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "roofline of this GPU (measured now): triad %.0f GB/s, FP64 FMA %.0f GFLOP/s\n", (double)triad, (double)fma));
-  } else {
+  } else if (!ondevice) {
     triad = 1.0;
     fma   = 1.0;
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "host run: no roofline (the %% columns are not meaningful)\n"));
@@ -437,7 +470,7 @@ int main(int argc, char **argv)
     if (!rset) reps = 3;
     if (!dset) mindofs = 20000;
   }
-  if (strcmp(mode, "action")) PetscCall(BenchBP(mode, norders, orders, mindofs, perrank, strategies, ns, its, reps, perturb, kershaw, corder, nodes, pctype, csv));
+  if (strcmp(mode, "action")) PetscCall(BenchBP(mode, norders, orders, mindofs, perrank, strategies, ns, its, reps, perturb, kershaw, corder, nodes, pctype, csv, halo, phases));
   else PetscCall(BenchAction(norders, orders, target, cont, kernels, nk, sweep, view, reps, triad, fma));
   for (PetscInt i = 0; i < 4; i++) {
     PetscCall(PetscFree(kernels[i]));

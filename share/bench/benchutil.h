@@ -94,10 +94,16 @@ static inline PetscErrorCode HaloTime(DM dm, PetscInt reps, const char *label)
   PetscCall(DMClone(dm, &hdm));
   PetscCall(DMSetVecType(hdm, VECSTANDARD));
   {
-    PetscSection s;
+    /* the DM's sections and section SF, not built again */
+    PetscSection s, gs;
+    PetscSF      ssf;
 
     PetscCall(DMGetLocalSection(dm, &s));
+    PetscCall(DMGetGlobalSection(dm, &gs));
+    PetscCall(DMGetSectionSF(dm, &ssf));
     PetscCall(DMSetLocalSection(hdm, s));
+    PetscCall(DMSetGlobalSection(hdm, gs));
+    PetscCall(DMSetSectionSF(hdm, ssf));
   }
   for (int k = 0; k < 2; k++) {
     DM  d = k ? hdm : dm;
