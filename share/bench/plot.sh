@@ -1,6 +1,6 @@
 #!/bin/bash
 # Draws a benchmark's PNG from its CSV with gnuplot (Debian: apt-get install gnuplot-nox):
-#   bash share/bench/plot.sh assembly|bp|deformed|action|plex|solve CSV PNG
+#   bash share/bench/plot.sh assembly|bp|deformed|action|plex|solve|scaling CSV PNG
 # Without gnuplot it says so and leaves the CSV as it is.
 kind=$1 csv=$2 png=$3
 command -v gnuplot > /dev/null || { echo "plot: no gnuplot here (apt-get install gnuplot-nox); $csv is kept, draw $png later with share/bench/plot.sh"; exit 0; }
@@ -128,8 +128,29 @@ set arrow from graph 0, first 2 to graph 1, first 2 nohead dt 2
 plot "$tmp/d" using 0:2:xtic(1) with boxes notitle
 GP
   ;;
+scaling)
+  # whole process and its measured phases per run: 1 GPU, 2 GPUs weak (the size on each), 2 GPUs strong; CSVs
+  # without the -phases columns (sections_s, rhs_s, solves_s) count one CG run and leave the rest unsplit
+  awk -F, 'NR == 1 { next } { lab = sprintf("%s GPU%s %.1fM%s", $1, $1 > 1 ? "s" : "", $2 / 1e6, $1 > 1 ? ($3 == "yes" ? " weak" : " strong") : "");
+    sec = NF >= 11 ? $9 : 0; rhs = NF >= 11 ? $10 : 0; sol = NF >= 11 ? $11 : $7;
+    printf "\"%s\" %s %s %s %s %s %s\n", lab, $5, sec, $6, rhs, sol, $4 - $5 - sec - $6 - rhs - sol }' "$csv" > "$tmp/d"
+  gnuplot <<GP
+set terminal pngcairo size 1000,560
+set bmargin 8
+set output "$png"
+set title "BP3 Q2 on one and two H200s: whole process in seconds (lower is better)"
+set style data histogram
+set style histogram rowstacked
+set style fill solid 0.8 border -1
+set boxwidth 0.7
+set xtics rotate by -30
+set ylabel "s"
+set key top left
+plot "$tmp/d" using 2:xtic(1) title "mesh", "" using 3 title "sections, first vector", "" using 4 title "operator setup", "" using 5 title "right-hand side", "" using 6 title "CG (11 runs of 50 iterations; older CSVs: one)", "" using 7 title "the rest (start-up, exit, diagnostics)"
+GP
+  ;;
 *)
-  echo "plot: unknown kind $kind (assembly, bp, deformed, action, plex, solve)"
+  echo "plot: unknown kind $kind (assembly, bp, deformed, action, plex, solve, scaling)"
   exit 1
   ;;
 esac
