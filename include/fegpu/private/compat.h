@@ -23,13 +23,15 @@
 /* MatShellSetOperation takes void (*)(void) in every supported version; one cast keeps call sites uniform */
 #define FEGMatShellOp(f) ((void (*)(void))(f))
 
-/* 3.18 spells the arrangement count DMPolytopeTypeGetNumArrangments */
+/* 3.18 spells the arrangement count and the arrangements DMPolytopeTypeGetNumArrangments, DMPolytopeTypeGetArrangment */
 #if PETSC_VERSION_LT(3, 20, 0)
   #define FEGAssertPointer(p, a)               PetscValidPointer(p, a)
   #define FEGPolytopeTypeGetNumArrangements(t) DMPolytopeTypeGetNumArrangments(t)
+  #define FEGPolytopeTypeGetArrangement(t, o)  DMPolytopeTypeGetArrangment(t, o)
 #else
   #define FEGAssertPointer(p, a)               PetscAssertPointer(p, a)
   #define FEGPolytopeTypeGetNumArrangements(t) DMPolytopeTypeGetNumArrangements(t)
+  #define FEGPolytopeTypeGetArrangement(t, o)  DMPolytopeTypeGetArrangement(t, o)
 #endif
 
 /* later versions than 3.18 say whether to project the current coordinates into the new coordinate space (3.18 always
