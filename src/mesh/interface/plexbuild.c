@@ -1,5 +1,6 @@
 #include <fegpu/private/fegmeshimpl.h>
 #include <petscbt.h>
+#include <petscsf.h>
 
 /* An interpolated DMPlex straight from a cell-vertex list of one cell type, without DMPlexInterpolate()'s hash tables:
    faces (and, in 3D, edges) are found through per-vertex lists of the sets whose smallest vertex each vertex is. The
@@ -233,6 +234,84 @@ static PetscErrorCode FEGLabelSetStratumFromFlags(DMLabel label, PetscInt value,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Whether every shared point of the point SF has the same label values as its owner's copy (collective). Each point
+   gets a byte with a bit for each of eight of the values found on any process; the owners' bytes go to the leaves by
+   one broadcast per eight values. */
+static PetscErrorCode FEGLabelAgreesWithOwners(DM dm, DMLabel label, PetscBool *agree)
+{
+  MPI_Comm        comm = PetscObjectComm((PetscObject)dm);
+  PetscSF         sf;
+  PetscMPIInt     size, nv, *counts, *displs, graph;
+  PetscInt        nroots, nleaves, pStart, pEnd, n, nu, bad = 0, *all;
+  const PetscInt *ilocal, *vals;
+  IS              vis;
+  unsigned char  *own, *got;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(DMGetPointSF(dm, &sf));
+  PetscCall(PetscSFGetGraph(sf, &nroots, &nleaves, &ilocal, NULL));
+  PetscCall(DMPlexGetChart(dm, &pStart, &pEnd));
+  /* a DM never distributed has no point SF graph: PETSc's routine decides then */
+  graph = nroots >= 0;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &graph, 1, MPI_INT, MPI_LAND, comm));
+  if (!graph) {
+    *agree = PETSC_FALSE;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  /* the values of all processes, sorted */
+  PetscCall(DMLabelGetValueIS(label, &vis));
+  PetscCall(ISGetIndices(vis, &vals));
+  PetscCall(ISGetLocalSize(vis, &n));
+  PetscCall(PetscMPIIntCast(n, &nv));
+  PetscCall(PetscMalloc2(size, &counts, size + 1, &displs));
+  PetscCallMPI(MPI_Allgather(&nv, 1, MPI_INT, counts, 1, MPI_INT, comm));
+  displs[0] = 0;
+  for (PetscMPIInt r = 0; r < size; r++) displs[r + 1] = displs[r] + counts[r];
+  PetscCall(PetscMalloc1(displs[size], &all));
+  PetscCallMPI(MPI_Allgatherv(vals, nv, MPIU_INT, all, counts, displs, MPIU_INT, comm));
+  PetscCall(ISRestoreIndices(vis, &vals));
+  PetscCall(ISDestroy(&vis));
+  nu = displs[size];
+  PetscCall(PetscFree2(counts, displs));
+  PetscCall(PetscSortRemoveDupsInt(&nu, all));
+  PetscCall(PetscMalloc2(pEnd, &own, pEnd, &got));
+  for (PetscInt g = 0; g < nu; g += 8) {
+    for (PetscInt j = g; j < PetscMin(g + 8, nu); j++) {
+      IS              is;
+      const PetscInt *pts;
+      PetscInt        m;
+
+      if (j == g) PetscCall(PetscArrayzero(own, pEnd));
+      PetscCall(DMLabelGetStratumIS(label, all[j], &is));
+      if (!is) continue;
+      PetscCall(ISGetLocalSize(is, &m));
+      PetscCall(ISGetIndices(is, &pts));
+      for (PetscInt i = 0; i < m; i++) own[pts[i]] |= (unsigned char)(1u << (j - g));
+      PetscCall(ISRestoreIndices(is, &pts));
+      PetscCall(ISDestroy(&is));
+    }
+    PetscCall(PetscSFBcastBegin(sf, MPI_UNSIGNED_CHAR, own, got, MPI_REPLACE));
+    PetscCall(PetscSFBcastEnd(sf, MPI_UNSIGNED_CHAR, own, got, MPI_REPLACE));
+    for (PetscInt i = 0; i < nleaves; i++) {
+      const PetscInt p = ilocal ? ilocal[i] : i;
+
+      if (got[p] != own[p]) bad++;
+    }
+  }
+  PetscCall(PetscFree2(own, got));
+  PetscCall(PetscFree(all));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPIU_INT, MPI_SUM, comm));
+  if (bad) {
+    const char *name;
+
+    PetscCall(PetscObjectGetName((PetscObject)label, &name));
+    PetscCall(PetscInfo(dm, "Label %s: %" PetscInt_FMT " shared points differ from their owners' values\n", name, bad));
+  }
+  *agree = (PetscBool)!bad;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@C
   FEGPlexLabelComplete - DMPlexLabelComplete(), which returns at once when the label is complete already
 
@@ -244,25 +323,29 @@ static PetscErrorCode FEGLabelSetStratumFromFlags(DMLabel label, PetscInt value,
 
   Note:
   Every discretization with essential boundary conditions completes their labels again (DMCreateLocalSection() does),
-  and those of fegpu's box meshes and of its Gmsh meshes are complete by then. On one process a flag per chart point,
-  swept downwards through the cones, finds whether any stratum lacks a point of its closure; only then does PETSc's
-  DMPlexLabelComplete() run, which walks each point's closure. On one process at about 1M cells the check of a complete
-  label is 2.1-2.4x faster than PETSc's routine, and it adds about 10% to a label PETSc then completes (PETSc 3.22, the
-  16-core host of an H200; share/bench/bench_plex, share/doc/performance.md).
+  and those of fegpu's box meshes and of its Gmsh meshes are complete by then. A flag per chart point, swept downwards
+  through the cones, finds whether any stratum lacks a point of its closure; on several processes each shared point's
+  values are then compared with its owner's (a byte per point and per eight values, one broadcast over the point SF).
+  Only when a process lacks a point or a value does PETSc's DMPlexLabelComplete() run, on every process: it walks each
+  point's closure and, on several processes, gathers and redistributes the label over the point SF. On one process at
+  about 1M cells the check of a complete label is 2.1-2.4x faster than PETSc's routine, and it adds about 10% to a
+  label PETSc then completes (PETSc 3.22, the 16-core host of an H200; share/bench/bench_plex,
+  share/doc/performance.md).
 
   Level: developer
 @*/
 PetscErrorCode FEGPlexLabelComplete(DM dm, DMLabel label)
 {
+  MPI_Comm        comm = PetscObjectComm((PetscObject)dm);
   PetscMPIInt     size;
   IS              vis;
   const PetscInt *vals;
   PetscInt        nv, pStart, pEnd, depth, added = 0;
   PetscBool       inside = PETSC_TRUE;
-  PetscBT         flag;
+  PetscBT         flag = NULL;
 
   PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(DMPlexGetChart(dm, &pStart, &pEnd));
   PetscCall(DMPlexGetDepth(dm, &depth));
   PetscCall(DMLabelGetValueIS(label, &vis));
@@ -274,7 +357,7 @@ PetscErrorCode FEGPlexLabelComplete(DM dm, DMLabel label)
     PetscCall(DMLabelGetStratumBounds(label, vals[v], &lo, &hi));
     inside = (PetscBool)(hi <= lo || (lo >= pStart && hi <= pEnd));
   }
-  if (size > 1 || pStart != 0 || !inside) added = 1; /* PETSc's, which also completes across the point SF */
+  if (pStart != 0 || !inside) added = 1; /* PETSc's */
   if (!added) PetscCall(PetscBTCreate(pEnd, &flag));
   for (PetscInt v = 0; v < nv && !added; v++) {
     IS              is;
@@ -306,9 +389,19 @@ PetscErrorCode FEGPlexLabelComplete(DM dm, DMLabel label)
       }
     }
   }
-  if (pStart == 0 && size == 1 && inside) PetscCall(PetscBTDestroy(&flag));
+  PetscCall(PetscBTDestroy(&flag));
   PetscCall(ISRestoreIndices(vis, &vals));
   PetscCall(ISDestroy(&vis));
+  if (size > 1) {
+    /* PETSc's routine is collective: it runs everywhere when one process needs it */
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &added, 1, MPIU_INT, MPI_MAX, comm));
+    if (!added) {
+      PetscBool agree = PETSC_FALSE;
+
+      PetscCall(FEGLabelAgreesWithOwners(dm, label, &agree));
+      added = !agree;
+    }
+  }
   if (added) PetscCall(DMPlexLabelComplete(dm, label));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
