@@ -92,7 +92,8 @@ int main(int argc, char **argv)
   PetscCall(DMGetDimension(dm, &dim));
   PetscCall(FEGSetUpDiscretization(dm, order, PETSC_TRUE, "u"));
   PetscCall(DMGetLabel(dm, "marker", &label));
-  PetscCall(DMAddBoundary(dm, DM_BC_ESSENTIAL, "wall", label, 1, &id, 0, 0, NULL, (void (*)(void))exact, NULL, NULL, NULL));
+  /* DMAddBoundary() with fegpu's label completion, which only checks the complete labels of fegpu's meshes */
+  PetscCall(FEGDMAddBoundary(dm, DM_BC_ESSENTIAL, "wall", label, 1, &id, 0, 0, NULL, (void (*)(void))exact, NULL, NULL, NULL));
 
   /* the source enters as D_0 = f, f interpolated into the solution's space on a clone of the mesh */
   PetscCall(DMClone(dm, &auxdm));

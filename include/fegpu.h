@@ -84,6 +84,7 @@ PETSC_EXTERN PetscErrorCode    FEGMeshGetReorderPartSize(DM, PetscInt *);
 PETSC_EXTERN PetscErrorCode    FEGMeshRefine(DM, DM *);
 PETSC_EXTERN PetscErrorCode    FEGSetUpDiscretization(DM, PetscInt, PetscBool, const char[]);
 PETSC_EXTERN PetscErrorCode    FEGDMSetUpSection(DM);
+PETSC_EXTERN PetscErrorCode    FEGDMAddBoundary(DM, DMBoundaryConditionType, const char[], DMLabel, PetscInt, const PetscInt[], PetscInt, PetscInt, const PetscInt[], void (*)(void), void (*)(void), void *, PetscInt *);
 PETSC_EXTERN PetscErrorCode    FEGDMCreateQuadratureVec(DM, PetscInt, Vec *);
 PETSC_EXTERN PetscErrorCode    FEGDMCreateQuadratureCoordinates(DM, Vec *);
 /* The orders of a polynomial hierarchy (DMCoarsen() of a fegpu DM: the same mesh at a lower order, -feg_coarsen_order) */

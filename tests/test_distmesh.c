@@ -9,7 +9,8 @@
    process. Curved Gmsh meshes (second-order tetrahedra and hexahedra) refined twice keep their volume to roundoff (the
    straight cells of the same file differ by more than 1e-6). A box saved in PETSc's HDF5 format on one process and
    loaded through FEGCreateMeshFromOptions() equals it (where PETSc has HDF5; elsewhere the file is refused by name).
-   fegpu's global section of a distributed mesh equals PETSc's, point by point.
+   fegpu's global section of a distributed mesh equals PETSc's, point by point, and its label completion
+   (FEGPlexLabelComplete(), FEGDMAddBoundary()) PETSc's.
    fegtest: nsize 1 2 3 */
 #include "fegtest.h"
 #include <fegpu/private/fegimpl.h>
@@ -356,6 +357,148 @@ START_TEST(test_global_section)
 }
 END_TEST
 
+/* labels a and b hold the same points under the same values */
+static void check_same_label(DMLabel a, DMLabel b, const char *what)
+{
+  IS              vis;
+  const PetscInt *vals;
+  PetscInt        na, nb;
+
+  TCHK(DMLabelGetNumValues(a, &na));
+  TCHK(DMLabelGetNumValues(b, &nb));
+  ck_assert_msg(na == nb, "%s: %d values here, %d in PETSc's", what, (int)na, (int)nb);
+  TCHK(DMLabelGetValueIS(b, &vis));
+  TCHK(ISGetIndices(vis, &vals));
+  for (PetscInt v = 0; v < nb; v++) {
+    IS        is[2];
+    PetscBool same;
+
+    TCHK(DMLabelGetStratumIS(a, vals[v], &is[0]));
+    TCHK(DMLabelGetStratumIS(b, vals[v], &is[1]));
+    ck_assert_msg(is[0] != NULL, "%s: value %d is missing", what, (int)vals[v]);
+    TCHK(ISEqual(is[0], is[1], &same));
+    ck_assert_msg(same, "%s, value %d: the completed strata differ from PETSc's", what, (int)vals[v]);
+    TCHK(ISDestroy(&is[0]));
+    TCHK(ISDestroy(&is[1]));
+  }
+  TCHK(ISRestoreIndices(vis, &vals));
+  TCHK(ISDestroy(&vis));
+}
+
+/* marks the closure of point p with value v */
+static PetscErrorCode mark_closure(DM dm, DMLabel l, PetscInt p, PetscInt v)
+{
+  PetscInt *cl = NULL, ncl;
+
+  PetscFunctionBegin;
+  PetscCall(DMPlexGetTransitiveClosure(dm, p, PETSC_TRUE, &ncl, &cl));
+  for (PetscInt k = 0; k < ncl; k++) PetscCall(DMLabelSetValue(l, cl[2 * k], v));
+  PetscCall(DMPlexRestoreTransitiveClosure(dm, p, PETSC_TRUE, &ncl, &cl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* fegpu's label completion (FEGPlexLabelComplete(), which its local section uses) against PETSc's DMPlexLabelComplete()
+   on a box built on every process, each cell type: the builder's "marker" (complete, the same on every copy of a
+   shared point: fegpu leaves it as it is), the marker plus a value on the closure of the first leaf of each process
+   with leaves and one on the closure of rank 0's first root with leaves (complete on each process, but the copies of
+   a shared point differ: completed across processes), and the marker plus a value on a cell alone (incomplete) */
+START_TEST(test_label_complete_parallel)
+{
+  const DMPolytopeType ct  = fegtest_cells[_i];
+  const PetscInt       dim = fegtest_dim(ct), faces[3] = {4, 3, dim == 3 ? 3 : 1};
+  DM                   dm;
+  DMLabel              marker;
+  PetscSF              sf;
+  PetscInt             nroots, nleaves, cStart, cEnd;
+  const PetscInt      *leaves, *degree;
+  PetscMPIInt          rank;
+  const char          *cases[3] = {"marker", "marker differing across processes", "marker plus a cell"};
+
+  TCHK(FEGCreateBoxMesh(PETSC_COMM_WORLD, ct, faces, NULL, NULL, 0.0, &dm));
+  TCHK(DMGetLabel(dm, "marker", &marker));
+  TCHK(DMGetPointSF(dm, &sf));
+  TCHK(PetscSFGetGraph(sf, &nroots, &nleaves, &leaves, NULL));
+  TCHK(PetscSFComputeDegreeBegin(sf, &degree));
+  TCHK(PetscSFComputeDegreeEnd(sf, &degree));
+  TCHK(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
+  TCHK(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  for (PetscInt k = 0; k < 3; k++) {
+    DMLabel l[2];
+    char    what[96];
+
+    TCHK(PetscSNPrintf(what, sizeof(what), "%s box, %s", DMPolytopeTypes[ct], cases[k]));
+    for (PetscInt j = 0; j < 2; j++) {
+      TCHK(DMLabelDuplicate(marker, &l[j]));
+      if (k == 1 && nleaves > 0) TCHK(mark_closure(dm, l[j], leaves ? leaves[0] : 0, 5 + rank));
+      if (k == 1 && rank == 0)
+        for (PetscInt p = 0; p < nroots; p++)
+          if (degree[p] > 0) {
+            TCHK(mark_closure(dm, l[j], p, 4));
+            break;
+          }
+      if (k == 2 && cEnd > cStart) TCHK(DMLabelSetValue(l[j], cStart, 3));
+    }
+    TCHK(FEGPlexLabelComplete(dm, l[0]));
+    TCHK(DMPlexLabelComplete(dm, l[1]));
+    check_same_label(l[0], l[1], what);
+    for (PetscInt j = 0; j < 2; j++) TCHK(DMLabelDestroy(&l[j]));
+  }
+  TCHK(DMDestroy(&dm));
+}
+END_TEST
+
+/* FEGDMAddBoundary() against DMAddBoundary() on the same box, built twice, each cell type: the builder's "marker"
+   (complete) and a label of the boundary faces alone (completed by both), each an essential condition of a P2 field;
+   the same completed labels, the same local section with its constraints, the same conditions in the PetscDS */
+START_TEST(test_add_boundary)
+{
+  const DMPolytopeType ct  = fegtest_cells[_i];
+  const PetscInt       dim = fegtest_dim(ct), faces[3] = {4, 3, dim == 3 ? 3 : 1}, id = 1;
+  DM                   dm[2];
+  DMLabel              l[2][2];
+  PetscSection         s[2];
+  PetscDS              ds[2];
+  PetscInt             nb[2];
+  PetscBool            same;
+  char                 what[64];
+
+  for (PetscInt k = 0; k < 2; k++) {
+    TCHK(FEGCreateBoxMesh(PETSC_COMM_WORLD, ct, faces, NULL, NULL, 0.1, &dm[k]));
+    TCHK(FEGSetUpDiscretization(dm[k], 2, PETSC_TRUE, "u"));
+    TCHK(DMCreateLabel(dm[k], "faces"));
+    TCHK(DMGetLabel(dm[k], "marker", &l[k][0]));
+    TCHK(DMGetLabel(dm[k], "faces", &l[k][1]));
+    TCHK(DMPlexMarkBoundaryFaces(dm[k], 1, l[k][1]));
+    if (k == 0) {
+      TCHK(FEGDMAddBoundary(dm[k], DM_BC_ESSENTIAL, "wall", l[k][0], 1, &id, 0, 0, NULL, (void (*)(void))fegtest_bcfunc, NULL, NULL, NULL));
+      TCHK(FEGDMAddBoundary(dm[k], DM_BC_ESSENTIAL, "faces", l[k][1], 1, &id, 0, 0, NULL, (void (*)(void))fegtest_bcfunc, NULL, NULL, NULL));
+    } else {
+      TCHK(DMAddBoundary(dm[k], DM_BC_ESSENTIAL, "wall", l[k][0], 1, &id, 0, 0, NULL, (void (*)(void))fegtest_bcfunc, NULL, NULL, NULL));
+      TCHK(DMAddBoundary(dm[k], DM_BC_ESSENTIAL, "faces", l[k][1], 1, &id, 0, 0, NULL, (void (*)(void))fegtest_bcfunc, NULL, NULL, NULL));
+    }
+    TCHK(DMGetLocalSection(dm[k], &s[k]));
+    TCHK(DMGetDS(dm[k], &ds[k]));
+    TCHK(PetscDSGetNumBoundary(ds[k], &nb[k]));
+  }
+  for (PetscInt j = 0; j < 2; j++) {
+    TCHK(PetscSNPrintf(what, sizeof(what), "%s box, label %s", DMPolytopeTypes[ct], j ? "faces" : "marker"));
+    check_same_label(l[0][j], l[1][j], what);
+  }
+  ck_assert_msg(nb[0] == 2 && nb[1] == 2, "%s box: %d and %d conditions, not 2", DMPolytopeTypes[ct], (int)nb[0], (int)nb[1]);
+  for (PetscInt b = 0; b < 2; b++) {
+    DMBoundaryConditionType type[2];
+    DMLabel                 bl[2];
+    PetscInt                nv[2], field[2];
+
+    for (PetscInt k = 0; k < 2; k++) TCHK(PetscDSGetBoundary(ds[k], b, NULL, &type[k], NULL, &bl[k], &nv[k], NULL, &field[k], NULL, NULL, NULL, NULL, NULL));
+    ck_assert_msg(type[0] == type[1] && bl[0] == l[0][b] && bl[1] == l[1][b] && nv[0] == nv[1] && field[0] == field[1], "%s box: condition %d differs", DMPolytopeTypes[ct], (int)b);
+  }
+  TCHK(PetscSectionCompare(s[0], s[1], &same));
+  ck_assert_msg(same, "%s box: the local sections differ", DMPolytopeTypes[ct]);
+  for (PetscInt k = 0; k < 2; k++) TCHK(DMDestroy(&dm[k]));
+}
+END_TEST
+
 #if defined(PETSC_HAVE_HDF5)
 /* A box saved with PETSc's HDF5 viewer on one process and loaded through FEGCreateMeshFromOptions() on every process
    (PETSc's parallel DMLoad(), then fegpu's distribution) against the box itself */
@@ -474,6 +617,8 @@ static void add(Suite *s)
   tcase_add_loop_test(tc, test_box_equals_serial, 0, 20);
   tcase_add_test(tc, test_gmsh_refined_equals_serial);
   tcase_add_loop_test(tc, test_global_section, 0, 11);
+  tcase_add_loop_test(tc, test_label_complete_parallel, 0, 5);
+  tcase_add_loop_test(tc, test_add_boundary, 0, 5);
   tcase_add_test(tc, test_hdf5_load_equals_serial);
   tcase_add_loop_test(tc, test_curved_refine_keeps_volume, 0, 2);
   suite_add_tcase(s, tc);

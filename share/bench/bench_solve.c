@@ -159,7 +159,7 @@ static PetscErrorCode SolveOnce(PetscBool hex, PetscInt N, PetscInt n, PetscReal
     PetscCall(PetscObjectReference((PetscObject)fe));
   }
   PetscCall(DMGetLabel(dm, "marker", &label));
-  PetscCall(DMAddBoundary(dm, DM_BC_ESSENTIAL, "wall", label, 1, &id, 0, 0, NULL, (void (*)(void))Zero, NULL, NULL, NULL));
+  PetscCall(FEGDMAddBoundary(dm, DM_BC_ESSENTIAL, "wall", label, 1, &id, 0, 0, NULL, (void (*)(void))Zero, NULL, NULL, NULL));
   /* the source interpolated into the solution's space on a clone of the mesh, entering as D_0 = f */
   PetscCall(DMClone(dm, &auxdm));
   PetscCall(DMSetField(auxdm, 0, NULL, (PetscObject)fe));

@@ -333,3 +333,64 @@ PetscErrorCode FEGDMSetUpSection(DM dm)
   PetscCall(DMSetLocalSection(dm, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/*@C
+  FEGDMAddBoundary - DMAddBoundary() with fegpu's label completion: adds a boundary condition to the DM's PetscDS, after
+  completing its label with the closure of its points
+
+  Collective
+
+  Input Parameters:
++ dm       - the DM
+. type     - the type of condition, as for DMAddBoundary()
+. name     - the condition's name
+. label    - the label of the boundary points, completed in place
+. Nv       - the number of label values
+. values   - the label values of the boundary
+. field    - the field the condition constrains
+. Nc       - the number of constrained components (0 for all)
+. comps    - the constrained components, or NULL
+. bcFunc   - the boundary values' function
+. bcFunc_t - its time derivative, or NULL
+- ctx      - the functions' context
+
+  Output Parameter:
+. bd - the condition's number in the PetscDS, or NULL
+
+  Level: intermediate
+
+  Notes:
+  The same arguments and the same result as DMAddBoundary(), which completes the label of a PetscFE field with
+  PETSc's DMPlexLabelComplete() each time: a walk over every labelled point's closure and, on several processes, a
+  gather and redistribution of the label over the point SF, whatever the label. This one uses FEGPlexLabelComplete(),
+  which checks the label and completes it only where something lacks; the labels of fegpu's meshes are complete
+  already. The difference grows with the mesh and the processes (share/doc/performance.md); test_distmesh's
+  test_add_boundary checks that both give the same label, section and condition.
+
+.seealso: FEGSetUpDiscretization(), FEGPlexLabelComplete()
+@*/
+PetscErrorCode FEGDMAddBoundary(DM dm, DMBoundaryConditionType type, const char name[], DMLabel label, PetscInt Nv, const PetscInt values[], PetscInt field, PetscInt Nc, const PetscInt comps[], void (*bcFunc)(void), void (*bcFunc_t)(void), void *ctx, PetscInt *bd)
+{
+  PetscDS ds;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  if (label) PetscValidHeaderSpecific(label, DMLABEL_CLASSID, 4);
+  PetscCall(DMGetDS(dm, &ds));
+  if (label) {
+    PetscObject  obj;
+    PetscClassId id;
+
+    PetscCall(DMGetField(dm, field, NULL, &obj));
+    PetscCall(PetscObjectGetClassId(obj, &id));
+    if (id == PETSCFE_CLASSID) {
+      DM plex;
+
+      PetscCall(DMConvert(dm, DMPLEX, &plex));
+      if (plex) PetscCall(FEGPlexLabelComplete(plex, label));
+      PetscCall(DMDestroy(&plex));
+    }
+  }
+  PetscCall(PetscDSAddBoundary(ds, type, name, label, Nv, values, field, Nc, comps, bcFunc, bcFunc_t, ctx, bd));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
