@@ -69,6 +69,8 @@ PETSC_INTERN PetscErrorCode FEGSectionSetUpOneField(PetscSection, PetscInt);
    (nothing where PETSc's must come later: periodic DMs, several fields); collective */
 PETSC_INTERN PetscErrorCode FEGDMSetGlobalSectionFromLocal(DM);
 PETSC_INTERN PetscErrorCode FEGDMHasGlobalSection(DM, PetscBool *);
+/* DMPlexGetCellType()'s cache (PETSc 3.22) filled from the cell-type label's strata */
+PETSC_INTERN PetscErrorCode FEGPlexSetCellTypeCache(DM, DMLabel);
 
 /* the DM methods of sections that FEGDMSetUpSection() replaces */
 typedef struct {

@@ -635,6 +635,7 @@ PetscErrorCode FEGPlexCreateFromCellList_Private(MPI_Comm comm, const FEGCellInf
   PetscCall(FEGLabelSetStratumRange(label, DM_POLYTOPE_POINT, numCells, numVertices));
   for (PetscInt t = 0, start = fStart; t < DM_NUM_POLYTOPES; start += typeCount[t], t++) PetscCall(FEGLabelSetStratumRange(label, t, start, typeCount[t]));
   PetscCall(FEGLabelSetStratumRange(label, DM_POLYTOPE_SEGMENT, eStart, nedges));
+  PetscCall(FEGPlexSetCellTypeCache(*dm, label));
   if (boundary) {
     PetscBT mark;
 
