@@ -342,7 +342,7 @@ PetscErrorCode FEGPlexLabelComplete(DM dm, DMLabel label)
   const PetscInt *vals;
   PetscInt        nv, pStart, pEnd, depth, added = 0;
   PetscBool       inside = PETSC_TRUE;
-  PetscBT         flag = NULL;
+  PetscBT         flag   = NULL;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(comm, &size));
