@@ -76,12 +76,13 @@ $(FEGPU_DIR)/share/bench/%: $(FEGPU_DIR)/share/bench/%.c $(FEGPU_DIR)/share/benc
 $(FEGPU_DIR)/tests/test_%: $(FEGPU_DIR)/tests/test_%.c $(FEGPU_DIR)/tests/fegtest.h $(FEGPU_DIR)/tests/gputest.h $(LIBFEGPU) $(HEADERS)
 	$(PCC) -o $@ $(PCC_FLAGS) $(FEGPU_CFLAGS) $(PETSC_CCPPFLAGS) $(FEGPU_INCLUDES) $(FEGPU_CHECK_CFLAGS) $< $(FEGPU_LINK) $(FEGPU_CHECK_LIB)
 
-# check: Check unit tests (serial and under MPI) and example runs diffed against examples/output/
+# check: Check unit tests (serial and under MPI), example runs diffed against examples/output/, and gpu-bind's test
 check: all
 	@python3 $(FEGPU_DIR)/share/fegpu/manpages.py --root $(FEGPU_DIR) --check
 	@python3 $(FEGPU_DIR)/share/fegpu/layers.py --root $(FEGPU_DIR)
 	@python3 $(FEGPU_DIR)/share/fegpu/options.py --root $(FEGPU_DIR)
 	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests "$(notdir $(HOST_TESTS))" --bad-input tests/BAD-INPUT.md
+	@bash $(FEGPU_DIR)/tests/gpu-bind.sh
 
 check-unit: all
 	@MPIEXEC="$(MPIEXEC_CMD)" python3 $(FEGPU_DIR)/share/fegpu/runtests.py --root $(FEGPU_DIR) --tests "$(notdir $(HOST_TESTS))" --no-examples
