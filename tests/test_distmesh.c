@@ -6,7 +6,8 @@
    do not; for every cell type, perturbed and not. The operators visit the cells that touch a ghost point last, each
    cell once, in every element order (FEGDMSetElementOrder()), also on meshes not built that way (the small box, the
    Gmsh mesh distributed by PETSc). A Gmsh mesh refined after distribution equals the one refined on one
-   process. Curved Gmsh meshes (second-order tetrahedra and hexahedra) refined twice keep their volume to roundoff (the
+   process, and so do boxes of every cell type and Gmsh meshes of tetrahedra, hexahedra and prisms refined by fegpu on
+   several processes, with every shared vertex's coordinates its owner's. Curved Gmsh meshes (second-order tetrahedra and hexahedra) refined twice keep their volume to roundoff (the
    straight cells of the same file differ by more than 1e-6). A box saved in PETSc's HDF5 format on one process and
    loaded through FEGCreateMeshFromOptions() equals it (where PETSc has HDF5; elsewhere the file is refused by name).
    fegpu's global section of a distributed mesh equals PETSc's, point by point, and its label completion
@@ -281,6 +282,86 @@ START_TEST(test_gmsh_refined_equals_serial)
     TCHK(elements_ghost_last(dm, (FEGReorderType)t, &last));
     ck_assert_msg(last, "Gmsh square refined twice: with element order %s the operators do not visit the cells that touch a ghost point last, each once", FEGReorderTypes[t]);
   }
+  TCHK(DMDestroy(&dm));
+  TCHK(DMDestroy(&sdm));
+}
+END_TEST
+
+/* whether every process's local coordinates are their owners' to the bit (a shared vertex computed alike on each
+   side): the local coordinates through the global vector (owners' values) and back */
+static PetscErrorCode coordinates_agree(DM dm, PetscBool *agree)
+{
+  DM                 cdm;
+  Vec                X, G, L;
+  const PetscScalar *x, *l;
+  PetscInt           n;
+  PetscBool          ok = PETSC_TRUE;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetCoordinateDM(dm, &cdm));
+  PetscCall(DMGetCoordinatesLocal(dm, &X));
+  PetscCall(DMGetCoordinates(dm, &G));
+  PetscCall(VecDuplicate(X, &L));
+  PetscCall(DMGlobalToLocal(cdm, G, INSERT_VALUES, L));
+  PetscCall(VecGetLocalSize(X, &n));
+  PetscCall(VecGetArrayRead(X, &x));
+  PetscCall(VecGetArrayRead(L, &l));
+  for (PetscInt i = 0; i < n; i++)
+    if (x[i] != l[i]) ok = PETSC_FALSE;
+  PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCall(VecRestoreArrayRead(L, &l));
+  PetscCall(VecDestroy(&L));
+  PetscCallMPI(MPI_Allreduce(&ok, agree, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)dm)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* fegpu's refinement of a distributed mesh (each process its part, the point SF from the coarse one) against the mesh
+   refined on one process: a box built in blocks, every cell type, perturbed and not, refined twice by FEGMeshRefine();
+   and three Gmsh files read with straight cells (tetrahedra, hexahedra, prisms), distributed by PETSc and refined twice
+   through -dm_refine. PETSc's checks of a distributed mesh (point SF, interface cones, symmetry, skeleton, faces,
+   geometry), every refined cell and marked face of the one-process mesh found exactly once, and every process's
+   coordinates its owners'. _i < 10: 2 ct + perturbed; 10-12: the files */
+START_TEST(test_refine_distributed)
+{
+  const char *files[] = {"../share/meshes/box_tet2.msh", "../share/meshes/annulus_hex2.msh", "../share/meshes/prism2.msh"};
+  DM          dm, sdm;
+  PetscBool   agree;
+  char        what[96];
+
+  if (_i < 10) {
+    const DMPolytopeType ct      = fegtest_cells[_i / 2];
+    const PetscReal      perturb = _i % 2 ? 0.2 : 0.0;
+    const PetscInt       dim = fegtest_dim(ct), faces[3] = {4, 3, dim == 3 ? 3 : 1};
+    DM                   c, r;
+
+    TCHK(PetscSNPrintf(what, sizeof(what), "%s box, perturbation %g, refined twice", DMPolytopeTypes[ct], (double)perturb));
+    TCHK(FEGCreateBoxMesh(PETSC_COMM_WORLD, ct, faces, NULL, NULL, perturb, &dm));
+    TCHK(FEGCreateBoxMesh(PETSC_COMM_SELF, ct, faces, NULL, NULL, perturb, &sdm));
+    for (PetscInt k = 0; k < 2; k++) {
+      TCHK(FEGMeshRefine(dm, &r));
+      TCHK(DMDestroy(&dm));
+      dm = r;
+      TCHK(FEGMeshRefine(sdm, &c));
+      TCHK(DMDestroy(&sdm));
+      sdm = c;
+    }
+  } else {
+    const char *file = files[_i - 10];
+
+    TCHK(PetscSNPrintf(what, sizeof(what), "%s, straight cells, distributed and refined twice", file));
+    TCHK(PetscOptionsSetValue(NULL, "-rd_feg_mesh_file", file));
+    TCHK(PetscOptionsSetValue(NULL, "-dm_plex_gmsh_highorder", "false")); /* PETSc reads it without the prefix */
+    TCHK(PetscOptionsSetValue(NULL, "-rd_dm_refine", "2"));
+    TCHK(FEGCreateMeshFromOptions(PETSC_COMM_WORLD, "rd_", &dm));
+    TCHK(FEGCreateMeshFromOptions(PETSC_COMM_SELF, "rd_", &sdm));
+    TCHK(PetscOptionsClearValue(NULL, "-rd_feg_mesh_file"));
+    TCHK(PetscOptionsClearValue(NULL, "-dm_plex_gmsh_highorder"));
+    TCHK(PetscOptionsClearValue(NULL, "-rd_dm_refine"));
+  }
+  TCHK(DMPlexCheck(dm));
+  check_equal(dm, sdm, what);
+  TCHK(coordinates_agree(dm, &agree));
+  ck_assert_msg(agree, "%s: a process's coordinates differ from their owners'", what);
   TCHK(DMDestroy(&dm));
   TCHK(DMDestroy(&sdm));
 }
@@ -616,6 +697,7 @@ static void add(Suite *s)
 
   tcase_add_loop_test(tc, test_box_equals_serial, 0, 20);
   tcase_add_test(tc, test_gmsh_refined_equals_serial);
+  tcase_add_loop_test(tc, test_refine_distributed, 0, 13);
   tcase_add_loop_test(tc, test_global_section, 0, 11);
   tcase_add_loop_test(tc, test_label_complete_parallel, 0, 5);
   tcase_add_loop_test(tc, test_add_boundary, 0, 5);

@@ -178,167 +178,6 @@ static void FEGBoxVertexOwner(const FEGBoxPartition *bp, const FEGCellInfo *cell
   *point = nc + v;
 }
 
-typedef struct {
-  PetscInt rank, index, local;
-} FEGRootLeaf;
-
-static int FEGRootCompare(const void *a, const void *b)
-{
-  const FEGRootLeaf *x = (const FEGRootLeaf *)a, *y = (const FEGRootLeaf *)b;
-
-  if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
-  return x->index < y->index ? -1 : (x->index > y->index ? 1 : 0);
-}
-
-/* The cones of the shared edges and faces in their owners' order. Each process interpolated its block alone, so a
-   shared point's cone may list the same points in another order than on its owner, and then the dofs of a section on
-   it would be matched in another order (what DMPlexCheckInterfaceCones() checks). The owners send each cone as owner
-   numbers; a leaf whose cone differs is turned in place as DMPlexOrientPoint() turns it (its cone and cone
-   orientations permuted, its orientation in its supports' cones composed with the inverse), on the cone arrays
-   directly: DMPlexOrientPoint() took 13-35 us a point (0.4 s of a 100 x 100 interface of hexahedra, 1.4 s of
-   tetrahedra, all on the non-owning process). Everything is sized by the shared points: the owners' roots are
-   renumbered 0..nshared-1 for the exchange. */
-static PetscErrorCode FEGBoxOrientInterface(DM dm)
-{
-  MPI_Comm           comm = PetscObjectComm((PetscObject)dm);
-  PetscSF            sf, csf;
-  const PetscInt    *ilocal, *degree;
-  const PetscSFNode *iremote;
-  PetscInt           nroots, nleaves, nshared = 0, *cidx, *lcidx, *shared;
-  PetscSFNode       *rc, *lc, *cremote;
-  FEGRootLeaf       *byroot;
-  PetscMPIInt        rank;
-  PetscSection       cs;
-  PetscInt          *cones, *ornts;
-
-  PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCall(DMPlexGetConeSection(dm, &cs));
-  PetscCall(DMPlexGetCones(dm, &cones));
-  PetscCall(DMPlexGetConeOrientations(dm, &ornts));
-  PetscCall(DMGetPointSF(dm, &sf));
-  PetscCall(PetscSFGetGraph(sf, &nroots, &nleaves, &ilocal, &iremote));
-  /* the leaves by their root (rank, index), to find a local point from its owner's number */
-  PetscCall(PetscMalloc1(nleaves, &byroot));
-  for (PetscInt l = 0; l < nleaves; l++) {
-    byroot[l].rank  = iremote[l].rank;
-    byroot[l].index = iremote[l].index;
-    byroot[l].local = ilocal[l];
-  }
-  qsort(byroot, (size_t)nleaves, sizeof(*byroot), FEGRootCompare);
-  /* the owned points other processes share, numbered compactly; the leaves learn their roots' compact numbers */
-  PetscCall(PetscSFComputeDegreeBegin(sf, &degree));
-  PetscCall(PetscSFComputeDegreeEnd(sf, &degree));
-  PetscCall(PetscMalloc2(nroots, &cidx, nleaves, &lcidx));
-  for (PetscInt p = 0; p < nroots; p++) cidx[p] = degree[p] > 0 ? nshared++ : -1;
-  PetscCall(PetscMalloc1(nshared, &shared));
-  for (PetscInt p = 0; p < nroots; p++)
-    if (cidx[p] >= 0) shared[cidx[p]] = p;
-  {
-    PetscSF lsf; /* the same graph with contiguous leaves, so that leaf data is indexed by leaf */
-
-    PetscCall(PetscMalloc1(nleaves, &cremote));
-    for (PetscInt l = 0; l < nleaves; l++) cremote[l] = iremote[l];
-    PetscCall(PetscSFCreate(comm, &lsf));
-    PetscCall(PetscSFSetGraph(lsf, nroots, nleaves, NULL, PETSC_OWN_POINTER, cremote, PETSC_COPY_VALUES));
-    PetscCall(PetscSFBcastBegin(lsf, MPIU_INT, cidx, lcidx, MPI_REPLACE));
-    PetscCall(PetscSFBcastEnd(lsf, MPIU_INT, cidx, lcidx, MPI_REPLACE));
-    PetscCall(PetscSFDestroy(&lsf));
-    for (PetscInt l = 0; l < nleaves; l++) cremote[l].index = lcidx[l];
-    PetscCall(PetscSFCreate(comm, &csf));
-    PetscCall(PetscSFSetGraph(csf, nshared, nleaves, NULL, PETSC_OWN_POINTER, cremote, PETSC_OWN_POINTER));
-  }
-  /* each shared point's cone in owner numbers, 4 entries (-1 past its size, and for cones of fewer than two points) */
-  PetscCall(PetscMalloc2(4 * nshared, &rc, 4 * nleaves, &lc));
-  for (PetscInt i = 0; i < nshared; i++) {
-    const PetscInt  p = shared[i];
-    const PetscInt *cone;
-    PetscInt        n;
-
-    PetscCall(DMPlexGetConeSize(dm, p, &n));
-    PetscCall(DMPlexGetCone(dm, p, &cone));
-    for (PetscInt k = 0; k < 4; k++) {
-      PetscSFNode *r = &rc[4 * i + k];
-      PetscInt     l;
-
-      r->rank = r->index = -1;
-      if (n < 2 || k >= n) continue;
-      PetscCall(PetscFindInt(cone[k], nleaves, ilocal, &l));
-      if (l < 0) {
-        r->rank  = rank;
-        r->index = cone[k];
-      } else *r = iremote[l];
-    }
-  }
-  for (PetscInt k = 0; k < 4; k++) {
-    /* four exchanges of one node per shared point: rc[4 i + k] strided by 4 is not one array, so gather it */
-    PetscSFNode *rk, *lk;
-
-    PetscCall(PetscMalloc2(nshared, &rk, nleaves, &lk));
-    for (PetscInt i = 0; i < nshared; i++) rk[i] = rc[4 * i + k];
-    PetscCall(PetscSFBcastBegin(csf, MPIU_2INT, rk, lk, MPI_REPLACE));
-    PetscCall(PetscSFBcastEnd(csf, MPIU_2INT, rk, lk, MPI_REPLACE));
-    for (PetscInt l = 0; l < nleaves; l++) lc[4 * l + k] = lk[l];
-    PetscCall(PetscFree2(rk, lk));
-  }
-  for (PetscInt l = 0; l < nleaves; l++) {
-    const PetscInt     p    = ilocal[l];
-    const PetscSFNode *want = &lc[4 * l];
-    const PetscInt    *cone, *arr, *sup;
-    PetscInt           n, local[4], o, off, ns, newc[4], newo[4];
-    PetscBool          same = PETSC_TRUE;
-    DMPolytopeType     ct, ft;
-
-    if (want[0].rank < 0) continue;
-    PetscCall(PetscSectionGetDof(cs, p, &n));
-    PetscCall(PetscSectionGetOffset(cs, p, &off));
-    cone = cones + off;
-    /* the owner's order in local points */
-    for (PetscInt k = 0; k < n; k++) {
-      if (want[k].rank == rank) local[k] = want[k].index;
-      else {
-        const FEGRootLeaf  q = {want[k].rank, want[k].index, -1};
-        const FEGRootLeaf *f = (const FEGRootLeaf *)bsearch(&q, byroot, (size_t)nleaves, sizeof(*byroot), FEGRootCompare);
-
-        PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Point %" PetscInt_FMT ": cone point (%" PetscInt_FMT ", %" PetscInt_FMT ") of its owner is not shared here", p, want[k].rank, want[k].index);
-        local[k] = f->local;
-      }
-      same = (PetscBool)(same && local[k] == cone[k]);
-    }
-    if (same) continue;
-    /* a box's shared points with a cone of two or more: edges of two vertices, faces of three or four edges */
-    PetscCheck(n >= 2 && n <= 4, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Shared point %" PetscInt_FMT " has a cone of %" PetscInt_FMT, p, n);
-    ct = n == 2 ? DM_POLYTOPE_SEGMENT : (n == 3 ? DM_POLYTOPE_TRIANGLE : DM_POLYTOPE_QUADRILATERAL);
-    ft = n == 2 ? DM_POLYTOPE_POINT : DM_POLYTOPE_SEGMENT;
-    PetscCall(DMPolytopeGetOrientation(ct, cone, local, &o));
-    arr = FEGPolytopeTypeGetArrangement(ct, o);
-    for (PetscInt c = 0; c < n; c++) {
-      newc[c] = cone[arr[2 * c]];
-      newo[c] = DMPolytopeTypeComposeOrientation(ft, arr[2 * c + 1], ornts[off + arr[2 * c]]);
-    }
-    for (PetscInt c = 0; c < n; c++) {
-      cones[off + c] = newc[c];
-      ornts[off + c] = newo[c];
-    }
-    PetscCall(DMPlexGetSupportSize(dm, p, &ns));
-    PetscCall(DMPlexGetSupport(dm, p, &sup));
-    for (PetscInt k = 0; k < ns; k++) {
-      PetscInt sn, soff;
-
-      PetscCall(PetscSectionGetDof(cs, sup[k], &sn));
-      PetscCall(PetscSectionGetOffset(cs, sup[k], &soff));
-      for (PetscInt c = 0; c < sn; c++)
-        if (cones[soff + c] == p) ornts[soff + c] = DMPolytopeTypeComposeOrientationInv(ct, ornts[soff + c], o);
-    }
-  }
-  PetscCall(PetscSFDestroy(&csf));
-  PetscCall(PetscFree2(rc, lc));
-  PetscCall(PetscFree(shared));
-  PetscCall(PetscFree2(cidx, lcidx));
-  PetscCall(PetscFree(byroot));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* The blocks along direction d that hold a point whose vertices lie at lo..hi along d (hi - lo is 0 or 1): a point
    across a square is in that square's block; one at a vertex plane in the blocks on both sides of it */
 static void FEGBoxHolders(const FEGBoxPartition *bp, PetscInt d, PetscInt lo, PetscInt hi, PetscInt *a0, PetscInt *a1)
@@ -598,7 +437,7 @@ static PetscErrorCode FEGBoxPointSF(DM dm, const FEGBoxPartition *bp, const FEGC
   PetscCall(PetscSFSetGraph(sf, pEnd, nl + nm, ilocal, PETSC_OWN_POINTER, iremote, PETSC_OWN_POINTER));
   PetscCall(DMSetPointSF(dm, sf));
   PetscCall(PetscSFDestroy(&sf));
-  PetscCall(FEGBoxOrientInterface(dm));
+  PetscCall(FEGPlexOrientInterface(dm));
   PetscCall(DMGetPointSF(dm, &sf));
   PetscCall(DMGetCoordinateDM(dm, &cdm));
   PetscCall(DMSetPointSF(cdm, sf));
@@ -908,7 +747,7 @@ PetscErrorCode FEGMeshSetCoordinateOrder(DM dm, PetscInt order)
 . -feg_mesh_reorder <none,metis,sfc>     - renumber each process's cells, and so its dofs, for locality (`FEGMeshReorder()`;
                                            the operators' element order alone is `FEGDMSetElementOrder()`)
 . -feg_mesh_reorder_part_size <n>        - cells per METIS part for -feg_mesh_reorder metis (`FEGMeshSetReorderPartSize()`)
-. -feg_mesh_fast_refine <bool>           - -dm_refine on one process by `FEGMeshRefine()` (default true)
+. -feg_mesh_fast_refine <bool>           - -dm_refine by `FEGMeshRefine()` (default true), also after distribution
 - -feg_cell_type, -feg_faces, -feg_lower, -feg_upper, -feg_perturb, -feg_reorder, -feg_reorder_part_size, -feg_fast_refine - deprecated names of the above
 
   Notes:
@@ -961,7 +800,7 @@ PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *
   PetscCall(PetscOptionsReal("-feg_mesh_kershaw", "Kershaw's deformation of the box, eps in (0, 1] (1: none)", "FEGMeshKershaw", kershaw, &kershaw, &kset));
   PetscCall(PetscOptionsEnum("-feg_mesh_reorder", "Renumber each process's cells for locality", "FEGMeshReorder", FEGReorderTypes, (PetscEnum)reorder, (PetscEnum *)&reorder, NULL));
   PetscCall(PetscOptionsInt("-feg_mesh_reorder_part_size", "Cells per METIS part for -feg_mesh_reorder metis", "FEGMeshSetReorderPartSize", psize, &psize, &pset));
-  PetscCall(PetscOptionsBool("-feg_mesh_fast_refine", "-dm_refine on one process by FEGMeshRefine() (false: PETSc's DMRefine())", "FEGMeshRefine", fast, &fast, NULL));
+  PetscCall(PetscOptionsBool("-feg_mesh_fast_refine", "-dm_refine by FEGMeshRefine() (false: PETSc's DMRefine())", "FEGMeshRefine", fast, &fast, NULL));
   PetscOptionsEnd();
   if (file[0]) {
     PetscBool has;
@@ -997,7 +836,7 @@ PetscErrorCode FEGCreateMeshFromOptions(MPI_Comm comm, const char prefix[], DM *
     *dm = rdm;
   }
   if (prefix) PetscCall(PetscObjectSetOptionsPrefix((PetscObject)*dm, prefix));
-  /* -dm_refine on one process by fegpu (FEGMeshRefine()), the rest by DMSetFromOptions() */
+  /* -dm_refine by fegpu (FEGMeshRefine()) where it applies, the rest by DMSetFromOptions() */
   PetscCall(FEGMeshRefineFromOptions_Private(dm, fast, &nref));
   PetscCall(DMSetFromOptions(*dm));
   PetscCall(FEGMeshRefineFromOptionsEnd_Private(*dm, nref));
