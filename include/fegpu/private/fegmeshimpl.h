@@ -46,7 +46,7 @@ PETSC_EXTERN PetscErrorCode    FEGPlexCreateFromCellList(MPI_Comm, const FEGCell
 PETSC_INTERN PetscErrorCode    FEGPlexCreateFromCellList_Private(MPI_Comm, const FEGCellInfo *, PetscInt, PetscInt, const PetscInt[], const PetscReal[], const char[], const unsigned char[], DM *);
 PETSC_EXTERN PetscErrorCode    FEGPlexLabelComplete(DM, DMLabel);
 PETSC_INTERN PetscErrorCode    FEGMeshDistribute_Private(DM *, const char[]);
-PETSC_INTERN PetscErrorCode    FEGPlexOrientInterface(DM);
+PETSC_INTERN PetscErrorCode    FEGPlexSetPartsSF(DM, PetscInt, PetscInt[], PetscSFNode[]);
 PETSC_INTERN PetscErrorCode    FEGMeshRefineFromOptions_Private(DM *, PetscBool, PetscInt *);
 PETSC_INTERN PetscErrorCode    FEGMeshRefineFromOptionsEnd_Private(DM, PetscInt);
 PETSC_INTERN PetscErrorCode    PetscPartitionerCreate_FEGMetis(PetscPartitioner);

@@ -382,16 +382,14 @@ static PetscErrorCode FEGBoxPointSF(DM dm, const FEGBoxPartition *bp, const FEGC
 {
   MPI_Comm           comm = PetscObjectComm((PetscObject)dm);
   PetscMPIInt        rank;
-  PetscInt           pEnd, nl = 0, nvl = 1, nown = 1, ext[3], *ilocal, nm, *perm, *sl;
+  PetscInt           nl = 0, nvl = 1, nown = 1, ext[3], *ilocal, nm, *perm, *sl;
   PetscSFNode       *iremote;
-  PetscSF            sf, msf;
+  PetscSF            msf;
   const PetscInt    *ilm;
   const PetscSFNode *irm;
-  DM                 cdm;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCall(DMPlexGetChart(dm, NULL, &pEnd));
   for (PetscInt d = 0; d < 3; d++) {
     ext[d] = d < bp->dim ? hi[d] - lo[d] + 1 : 1;
     nvl *= ext[d];
@@ -433,14 +431,7 @@ static PetscErrorCode FEGBoxPointSF(DM dm, const FEGBoxPartition *bp, const FEGC
   PetscCall(PetscFree2(perm, sl));
   PetscCall(PetscSFDestroy(&msf));
   PetscCall(PetscInfo(dm, "Point SF: %" PetscInt_FMT " shared vertices from the block layout, %" PetscInt_FMT " shared edges and faces matched by key\n", nl, nm));
-  PetscCall(PetscSFCreate(comm, &sf));
-  PetscCall(PetscSFSetGraph(sf, pEnd, nl + nm, ilocal, PETSC_OWN_POINTER, iremote, PETSC_OWN_POINTER));
-  PetscCall(DMSetPointSF(dm, sf));
-  PetscCall(PetscSFDestroy(&sf));
-  PetscCall(FEGPlexOrientInterface(dm));
-  PetscCall(DMGetPointSF(dm, &sf));
-  PetscCall(DMGetCoordinateDM(dm, &cdm));
-  PetscCall(DMSetPointSF(cdm, sf));
+  PetscCall(FEGPlexSetPartsSF(dm, nl + nm, ilocal, iremote));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -254,7 +254,7 @@ static int FEGRootCompare(const void *a, const void *b)
    directly: DMPlexOrientPoint() took 13-35 us a point (0.4 s of a 100 x 100 interface of hexahedra, 1.4 s of
    tetrahedra, all on the non-owning process). Everything is sized by the shared points: the owners' roots are
    renumbered 0..nshared-1 for the exchange. */
-PetscErrorCode FEGPlexOrientInterface(DM dm)
+static PetscErrorCode FEGPlexOrientInterface(DM dm)
 {
   MPI_Comm           comm = PetscObjectComm((PetscObject)dm);
   PetscSF            sf, csf;
@@ -392,6 +392,28 @@ PetscErrorCode FEGPlexOrientInterface(DM dm)
   PetscCall(PetscFree(shared));
   PetscCall(PetscFree2(cidx, lcidx));
   PetscCall(PetscFree(byroot));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The point SF of a DM whose processes interpolated their parts alone (a box's blocks, refined parts): nleaves leaves
+   ilocal (sorted) with their roots iremote, both taken, set on the DM and its coordinate DM; the shared cones are then
+   turned to their owners' order (FEGPlexOrientInterface()). Collective. */
+PetscErrorCode FEGPlexSetPartsSF(DM dm, PetscInt nleaves, PetscInt ilocal[], PetscSFNode iremote[])
+{
+  PetscSF  sf;
+  PetscInt pEnd;
+  DM       cdm;
+
+  PetscFunctionBegin;
+  PetscCall(DMPlexGetChart(dm, NULL, &pEnd));
+  PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)dm), &sf));
+  PetscCall(PetscSFSetGraph(sf, pEnd, nleaves, ilocal, PETSC_OWN_POINTER, iremote, PETSC_OWN_POINTER));
+  PetscCall(DMSetPointSF(dm, sf));
+  PetscCall(PetscSFDestroy(&sf));
+  PetscCall(FEGPlexOrientInterface(dm));
+  PetscCall(DMGetPointSF(dm, &sf));
+  PetscCall(DMGetCoordinateDM(dm, &cdm));
+  PetscCall(DMSetPointSF(cdm, sf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

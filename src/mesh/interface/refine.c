@@ -350,7 +350,7 @@ static int FEGRefineChildCompare(const void *a, const void *b)
 static PetscErrorCode FEGRefinePointSF(DM dm, DM rdm, const PetscInt gid[], const PetscInt par[], const PetscInt vpar[])
 {
   MPI_Comm           comm = PetscObjectComm((PetscObject)dm);
-  PetscSF            csf, ssf, fsf;
+  PetscSF            csf, ssf;
   PetscInt           pEnd, nleaves, qvStart, qvEnd, qEnd, nc = 0, nslots = 0, nlc = 0, *lof, *rinfo, *linfo, *slotq, *lq, *lrank, *perm, *ilocal;
   const PetscInt    *cil, *degree, *rcones;
   const PetscSFNode *cir;
@@ -358,7 +358,6 @@ static PetscErrorCode FEGRefinePointSF(DM dm, DM rdm, const PetscInt gid[], cons
   FEGRefineChild    *ch;
   FEGSectionLayout   rcl;
   PetscSection       cs;
-  DM                 cdm;
 
   PetscFunctionBegin;
   PetscCall(DMPlexGetChart(dm, NULL, &pEnd));
@@ -457,14 +456,7 @@ static PetscErrorCode FEGRefinePointSF(DM dm, DM rdm, const PetscInt gid[], cons
   PetscCall(PetscFree(slotq));
   PetscCall(PetscFree3(lq, lrank, perm));
   PetscCall(PetscInfo(rdm, "Refined point SF: %" PetscInt_FMT " shared points owned here, %" PetscInt_FMT " owned elsewhere\n", nslots, nlc));
-  PetscCall(PetscSFCreate(comm, &fsf));
-  PetscCall(PetscSFSetGraph(fsf, qEnd, nlc, ilocal, PETSC_OWN_POINTER, iremote, PETSC_OWN_POINTER));
-  PetscCall(DMSetPointSF(rdm, fsf));
-  PetscCall(PetscSFDestroy(&fsf));
-  PetscCall(FEGPlexOrientInterface(rdm));
-  PetscCall(DMGetPointSF(rdm, &fsf));
-  PetscCall(DMGetCoordinateDM(rdm, &cdm));
-  PetscCall(DMSetPointSF(cdm, fsf));
+  PetscCall(FEGPlexSetPartsSF(rdm, nlc, ilocal, iremote));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
