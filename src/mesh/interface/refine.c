@@ -272,39 +272,6 @@ static PetscErrorCode FEGMeshRefineCopy(DM dm, DM rdm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Global numbers of the coarse points, the same on every process that holds a point (the owner's numbering, sent to
-   the leaves of the point SF): they name the refined points of a shared one alike on every side */
-static PetscErrorCode FEGRefineCoarseNumbers(DM dm, PetscInt **gid)
-{
-  MPI_Comm        comm = PetscObjectComm((PetscObject)dm);
-  PetscSF         sf;
-  PetscInt        pEnd, nleaves, nown, off = 0, *g;
-  const PetscInt *ilocal;
-  PetscBT         leaf;
-
-  PetscFunctionBegin;
-  PetscCall(DMPlexGetChart(dm, NULL, &pEnd));
-  PetscCall(DMGetPointSF(dm, &sf));
-  PetscCall(PetscSFGetGraph(sf, NULL, &nleaves, &ilocal, NULL));
-  PetscCall(PetscBTCreate(pEnd, &leaf));
-  for (PetscInt l = 0; l < nleaves; l++) PetscCall(PetscBTSet(leaf, ilocal ? ilocal[l] : l));
-  nown = pEnd - nleaves;
-  PetscCallMPI(MPI_Exscan(&nown, &off, 1, MPIU_INT, MPI_SUM, comm));
-  {
-    PetscMPIInt rank;
-
-    PetscCallMPI(MPI_Comm_rank(comm, &rank));
-    if (!rank) off = 0; /* MPI_Exscan leaves rank 0's undefined */
-  }
-  PetscCall(PetscMalloc1(pEnd + 1, &g));
-  for (PetscInt p = 0; p < pEnd; p++) g[p] = PetscBTLookup(leaf, p) ? -1 : off++;
-  PetscCall(PetscSFBcastBegin(sf, MPIU_INT, g, g, MPI_REPLACE));
-  PetscCall(PetscSFBcastEnd(sf, MPIU_INT, g, g, MPI_REPLACE));
-  PetscCall(PetscBTDestroy(&leaf));
-  *gid = g;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* the n (at most 8) vertices v in lexicographic order of their coordinates: a new vertex is their average taken in this
    order, so it is the same to the bit whatever the numbering (one process or several, each side of a shared point) */
 static inline void FEGSortByCoordinates(PetscInt n, PetscInt v[], const PetscScalar x[], const FEGSectionLayout *xl, PetscInt dim)
@@ -343,24 +310,28 @@ static int FEGRefineChildCompare(const void *a, const void *b)
 
 /* The refined mesh's point SF from the coarse one's (collective). A refined point is shared when the coarse point it
    comes from (par) is, and owned by that point's owner, which refines it alike: the same children, told apart by their
-   vertices' parents (gid), so both sides list each shared point's children in the same order. The owners' lists of
+   vertices' parents (PETSc's global point numbers, DMPlexCreatePointNumbering()), so both sides list each shared
+   point's children in the same order. The owners' lists of
    refined points reach the leaves through one PetscSF over them; then the shared cones are turned to their owners'
    order, as each process interpolated its part alone. The arrays are of this process's points: nothing has the global
    mesh's size. */
-static PetscErrorCode FEGRefinePointSF(DM dm, DM rdm, const PetscInt gid[], const PetscInt par[], const PetscInt vpar[])
+static PetscErrorCode FEGRefinePointSF(DM dm, DM rdm, const PetscInt par[], const PetscInt vpar[])
 {
   MPI_Comm           comm = PetscObjectComm((PetscObject)dm);
   PetscSF            csf, ssf;
   PetscInt           pEnd, nleaves, qvStart, qvEnd, qEnd, nc = 0, nslots = 0, nlc = 0, *lof, *rinfo, *linfo, *slotq, *lq, *lrank, *perm, *ilocal;
-  const PetscInt    *cil, *degree, *rcones;
+  const PetscInt    *cil, *degree, *rcones, *gnum;
   const PetscSFNode *cir;
   PetscSFNode       *sremote, *iremote;
   FEGRefineChild    *ch;
   FEGSectionLayout   rcl;
   PetscSection       cs;
+  IS                 gis;
 
   PetscFunctionBegin;
   PetscCall(DMPlexGetChart(dm, NULL, &pEnd));
+  PetscCall(DMPlexCreatePointNumbering(dm, &gis)); /* -(g+1) where another process owns the point */
+  PetscCall(ISGetIndices(gis, &gnum));
   PetscCall(DMGetPointSF(dm, &csf));
   PetscCall(PetscSFGetGraph(csf, NULL, &nleaves, &cil, &cir));
   PetscCall(PetscSFComputeDegreeBegin(csf, &degree));
@@ -388,10 +359,16 @@ static PetscErrorCode FEGRefinePointSF(DM dm, DM rdm, const PetscInt gid[], cons
     ch[nc].p = p;
     ch[nc].n = n;
     ch[nc].q = q;
-    for (PetscInt k = 0; k < 4; k++) ch[nc].g[k] = k < n ? gid[vpar[vert[k] - qvStart]] : -1;
+    for (PetscInt k = 0; k < 4; k++) {
+      const PetscInt g = k < n ? gnum[vpar[vert[k] - qvStart]] : -1;
+
+      ch[nc].g[k] = k < n ? (g < 0 ? -(g + 1) : g) : -1;
+    }
     PetscCall(PetscSortInt(n, ch[nc].g));
     nc++;
   }
+  PetscCall(ISRestoreIndices(gis, &gnum));
+  PetscCall(ISDestroy(&gis));
   qsort(ch, (size_t)nc, sizeof(*ch), FEGRefineChildCompare);
   /* the owned shared points' children are the roots (slots), their (first slot, count) sent to the leaves */
   PetscCall(PetscMalloc2(2 * pEnd + 1, &rinfo, 2 * pEnd + 1, &linfo));
@@ -464,7 +441,7 @@ static PetscErrorCode FEGMeshRefine_Private(DM dm, const FEGCellInfo *info, DM *
 {
   MPI_Comm           comm = PetscObjectComm((PetscObject)dm);
   const PetscInt     dim = info->dim, nch = info->refineChildren, nvc = info->nverts;
-  PetscInt           cStart, cEnd, vStart, vEnd, pEnd, nc, nvf = 0, ncl = 0, nthreads, bad = -1, *newv, *vpar, *pts, *cells, *par, *gid = NULL, nroots;
+  PetscInt           cStart, cEnd, vStart, vEnd, pEnd, nc, nvf = 0, ncl = 0, nthreads, bad = -1, *newv, *vpar, *pts, *cells, *par, nroots;
   PetscInt           qcStart, qcEnd, qvStart, qvEnd, qEnd;
   unsigned char     *mask;
   PetscReal         *fx;
@@ -476,16 +453,16 @@ static PetscErrorCode FEGMeshRefine_Private(DM dm, const FEGCellInfo *info, DM *
   int                nth;
   PetscMPIInt        size;
   PetscSF            sf;
+  PetscBool          dist;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(FEG_PlexRefine, dm, 0, 0, 0));
   PetscCall(FEGSetupThreads(comm, &nthreads));
-  /* parts linked by a point SF: the coarse points' global numbers name the refined points both sides of a shared one
-     make */
+  /* parts linked by a point SF: the refined mesh gets one from the coarse one (FEGRefinePointSF()) */
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(DMGetPointSF(dm, &sf));
   PetscCall(PetscSFGetGraph(sf, &nroots, NULL, NULL, NULL));
-  if (size > 1 && nroots >= 0) PetscCall(FEGRefineCoarseNumbers(dm, &gid));
+  dist = (PetscBool)(size > 1 && nroots >= 0);
   PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
   PetscCall(DMPlexGetDepthStratum(dm, 0, &vStart, &vEnd));
   PetscCall(DMPlexGetChart(dm, NULL, &pEnd));
@@ -640,8 +617,7 @@ static PetscErrorCode FEGMeshRefine_Private(DM dm, const FEGCellInfo *info, DM *
   PetscCheck(bad < 0, comm, PETSC_ERR_PLIB, "Refined point %" PetscInt_FMT ": no coarse point it comes from", bad);
   PetscCall(FEGRefineLabels(dm, *rdm, pEnd, qEnd, par));
   PetscCall(FEGMeshRefineCopy(dm, *rdm));
-  if (gid) PetscCall(FEGRefinePointSF(dm, *rdm, gid, par, vpar));
-  PetscCall(PetscFree(gid));
+  if (dist) PetscCall(FEGRefinePointSF(dm, *rdm, par, vpar));
   PetscCall(PetscFree(par));
   PetscCall(PetscFree3(pts, mask, cells));
   PetscCall(PetscFree2(newv, vpar));
