@@ -2,7 +2,8 @@
    and matfree products, transposes and diagonals (atomic and gather), right-hand sides with Dirichlet lifting, for
    every cell type and orders 1..4, with linear-field, pointwise and quadrature-point coefficients; operators made
    later on one DM; a CG + Jacobi solve matches the host solve and copies nothing between host and device; on two
-   processes the same comparisons on the distributed mesh, and distributed GPU operators match the serial host one;
+   processes the same comparisons on the distributed mesh, and distributed GPU operators match the serial host one,
+   their shells' own vectors (MatCreateVecs()) made on the device without a host copy and giving the same products;
    the overlapped apply (interior elements while the halo moves) equals the host and the plain one; shells give PCs
    an assembled matrix; the deterministic modes give the same bits twice; an out-of-memory is reported and survived;
    the auto type becomes a type that applies the host's operator.
@@ -200,7 +201,53 @@ static PetscErrorCode fx(PetscInt dim, PetscReal t, const PetscReal x[], PetscIn
   return PETSC_SUCCESS;
 }
 
-static PetscErrorCode invariants(MPI_Comm comm, PetscBool gpu, DMPolytopeType ct, FEGOpType s, PetscReal v[3])
+/* the operator's own vectors (MatCreateVecs(), which KSP's work vectors come from): CUDA vectors of the DM's layout,
+   zero, and on several processes with no host copy until one is read (*lazy); a product into them equals the one into
+   the DM's vectors, on the device and in the host copy made when read (*err) */
+static PetscErrorCode own_vecs(Mat A, Vec x, Vec y, PetscBool *lazy, PetscReal *err)
+{
+  Vec                xr, yl;
+  PetscInt           n, nd;
+  PetscReal          nrm;
+  PetscOffloadMask   mask;
+  PetscBool          cuda;
+  PetscMPIInt        size;
+  const PetscScalar *a, *b;
+  VecType            type;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  PetscCall(MatCreateVecs(A, &xr, &yl));
+  PetscCall(VecGetType(yl, &type));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)yl, &cuda, VECSEQCUDA, VECMPICUDA, ""));
+  PetscCheck(cuda, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatCreateVecs() gave a %s, not a CUDA vector", type);
+  PetscCall(VecGetLocalSize(yl, &n));
+  PetscCall(VecGetLocalSize(y, &nd));
+  PetscCheck(n == nd, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatCreateVecs() gave %" PetscInt_FMT " local entries, the DM's vectors have %" PetscInt_FMT, n, nd);
+  PetscCall(VecGetOffloadMask(yl, &mask));
+  *lazy = (PetscBool)(size == 1 || mask == PETSC_OFFLOAD_GPU);
+  PetscCall(VecNorm(yl, NORM_INFINITY, &nrm));
+  PetscCheck(nrm == 0.0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatCreateVecs() gave a vector of norm %g, not zero", (double)nrm);
+  PetscCall(VecCopy(x, xr));
+  PetscCall(MatMult(A, xr, yl));
+  PetscCall(VecGetArrayRead(yl, &a));
+  PetscCall(VecGetArrayRead(y, &b));
+  *err = 0.0;
+  for (PetscInt i = 0; i < n; i++) *err = PetscMax(*err, PetscAbsScalar(a[i] - b[i]));
+  PetscCall(VecRestoreArrayRead(yl, &a));
+  PetscCall(VecRestoreArrayRead(y, &b));
+  PetscCall(VecAXPY(yl, -1.0, y));
+  PetscCall(VecNorm(yl, NORM_INFINITY, &nrm));
+  *err = PetscMax(*err, nrm);
+  PetscCall(VecNorm(y, NORM_INFINITY, &nrm));
+  *err /= nrm;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, err, 1, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)A)));
+  PetscCall(VecDestroy(&xr));
+  PetscCall(VecDestroy(&yl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode invariants(MPI_Comm comm, PetscBool gpu, DMPolytopeType ct, FEGOpType s, PetscReal v[3], PetscBool *lazy, PetscReal *everr)
 {
   DM          dm, auxdm;
   Vec         aux, x, y, b;
@@ -227,6 +274,7 @@ static PetscErrorCode invariants(MPI_Comm comm, PetscBool gpu, DMPolytopeType ct
   PetscCall(VecNorm(y, NORM_2, &v[0]));
   PetscCall(VecDot(y, x, &dot));
   v[1] = PetscRealPart(dot);
+  if (lazy) PetscCall(own_vecs(A, x, y, lazy, everr));
   PetscCall(FEGComputeRHS(dm, form, b));
   PetscCall(VecNorm(b, NORM_2, &v[2]));
   PetscCall(VecDestroy(&x));
@@ -241,12 +289,17 @@ START_TEST(test_gpu_parallel)
 {
   const DMPolytopeType ct       = _i / 3 ? DM_POLYTOPE_HEXAHEDRON : DM_POLYTOPE_TETRAHEDRON;
   const FEGOpType      types[3] = {FEGOPADDTO, FEGOPLMA, FEGOPMATFREE}, s = types[_i % 3];
-  PetscReal            vp[3], vs[3], err = 0.0;
+  PetscReal            vp[3], vs[3], err = 0.0, everr;
+  PetscBool            lazy, shell;
 
-  TCHK(invariants(PETSC_COMM_WORLD, PETSC_TRUE, ct, s, vp));
-  TCHK(invariants(PETSC_COMM_SELF, PETSC_FALSE, ct, s, vs));
+  TCHK(invariants(PETSC_COMM_WORLD, PETSC_TRUE, ct, s, vp, &lazy, &everr));
+  TCHK(invariants(PETSC_COMM_SELF, PETSC_FALSE, ct, s, vs, NULL, NULL));
   for (PetscInt i = 0; i < 3; i++) err = PetscMax(err, PetscAbsReal(vp[i] - vs[i]) / PetscAbsReal(vs[i]));
   ck_assert_msg(err < 1e-12, "%s %s: distributed GPU and serial host differ by %g", DMPolytopeTypes[ct], s, (double)err);
+  ck_assert_msg(everr < 1e-12, "%s %s: a product into MatCreateVecs()'s vectors differs from one into the DM's by %g", DMPolytopeTypes[ct], s, (double)everr);
+  /* addto's matrix is PETSc's (its vectors too); lma and matfree are fegpu's shells */
+  shell = (PetscBool)strcmp(s, FEGOPADDTO);
+  ck_assert_msg(lazy || !shell, "%s %s: MatCreateVecs() on several processes made a host copy at once", DMPolytopeTypes[ct], s);
 }
 END_TEST
 

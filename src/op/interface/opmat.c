@@ -66,10 +66,25 @@ static PetscErrorCode MatView_FEGOp(Mat A, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the shell's vectors on several processes with CUDA vectors: made on the device without the pinned host copy
+   VecSetType(VECMPICUDA) allocates at once (FEGDeviceCreateVec()); KSP's work vectors come from here too */
+static PetscErrorCode MatCreateVecs_FEGOp(Mat A, Vec *right, Vec *left)
+{
+  PetscLayout rmap, cmap;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetLayouts(A, &rmap, &cmap));
+  if (right) PetscCall(FEGDeviceCreateVec(cmap, right));
+  if (left) PetscCall(FEGDeviceCreateVec(rmap, left));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A MATSHELL with the products the type provides */
 static PetscErrorCode FEGOpMakeShell_Private(FEGOp op, Mat A)
 {
-  VecType vtype;
+  VecType     vtype;
+  PetscBool   ondevice;
+  PetscMPIInt size;
 
   PetscFunctionBegin;
   PetscCheck(op->ops->apply, PetscObjectComm((PetscObject)op), PETSC_ERR_SUP, "Operator type %s neither makes its own matrix (creatematrix) nor applies itself (apply)", ((PetscObject)op)->type_name);
@@ -85,6 +100,9 @@ static PetscErrorCode FEGOpMakeShell_Private(FEGOp op, Mat A)
   PetscCall(MatShellSetOperation(A, MATOP_VIEW, FEGMatShellOp(MatView_FEGOp)));
   PetscCall(DMGetVecType(op->dm, &vtype));
   PetscCall(MatSetVecType(A, vtype));
+  PetscCall(FEGDMIsOnDevice(op->dm, &ondevice));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  if (ondevice && size > 1) PetscCall(MatShellSetOperation(A, MATOP_CREATE_VECS, FEGMatShellOp(MatCreateVecs_FEGOp)));
   PetscCall(MatSetUp(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -42,6 +42,21 @@ PetscErrorCode FEGDMIsOnDevice(DM dm, PetscBool *ondevice)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A CUDA vector of layout map, zeroed on the device, its host copy made only when a host array is asked for. On
+   several processes VecSetType(VECMPICUDA) allocates and zeroes a pinned host copy at once: 0.16-0.20 s a vector of
+   31M entries on the two-H200 host, where this takes under 1 ms (VECSEQCUDA on one process is as lazy already).
+   Collective. */
+PetscErrorCode FEGDeviceCreateVec(PetscLayout map, Vec *v)
+{
+  PetscFunctionBegin;
+  PetscCheck(FEGDevice.available, map->comm, PETSC_ERR_SUP, "A CUDA vector needs fegpu built against a CUDA-enabled PETSc");
+#if defined(FEGPU_HAVE_CUDA)
+  PetscCall(VecCreateMPICUDAWithArrays(map->comm, PetscAbs(map->bs), map->n, map->N, NULL, NULL, v));
+  PetscCall(VecSet(*v, 0.0));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@
   FEGDeviceRoofline - measures this GPU's ceilings: STREAM triad bandwidth (GB/s), FP64 FMA throughput (GFLOP/s)
   and the rate of double-precision atomicAdd to scattered addresses (G updates/s), for benchmarks' percentages
