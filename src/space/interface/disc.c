@@ -393,14 +393,20 @@ static PetscErrorCode FEGDiscOrderElements_Private(FEGDisc *disc)
     PetscInt  *lidx;
     PetscReal *X;
 
-    PetscCall(PetscMalloc2((size_t)Ne * Nb, &lidx, (size_t)Ne * nx, &X));
+    /* gathered into new arrays on the cells' threads, which replace the old ones (on several processes every process
+       takes this path, the cells touching ghosts going last: a serial copy and a copy back took 0.2-0.3 s at 31M
+       unknowns a process) */
+    PetscCall(PetscMalloc1((size_t)Ne * Nb, &lidx));
+    PetscCall(PetscMalloc1((size_t)Ne * nx, &X));
+#pragma omp parallel for num_threads(FEGDiscThreads(disc)) schedule(static)
     for (PetscInt e = 0; e < Ne; e++) {
-      PetscCall(PetscArraycpy(&lidx[e * Nb], &disc->lidx[order[e] * Nb], Nb));
-      PetscCall(PetscArraycpy(&X[e * nx], &disc->X[order[e] * nx], nx));
+      for (PetscInt b = 0; b < Nb; b++) lidx[(size_t)e * Nb + b] = disc->lidx[(size_t)order[e] * Nb + b];
+      for (PetscInt k = 0; k < nx; k++) X[(size_t)e * nx + k] = disc->X[(size_t)order[e] * nx + k];
     }
-    PetscCall(PetscArraycpy(disc->lidx, lidx, (size_t)Ne * Nb));
-    PetscCall(PetscArraycpy(disc->X, X, (size_t)Ne * nx));
-    PetscCall(PetscFree2(lidx, X));
+    PetscCall(PetscFree(disc->lidx));
+    PetscCall(PetscFree(disc->X));
+    disc->lidx = lidx;
+    disc->X    = X;
   }
   disc->ecell = order;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -102,29 +102,44 @@ static PetscErrorCode FEGDiscHaloPairs(FEGDisc *disc, int *nown, int **lown, int
   }
   PetscCall(PetscFree3(cnt, first, last));
   *nrem = 0;
-  if (size > 1) { /* the ghosts: each with the process whose rows hold it */
-    PetscInt k = 0;
+  if (size > 1) { /* the ghosts: each with the process whose rows hold it, counted and written in blocks in local order */
+    PetscInt *gcnt, bad = -1;
 
-    for (PetscInt l = 0; l < n; l++)
-      if (l2g[l] >= 0 && (l2g[l] < rstart || l2g[l] >= rstart + ng)) k++;
-    PetscCall(PetscMalloc2(k + 1, rloc, k + 1, rrem));
-    for (PetscInt l = 0; l < n; l++) {
-      const PetscInt g  = l2g[l];
-      PetscMPIInt    lo = 0, hi = size;
+    PetscCall(PetscCalloc1(nt + 1, &gcnt));
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int b = 0; b < nt; b++)
+      for (PetscInt l = FEGBlockStart(n, b, nt); l < FEGBlockStart(n, b + 1, nt); l++)
+        if (l2g[l] >= 0 && (l2g[l] < rstart || l2g[l] >= rstart + ng)) gcnt[b + 1]++;
+    for (int b = 0; b < nt; b++) gcnt[b + 1] += gcnt[b];
+    PetscCall(PetscMalloc2(gcnt[nt] + 1, rloc, gcnt[nt] + 1, rrem));
+#pragma omp parallel for num_threads(nt) schedule(static, 1) reduction(max : bad)
+    for (int b = 0; b < nt; b++) {
+      PetscInt k = gcnt[b];
 
-      if (g < 0 || (g >= rstart && g < rstart + ng)) continue;
-      PetscCheck(g < ranges[size], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Local dof %" PetscInt_FMT " has global row %" PetscInt_FMT ", beyond the %" PetscInt_FMT " rows", l, g, ranges[size]);
-      while (hi - lo > 1) { /* the last process whose rows start at or before g */
-        const PetscMPIInt mid = (lo + hi) / 2;
+      for (PetscInt l = FEGBlockStart(n, b, nt); l < FEGBlockStart(n, b + 1, nt); l++) {
+        const PetscInt g  = l2g[l];
+        PetscMPIInt    lo = 0, hi = size;
 
-        if (ranges[mid] <= g) lo = mid;
-        else hi = mid;
+        if (g < 0 || (g >= rstart && g < rstart + ng)) continue;
+        if (g >= ranges[size]) {
+          bad = PetscMax(bad, l);
+          continue;
+        }
+        while (hi - lo > 1) { /* the last process whose rows start at or before g */
+          const PetscMPIInt mid = (lo + hi) / 2;
+
+          if (ranges[mid] <= g) lo = mid;
+          else hi = mid;
+        }
+        (*rloc)[k]       = l;
+        (*rrem)[k].rank  = lo;
+        (*rrem)[k].index = g - ranges[lo];
+        k++;
       }
-      (*rloc)[*nrem]       = l;
-      (*rrem)[*nrem].rank  = lo;
-      (*rrem)[*nrem].index = g - ranges[lo];
-      (*nrem) += 1;
     }
+    PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Local dof %" PetscInt_FMT " has global row %" PetscInt_FMT ", beyond the %" PetscInt_FMT " rows", bad, l2g[bad], ranges[size]);
+    *nrem = gcnt[nt];
+    PetscCall(PetscFree(gcnt));
   }
   PetscCall(PetscFree(ranges));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -501,7 +516,9 @@ static PetscErrorCode FEGDevOpHaloSetUp(FEGOp op, FEGDevOp *dev)
         /* each local dof's place for kernels that index the global vectors: owned, ghost buffer entry, or neither */
         PetscCall(PetscSFGetRootRanks(dev->halo, NULL, NULL, NULL, &rmine, NULL));
         PetscCall(PetscMalloc1(disc->nlocal + 1, &code));
+#pragma omp parallel for num_threads(FEGDiscThreads(disc)) schedule(static)
         for (PetscInt l = 0; l < disc->nlocal; l++) code[l] = -1;
+#pragma omp parallel for num_threads(FEGDiscThreads(disc)) schedule(static)
         for (int k = 0; k < nown; k++) code[lown[k]] = gown[k];
         for (int k = 0; k < dev->xchg->ng; k++) code[rmine[k]] = -2 - k;
         PetscCall(FEGDevMallocCopy((void **)&dev->lcode, code, sizeof(int) * (disc->nlocal + 1), NULL));
@@ -511,13 +528,22 @@ static PetscErrorCode FEGDevOpHaloSetUp(FEGOp op, FEGDevOp *dev)
     PetscCall(FEGDevMallocCopy((void **)&dev->lown, lown, sizeof(int) * PetscMax(nown, 1), NULL));
     PetscCall(FEGDevMallocCopy((void **)&dev->gown, gown, sizeof(int) * PetscMax(nown, 1), NULL));
     if (size == 1) dev->nint = disc->Ne; /* no ghosts */
-    else
-      for (dev->nint = 0; dev->nint < disc->Ne; dev->nint++) {
-        PetscBool touches = PETSC_FALSE;
+    else {
+      PetscInt first = disc->Ne;
 
-        for (PetscInt b = 0; b < disc->Nb && !touches; b++) touches = ghost[disc->lidx[dev->nint * disc->Nb + b]];
-        if (touches) break;
+      /* the first element that touches a ghost dof, on the cells' threads (the cells touching ghosts go last, so a
+         serial scan read nearly every element) */
+#pragma omp parallel for num_threads(FEGDiscThreads(disc)) schedule(static) reduction(min : first)
+      for (PetscInt e = 0; e < disc->Ne; e++) {
+        if (e >= first) continue;
+        for (PetscInt b = 0; b < disc->Nb; b++)
+          if (ghost[disc->lidx[(size_t)e * disc->Nb + b]]) {
+            first = e;
+            break;
+          }
       }
+      dev->nint = first;
+    }
     /* half of them while ghost values arrive, half while sums leave; the transpose gather sums all at once at the end,
        so then the interior goes before the ghost values are in */
     dev->nfirst = dev->tlist ? dev->nint : dev->nint / 2;
