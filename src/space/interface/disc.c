@@ -740,31 +740,62 @@ static PetscErrorCode FEGDiscNodeBasis(FEGDisc *disc, PetscReal **Bn)
 
 typedef PetscErrorCode (*FEGNodeFn)(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *);
 
+/* entry i of element e selected by one of the nfn bit arrays (sel NULL: every entry) */
+static inline PetscBool FEGDiscEntrySelected(const FEGDisc *disc, PetscInt nfn, const PetscBT sel[], size_t ei)
+{
+  for (PetscInt j = 0; sel && j < nfn; j++)
+    if (sel[j] && PetscBTLookup(sel[j], disc->lidx[ei])) return PETSC_TRUE;
+  return (PetscBool)!sel;
+}
+
 /* a[l] = fn[k](x_l) at the node x_l of every local dof l (from the first cell that has it), k the last function whose
-   selection sel[k] holds l; with sel NULL, fn[0] at every dof */
+   selection sel[k] holds l; with sel NULL, fn[0] at every dof. With selections (the boundaries) the selected entries
+   are found first on the cells' threads, in blocks of elements (a serial scan of every element's dofs took 0.5 s at
+   31M unknowns), then evaluated in element order as before: the functions are called on one thread, each dof once. */
 static PetscErrorCode FEGDiscEvaluateAtNodes(FEGDisc *disc, const PetscReal Bn[], PetscReal time, PetscInt nfn, const FEGNodeFn fn[], void *const ctx[], const PetscBT sel[], PetscScalar a[])
 {
-  const PetscInt dim = disc->dim, nv = disc->Nv;
+  const PetscInt dim = disc->dim, nv = disc->Nv, Nb = disc->Nb, Ne = disc->Ne;
+  const int      nt = sel ? FEGLoopThreads(Ne, FEGDiscThreads(disc)) : 1;
   PetscBT        done;
+  size_t        *cnt, *hit = NULL, nhit;
 
   PetscFunctionBegin;
   PetscCall(PetscBTCreate(disc->nlocal, &done));
-  for (PetscInt e = 0; e < disc->Ne; e++)
-    for (PetscInt i = 0; i < disc->Nb; i++) {
-      const PetscInt   l = disc->lidx[e * disc->Nb + i];
-      const PetscReal *X = disc->X + (size_t)e * nv * dim;
-      PetscReal        x[3];
-      PetscInt         k = sel ? -1 : 0;
+  PetscCall(PetscCalloc1(nt + 1, &cnt));
+  if (sel) {
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int b = 0; b < nt; b++)
+      for (size_t ei = (size_t)FEGBlockStart(Ne, b, nt) * Nb; ei < (size_t)FEGBlockStart(Ne, b + 1, nt) * Nb; ei++)
+        if (FEGDiscEntrySelected(disc, nfn, sel, ei)) cnt[b + 1]++;
+    for (int b = 0; b < nt; b++) cnt[b + 1] += cnt[b];
+    PetscCall(PetscMalloc1(cnt[nt] + 1, &hit));
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int b = 0; b < nt; b++) {
+      size_t k = cnt[b];
 
-      for (PetscInt j = nfn - 1; sel && j >= 0 && k < 0; j--)
-        if (sel[j] && PetscBTLookup(sel[j], l)) k = j;
-      if (k < 0 || PetscBTLookupSet(done, l)) continue;
-      for (PetscInt d = 0; d < dim; d++) {
-        x[d] = 0.0;
-        for (PetscInt v = 0; v < nv; v++) x[d] += Bn[i * nv + v] * X[v * dim + d];
-      }
-      PetscCall((*fn[k])(dim, time, x, 1, &a[l], ctx[k]));
+      for (size_t ei = (size_t)FEGBlockStart(Ne, b, nt) * Nb; ei < (size_t)FEGBlockStart(Ne, b + 1, nt) * Nb; ei++)
+        if (FEGDiscEntrySelected(disc, nfn, sel, ei)) hit[k++] = ei;
     }
+    nhit = cnt[nt];
+  } else nhit = (size_t)Ne * Nb;
+  for (size_t h = 0; h < nhit; h++) {
+    const size_t     ei = hit ? hit[h] : h, e = ei / Nb, i = ei % Nb;
+    const PetscInt   l = disc->lidx[ei];
+    const PetscReal *X = disc->X + e * nv * dim;
+    PetscReal        x[3];
+    PetscInt         k = sel ? -1 : 0;
+
+    for (PetscInt j = nfn - 1; sel && j >= 0 && k < 0; j--)
+      if (sel[j] && PetscBTLookup(sel[j], l)) k = j;
+    if (k < 0 || PetscBTLookupSet(done, l)) continue;
+    for (PetscInt d = 0; d < dim; d++) {
+      x[d] = 0.0;
+      for (PetscInt v = 0; v < nv; v++) x[d] += Bn[i * nv + v] * X[v * dim + d];
+    }
+    PetscCall((*fn[k])(dim, time, x, 1, &a[l], ctx[k]));
+  }
+  PetscCall(PetscFree(hit));
+  PetscCall(PetscFree(cnt));
   PetscCall(PetscBTDestroy(&done));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
