@@ -425,7 +425,7 @@ static PetscErrorCode FEGLabelAgreesWithOwners(DM dm, DMLabel label, PetscBool *
   MPI_Comm        comm = PetscObjectComm((PetscObject)dm);
   PetscSF         sf;
   PetscMPIInt     size, nv, *counts, *displs, graph;
-  PetscInt        nroots, nleaves, pStart, pEnd, n, nu, bad = 0, *all;
+  PetscInt        nroots, nleaves, pEnd, n, nu, bad = 0, *all;
   const PetscInt *ilocal, *vals;
   IS              vis;
   unsigned char  *own, *got;
@@ -434,7 +434,7 @@ static PetscErrorCode FEGLabelAgreesWithOwners(DM dm, DMLabel label, PetscBool *
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(DMGetPointSF(dm, &sf));
   PetscCall(PetscSFGetGraph(sf, &nroots, &nleaves, &ilocal, NULL));
-  PetscCall(DMPlexGetChart(dm, &pStart, &pEnd));
+  PetscCall(DMPlexGetChart(dm, NULL, &pEnd)); /* the bytes are indexed by point: a Plex chart starts at 0 */
   /* a DM never distributed has no point SF graph: PETSc's routine decides then */
   graph = nroots >= 0;
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &graph, 1, MPI_INT, MPI_LAND, comm));
