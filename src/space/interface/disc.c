@@ -394,8 +394,7 @@ static PetscErrorCode FEGDiscOrderElements_Private(FEGDisc *disc)
     PetscReal *X;
 
     /* gathered into new arrays on the cells' threads, which replace the old ones (on several processes every process
-       takes this path, the cells touching ghosts going last: a serial copy and a copy back took 0.2-0.3 s at 31M
-       unknowns a process) */
+       takes this path, the cells touching ghosts going last) */
     PetscCall(PetscMalloc1((size_t)Ne * Nb, &lidx));
     PetscCall(PetscMalloc1((size_t)Ne * nx, &X));
 #pragma omp parallel for num_threads(FEGDiscThreads(disc)) schedule(static)
@@ -740,18 +739,18 @@ static PetscErrorCode FEGDiscNodeBasis(FEGDisc *disc, PetscReal **Bn)
 
 typedef PetscErrorCode (*FEGNodeFn)(PetscInt, PetscReal, const PetscReal[], PetscInt, PetscScalar *, void *);
 
-/* entry i of element e selected by one of the nfn bit arrays (sel NULL: every entry) */
+/* entry ei (element e's basis function i, ei = e*Nb + i) selected by one of the nfn bit arrays */
 static inline PetscBool FEGDiscEntrySelected(const FEGDisc *disc, PetscInt nfn, const PetscBT sel[], size_t ei)
 {
-  for (PetscInt j = 0; sel && j < nfn; j++)
+  for (PetscInt j = 0; j < nfn; j++)
     if (sel[j] && PetscBTLookup(sel[j], disc->lidx[ei])) return PETSC_TRUE;
-  return (PetscBool)!sel;
+  return PETSC_FALSE;
 }
 
 /* a[l] = fn[k](x_l) at the node x_l of every local dof l (from the first cell that has it), k the last function whose
    selection sel[k] holds l; with sel NULL, fn[0] at every dof. With selections (the boundaries) the selected entries
-   are found first on the cells' threads, in blocks of elements (a serial scan of every element's dofs took 0.5 s at
-   31M unknowns), then evaluated in element order as before: the functions are called on one thread, each dof once. */
+   are found first on the cells' threads, in blocks of elements (the scan reads every element's dofs), then evaluated
+   in element order: the functions are called on one thread, each dof once. */
 static PetscErrorCode FEGDiscEvaluateAtNodes(FEGDisc *disc, const PetscReal Bn[], PetscReal time, PetscInt nfn, const FEGNodeFn fn[], void *const ctx[], const PetscBT sel[], PetscScalar a[])
 {
   const PetscInt dim = disc->dim, nv = disc->Nv, Nb = disc->Nb, Ne = disc->Ne;

@@ -43,9 +43,8 @@ PetscErrorCode FEGDMIsOnDevice(DM dm, PetscBool *ondevice)
 }
 
 /* A CUDA vector of layout map, zeroed on the device, its host copy made only when a host array is asked for. On
-   several processes VecSetType(VECMPICUDA) allocates and zeroes a pinned host copy at once: 0.16-0.20 s a vector of
-   31M entries on the two-H200 host, where this takes under 1 ms (VECSEQCUDA on one process is as lazy already).
-   Collective. */
+   several processes VecSetType(VECMPICUDA) allocates and zeroes a pinned host copy at once (VECSEQCUDA on one process
+   is as lazy as this already; share/doc/performance.md, "Several GPUs", has the cost). Collective. */
 PetscErrorCode FEGDeviceCreateVec(PetscLayout map, Vec *v)
 {
   PetscFunctionBegin;
