@@ -7,6 +7,8 @@
 #include <fegpu.h>
 #include <petscds.h>
 #include <petscsnes.h>
+#include <petsc/private/dmimpl.h>  /* PETSc's own global vector method of a DMPlex (fegtest_global_vector()) */
+#include <petsc/private/vecimpl.h> /* and the methods of a vector */
 
 #define NW 2 /* components of the test auxiliary field */
 
@@ -298,6 +300,43 @@ static inline PetscErrorCode fegtest_wall(DM dm, fegtest_fn fn)
   PetscFunctionBegin;
   PetscCall(DMGetLabel(dm, "marker", &label));
   PetscCall(DMAddBoundary(dm, DM_BC_ESSENTIAL, "wall", label, 1, &id, 0, 0, NULL, (void (*)(void))fn, NULL, NULL, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* fegpu's global vector of dm (DMCreateGlobalVector() of a DM FEGDMSetUpSection() set up) against PETSc's of the same
+   DM (the method of a new DMPlex, DMCreateGlobalVector_Plex()): type, sizes, block size, DM, methods and zero entries.
+   what: "" when they agree, else what differs; *hostcopy: whether fegpu's vector has a host array at once (the array
+   at the start of a native vector's data, VECHEADER). Collective. */
+static inline PetscErrorCode fegtest_global_vector(DM dm, char what[], size_t len, PetscBool *hostcopy)
+{
+  DM        plex, vdm[2];
+  Vec       v[2];
+  PetscInt  n[2], N[2], bs[2];
+  PetscReal nrm[2];
+  PetscBool sametype, sameops;
+  VecType   type[2];
+
+  PetscFunctionBegin;
+  PetscCall(DMCreateGlobalVector(dm, &v[0]));
+  *hostcopy = (PetscBool)(v[0]->petscnative && *(PetscScalar **)v[0]->data);
+  PetscCall(DMPlexCreate(PetscObjectComm((PetscObject)dm), &plex));
+  PetscCall((*plex->ops->createglobalvector)(dm, &v[1]));
+  PetscCall(DMDestroy(&plex));
+  for (int k = 0; k < 2; k++) {
+    PetscCall(VecGetType(v[k], &type[k]));
+    PetscCall(VecGetLocalSize(v[k], &n[k]));
+    PetscCall(VecGetSize(v[k], &N[k]));
+    PetscCall(VecGetBlockSize(v[k], &bs[k]));
+    PetscCall(VecGetDM(v[k], &vdm[k]));
+    PetscCall(VecNorm(v[k], NORM_INFINITY, &nrm[k]));
+  }
+  PetscCall(PetscStrcmp(type[0], type[1], &sametype));
+  sameops = (PetscBool)!memcmp(v[0]->ops, v[1]->ops, sizeof(struct _VecOps));
+  what[0] = 0;
+  if (!sametype || n[0] != n[1] || N[0] != N[1] || bs[0] != bs[1] || vdm[0] != dm || vdm[1] != dm || !sameops || nrm[0] != 0.0)
+    PetscCall(PetscSNPrintf(what, len, "fegpu's/PETSc's global vector: type %s/%s, %d/%d local and %d/%d global entries, block size %d/%d, %s DM, %s methods, norm %g", type[0], type[1], (int)n[0], (int)n[1], (int)N[0], (int)N[1], (int)bs[0], (int)bs[1], vdm[0] == dm ? "the" : "not the", sameops ? "the same" : "other", (double)nrm[0]));
+  PetscCall(VecDestroy(&v[0]));
+  PetscCall(VecDestroy(&v[1]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -438,6 +438,37 @@ START_TEST(test_global_section)
 }
 END_TEST
 
+/* fegpu's global vector (FEGPlexCreateGlobalVector(), its block size found on threads) against PETSc's of the same DM
+   (fegtest_global_vector()), on boxes distributed by the builder: a continuous P2 field with walls on hexahedra and
+   prisms (block size 1, constrained points), vector fields of dim components on tetrahedra (P1) and triangles (P2, with
+   walls: fully constrained points leave the block size dim), and a discontinuous Q1 field on quadrilaterals (all dofs on
+   the cells: block size 4) */
+START_TEST(test_global_vector)
+{
+  const DMPolytopeType cts[5] = {DM_POLYTOPE_HEXAHEDRON, DM_POLYTOPE_TRI_PRISM, DM_POLYTOPE_TETRAHEDRON, DM_POLYTOPE_TRIANGLE, DM_POLYTOPE_QUADRILATERAL}, ct = cts[_i];
+  const PetscInt       dim = fegtest_dim(ct), faces[3] = {4, 3, dim == 3 ? 3 : 1};
+  DM                   dm;
+  PetscBool            hostcopy;
+  char                 what[512];
+
+  if (_i < 2) TCHK(fegtest_box(PETSC_COMM_WORLD, ct, faces, 0.1, 2, PETSC_TRUE, PETSC_TRUE, &dm));
+  else if (_i < 4) {
+    PetscFE fe;
+
+    TCHK(FEGCreateBoxMesh(PETSC_COMM_WORLD, ct, faces, NULL, NULL, 0.1, &dm));
+    TCHK(FEGDMSetUpSection(dm));
+    TCHK(PetscFECreateLagrange(PETSC_COMM_WORLD, dim, dim, PETSC_TRUE, _i == 2 ? 1 : 2, PETSC_DETERMINE, &fe));
+    TCHK(DMSetField(dm, 0, NULL, (PetscObject)fe));
+    TCHK(PetscFEDestroy(&fe));
+    TCHK(DMCreateDS(dm));
+    if (_i == 3) TCHK(fegtest_wall(dm, fegtest_bcfunc));
+  } else TCHK(fegtest_box(PETSC_COMM_WORLD, ct, faces, 0.1, 1, PETSC_FALSE, PETSC_FALSE, &dm));
+  TCHK(fegtest_global_vector(dm, what, sizeof(what), &hostcopy));
+  ck_assert_msg(!what[0], "%s box, case %d: %s", DMPolytopeTypes[ct], (int)_i, what);
+  TCHK(DMDestroy(&dm));
+}
+END_TEST
+
 /* labels a and b hold the same points under the same values */
 static void check_same_label(DMLabel a, DMLabel b, const char *what)
 {
@@ -699,6 +730,7 @@ static void add(Suite *s)
   tcase_add_test(tc, test_gmsh_refined_equals_serial);
   tcase_add_loop_test(tc, test_refine_distributed, 0, 13);
   tcase_add_loop_test(tc, test_global_section, 0, 11);
+  tcase_add_loop_test(tc, test_global_vector, 0, 5);
   tcase_add_loop_test(tc, test_label_complete_parallel, 0, 5);
   tcase_add_loop_test(tc, test_add_boundary, 0, 5);
   tcase_add_test(tc, test_hdf5_load_equals_serial);

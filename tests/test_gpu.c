@@ -247,7 +247,9 @@ static PetscErrorCode own_vecs(Mat A, Vec x, Vec y, PetscBool *lazy, PetscReal *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode invariants(MPI_Comm comm, PetscBool gpu, DMPolytopeType ct, FEGOpType s, PetscReal v[3], PetscBool *lazy, PetscReal *everr)
+/* with lazy: MatCreateVecs()'s vectors (own_vecs()) and the DM's global vector against PETSc's (gvwhat, "" when they
+   agree; *gvcopy: it had a host copy at once) */
+static PetscErrorCode invariants(MPI_Comm comm, PetscBool gpu, DMPolytopeType ct, FEGOpType s, PetscReal v[3], PetscBool *lazy, PetscReal *everr, char gvwhat[], size_t gvlen, PetscBool *gvcopy)
 {
   DM          dm, auxdm;
   Vec         aux, x, y, b;
@@ -274,7 +276,10 @@ static PetscErrorCode invariants(MPI_Comm comm, PetscBool gpu, DMPolytopeType ct
   PetscCall(VecNorm(y, NORM_2, &v[0]));
   PetscCall(VecDot(y, x, &dot));
   v[1] = PetscRealPart(dot);
-  if (lazy) PetscCall(own_vecs(A, x, y, lazy, everr));
+  if (lazy) {
+    PetscCall(own_vecs(A, x, y, lazy, everr));
+    PetscCall(fegtest_global_vector(dm, gvwhat, gvlen, gvcopy));
+  }
   PetscCall(FEGComputeRHS(dm, form, b));
   PetscCall(VecNorm(b, NORM_2, &v[2]));
   PetscCall(VecDestroy(&x));
@@ -290,16 +295,22 @@ START_TEST(test_gpu_parallel)
   const DMPolytopeType ct       = _i / 3 ? DM_POLYTOPE_HEXAHEDRON : DM_POLYTOPE_TETRAHEDRON;
   const FEGOpType      types[3] = {FEGOPADDTO, FEGOPLMA, FEGOPMATFREE}, s = types[_i % 3];
   PetscReal            vp[3], vs[3], err = 0.0, everr;
-  PetscBool            lazy, shell;
+  PetscBool            lazy, shell, gvcopy;
+  PetscMPIInt          size;
+  char                 gvwhat[512];
 
-  TCHK(invariants(PETSC_COMM_WORLD, PETSC_TRUE, ct, s, vp, &lazy, &everr));
-  TCHK(invariants(PETSC_COMM_SELF, PETSC_FALSE, ct, s, vs, NULL, NULL));
+  TCHK(invariants(PETSC_COMM_WORLD, PETSC_TRUE, ct, s, vp, &lazy, &everr, gvwhat, sizeof(gvwhat), &gvcopy));
+  TCHK(invariants(PETSC_COMM_SELF, PETSC_FALSE, ct, s, vs, NULL, NULL, NULL, 0, NULL));
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
   for (PetscInt i = 0; i < 3; i++) err = PetscMax(err, PetscAbsReal(vp[i] - vs[i]) / PetscAbsReal(vs[i]));
   ck_assert_msg(err < 1e-12, "%s %s: distributed GPU and serial host differ by %g", DMPolytopeTypes[ct], s, (double)err);
   ck_assert_msg(everr < 1e-12, "%s %s: a product into MatCreateVecs()'s vectors differs from one into the DM's by %g", DMPolytopeTypes[ct], s, (double)everr);
   /* addto's matrix is PETSc's (its vectors too); lma and matfree are fegpu's shells */
   shell = (PetscBool)strcmp(s, FEGOPADDTO);
   ck_assert_msg(lazy || !shell, "%s %s: MatCreateVecs() on several processes made a host copy at once", DMPolytopeTypes[ct], s);
+  /* the DM's global vector is PETSc's, made without its host copy on several processes (FEGPlexCreateGlobalVector()) */
+  ck_assert_msg(!gvwhat[0], "%s %s: %s", DMPolytopeTypes[ct], s, gvwhat);
+  ck_assert_msg(size == 1 || !gvcopy, "%s %s: DMCreateGlobalVector() on several processes made a host copy at once", DMPolytopeTypes[ct], s);
 }
 END_TEST
 

@@ -4,8 +4,9 @@
    - PetscSection arrays: the bulk reads of a mesh's dof map touch every point of the chart, and sections of millions of
      points are built on the setup threads; a call per point (PetscSectionGetDof(), PetscSectionSetDof()) costs more
      than the work (share/doc/performance.md, the PETSc-routine table);
-   - DM methods: fegpu's local section by cell type (prisms need it, FEGDMSetUpSection()) and DMCreateMatrix() of a DM
-     with a form (FEGDMSetForm()): DMPlex has no public setters for them;
+   - DM methods: fegpu's local section by cell type (prisms need it, FEGDMSetUpSection()), its global vector (the Plex
+     view and load methods are PETSc's private functions) and DMCreateMatrix() of a DM with a form (FEGDMSetForm()):
+     DMPlex has no public setters for them;
    - PetscFE: tensor elements tabulated from their 1D factors (FEGCreateFE());
    - PetscPartitioner: fegpu's METIS partitioner is a PETSc partitioner type.
    Private layouts change without notice, so outside the versions they were checked against the build stops here. */
@@ -69,6 +70,9 @@ PETSC_INTERN PetscErrorCode FEGSectionSetUpOneField(PetscSection, PetscInt);
    (nothing where PETSc's must come later: periodic DMs, several fields); collective */
 PETSC_INTERN PetscErrorCode FEGDMSetGlobalSectionFromLocal(DM);
 PETSC_INTERN PetscErrorCode FEGDMHasGlobalSection(DM, PetscBool *);
+/* DMCreateGlobalVector() of a DMPlex: PETSc's vector, its block size found on the setup threads, and on several
+   processes CUDA vectors without an eager host copy; collective */
+PETSC_INTERN PetscErrorCode FEGPlexCreateGlobalVector(DM, Vec *);
 /* DMPlexGetCellType()'s cache (PETSc 3.22) filled from the cell-type label's strata */
 PETSC_INTERN PetscErrorCode FEGPlexSetCellTypeCache(DM, DMLabel);
 

@@ -266,12 +266,12 @@ static PetscErrorCode FEGDMCloneByType(DM, DM *);
 static const FEGDMSectionOps FEGSectionByTypeOps = {FEGDMCreateLocalSectionByType, FEGDMCreateGlobalVectorSection, FEGDMCloneByType};
 
 /* the createglobalvector FEGDMSetUpSection() installs: the global section first (most programs' first need
-   of it), then PETSc's */
+   of it), then PETSc's vector, made as FEGPlexCreateGlobalVector() says */
 static PetscErrorCode FEGDMCreateGlobalVectorSection(DM dm, Vec *v)
 {
   PetscFunctionBegin;
   PetscCall(FEGDMSetUpGlobalSection(dm));
-  PetscCall((*FEGPlexSectionOps.createglobalvector)(dm, v));
+  PetscCall(FEGPlexCreateGlobalVector(dm, v));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -308,9 +308,12 @@ static PetscErrorCode FEGDMCloneByType(DM dm, DM *newdm)
   PETSc 3.22 (48x and 26x on one thread with PETSc 3.18), and the global section (FEGDMSetUpGlobalSection(), built from
   the local one's arrays) 6.5x and 5.8x faster than DMGetGlobalSection()'s, 4.0x and 4.1x on one thread (the 16-core
   host of an H200; share/bench/bench_plex, share/doc/performance.md). On several processes the global section is
-  fegpu's too, with the owners' offsets sent to the shared points in one message. So FEGSetUpDiscretization() calls
-  it for every mesh. test_space's test_section_same checks both against PETSc's, point by point, and test_distmesh's
-  test_global_section the global section of distributed meshes.
+  fegpu's too, with the owners' offsets sent to the shared points in one message. DMCreateGlobalVector() gives PETSc's
+  vector, its block size found on the setup threads, and with CUDA vectors on several processes without the pinned
+  host copy PETSc 3.22 allocates and zeroes at once (the host copy is made when first asked for). So
+  FEGSetUpDiscretization() calls it for every mesh. test_space's test_section_same checks both sections against
+  PETSc's, point by point, test_distmesh's test_global_section the global section of distributed meshes and
+  test_global_vector the vector.
 
 .seealso: FEGSetUpDiscretization()
 @*/

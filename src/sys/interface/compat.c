@@ -245,6 +245,91 @@ PetscErrorCode FEGDMSetGlobalSectionFromLocal(DM dm)
 }
 
 /* ---------------------------------------------------------------------------------------------------- DM methods */
+/* the greatest common divisor of a and b >= 0 (gcd(a, 0) = a) */
+static inline PetscInt FEGGcd(PetscInt a, PetscInt b)
+{
+  while (b) {
+    const PetscInt t = a % b;
+
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+/* The vector DMCreateGlobalVector() of a DMPlex makes (DMCreateGlobalVector_Plex(): DMCreateGlobalVector_Section_Private()
+   and the Plex view and load methods), with the same type, layout, block size, DM and methods; test_distmesh's
+   test_global_section compares the two. The block size is the greatest common divisor of the points' unconstrained
+   dof counts (where positive), if every process with dofs has the same one, else 1, as PETSc 3.18 to 3.22 take it.
+   Two differences in how: the counts are read from the global section's arrays on the setup threads, where PETSc
+   calls two functions per chart point on one; and CUDA vectors on several processes are made without the pinned host
+   copy that VecSetType(VECMPICUDA) allocates and zeroes at once (FEGDeviceCreateVec()). Collective. */
+PetscErrorCode FEGPlexCreateGlobalVector(DM dm, Vec *vec)
+{
+  MPI_Comm     comm = PetscObjectComm((PetscObject)dm);
+  PetscSection gs;
+  PetscInt     n, nth, nt, *g, *sum, blockSize = 0, localSize = 0, in[2], out[2], bs;
+  PetscMPIInt  size;
+  VecType      vtype;
+  PetscBool    cuda;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetGlobalSection(dm, &gs));
+  PetscCheck(!gs->bc || (gs->bc->pStart == gs->pStart && gs->bc->pEnd == gs->pEnd), PETSC_COMM_SELF, PETSC_ERR_PLIB, "The global section's constraints have another chart");
+  n = gs->pEnd - gs->pStart;
+  PetscCall(FEGSetupThreads(comm, &nth));
+  nt = FEGLoopThreads(n, nth);
+  PetscCall(PetscMalloc2(nt, &g, nt, &sum));
+#pragma omp parallel for num_threads((int)nt) schedule(static, 1)
+  for (PetscInt b = 0; b < nt; b++) {
+    const PetscInt *dof = gs->atlasDof, *cdof = gs->bc ? gs->bc->atlasDof : NULL;
+    PetscInt        d = 0, s = 0;
+
+    for (PetscInt i = FEGBlockStart(n, b, nt); i < FEGBlockStart(n, b + 1, nt); i++) {
+      const PetscInt u = dof[i] - (cdof ? cdof[i] : 0);
+
+      if (u > 0) d = FEGGcd(u, d);
+      if (dof[i] > 0) s += u;
+    }
+    g[b]   = d;
+    sum[b] = s;
+  }
+  for (PetscInt b = 0; b < nt; b++) {
+    blockSize = FEGGcd(g[b], blockSize);
+    localSize += sum[b];
+  }
+  PetscCall(PetscFree2(g, sum));
+  /* -out[0] is the smallest block size of the processes with dofs, out[1] the largest */
+  in[0] = blockSize ? -blockSize : -PETSC_MAX_INT;
+  in[1] = blockSize ? blockSize : -1;
+  PetscCall(MPIU_Allreduce(in, out, 2, MPIU_INT, MPI_MAX, comm));
+  bs = out[1] > 0 && -out[0] == out[1] ? out[1] : 1;
+  if (!blockSize) blockSize = 1;
+  PetscCheck(localSize % blockSize == 0, comm, PETSC_ERR_ARG_WRONG, "Mismatch between block size %" PetscInt_FMT " and local storage size %" PetscInt_FMT, blockSize, localSize);
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(DMGetVecType(dm, &vtype));
+  PetscCall(PetscStrcmp(vtype, VECCUDA, &cuda));
+  if (!cuda) PetscCall(PetscStrcmp(vtype, VECMPICUDA, &cuda));
+  if (cuda && size > 1 && FEGDevice.available) {
+    PetscLayout map;
+
+    PetscCall(PetscLayoutCreateFromSizes(comm, localSize, PETSC_DETERMINE, bs, &map));
+    PetscCall(FEGDeviceCreateVec(map, vec));
+    PetscCall(PetscLayoutDestroy(&map));
+  } else {
+    PetscCall(VecCreate(comm, vec));
+    PetscCall(VecSetSizes(*vec, localSize, PETSC_DETERMINE));
+    PetscCall(VecSetBlockSize(*vec, bs));
+    PetscCall(VecSetType(*vec, vtype));
+  }
+  PetscCall(VecSetDM(*vec, dm));
+  PetscCall(VecSetOperation(*vec, VECOP_VIEW, (void (*)(void))VecView_Plex));
+  PetscCall(VecSetOperation(*vec, VECOP_VIEWNATIVE, (void (*)(void))VecView_Plex_Native));
+  PetscCall(VecSetOperation(*vec, VECOP_LOAD, (void (*)(void))VecLoad_Plex));
+  PetscCall(VecSetOperation(*vec, VECOP_LOADNATIVE, (void (*)(void))VecLoad_Plex_Native));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode FEGDMHasGlobalSection(DM dm, PetscBool *has)
 {
   PetscFunctionBegin;
