@@ -2,8 +2,9 @@ static const char help[] = "fegpu's replacements of PETSc routines against PETSc
                            "  interpolation of a cell list (FEGPlexCreateFromCellList() / DMPlexCreateFromCellListPetsc() interpolated),\n"
                            "  label completion (FEGPlexLabelComplete() / DMPlexLabelComplete()), uniform refinement (FEGMeshRefine() /\n"
                            "  DMRefine()), the local and global sections of a P2 field (FEGDMSetUpSection() / DMCreateLocalSection(),\n"
-                           "  FEGDMSetUpGlobalSection() / DMGetGlobalSection()), every cell's closure indices (FEGPlexGetClosureIndicesBulk()\n"
-                           "  / DMPlexGetClosureIndices()) and the tabulation of tensor elements (FEGCreateFE() / PetscFECreateLagrange()).\n"
+                           "  FEGDMSetUpGlobalSection() / DMGetGlobalSection()) and its global vector (DMCreateGlobalVector() of each),\n"
+                           "  every cell's closure indices (FEGPlexGetClosureIndicesBulk() / DMPlexGetClosureIndices()) and the\n"
+                           "  tabulation of tensor elements (FEGCreateFE() / PetscFECreateLagrange()).\n"
                            "  -cell <tet,hex>  -n <cubes per side, default 55 for tet (998k cells), 100 for hex (1M)>  -reps <3>\n"
                            "  -csv file: one line per routine, appended (routine,cell,cells,threads,petsc_s,fegpu_s,factor)\n";
 
@@ -81,7 +82,7 @@ int main(int argc, char **argv)
   PetscReal         *coords;
   const FEGCellInfo *cell;
   DMPolytopeType     ct;
-  Row                row[9];
+  Row                row[10];
   PetscInt           nrow = 0;
   DM                 dm, coarse;
   PetscBool          set;
@@ -111,7 +112,7 @@ int main(int argc, char **argv)
   PetscCall(FEGCellInfoGet(PETSC_COMM_WORLD, ct, &cell));
   PetscCall(FEGSetupThreads(PETSC_COMM_WORLD, &nt));
   PetscCall(BoxList(cell, n, &nc, &nv, &cells, &coords));
-  for (PetscInt i = 0; i < 9; i++) row[i].tp = row[i].tf = PETSC_MAX_REAL;
+  for (PetscInt i = 0; i < 10; i++) row[i].tp = row[i].tf = PETSC_MAX_REAL;
 
   /* interpolation of a cell list */
   row[nrow].name = "interpolation";
@@ -167,6 +168,7 @@ int main(int argc, char **argv)
   row[nrow].name     = "local section";
   row[nrow + 1].name = "global section";
   row[nrow + 2].name = "closure indices";
+  row[nrow + 3].name = "global vector";
   for (PetscInt r = 0; r < reps; r++) {
     double       t0, t1, t2;
     DM           a, b;
@@ -189,6 +191,28 @@ int main(int argc, char **argv)
     PetscCall(Now(&t2));
     row[nrow + 1].tp = PetscMin(row[nrow + 1].tp, t1 - t0);
     row[nrow + 1].tf = PetscMin(row[nrow + 1].tf, t2 - t1);
+    {
+      Vec va, vb;
+
+      PetscCall(Now(&t0));
+      PetscCall(DMCreateGlobalVector(a, &va));
+      PetscCall(Now(&t1));
+      PetscCall(DMCreateGlobalVector(b, &vb));
+      PetscCall(Now(&t2));
+      row[nrow + 3].tp = PetscMin(row[nrow + 3].tp, t1 - t0);
+      row[nrow + 3].tf = PetscMin(row[nrow + 3].tf, t2 - t1);
+      {
+        PetscInt na, nb, ba, bb;
+
+        PetscCall(VecGetLocalSize(va, &na));
+        PetscCall(VecGetLocalSize(vb, &nb));
+        PetscCall(VecGetBlockSize(va, &ba));
+        PetscCall(VecGetBlockSize(vb, &bb));
+        PetscCheck(na == nb && ba == bb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Global vectors of %" PetscInt_FMT " and %" PetscInt_FMT " entries, block sizes %" PetscInt_FMT " and %" PetscInt_FMT " (PETSc's, fegpu's)", na, nb, ba, bb);
+      }
+      PetscCall(VecDestroy(&va));
+      PetscCall(VecDestroy(&vb));
+    }
     /* the closure of cell 0 gives the count per cell (one cell type) */
     PetscCall(DMPlexGetClosureIndices(a, sa, sa, cStart, PETSC_TRUE, &na, &ia, NULL, NULL));
     PetscCall(DMPlexRestoreClosureIndices(a, sa, sa, cStart, PETSC_TRUE, &na, &ia, NULL, NULL));
@@ -212,7 +236,7 @@ int main(int argc, char **argv)
     PetscCall(DMDestroy(&a));
     PetscCall(DMDestroy(&b));
   }
-  nrow += 3;
+  nrow += 4;
 
   /* uniform refinement of a box with an eighth of the cells, to the same size */
   PetscCall(PetscFree(cells));

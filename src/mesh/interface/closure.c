@@ -167,8 +167,8 @@ static PetscErrorCode FEGClassLocate(const PetscInt raw[], PetscInt nraw, const 
 . nclasses - the number of orientation classes met (PETSc's closure was computed once for each and target), or NULL
 
   Note:
-  Against DMPlexGetClosureIndices() cell by cell for a P2 field on one process: 36x faster at 1M hexahedra and at 998k
-  tetrahedra with 16 threads, 4.5x on one (PETSc 3.22, the 16-core host of an H200; share/bench/bench_plex, share/doc/performance.md).
+  Against DMPlexGetClosureIndices() cell by cell for a P2 field on one process it is faster by a factor in the tens
+  with threads and about 4 on one (share/bench/bench_plex; the factors are in share/doc/performance.md).
   test_dofmap checks it against DMPlexGetClosureIndices() on box and Gmsh meshes, serial and distributed.
 
   Level: developer

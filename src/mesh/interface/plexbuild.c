@@ -511,9 +511,8 @@ static PetscErrorCode FEGLabelAgreesWithOwners(DM dm, DMLabel label, PetscBool *
   values are then compared with its owner's (a byte per point and per eight values, one broadcast over the point SF).
   Only when a process lacks a point or a value does PETSc's DMPlexLabelComplete() run, on every process: it walks each
   point's closure and, on several processes, gathers and redistributes the label over the point SF. On one process at
-  about 1M cells the check of a complete label is 2.1-2.4x faster than PETSc's routine, and it adds about 10% to a
-  label PETSc then completes (PETSc 3.22, the 16-core host of an H200; share/bench/bench_plex,
-  share/doc/performance.md).
+  about 1M cells the check of a complete label is 2-3x faster than PETSc's routine, and it adds about 10% to a
+  label PETSc then completes (share/bench/bench_plex; the factors are in share/doc/performance.md).
 
   Level: developer
 @*/
@@ -625,8 +624,9 @@ static PetscErrorCode FEGLabelSetStratumRange(DMLabel label, PetscInt value, Pet
   Supports, cell types and the depth strata are written directly too: PETSc's DMPlexSymmetrize() and a cell-type label
   filled point by point (hashed, then sorted whenever the DM is cloned) were a third of the time of the direct build.
 
-  Against DMPlexCreateFromCellListPetsc() with interpolation on the same cells, on one process: 15.9x faster at 1M
-  hexahedra and 16.7x at 998k tetrahedra with 16 threads, 8.3x and 8.1x on one (PETSc 3.22, the 16-core host of an H200; share/bench/bench_plex, share/doc/performance.md). test_space's test_cell_list_interpolation checks it against PETSc's, point by point.
+  Against DMPlexCreateFromCellListPetsc() with interpolation on the same cells, on one process: 15-18x faster at
+  about 1M cells with threads and 8-9x on one (share/bench/bench_plex; the factors are in share/doc/performance.md).
+  test_space's test_cell_list_interpolation checks it against PETSc's, point by point.
 
   Level: developer
 @*/

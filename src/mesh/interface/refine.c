@@ -1,10 +1,10 @@
 /* Uniform (regular) refinement of a mesh, written directly: the refined cells come from a table per cell type (cell.c)
    applied to each coarse cell's closure, the interpolated DMPlex from FEGPlexCreateFromCellList(), and every label's
    points from their parents; on several processes each refines its part and the point SF follows from the coarse one
-   (FEGRefinePointSF()), with no step larger than the process's part. Against PETSc's DMRefine() (DMPlexTransform's regular refinement) to about
-   1M cells on one process: 5.7x faster for hexahedra and 4.3x for tetrahedra with 16 threads, 2.2x and 2.1x on one
-   (PETSc 3.22, the 16-core host of an H200; share/bench/bench_plex, share/doc/performance.md). test_space's test_refine checks it against DMRefine(): the same
-   vertices, cells, faces, edges and labels, points numbered differently. */
+   (FEGRefinePointSF()), with no step larger than the process's part. Faster than PETSc's DMRefine() (DMPlexTransform's
+   regular refinement) on one process, with threads or on one (share/bench/bench_plex; the factors are in
+   share/doc/performance.md). test_space's test_refine checks it against DMRefine(): the same vertices, cells, faces,
+   edges and labels, points numbered differently. */
 #include <fegpu/private/fegmeshimpl.h>
 #include <petscdmplextransform.h>
 #include <petscsf.h>

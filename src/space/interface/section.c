@@ -303,11 +303,10 @@ static PetscErrorCode FEGDMCloneByType(DM dm, DM *newdm)
   work on it. Several fields, vector fields and mixed meshes get PETSc's section where that is right, an error where it
   is not (prisms). DMClone() passes this on.
 
-  It is also faster than PETSc's DMCreateLocalSection(), which looks up each point's cell type in a label: of a P2
-  field on one process at 1M hexahedra and 998k tetrahedra, 1.8x and 1.9x with 16 threads and 1.5x and 1.8x on one with
-  PETSc 3.22 (48x and 26x on one thread with PETSc 3.18), and the global section (FEGDMSetUpGlobalSection(), built from
-  the local one's arrays) 6.5x and 5.8x faster than DMGetGlobalSection()'s, 4.0x and 4.1x on one thread (the 16-core
-  host of an H200; share/bench/bench_plex, share/doc/performance.md). On several processes the global section is
+  It is also faster than PETSc's DMCreateLocalSection(), which looks up each point's cell type in a label: 1.3-3.4x
+  for a P2 field on one process at about 1M cells with PETSc 3.22 (26-48x with PETSc 3.18), and the global section
+  (FEGDMSetUpGlobalSection(), built from the local one's arrays) 4-6x faster than DMGetGlobalSection()'s
+  (share/bench/bench_plex; the factors are in share/doc/performance.md). On several processes the global section is
   fegpu's too, with the owners' offsets sent to the shared points in one message. DMCreateGlobalVector() gives PETSc's
   vector, its block size found on the setup threads, and with CUDA vectors on several processes without the pinned
   host copy PETSc 3.22 allocates and zeroes at once (the host copy is made when first asked for). So

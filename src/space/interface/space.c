@@ -14,8 +14,8 @@ static PetscErrorCode FEGCheckCellAndOrder(MPI_Comm comm, PetscInt dim, DMPolyto
    PetscFECreateTabulation_Basic() multiplies the prime basis by the inverse Vandermonde matrix, a dense product of
    (points x Nb) by (Nb x Nb) per derivative. Each basis function is the product of the 1D Lagrange polynomials through
    its node's coordinates, which is what PETSc computes, in O(points x Nb x dim): a Q8 hexahedron at its quadrature
-   points 113-115x faster than PetscFECreateTabulation() (PETSc 3.22, an H200's host; share/bench/bench_plex,
-   share/doc/performance.md; test_space's test_tensor_tabulation checks it against PETSc's). */
+   points 80-100x faster than PetscFECreateTabulation() (share/bench/bench_plex, share/doc/performance.md;
+   test_space's test_tensor_tabulation checks it against PETSc's). */
 typedef struct {
   PetscInt  dim, n; /* n = p + 1 nodes per direction */
   PetscReal x[16];  /* the 1D nodes, increasing */
