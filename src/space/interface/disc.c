@@ -393,8 +393,8 @@ static PetscErrorCode FEGDiscOrderElements_Private(FEGDisc *disc)
     PetscInt  *lidx;
     PetscReal *X;
 
-    /* gathered into new arrays on the cells' threads, which replace the old ones (on several processes every process
-       takes this path, the cells touching ghosts going last) */
+    /* gathered into new arrays on the cells' threads, which replace the old ones (where the mesh's order is not
+       ghost-last already, or with an element ordering; a box's cells come ghost-last from its builder) */
     PetscCall(PetscMalloc1((size_t)Ne * Nb, &lidx));
     PetscCall(PetscMalloc1((size_t)Ne * nx, &X));
 #pragma omp parallel for num_threads(FEGDiscThreads(disc)) schedule(static)
