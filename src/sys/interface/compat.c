@@ -259,7 +259,7 @@ static inline PetscInt FEGGcd(PetscInt a, PetscInt b)
 
 /* The vector DMCreateGlobalVector() of a DMPlex makes (DMCreateGlobalVector_Plex(): DMCreateGlobalVector_Section_Private()
    and the Plex view and load methods), with the same type, layout, block size, DM and methods; test_distmesh's
-   test_global_section compares the two. The block size is the greatest common divisor of the points' unconstrained
+   test_global_vector compares the two. The block size is the greatest common divisor of the points' unconstrained
    dof counts (where positive), if every process with dofs has the same one, else 1, as PETSc 3.18 to 3.22 take it.
    Two differences in how: the counts are read from the global section's arrays on the setup threads, where PETSc
    calls two functions per chart point on one; and CUDA vectors on several processes are made without the pinned host
