@@ -20,6 +20,8 @@ PETSC_EXTERN PetscClassId   FEG_OP_CLASSID;
 PETSC_EXTERN PetscErrorCode FEGInitializePackage(void);
 PETSC_EXTERN PetscErrorCode FEGFinalizePackage(void);
 PETSC_EXTERN PetscErrorCode FEGSetSetupThreads(PetscInt);
+/* The process's GPU made ready for PETSc and fegpu, without a context on another GPU */
+PETSC_EXTERN PetscErrorCode FEGDeviceInitialize(void);
 
 /* Derivative index of a(u,v) = sum_ij C_ij d_i u d_j v: 0 is the value, 1..dim the gradient components */
 #define FEG_MAX_DERIV 4

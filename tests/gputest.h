@@ -4,6 +4,8 @@
 
 #include "fegtest.h"
 #include <petscdevice_cuda.h>
+#include <dlfcn.h>
+#include <fegpu/private/fegsysimpl.h> /* FEGDeviceGetStarted() */
 
 typedef struct {
   FEGOpType   strategy;
@@ -23,6 +25,34 @@ static const gputest_variant gputest_variants[] = {
 };
 #define GPUTEST_NVARIANTS 8
 
+/* the GPUs other than dev on which this process has an active primary context, from CUDA's driver API (looked up in
+   the loaded libcuda, so that the tests do not link it) */
+static inline PetscErrorCode gputest_other_contexts(int dev, int *nother)
+{
+  void *h;
+  int (*count)(int *), (*get)(int *, int), (*state)(int, unsigned *, int *);
+  int n = 0;
+
+  PetscFunctionBegin;
+  *nother = 0;
+  h       = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  PetscCheck(h, PETSC_COMM_SELF, PETSC_ERR_LIB, "libcuda.so.1 is not loaded: %s", dlerror());
+  *(void **)&count = dlsym(h, "cuDeviceGetCount");
+  *(void **)&get   = dlsym(h, "cuDeviceGet");
+  *(void **)&state = dlsym(h, "cuDevicePrimaryCtxGetState");
+  PetscCheck(count && get && state, PETSC_COMM_SELF, PETSC_ERR_LIB, "libcuda.so.1 lacks cuDeviceGetCount, cuDeviceGet or cuDevicePrimaryCtxGetState");
+  PetscCheck(!count(&n), PETSC_COMM_SELF, PETSC_ERR_LIB, "cuDeviceGetCount failed");
+  for (int i = 0; i < n; i++) {
+    int      d, active = 0;
+    unsigned flags;
+
+    if (i == dev) continue;
+    PetscCheck(!get(&d, i) && !state(d, &flags, &active), PETSC_COMM_SELF, PETSC_ERR_LIB, "cuDevicePrimaryCtxGetState failed on device %d", i);
+    if (active) (*nother)++;
+  }
+  (void)dlclose(h);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 /* how gputest_build() makes the mesh and the form; NULL: the perturbed box and fegtest_form()'s coefficients */
 typedef struct {
   PetscBool   qpoints;        /* values at the quadrature points added to the form */

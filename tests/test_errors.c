@@ -107,6 +107,7 @@ START_TEST(test_cuda_vectors_without_cuda)
   /* without CUDA, fegpu says so where the mesh is made, not PETSc's "Unknown vector type" at the first Vec */
   EXPECT_ERROR(mesh_with_vec_type("cuda"), PETSC_ERR_SUP, "The DM has vector type cuda but fegpu was built without CUDA: configure fegpu against a CUDA-enabled PETSc");
   TCHK(PetscOptionsClearValue(NULL, "-vt_dm_vec_type"));
+  EXPECT_ERROR(FEGDeviceInitialize(), PETSC_ERR_SUP, "FEGDeviceInitialize() needs fegpu built against a CUDA-enabled PETSc");
 #endif
   TCHK(mesh_with_vec_type("standard"));
   TCHK(PetscOptionsClearValue(NULL, "-vt_dm_vec_type"));

@@ -6,7 +6,8 @@
    their shells' own vectors (MatCreateVecs()) made on the device without a host copy and giving the same products;
    the overlapped apply (interior elements while the halo moves) equals the host and the plain one; shells give PCs
    an assembled matrix; the deterministic modes give the same bits twice; an out-of-memory is reported and survived;
-   the auto type becomes a type that applies the host's operator.
+   the auto type becomes a type that applies the host's operator; the process's GPU is PETSc's device, started by
+   fegpu, with no context on another GPU.
    Needs a GPU (make check-gpu).
    fegtest: nsize 1 2 */
 #include "gputest.h"
@@ -854,11 +855,37 @@ START_TEST(test_gpu_auto)
 }
 END_TEST
 
+/* the process's GPU is PETSc's device, fegpu started it, and no other GPU has a context of this process: PETSc's own
+   start would also make one on device 0 in every process that sees several GPUs (two processes on a node of two GPUs
+   check it) */
+START_TEST(test_gpu_device)
+{
+  PetscInt           id, pid;
+  PetscDeviceContext dctx;
+  PetscDevice        dev;
+  int                cur, nother;
+
+  TCHK(FEGDeviceInitialize());
+  TCHK(FEGDeviceGetStarted(&id));
+  TCHK(PetscDeviceContextGetCurrentContext(&dctx));
+  TCHK(PetscDeviceContextGetDevice(dctx, &dev));
+  TCHK(PetscDeviceGetDeviceId(dev, &pid));
+  ck_assert_msg(id == pid, "fegpu started device %d, PETSc's device is %d", (int)id, (int)pid);
+  ck_assert_int_eq(cudaGetDevice(&cur), cudaSuccess);
+  ck_assert_msg(cur == pid, "the process is on device %d, PETSc's device is %d", cur, (int)pid);
+  TCHK(gputest_other_contexts(cur, &nother));
+  ck_assert_msg(nother == 0, "%d GPUs besides device %d have a context of this process", nother, cur);
+}
+END_TEST
+
 static void add_tests(Suite *s)
 {
   TCase *tc;
 
   /* separate cases so CK_RUN_CASE=<case> runs one under compute-sanitizer (share/fegpu/sanitize.sh) */
+  tc = tcase_create("device");
+  tcase_add_test(tc, test_gpu_device);
+  suite_add_tcase(s, tc);
   tc = tcase_create("equal");
   tcase_set_timeout(tc, 900);
   tcase_add_loop_test(tc, test_gpu_equals_host, 0, 5 * 8);

@@ -13,7 +13,6 @@ static const char help[] = "fegpu bench_matfree: the matrix-free kernels against
 
 #include "benchutil.h"
 #include <petscksp.h>
-#include <petscdevice.h>
 #if defined(FEGPU_HAVE_CUDA)
   #include <cuda_runtime_api.h>
 #endif
@@ -246,14 +245,12 @@ static PetscErrorCode BenchBP(const char *problem, PetscInt norders, const Petsc
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: hexahedra, %s, %s nodes, %s, CG + %s, %" PetscInt_FMT " iterations, %s mesh\n", problem, mass ? "mass" : "Poisson", FEGNodeTypes[nodes], colloc ? "N+1 GLL points per direction" : "N+2 Gauss points per direction", pc, its, mesh));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-2s %-8s %10s %10s %8s %12s %12s %14s %10s %10s\n", "N", "strategy", "cells/proc", "dofs", "mesh s", "setup s", "solve s", "DOFs*its/s", "B/dof", "sections s"));
   if (ondevice) {
-    /* the GPU's start-up (context, PETSc's handles) apart: PETSc makes it at its first device call, which would fall
+    /* the GPU's start-up (context, PETSc's handles) apart: fegpu makes it at its first device call, which would fall
        into whichever phase makes one */
     PetscLogDouble td0, td1;
 
     PetscCall(PetscTime(&td0));
-#if defined(PETSC_HAVE_CUDA)
-    PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
-#endif
+    PetscCall(FEGDeviceInitialize());
     PetscCall(Sync());
     PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
     PetscCall(PetscTime(&td1));

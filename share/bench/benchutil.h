@@ -49,6 +49,7 @@ static inline PetscErrorCode Sync(void)
 {
   PetscFunctionBegin;
 #if defined(FEGPU_HAVE_CUDA)
+  if (ondevice) PetscCall(FEGDeviceInitialize()); /* PETSc's device first: a bare CUDA call would start device 0 */
   if (ondevice && cudaDeviceSynchronize() != cudaSuccess) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "cudaDeviceSynchronize failed");
 #endif
   PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));

@@ -11,8 +11,10 @@ extern "C" {
 
 /* cudaMalloc (and a copy of h when given) that reports an out-of-memory with the bytes asked and free; total += bytes */
 PETSC_INTERN PetscErrorCode FEGDevMallocCopy(void **, const void *, size_t, size_t *);
-/* the GPU PETSc chose for this process, initialised before fegpu's first device allocation */
-PETSC_INTERN PetscErrorCode FEGDevSelect(void);
+/* PETSc's device for this process, initialised before fegpu's first device allocation, the process put on it first;
+   the device fegpu started (-1: none) */
+PETSC_INTERN PetscErrorCode FEGDevInitialize(void);
+PETSC_INTERN PetscErrorCode FEGDevStarted(int *);
 /* free and total bytes of this process's GPU */
 PETSC_INTERN PetscErrorCode FEGDevMemInfo(size_t *, size_t *);
 /* the blocks of a kernel resident per multiprocessor at a block size and dynamic shared memory (0: it does not fit),

@@ -76,8 +76,11 @@ PETSC_INTERN PetscErrorCode FEGDeviceCreateVec(PetscLayout, Vec *);
 typedef struct {
   PetscBool available;
   PetscErrorCode (*roofline)(double *, double *, double *);
-  PetscErrorCode (*select)(void);                /* the GPU PETSc chose for this process, before fegpu's first device allocation */
+  PetscErrorCode (*initialize)(void);            /* the GPU PETSc chooses for this process, before fegpu's first device allocation */
+  PetscErrorCode (*started)(int *);              /* the device fegpu started, -1 if none */
   PetscErrorCode (*meminfo)(size_t *, size_t *); /* free and total bytes of this process's GPU */
 } FEGDeviceBackend;
 PETSC_INTERN FEGDeviceBackend FEGDevice;
 PETSC_INTERN PetscErrorCode   FEGDeviceBackendRegister(void);
+/* the device fegpu started for PETSc, -1 if none (tests) */
+PETSC_EXTERN PetscErrorCode FEGDeviceGetStarted(PetscInt *);

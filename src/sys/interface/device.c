@@ -4,22 +4,63 @@
 
 #if defined(FEGPU_HAVE_CUDA)
 PETSC_INTERN PetscErrorCode FEGDevRoofline(double *, double *, double *);
-PETSC_INTERN PetscErrorCode FEGDevSelect(void);
+PETSC_INTERN PetscErrorCode FEGDevInitialize(void);
+PETSC_INTERN PetscErrorCode FEGDevStarted(int *);
 PETSC_INTERN PetscErrorCode FEGDevMemInfo(size_t *, size_t *);
 #endif
 
-FEGDeviceBackend FEGDevice = {PETSC_FALSE, NULL, NULL, NULL};
+FEGDeviceBackend FEGDevice = {PETSC_FALSE, NULL, NULL, NULL, NULL};
 
 /* fills FEGDevice in a CUDA build (the package initialiser calls it) */
 PetscErrorCode FEGDeviceBackendRegister(void)
 {
   PetscFunctionBegin;
 #if defined(FEGPU_HAVE_CUDA)
-  FEGDevice.available = PETSC_TRUE;
-  FEGDevice.roofline  = FEGDevRoofline;
-  FEGDevice.select    = FEGDevSelect;
-  FEGDevice.meminfo   = FEGDevMemInfo;
+  FEGDevice.available  = PETSC_TRUE;
+  FEGDevice.roofline   = FEGDevRoofline;
+  FEGDevice.initialize = FEGDevInitialize;
+  FEGDevice.started    = FEGDevStarted;
+  FEGDevice.meminfo    = FEGDevMemInfo;
 #endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  FEGDeviceInitialize - makes this process's GPU ready for PETSc and fegpu: the process is put on the device PETSc's
+  start takes (-device_select_cuda n, else the rank in `PETSC_COMM_WORLD` modulo the visible GPUs), then PETSc's CUDA
+  device is initialised there. fegpu calls it before its first work on the GPU; a program calls it instead of
+  `PetscDeviceInitialize()` before its own first CUDA call
+
+  Not Collective
+
+  Notes:
+  PETSc's own start sets the context's flags on the calling thread's current device before it selects its device,
+  which with CUDA 12 and later makes a context on device 0 as well in every process that sees several GPUs and is not
+  device 0's (0.1-0.15 s each, and memory on GPU 0). Processes under share/fegpu/gpu-bind see one GPU each and do not
+  meet this. Nothing is done when PETSc's CUDA device is up already; a device fegpu cannot start is left to PETSc's
+  start to report.
+
+  Level: intermediate
+
+.seealso: FEGDeviceRoofline()
+@*/
+PetscErrorCode FEGDeviceInitialize(void)
+{
+  PetscFunctionBegin;
+  PetscCall(FEGInitializePackage());
+  PetscCheck(FEGDevice.available, PETSC_COMM_SELF, PETSC_ERR_SUP, "FEGDeviceInitialize() needs fegpu built against a CUDA-enabled PETSc (./configure with PETSC_DIR of one, e.g. source ../shared/gpu/env.sh)");
+  PetscCall((*FEGDevice.initialize)());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the device fegpu started before PETSc's start, -1 if none */
+PetscErrorCode FEGDeviceGetStarted(PetscInt *id)
+{
+  int d = -1;
+
+  PetscFunctionBegin;
+  if (FEGDevice.started) PetscCall((*FEGDevice.started)(&d));
+  *id = d;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -38,7 +79,7 @@ PetscErrorCode FEGDMIsOnDevice(DM dm, PetscBool *ondevice)
   *ondevice = (PetscBool)(*ondevice || seq || mpi);
   PetscCall(FEGInitializePackage());
   PetscCheck(!*ondevice || FEGDevice.available, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "The DM has vector type %s but fegpu was built without CUDA: configure fegpu against a CUDA-enabled PETSc (for example source ../shared/gpu/env.sh && ./configure)", vtype);
-  if (*ondevice) PetscCall((*FEGDevice.select)());
+  if (*ondevice) PetscCall((*FEGDevice.initialize)());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -76,7 +117,7 @@ PetscErrorCode FEGDeviceRoofline(PetscReal *triad, PetscReal *fma, PetscReal *at
   PetscFunctionBegin;
   PetscCall(FEGInitializePackage());
   PetscCheck(FEGDevice.roofline, PETSC_COMM_SELF, PETSC_ERR_SUP, "FEGDeviceRoofline needs fegpu built against a CUDA-enabled PETSc (./configure with PETSC_DIR of one, e.g. source ../shared/gpu/env.sh)");
-  PetscCall((*FEGDevice.select)());
+  PetscCall((*FEGDevice.initialize)());
   PetscCall((*FEGDevice.roofline)(&t, &f, &a));
   *triad   = t;
   *fma     = f;

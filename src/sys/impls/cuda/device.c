@@ -2,13 +2,87 @@
 #include <fegpu/private/fegdevice.h>
 #include <petscdevice_cuda.h>
 
-/* PETSc picks each process's GPU when its device is initialised (rank modulo the visible GPUs, or -device_select_cuda);
-   PETSc initialises it lazily, so fegpu does it before its first allocation, or its arrays and PETSc's vectors would
-   sit on different GPUs whenever a process sees several */
-PetscErrorCode FEGDevSelect(void)
+/* PETSc's start of its CUDA device (lazy: at the first device call) sets the context's flags on the calling thread's
+   current device before it selects its own, and with CUDA 12 and later that makes a context there: every process not
+   bound to one GPU also gets a context on device 0 (0.1-0.15 s, and GPU 0's memory; share/doc/performance.md, "Several
+   GPUs"). So fegpu puts the thread on PETSc's device first, making its context with the flags PETSc gives it. */
+static int FEGDevStartedId = -1; /* the device fegpu started, -1: none */
+
+/* the device PETSc's start will take: -device_select_cuda n, else the rank in PETSC_COMM_WORLD modulo the visible GPUs;
+   *disabled when PETSc will not start CUDA (-device_enable_cuda or -device_enable none) */
+static PetscErrorCode FEGDevRequested(int *id, PetscMPIInt *rank, PetscBool *disabled)
+{
+  PetscInt  sel    = PETSC_DECIDE;
+  char      en[16] = "";
+  PetscBool set;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-device_select_cuda", &sel, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-device_enable_cuda", en, sizeof(en), &set));
+  if (!set) PetscCall(PetscOptionsGetString(NULL, NULL, "-device_enable", en, sizeof(en), &set));
+  PetscCall(PetscStrcmp(en, "none", disabled));
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, rank));
+  *id = sel >= 0 ? (int)sel : -1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the calling thread on device id (or rank % count), its context made with PETSc's flags; a failure is left to PETSc's
+   start to report */
+static cudaError_t FEGDevMakeContext(int *id, PetscMPIInt rank)
+{
+  cudaError_t err;
+  int         n = 0;
+
+  err = cudaGetDeviceCount(&n);
+  if (err == cudaSuccess && n < 1) err = cudaErrorNoDevice;
+  if (err != cudaSuccess) return err;
+  if (*id < 0) *id = rank % n;
+#if CUDART_VERSION >= 12000
+  err = cudaInitDevice(*id, cudaDeviceMapHost, 0);
+  if (err == cudaSuccess || err == cudaErrorSetOnActiveProcess) err = cudaSetDevice(*id);
+#else
+  err = cudaSetDevice(*id);
+  if (err == cudaSuccess) err = cudaFree(NULL);
+#endif
+  return err;
+}
+
+/* PETSc's device for this process, initialised before fegpu's first allocation (fegpu's arrays and PETSc's vectors
+   must sit on one GPU when a process sees several), the thread put on it first (above) */
+PetscErrorCode FEGDevInitialize(void)
 {
   PetscFunctionBegin;
-  PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+  if (!PetscDeviceInitialized(PETSC_DEVICE_CUDA)) {
+    int         id;
+    PetscMPIInt rank;
+    PetscBool   disabled;
+
+    PetscCall(FEGDevRequested(&id, &rank, &disabled));
+    if (!disabled) {
+      cudaError_t err = FEGDevMakeContext(&id, rank);
+
+      if (err == cudaSuccess) FEGDevStartedId = id;
+      else {
+        (void)cudaGetLastError();
+        PetscCall(PetscInfo(NULL, "fegpu could not start device %d (%s); PETSc's start follows\n", id, cudaGetErrorString(err)));
+      }
+    }
+    PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+    if (FEGDevStartedId >= 0) {
+      int cur;
+
+      PetscCallCUDA(cudaGetDevice(&cur));
+      if (cur != FEGDevStartedId) PetscCall(PetscInfo(NULL, "fegpu started device %d but PETSc chose device %d\n", FEGDevStartedId, cur));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the device fegpu started before PETSc's start, -1 if none */
+PetscErrorCode FEGDevStarted(int *id)
+{
+  PetscFunctionBegin;
+  *id = FEGDevStartedId;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -16,7 +90,7 @@ PetscErrorCode FEGDevSelect(void)
 PetscErrorCode FEGDevMemInfo(size_t *fr, size_t *tot)
 {
   PetscFunctionBegin;
-  PetscCall(FEGDevSelect());
+  PetscCall(FEGDevInitialize());
   PetscCallCUDA(cudaMemGetInfo(fr, tot));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
