@@ -68,8 +68,10 @@ PETSC_INTERN PetscErrorCode FEGObjectGetSetting_Private(PetscObject, PetscInt, c
 /* ------------------------------------------------------------------------------------------------------ devices */
 /* fegpu runs on the GPU when the DM's vectors are CUDA vectors */
 PETSC_EXTERN PetscErrorCode FEGDMIsOnDevice(DM, PetscBool *);
-/* a CUDA vector of a layout whose arrays are made when first used (src/sys/interface/device.c) */
+/* a CUDA vector of a layout whose arrays are made when first used, and whether a vector type on a communicator is made
+   so (src/sys/interface/device.c) */
 PETSC_INTERN PetscErrorCode FEGDeviceCreateVec(PetscLayout, Vec *);
+PETSC_INTERN PetscErrorCode FEGDeviceVecIsLazy(MPI_Comm, VecType, PetscBool *);
 
 /* What the CUDA backend provides to every layer: filled by FEGDeviceBackendRegister() when fegpu is built with CUDA
    (src/sys/interface/device.c), empty otherwise */

@@ -82,9 +82,8 @@ static PetscErrorCode MatCreateVecs_FEGOp(Mat A, Vec *right, Vec *left)
 /* A MATSHELL with the products the type provides */
 static PetscErrorCode FEGOpMakeShell_Private(FEGOp op, Mat A)
 {
-  VecType     vtype;
-  PetscBool   ondevice;
-  PetscMPIInt size;
+  VecType   vtype;
+  PetscBool ondevice, lazy;
 
   PetscFunctionBegin;
   PetscCheck(op->ops->apply, PetscObjectComm((PetscObject)op), PETSC_ERR_SUP, "Operator type %s neither makes its own matrix (creatematrix) nor applies itself (apply)", ((PetscObject)op)->type_name);
@@ -100,9 +99,9 @@ static PetscErrorCode FEGOpMakeShell_Private(FEGOp op, Mat A)
   PetscCall(MatShellSetOperation(A, MATOP_VIEW, FEGMatShellOp(MatView_FEGOp)));
   PetscCall(DMGetVecType(op->dm, &vtype));
   PetscCall(MatSetVecType(A, vtype));
-  PetscCall(FEGDMIsOnDevice(op->dm, &ondevice));
-  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-  if (ondevice && size > 1) PetscCall(MatShellSetOperation(A, MATOP_CREATE_VECS, FEGMatShellOp(MatCreateVecs_FEGOp)));
+  PetscCall(FEGDMIsOnDevice(op->dm, &ondevice)); /* CUDA vectors without CUDA: fegpu's error; else the GPU started */
+  PetscCall(FEGDeviceVecIsLazy(PetscObjectComm((PetscObject)A), vtype, &lazy));
+  if (lazy) PetscCall(MatShellSetOperation(A, MATOP_CREATE_VECS, FEGMatShellOp(MatCreateVecs_FEGOp)));
   PetscCall(MatSetUp(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -269,9 +269,8 @@ PetscErrorCode FEGPlexCreateGlobalVector(DM dm, Vec *vec)
   MPI_Comm     comm = PetscObjectComm((PetscObject)dm);
   PetscSection gs;
   PetscInt     n, nth, nt, *g, *sum, blockSize = 0, localSize = 0, in[2], out[2], bs;
-  PetscMPIInt  size;
   VecType      vtype;
-  PetscBool    cuda;
+  PetscBool    lazy;
 
   PetscFunctionBegin;
   PetscCall(DMGetGlobalSection(dm, &gs));
@@ -306,11 +305,9 @@ PetscErrorCode FEGPlexCreateGlobalVector(DM dm, Vec *vec)
   bs = out[1] > 0 && -out[0] == out[1] ? out[1] : 1;
   if (!blockSize) blockSize = 1;
   PetscCheck(localSize % blockSize == 0, comm, PETSC_ERR_ARG_WRONG, "Mismatch between block size %" PetscInt_FMT " and local storage size %" PetscInt_FMT, blockSize, localSize);
-  PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(DMGetVecType(dm, &vtype));
-  PetscCall(PetscStrcmp(vtype, VECCUDA, &cuda));
-  if (!cuda) PetscCall(PetscStrcmp(vtype, VECMPICUDA, &cuda));
-  if (cuda && size > 1 && FEGDevice.available) {
+  PetscCall(FEGDeviceVecIsLazy(comm, vtype, &lazy));
+  if (lazy) {
     PetscLayout map;
 
     PetscCall(PetscLayoutCreateFromSizes(comm, localSize, PETSC_DETERMINE, bs, &map));

@@ -83,14 +83,31 @@ PetscErrorCode FEGDMIsOnDevice(DM dm, PetscBool *ondevice)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Whether vectors of type vtype on comm are made by FEGDeviceCreateVec(): CUDA vectors (cuda, mpicuda) on several
+   processes of a CUDA build, where VecSetType() would allocate and zero a pinned host copy at once */
+PetscErrorCode FEGDeviceVecIsLazy(MPI_Comm comm, VecType vtype, PetscBool *lazy)
+{
+  PetscMPIInt size;
+  PetscBool   cuda = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  if (vtype) PetscCall(PetscStrcmp(vtype, VECCUDA, &cuda));
+  if (vtype && !cuda) PetscCall(PetscStrcmp(vtype, VECMPICUDA, &cuda));
+  *lazy = (PetscBool)(cuda && size > 1 && FEGDevice.available);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A CUDA vector of layout map, zeroed on the device, its host copy made only when a host array is asked for. On
    several processes VecSetType(VECMPICUDA) allocates and zeroes a pinned host copy at once (VECSEQCUDA on one process
-   is as lazy as this already; share/doc/performance.md, "Several GPUs", has the cost). Collective. */
+   is as lazy as this already; share/doc/performance.md, "Several GPUs", has the cost). The process's GPU is started
+   by fegpu first (FEGDeviceInitialize()), as this may be a program's first device call. Collective. */
 PetscErrorCode FEGDeviceCreateVec(PetscLayout map, Vec *v)
 {
   PetscFunctionBegin;
   PetscCheck(FEGDevice.available, map->comm, PETSC_ERR_SUP, "A CUDA vector needs fegpu built against a CUDA-enabled PETSc");
 #if defined(FEGPU_HAVE_CUDA)
+  PetscCall((*FEGDevice.initialize)());
   PetscCall(VecCreateMPICUDAWithArrays(map->comm, PetscAbs(map->bs), map->n, map->N, NULL, NULL, v));
   PetscCall(VecSet(*v, 0.0));
 #endif
