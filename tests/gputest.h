@@ -53,6 +53,7 @@ static inline PetscErrorCode gputest_other_contexts(int dev, int *nother)
   (void)dlclose(h);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
 /* how gputest_build() makes the mesh and the form; NULL: the perturbed box and fegtest_form()'s coefficients */
 typedef struct {
   PetscBool   qpoints;        /* values at the quadrature points added to the form */
