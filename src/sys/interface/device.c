@@ -36,8 +36,8 @@ PetscErrorCode FEGDeviceBackendRegister(void)
   Notes:
   PETSc's own start sets the context's flags on the calling thread's current device before it selects its device,
   which with CUDA 12 and later makes a context on device 0 as well in every process that sees several GPUs and is not
-  device 0's (0.1-0.15 s each, and memory on GPU 0). Processes under share/fegpu/gpu-bind see one GPU each and do not
-  meet this. Nothing is done when PETSc's CUDA device is up already; a device fegpu cannot start is left to PETSc's
+  device 0's, at a cost in start-up time and in GPU 0's memory. Processes under share/fegpu/gpu-bind see one GPU each
+  and do not meet this. Nothing is done when PETSc's CUDA device is up already; a device fegpu cannot start is left to PETSc's
   start to report.
 
   Level: intermediate

@@ -4,8 +4,9 @@
 
 /* PETSc's start of its CUDA device (lazy: at the first device call) sets the context's flags on the calling thread's
    current device before it selects its own, and with CUDA 12 and later that makes a context there: every process not
-   bound to one GPU also gets a context on device 0 (0.1-0.15 s, and GPU 0's memory; share/doc/performance.md, "Several
-   GPUs"). So fegpu puts the thread on PETSc's device first, making its context with the flags PETSc gives it. */
+   bound to one GPU also gets a context on device 0, which costs start-up time and GPU 0's memory
+   (share/doc/performance.md, "Several GPUs"). So fegpu puts the thread on PETSc's device first, making its context
+   with the flags PETSc gives it. */
 static int FEGDevStartedId = -1; /* the device fegpu started, -1: none */
 
 /* the device PETSc's start will take: -device_select_cuda n, else the rank in PETSC_COMM_WORLD modulo the visible GPUs;
