@@ -16,10 +16,38 @@
 #include <petscdm.h>
 #include <petscfe.h>
 #include <petscpartitioner.h>
+#include <petscsf.h>
 
 #if PETSC_VERSION_LT(3, 18, 0) || PETSC_VERSION_GE(3, 23, 0)
   #error "fegpu reaches into PETSc's PetscSection, DM, PetscFE and PetscPartitioner structures as PETSc 3.18 to 3.22 lay them out (src/sys/interface/compat.c): check them against this PETSc's include/petsc/private/ headers, then widen the range here"
 #endif
+
+/* PetscSFGetRootRanks() and PetscSFGetLeafRanks() return their count of processes as a PetscInt in PETSc 3.18 and as a
+   PetscMPIInt in 3.22 (one type unless PETSc has 64-bit indices). These take a PetscMPIInt and pass PETSc the type its
+   prototype has, chosen at compile time from the prototype itself; the variable not passed stays 0 */
+#define FEG_SF_COUNT(f, t, m, i) _Generic(&f, t: (m), default: (i))
+
+static inline PetscErrorCode FEGSFGetRootRanks(PetscSF sf, PetscMPIInt *n, const PetscMPIInt **ranks, const PetscInt **off, const PetscInt **mine, const PetscInt **remote)
+{
+  PetscMPIInt nm = 0;
+  PetscInt    ni = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscSFGetRootRanks(sf, FEG_SF_COUNT(PetscSFGetRootRanks, PetscErrorCode(*)(PetscSF, PetscMPIInt *, const PetscMPIInt **, const PetscInt **, const PetscInt **, const PetscInt **), &nm, &ni), ranks, off, mine, remote));
+  if (n) PetscCall(PetscMPIIntCast(nm + ni, n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static inline PetscErrorCode FEGSFGetLeafRanks(PetscSF sf, PetscMPIInt *n, const PetscMPIInt **ranks, const PetscInt **off, const PetscInt **loc)
+{
+  PetscMPIInt nm = 0;
+  PetscInt    ni = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscSFGetLeafRanks(sf, FEG_SF_COUNT(PetscSFGetLeafRanks, PetscErrorCode(*)(PetscSF, PetscMPIInt *, const PetscMPIInt **, const PetscInt **, const PetscInt **), &nm, &ni), ranks, off, loc));
+  if (n) PetscCall(PetscMPIIntCast(nm + ni, n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 /* MatShellSetOperation takes void (*)(void) in every supported version; one cast keeps call sites uniform */
 #define FEGMatShellOp(f) ((void (*)(void))(f))

@@ -164,6 +164,7 @@ PETSC_INTERN PetscErrorCode FEGDevCopyIndexed(int, const int *, const int *, con
 PETSC_INTERN PetscErrorCode FEGDevSumInto(int, const int *, const int *, const int *, const double *, double *);
 PETSC_INTERN PetscErrorCode FEGDevCopyToPointers(int, const int *, const double *, double *const *);
 PETSC_INTERN PetscErrorCode FEGDevLocalToOwned(int, const int *, const int *, const double *, double *, int);
+PETSC_INTERN PetscErrorCode FEGDevLocalCode(int, int, const int *, const int *, int, const int *, int *);
 
 /* The transfer between two orders of a polynomial hierarchy on the device (interp.cu; the host's FEGInterp): element
    values gathered in chunks, one DGEMM with the element prolongation, stored (prolongation: every cell holding a fine

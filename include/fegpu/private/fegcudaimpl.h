@@ -59,7 +59,8 @@ typedef struct {
                               ghost entry k of xchg's buffers, -1 constrained (device): for kernels that index the global
                               vectors (gindex) */
   int         nown;        /* owned unconstrained dofs */
-  int        *lown, *gown; /* their local index and their index in the process's part of the global vector (device) */
+  int        *lown, *gown; /* their local index and their index in the process's part of the global vector (device; the
+                              discretization's, FEGDiscGetDevPairs()) */
   PetscInt    nint;        /* elements 0..nint-1 touch no ghost dof (FEGMeshReorder() puts the others last) */
   PetscInt    nfirst;      /* of them, the ones applied while ghost values arrive; the rest run while sums leave */
   /* one process with constraints, or several with lcode: a type whose kernel reads and adds through global indices,

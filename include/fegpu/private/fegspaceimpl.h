@@ -52,6 +52,10 @@ typedef struct {
      discretization shares: the backend's, built by the first that needs them, freed with the discretization */
   void *devdisc;
   PetscErrorCode (*devdiscdestroy)(void **);
+  /* the owned and ghost dofs as the device's operators and right-hand sides move them (index pairs, the ghosts' SF):
+     the backend's, made by the first that needs them, freed with the discretization */
+  void *devpairs;
+  PetscErrorCode (*devpairsdestroy)(void **);
 } FEGDisc;
 
 /* the DM's cell that element e is: the element order is FEGDMGetElementOrder()'s, the arrays given per cell (quadrature

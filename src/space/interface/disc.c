@@ -565,6 +565,7 @@ PetscErrorCode FEGDiscDestroy(FEGDisc *disc)
   PetscCall(PetscFree(disc->gidx));
   PetscCall(PetscFree(disc->l2g));
   if (disc->rhsdevdestroy) PetscCall((*disc->rhsdevdestroy)(&disc->rhsdev));
+  if (disc->devpairsdestroy) PetscCall((*disc->devpairsdestroy)(&disc->devpairs));
   if (disc->devdiscdestroy) PetscCall((*disc->devdiscdestroy)(&disc->devdisc));
   PetscCall(PetscSectionDestroy(&disc->lsec));
   PetscCall(VecDestroy(&disc->coords));

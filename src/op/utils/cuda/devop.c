@@ -145,6 +145,66 @@ static PetscErrorCode FEGDiscHaloPairs(FEGDisc *disc, int *nown, int **lown, int
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The owned dofs as index pairs on the device and the ghost dofs in an SF of their own (FEGDiscHaloPairs()): made once
+   per discretization and shared by its operators and right-hand sides, which otherwise each read the local-to-global
+   map, uploaded the pairs and set up the SF again */
+typedef struct {
+  PetscBool ok;                 /* on every process each owned row has exactly one local dof: the pairs are made */
+  int       nown, *lown, *gown; /* the owned unconstrained dofs: local index, index in the process's rows (device) */
+  PetscSF   ghosts;             /* several processes: leaves the local ghost dofs, roots their owners' rows */
+} FEGDevPairs;
+
+static PetscErrorCode FEGDevPairsDestroy(void **ctx)
+{
+  FEGDevPairs *p = (FEGDevPairs *)*ctx;
+
+  PetscFunctionBegin;
+  if (!p) PetscFunctionReturn(PETSC_SUCCESS);
+  FEGDevFree(p->lown);
+  FEGDevFree(p->gown);
+  PetscCall(PetscSFDestroy(&p->ghosts));
+  PetscCall(PetscFree(*ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the discretization's pairs, made at the first call (collective then) */
+static PetscErrorCode FEGDiscGetDevPairs(FEGDisc *disc, FEGDevPairs **pairs)
+{
+  FEGDevPairs *p = (FEGDevPairs *)disc->devpairs;
+
+  PetscFunctionBegin;
+  if (!p) {
+    MPI_Comm     comm = PetscObjectComm((PetscObject)disc->dm);
+    PetscMPIInt  size;
+    PetscBool    ok;
+    int          nown = 0, *lown, *gown;
+    PetscInt     nrem = 0, *rloc = NULL;
+    PetscSFNode *rrem = NULL;
+
+    PetscCallMPI(MPI_Comm_size(comm, &size));
+    PetscCall(FEGDiscHaloPairs(disc, &nown, &lown, &gown, &nrem, &rloc, &rrem, &ok));
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPIU_BOOL, MPI_LAND, comm));
+    PetscCall(PetscNew(&p));
+    disc->devpairs        = p;
+    disc->devpairsdestroy = FEGDevPairsDestroy;
+    p->ok                 = ok;
+    if (ok) {
+      p->nown = nown;
+      PetscCall(FEGDevMallocCopy((void **)&p->lown, lown, sizeof(int) * PetscMax(nown, 1), NULL));
+      PetscCall(FEGDevMallocCopy((void **)&p->gown, gown, sizeof(int) * PetscMax(nown, 1), NULL));
+      if (size > 1) {
+        PetscCall(PetscSFCreate(comm, &p->ghosts));
+        PetscCall(PetscSFSetGraph(p->ghosts, disc->nglobal, nrem, rloc, PETSC_COPY_VALUES, rrem, PETSC_COPY_VALUES));
+        PetscCall(PetscSFSetUp(p->ghosts));
+      }
+    }
+    PetscCall(PetscFree2(lown, gown));
+    PetscCall(PetscFree2(rloc, rrem));
+  }
+  *pairs = p;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* n indices to the device as int, each checked against [0, bound) (w: room for n + 1 of them) */
 static PetscErrorCode FEGDevIndexCopy(PetscInt n, const PetscInt a[], PetscInt bound, int w[], int **d)
 {
@@ -165,8 +225,8 @@ static PetscErrorCode FEGDevHaloIpcSetUp(FEGDevHalo *, PetscBool *, const char *
 static PetscErrorCode FEGDevHaloCreate(PetscSF sf, PetscInt nlocal, FEGHaloExchange mode, FEGDevHalo **halo)
 {
   FEGDevHalo        *h;
-  PetscMPIInt        nr, nl;
-  PetscInt           nroots, *cnt, *soff, *slist, *srow;
+  PetscMPIInt        nr = 0, nl = 0;
+  PetscInt           nroots, *key, *soff, *slist, *srow;
   const PetscInt    *roff, *rmine, *loff, *rootloc;
   const PetscMPIInt *rranks, *lranks;
   int               *w;
@@ -174,8 +234,8 @@ static PetscErrorCode FEGDevHaloCreate(PetscSF sf, PetscInt nlocal, FEGHaloExcha
   PetscFunctionBegin;
   PetscCall(PetscNew(&h));
   PetscCall(PetscSFGetGraph(sf, &nroots, NULL, NULL, NULL));
-  PetscCall(PetscSFGetRootRanks(sf, &nr, &rranks, &roff, &rmine, NULL));
-  PetscCall(PetscSFGetLeafRanks(sf, &nl, &lranks, &loff, &rootloc));
+  PetscCall(FEGSFGetRootRanks(sf, &nr, &rranks, &roff, &rmine, NULL));
+  PetscCall(FEGSFGetLeafRanks(sf, &nl, &lranks, &loff, &rootloc));
   PetscCall(PetscCommDuplicate(PetscObjectComm((PetscObject)sf), &h->comm, &h->tag));
   h->nr = nr;
   h->nl = nl;
@@ -190,26 +250,29 @@ static PetscErrorCode FEGDevHaloCreate(PetscSF sf, PetscInt nlocal, FEGHaloExcha
   PetscCall(PetscMalloc1(PetscMax(h->ng, h->no) + 2, &w));
   PetscCall(FEGDevIndexCopy(h->ng, rmine, nlocal, w, &h->gidx));
   PetscCall(FEGDevIndexCopy(h->no, rootloc, nroots, w, &h->oidx));
-  /* the owned entries that receive sums, each with its buffer entries in buffer order: a counting sort by root */
-  PetscCall(PetscCalloc1(nroots + 1, &cnt));
-  for (int k = 0; k < h->no; k++) cnt[rootloc[k]]++;
-  PetscCall(PetscMalloc3(h->no + 1, &srow, h->no + 1, &soff, h->no + 1, &slist));
+  /* the owned entries that receive sums, each with its buffer entries in buffer order: the buffer entries sorted by
+     their root (a pass over every root made it cost the process's rows, not its halo's) */
+  PetscCall(PetscMalloc4(h->no + 1, &key, h->no + 1, &srow, h->no + 2, &soff, h->no + 1, &slist));
+  for (int k = 0; k < h->no; k++) {
+    key[k]   = rootloc[k];
+    slist[k] = k;
+  }
+  PetscCall(PetscSortIntWithArray(h->no, key, slist));
   h->nsum = 0;
   soff[0] = 0;
-  for (PetscInt r = 0; r < nroots; r++) {
-    if (!cnt[r]) continue;
-    srow[h->nsum]     = r;
-    soff[h->nsum + 1] = soff[h->nsum] + cnt[r];
-    cnt[r]            = soff[h->nsum]; /* now where the next entry of root r goes */
+  for (PetscInt k = 0, j; k < h->no; k = j) {
+    j = k + 1;
+    while (j < h->no && key[j] == key[k]) j++;
+    PetscCall(PetscSortInt(j - k, slist + k)); /* a root's entries in buffer order, as the sums read them */
+    srow[h->nsum]     = key[k];
+    soff[h->nsum + 1] = j;
     h->nsum++;
   }
-  for (int k = 0; k < h->no; k++) slist[cnt[rootloc[k]]++] = k;
   PetscCall(FEGDevIndexCopy(h->nsum, srow, nroots, w, &h->srow));
   PetscCall(FEGDevIndexCopy(h->nsum + 1, soff, h->no + 1, w, &h->soff));
   PetscCall(FEGDevIndexCopy(h->no, slist, h->no, w, &h->slist));
   PetscCall(PetscFree(w));
-  PetscCall(PetscFree3(srow, soff, slist));
-  PetscCall(PetscFree(cnt));
+  PetscCall(PetscFree4(key, srow, soff, slist));
   PetscCall(FEGDevMallocCopy((void **)&h->dg, NULL, sizeof(double) * (h->ng + 1), NULL));
   PetscCall(FEGDevMallocCopy((void **)&h->dn, NULL, sizeof(double) * (h->no + 1), NULL));
   PetscCall(FEGDevMallocCopy((void **)&h->dy, NULL, sizeof(double) * (h->ng + 1), NULL));
@@ -479,78 +542,63 @@ static PetscErrorCode FEGDevHaloEnd(FEGDevHalo *h, PetscBool forward, double *ds
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* What the overlapped apply needs: the owned dofs as index pairs on the device, the ghost dofs in an SF of their own;
-   and how many leading elements touch no ghost dof. Both come from the sections (FEGDiscHaloPairs()), not from the
-   DM's section SF. Every rank takes this path or none: an owned entry of the global vector without exactly one local
-   dof (not the case for DMPlex sections) keeps PETSc's DMGlobalToLocal(). */
+/* What the overlapped apply needs: the owned dofs as index pairs on the device, the ghost dofs in an SF of their own
+   (the discretization's, FEGDiscGetDevPairs()); and how many leading elements touch no ghost dof. Every rank takes
+   this path or none: an owned entry of the global vector without exactly one local dof (not the case for DMPlex
+   sections) keeps PETSc's DMGlobalToLocal(). */
 static PetscErrorCode FEGDevOpHaloSetUp(FEGOp op, FEGDevOp *dev)
 {
-  FEGDisc     *disc   = op->disc;
-  PetscInt     nroots = disc->nglobal, nrem = 0, *rloc = NULL;
-  int          nown = 0, *lown, *gown;
-  PetscSFNode *rrem = NULL;
-  PetscBool   *ghost, ok = PETSC_TRUE;
-  PetscMPIInt  size;
-  MPI_Comm     comm = PetscObjectComm((PetscObject)op);
+  FEGDisc     *disc = op->disc;
+  FEGDevPairs *p;
 
   PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCall(PetscCalloc1(size > 1 ? disc->nlocal + 1 : 1, &ghost));
-  PetscCall(FEGDiscHaloPairs(disc, &nown, &lown, &gown, &nrem, &rloc, &rrem, &ok));
-  for (PetscInt k = 0; k < nrem; k++) ghost[rloc[k]] = PETSC_TRUE;
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPIU_BOOL, MPI_LAND, comm));
-  if (ok) {
-    dev->overlap = PETSC_TRUE;
-    dev->nown    = nown;
-    /* the local work vectors are made and zeroed at the first apply that uses them: on one process a kernel that
-       indexes the global vectors never does (two vectors of millions of entries are a visible part of a setup) */
-    if (size > 1) {
-      PetscCall(PetscSFCreate(comm, &dev->halo));
-      PetscCall(PetscSFSetGraph(dev->halo, nroots, nrem, rloc, PETSC_COPY_VALUES, rrem, PETSC_COPY_VALUES));
-      PetscCall(PetscSFSetUp(dev->halo));
-      if (op->haloexchange != FEG_HALO_PETSCSF) {
-        const PetscInt *rmine;
-        int            *code;
+  PetscCall(FEGDiscGetDevPairs(disc, &p));
+  if (!p->ok) {
+    PetscCall(PetscInfo(op, "A global entry without exactly one local dof: DMGlobalToLocal() and DMLocalToGlobal() around the apply\n"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  dev->overlap = PETSC_TRUE;
+  dev->nown    = p->nown;
+  dev->lown    = p->lown; /* the discretization's, as is the SF */
+  dev->gown    = p->gown;
+  /* the local work vectors are made and zeroed at the first apply that uses them: on one process a kernel that
+     indexes the global vectors never does (two vectors of millions of entries are a visible part of a setup) */
+  if (!p->ghosts) { /* one process: no ghosts */
+    PetscCall(FEGDiscGetLocalToGlobal(disc, &dev->l2g));
+    dev->nint = disc->Ne;
+  } else {
+    const PetscInt *rloc;
+    PetscInt        nrem, first = disc->Ne;
+    PetscBT         ghost;
 
-        PetscCall(FEGDevHaloCreate(dev->halo, disc->nlocal, op->haloexchange, &dev->xchg));
-        /* each local dof's place for kernels that index the global vectors: owned, ghost buffer entry, or neither */
-        PetscCall(PetscSFGetRootRanks(dev->halo, NULL, NULL, NULL, &rmine, NULL));
-        PetscCall(PetscMalloc1(disc->nlocal + 1, &code));
-#pragma omp parallel for num_threads(FEGDiscThreads(disc)) schedule(static)
-        for (PetscInt l = 0; l < disc->nlocal; l++) code[l] = -1;
-#pragma omp parallel for num_threads(FEGDiscThreads(disc)) schedule(static)
-        for (int k = 0; k < nown; k++) code[lown[k]] = gown[k];
-        for (int k = 0; k < dev->xchg->ng; k++) code[rmine[k]] = -2 - k;
-        PetscCall(FEGDevMallocCopy((void **)&dev->lcode, code, sizeof(int) * (disc->nlocal + 1), NULL));
-        PetscCall(PetscFree(code));
-      }
-    } else PetscCall(FEGDiscGetLocalToGlobal(disc, &dev->l2g));
-    PetscCall(FEGDevMallocCopy((void **)&dev->lown, lown, sizeof(int) * PetscMax(nown, 1), NULL));
-    PetscCall(FEGDevMallocCopy((void **)&dev->gown, gown, sizeof(int) * PetscMax(nown, 1), NULL));
-    if (size == 1) dev->nint = disc->Ne; /* no ghosts */
-    else {
-      PetscInt first = disc->Ne;
-
-      /* the first element that touches a ghost dof, on the cells' threads (the cells touching ghosts go last, so a
-         serial scan read nearly every element) */
-#pragma omp parallel for num_threads(FEGDiscThreads(disc)) schedule(static) reduction(min : first)
-      for (PetscInt e = 0; e < disc->Ne; e++) {
-        if (e >= first) continue;
-        for (PetscInt b = 0; b < disc->Nb; b++)
-          if (ghost[disc->lidx[(size_t)e * disc->Nb + b]]) {
-            first = e;
-            break;
-          }
-      }
-      dev->nint = first;
+    PetscCall(PetscObjectReference((PetscObject)p->ghosts));
+    dev->halo = p->ghosts;
+    if (op->haloexchange != FEG_HALO_PETSCSF) {
+      PetscCall(FEGDevHaloCreate(dev->halo, disc->nlocal, op->haloexchange, &dev->xchg));
+      /* each local dof's place for kernels that index the global vectors: owned, ghost buffer entry, or neither */
+      PetscCall(FEGDevMallocCopy((void **)&dev->lcode, NULL, sizeof(int) * (disc->nlocal + 1), NULL));
+      PetscCall(FEGDevLocalCode((int)disc->nlocal, dev->nown, dev->lown, dev->gown, dev->xchg->ng, dev->xchg->gidx, dev->lcode));
     }
-    /* half of them while ghost values arrive, half while sums leave; the transpose gather sums all at once at the end,
-       so then the interior goes before the ghost values are in */
-    dev->nfirst = dev->tlist ? dev->nint : dev->nint / 2;
-  } else PetscCall(PetscInfo(op, "A global entry without exactly one local dof: DMGlobalToLocal() and DMLocalToGlobal() around the apply\n"));
-  PetscCall(PetscFree2(lown, gown));
-  PetscCall(PetscFree2(rloc, rrem));
-  PetscCall(PetscFree(ghost));
+    /* the first element that touches a ghost dof, on the cells' threads (the cells touching ghosts go last, so a
+       serial scan read nearly every element) */
+    PetscCall(PetscSFGetGraph(dev->halo, NULL, &nrem, &rloc, NULL));
+    PetscCall(PetscBTCreate(disc->nlocal + 1, &ghost));
+    for (PetscInt k = 0; k < nrem; k++) PetscCall(PetscBTSet(ghost, rloc ? rloc[k] : k));
+#pragma omp parallel for num_threads(FEGDiscThreads(disc)) schedule(static) reduction(min : first)
+    for (PetscInt e = 0; e < disc->Ne; e++) {
+      if (e >= first) continue;
+      for (PetscInt b = 0; b < disc->Nb; b++)
+        if (PetscBTLookup(ghost, disc->lidx[(size_t)e * disc->Nb + b])) {
+          first = e;
+          break;
+        }
+    }
+    dev->nint = first;
+    PetscCall(PetscBTDestroy(&ghost));
+  }
+  /* half of them while ghost values arrive, half while sums leave; the transpose gather sums all at once at the end,
+     so then the interior goes before the ghost values are in */
+  dev->nfirst = dev->tlist ? dev->nint : dev->nint / 2;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -624,8 +672,6 @@ PetscErrorCode FEGDevOpDestroy(FEGDevOp *dev)
   FEGDevFree(dev->toff);
   FEGDevFree(dev->tlist);
   FEGDevFree(dev->ybuf);
-  FEGDevFree(dev->lown);
-  FEGDevFree(dev->gown);
   FEGDevFree(dev->tune.work);
   PetscCall(FEGDevHaloDestroy(&dev->xchg));
   FEGDevFree(dev->lcode);
@@ -952,8 +998,7 @@ typedef struct {
   int             *toff, *tlist;
   double          *ybuf;
   PetscBool        direct, unique, contig, covering; /* FEGDiscLayout() */
-  int              nown, *lown, *gown;               /* not direct: the owned dofs (FEGDiscHaloPairs()) */
-  PetscSF          ghosts;                           /* several processes: the ghost dofs, leaves of their owners' rows */
+  FEGDevPairs     *pairs;                            /* not direct: the owned and ghost dofs (the discretization's) */
 } FEGDevRHS;
 
 static PetscErrorCode FEGDevRHSDestroy(void **ctx)
@@ -967,9 +1012,6 @@ static PetscErrorCode FEGDevRHSDestroy(void **ctx)
   PetscCallCUDA(cudaFree(r->toff));
   PetscCallCUDA(cudaFree(r->tlist));
   PetscCallCUDA(cudaFree(r->ybuf));
-  PetscCallCUDA(cudaFree(r->lown));
-  PetscCallCUDA(cudaFree(r->gown));
-  PetscCall(PetscSFDestroy(&r->ghosts));
   PetscCall(PetscFree(*ctx));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -999,30 +1041,12 @@ PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *disc, FEGForm form, Vec b)
     PetscCall(FEGDevBuildP(&r->d, (size_t)256 << 20));
     PetscCall(FEGDiscLayout(disc, &r->direct, &r->unique, &r->contig, &r->covering));
     if (!r->direct) {
-      MPI_Comm     comm = PetscObjectComm((PetscObject)dm);
-      PetscMPIInt  size;
-      PetscBool    ok;
-      int          nown, *lown, *gown;
-      PetscInt     nrem, *rloc = NULL;
-      PetscSFNode *rrem = NULL;
+      FEGDevPairs *p;
 
       /* the local vector's owned dofs go into b by index pairs and its ghost dofs to their owners' rows through an SF
          of the ghosts alone, not through DMLocalToGlobal() and the section SF of every local dof */
-      PetscCallMPI(MPI_Comm_size(comm, &size));
-      PetscCall(FEGDiscHaloPairs(disc, &nown, &lown, &gown, &nrem, &rloc, &rrem, &ok));
-      PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPIU_BOOL, MPI_LAND, comm));
-      if (ok) {
-        r->nown = nown;
-        PetscCall(FEGDevMallocCopy((void **)&r->lown, lown, sizeof(int) * PetscMax(nown, 1), NULL));
-        PetscCall(FEGDevMallocCopy((void **)&r->gown, gown, sizeof(int) * PetscMax(nown, 1), NULL));
-        if (size > 1) {
-          PetscCall(PetscSFCreate(comm, &r->ghosts));
-          PetscCall(PetscSFSetGraph(r->ghosts, disc->nglobal, nrem, rloc, PETSC_COPY_VALUES, rrem, PETSC_COPY_VALUES));
-          PetscCall(PetscSFSetUp(r->ghosts));
-        }
-      }
-      PetscCall(PetscFree2(lown, gown));
-      PetscCall(PetscFree2(rloc, rrem));
+      PetscCall(FEGDiscGetDevPairs(disc, &p));
+      if (p->ok) r->pairs = p;
     }
     PetscCall(PetscLogEventEnd(FEG_SetupDevice, dm, 0, 0, 0));
   }
@@ -1047,16 +1071,16 @@ PetscErrorCode FEGComputeRHS_CUDA(FEGDisc *disc, FEGForm form, Vec b)
   if (lift) PetscCall(VecCUDARestoreArrayRead(gl, &gd));
   PetscCall(VecCUDARestoreArrayWrite(bl, &y));
   PetscCall(FEGDevCoeffRelease(form, &r->cc));
-  if (r->lown) {
+  if (r->pairs) {
     const PetscScalar *yl;
     PetscScalar       *bb;
 
     PetscCall(VecCUDAGetArrayRead(bl, &yl));
     PetscCall(VecCUDAGetArrayWrite(b, &bb));
-    PetscCall(FEGDevLocalToOwned(r->nown, r->lown, r->gown, yl, bb, 0));
-    if (r->ghosts) { /* the ghosts' sums added to their owners' rows */
-      PetscCall(PetscSFReduceBegin(r->ghosts, MPIU_SCALAR, yl, bb, MPI_SUM));
-      PetscCall(PetscSFReduceEnd(r->ghosts, MPIU_SCALAR, yl, bb, MPI_SUM));
+    PetscCall(FEGDevLocalToOwned(r->pairs->nown, r->pairs->lown, r->pairs->gown, yl, bb, 0));
+    if (r->pairs->ghosts) { /* the ghosts' sums added to their owners' rows */
+      PetscCall(PetscSFReduceBegin(r->pairs->ghosts, MPIU_SCALAR, yl, bb, MPI_SUM));
+      PetscCall(PetscSFReduceEnd(r->pairs->ghosts, MPIU_SCALAR, yl, bb, MPI_SUM));
     }
     PetscCall(VecCUDARestoreArrayWrite(b, &bb));
     PetscCall(VecCUDARestoreArrayRead(bl, &yl));

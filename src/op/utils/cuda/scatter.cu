@@ -95,6 +95,30 @@ PetscErrorCode FEGDevLocalToOwned(int n, const int *lown, const int *gown, const
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* dst[di[k]] = src ? src[k] : -2 - k */
+static __global__ void FEGScatterCode_Kernel(int n, const int *__restrict__ di, const int *__restrict__ src, int *__restrict__ dst)
+{
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n) dst[di[k]] = src ? src[k] : -2 - k;
+}
+
+/* Where each of n local dofs lies for kernels that index the global vectors: code[lown[k]] = gown[k] for the nown owned
+   dofs, code[gidx[k]] = -2 - k for the ng ghosts (entry k of the halo's buffers), -1 for the rest (constrained) */
+PetscErrorCode FEGDevLocalCode(int n, int nown, const int *lown, const int *gown, int ng, const int *gidx, int *code)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaMemsetAsync(code, 0xff, sizeof(int) * (size_t)n, 0)); /* every byte 0xff: -1 */
+  if (nown) {
+    FEGScatterCode_Kernel<<<(nown + 255) / 256, 256>>>(nown, lown, gown, code);
+    FEGCheckLaunch("FEGScatterCode_Kernel");
+  }
+  if (ng) {
+    FEGScatterCode_Kernel<<<(ng + 255) / 256, 256>>>(ng, gidx, NULL, code);
+    FEGCheckLaunch("FEGScatterCode_Kernel");
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* kin[k] = key[k], or nkeys where key[k] < 0 (sorted last, left out of the map); count[key[k]]++ */
 static __global__ void FEGCount_Kernel(int n, int nkeys, const int *__restrict__ key, int *__restrict__ kin, int *__restrict__ count, int *__restrict__ iota)
 {
