@@ -261,6 +261,37 @@ static PetscErrorCode FEGBoxKeyPoint(const FEGBoxKey *k, PetscInt q, PetscInt nv
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The block's vertices on a side that faces another block (lower: only those on a lower side, which lower blocks own), in
+   increasing order, into v (NULL: only counted). Found row by row along x, so the work goes with the sides, not the
+   block's volume */
+static PetscInt FEGBoxSideVertices(const FEGBoxPartition *bp, const PetscInt lo[], const PetscInt hi[], const PetscInt ext[], PetscBool lower, PetscInt v[])
+{
+  const PetscBool first = (PetscBool)(lo[0] > 0), last = (PetscBool)(!lower && hi[0] < bp->n[0] && ext[0] > 1);
+  PetscInt        m = 0;
+
+  for (PetscInt k = 0; k < ext[2]; k++)
+    for (PetscInt j = 0; j < ext[1]; j++) {
+      const PetscInt jk[3] = {0, lo[1] + j, lo[2] + k}, base = ext[0] * (j + ext[1] * k);
+      PetscBool      row = PETSC_FALSE;
+
+      for (PetscInt d = 1; d < bp->dim; d++) row = (PetscBool)(row || (jk[d] == lo[d] && lo[d] > 0) || (!lower && jk[d] == hi[d] && hi[d] < bp->n[d]));
+      if (row) {
+        for (PetscInt i = 0; i < ext[0]; i++, m++)
+          if (v) v[m] = base + i;
+      } else {
+        if (first) {
+          if (v) v[m] = base;
+          m++;
+        }
+        if (last) {
+          if (v) v[m] = base + ext[0] - 1;
+          m++;
+        }
+      }
+    }
+  return m;
+}
+
 /* The edges and faces this block shares with others, in the SF of their owners' points. A shared point lies in a plane
    between two blocks (x_d = the start of block a along d, the lowest such d); every edge and face of the box's cells
    lies in one cube, and its vertices are 0 or 1 from the cube's lowest corner along each direction. So it is named on
@@ -279,7 +310,7 @@ static PetscErrorCode FEGBoxMatchedSF(DM dm, const FEGBoxPartition *bp, const Pe
   FEGKeyList  roots = {0, 0, NULL, NULL}, leaves = {0, 0, NULL, NULL};
   PetscBT     seen;
   PetscLayout layout;
-  PetscInt    pEnd;
+  PetscInt    pEnd, nside, *side;
 
   PetscFunctionBegin;
   for (PetscInt d = 0; d < 3; d++) {
@@ -319,14 +350,13 @@ static PetscErrorCode FEGBoxMatchedSF(DM dm, const FEGBoxPartition *bp, const Pe
   key.leaves   = &leaves;
   /* the edges through each side vertex (its support) and, in 3D, the faces through those edges: every shared edge and
      face has a vertex on a side, and its cones give its vertices without a closure's work */
-  for (PetscInt v = 0; v < nvl; v++) {
-    const PetscInt *es;
-    PetscInt        ijk[3], ne;
-    PetscBool       side = PETSC_FALSE;
+  nside = nvl ? FEGBoxSideVertices(bp, lo, hi, ext, PETSC_FALSE, NULL) : 0;
+  PetscCall(PetscMalloc1(nside + 1, &side));
+  if (nside) (void)FEGBoxSideVertices(bp, lo, hi, ext, PETSC_FALSE, side);
+  for (PetscInt s = 0; s < nside; s++) {
+    const PetscInt *es, v = side[s];
+    PetscInt        ne;
 
-    FEGBoxVertexIJK(ext, lo, v, ijk);
-    for (PetscInt d = 0; d < bp->dim; d++) side = (PetscBool)(side || (ijk[d] == lo[d] && lo[d] > 0) || (ijk[d] == hi[d] && hi[d] < bp->n[d]));
-    if (!side) continue;
     PetscCall(DMPlexGetSupportSize(dm, numCells + v, &ne));
     PetscCall(DMPlexGetSupport(dm, numCells + v, &es));
     for (PetscInt i = 0; i < ne; i++) {
@@ -357,6 +387,7 @@ static PetscErrorCode FEGBoxMatchedSF(DM dm, const FEGBoxPartition *bp, const Pe
     }
   }
   PetscCall(PetscBTDestroy(&seen));
+  PetscCall(PetscFree(side));
   PetscCall(PetscLayoutCreate(comm, &layout));
   PetscCall(PetscLayoutSetSize(layout, (PetscInt)nkeys));
   PetscCall(PetscLayoutSetUp(layout));
@@ -382,7 +413,7 @@ static PetscErrorCode FEGBoxPointSF(DM dm, const FEGBoxPartition *bp, const FEGC
 {
   MPI_Comm           comm = PetscObjectComm((PetscObject)dm);
   PetscMPIInt        rank;
-  PetscInt           nl = 0, nvl = 1, nown = 1, ext[3], *ilocal, nm, *perm, *sl;
+  PetscInt           nl = 0, nvl = 1, nown = 1, ext[3], *ilocal, nm, *perm, *sl, nlow, *low;
   PetscSFNode       *iremote;
   PetscSF            msf;
   const PetscInt    *ilm;
@@ -401,13 +432,14 @@ static PetscErrorCode FEGBoxPointSF(DM dm, const FEGBoxPartition *bp, const FEGC
   /* the vertex leaves are those on the block's lower sides (those of a lower block): all but nown */
   PetscCall(PetscMalloc1(nvl - nown + nm, &ilocal));
   PetscCall(PetscMalloc1(nvl - nown + nm, &iremote));
-  for (PetscInt v = 0; v < nvl; v++) {
-    PetscInt  ijk[3], owner, point;
-    PetscBool lower = PETSC_FALSE;
+  nlow = nvl ? FEGBoxSideVertices(bp, lo, hi, ext, PETSC_TRUE, NULL) : 0;
+  PetscCall(PetscMalloc1(nlow + 1, &low));
+  if (nlow) (void)FEGBoxSideVertices(bp, lo, hi, ext, PETSC_TRUE, low);
+  for (PetscInt s = 0; s < nlow; s++) {
+    const PetscInt v = low[s];
+    PetscInt       ijk[3], owner, point;
 
     FEGBoxVertexIJK(ext, lo, v, ijk);
-    for (PetscInt d = 0; d < bp->dim; d++) lower = (PetscBool)(lower || (ijk[d] == lo[d] && lo[d] > 0));
-    if (!lower) continue; /* the block's own */
     FEGBoxVertexOwner(bp, cell, ijk, &owner, &point);
     if (owner == rank) continue;
     PetscCheck(nl < nvl - nown, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Block vertex %" PetscInt_FMT " belongs to process %" PetscInt_FMT " but is not on a lower side", v, owner);
@@ -416,6 +448,7 @@ static PetscErrorCode FEGBoxPointSF(DM dm, const FEGBoxPartition *bp, const FEGC
     iremote[nl].index = point;
     nl++;
   }
+  PetscCall(PetscFree(low));
   PetscCheck(nl == nvl - nown, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%" PetscInt_FMT " of the block's vertices belong to other processes, expected %" PetscInt_FMT, nl, nvl - nown);
   /* the edges and faces after the vertices (the chart's order), sorted by point like them */
   PetscCall(PetscMalloc2(nm, &perm, nm, &sl));

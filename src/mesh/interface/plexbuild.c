@@ -258,12 +258,12 @@ static PetscErrorCode FEGPlexOrientInterface(DM dm)
 {
   MPI_Comm           comm = PetscObjectComm((PetscObject)dm);
   PetscSF            sf, csf;
-  const PetscInt    *ilocal, *degree;
+  const PetscInt    *ilocal, *ioffset, *irootloc;
   const PetscSFNode *iremote;
   PetscInt           nroots, nleaves, nshared = 0, *cidx, *lcidx, *shared;
   PetscSFNode       *rc, *lc, *cremote;
   FEGRootLeaf       *byroot;
-  PetscMPIInt        rank;
+  PetscMPIInt        rank, nir = 0;
   PetscSection       cs;
   PetscInt          *cones, *ornts;
 
@@ -282,14 +282,17 @@ static PetscErrorCode FEGPlexOrientInterface(DM dm)
     byroot[l].local = ilocal[l];
   }
   qsort(byroot, (size_t)nleaves, sizeof(*byroot), FEGRootCompare);
-  /* the owned points other processes share, numbered compactly; the leaves learn their roots' compact numbers */
-  PetscCall(PetscSFComputeDegreeBegin(sf, &degree));
-  PetscCall(PetscSFComputeDegreeEnd(sf, &degree));
+  /* the owned points other processes share (the roots their leaves reference), numbered compactly in increasing order;
+     the leaves learn their roots' compact numbers. Only the shared roots' entries of cidx are written, and the
+     broadcast reads no others: nothing here goes over the whole chart */
+  PetscCall(PetscSFSetUp(sf));
+  PetscCall(FEGSFGetLeafRanks(sf, &nir, NULL, &ioffset, &irootloc));
+  nshared = ioffset[nir];
+  PetscCall(PetscMalloc1(nshared + 1, &shared));
+  PetscCall(PetscArraycpy(shared, irootloc, nshared));
+  PetscCall(PetscSortRemoveDupsInt(&nshared, shared));
   PetscCall(PetscMalloc2(nroots, &cidx, nleaves, &lcidx));
-  for (PetscInt p = 0; p < nroots; p++) cidx[p] = degree[p] > 0 ? nshared++ : -1;
-  PetscCall(PetscMalloc1(nshared, &shared));
-  for (PetscInt p = 0; p < nroots; p++)
-    if (cidx[p] >= 0) shared[cidx[p]] = p;
+  for (PetscInt i = 0; i < nshared; i++) cidx[shared[i]] = i;
   {
     PetscSF lsf; /* the same graph with contiguous leaves, so that leaf data is indexed by leaf */
 
