@@ -152,6 +152,7 @@ typedef struct {
   PetscBool ok;                 /* on every process each owned row has exactly one local dof: the pairs are made */
   int       nown, *lown, *gown; /* the owned unconstrained dofs: local index, index in the process's rows (device) */
   PetscSF   ghosts;             /* several processes: leaves the local ghost dofs, roots their owners' rows */
+  PetscInt  nint;               /* elements 0..nint-1 touch no ghost dof; -1 until an operator asks (FEGDiscDevPairsInterior()) */
 } FEGDevPairs;
 
 static PetscErrorCode FEGDevPairsDestroy(void **ctx)
@@ -188,6 +189,7 @@ static PetscErrorCode FEGDiscGetDevPairs(FEGDisc *disc, FEGDevPairs **pairs)
     disc->devpairs        = p;
     disc->devpairsdestroy = FEGDevPairsDestroy;
     p->ok                 = ok;
+    p->nint               = -1;
     if (ok) {
       p->nown = nown;
       PetscCall(FEGDevMallocCopy((void **)&p->lown, lown, sizeof(int) * PetscMax(nown, 1), NULL));
@@ -202,6 +204,37 @@ static PetscErrorCode FEGDiscGetDevPairs(FEGDisc *disc, FEGDevPairs **pairs)
     PetscCall(PetscFree2(rloc, rrem));
   }
   *pairs = p;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* how many leading elements touch no ghost dof: every one on one process; else the first that touches one, found on the
+   cells' threads (the cells touching ghosts go last, so a serial scan read nearly every element). Kept with the pairs:
+   every operator on the discretization asks */
+static PetscErrorCode FEGDiscDevPairsInterior(FEGDisc *disc, FEGDevPairs *p, PetscInt *nint)
+{
+  PetscFunctionBegin;
+  if (p->nint < 0 && !p->ghosts) p->nint = disc->Ne;
+  else if (p->nint < 0) {
+    const PetscInt *rloc;
+    PetscInt        nrem, first = disc->Ne;
+    PetscBT         ghost;
+
+    PetscCall(PetscSFGetGraph(p->ghosts, NULL, &nrem, &rloc, NULL));
+    PetscCall(PetscBTCreate(disc->nlocal + 1, &ghost));
+    for (PetscInt k = 0; k < nrem; k++) PetscCall(PetscBTSet(ghost, rloc ? rloc[k] : k));
+#pragma omp parallel for num_threads(FEGDiscThreads(disc)) schedule(static) reduction(min : first)
+    for (PetscInt e = 0; e < disc->Ne; e++) {
+      if (e >= first) continue;
+      for (PetscInt b = 0; b < disc->Nb; b++)
+        if (PetscBTLookup(ghost, disc->lidx[(size_t)e * disc->Nb + b])) {
+          first = e;
+          break;
+        }
+    }
+    PetscCall(PetscBTDestroy(&ghost));
+    p->nint = first;
+  }
+  *nint = p->nint;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -563,14 +596,8 @@ static PetscErrorCode FEGDevOpHaloSetUp(FEGOp op, FEGDevOp *dev)
   dev->gown    = p->gown;
   /* the local work vectors are made and zeroed at the first apply that uses them: on one process a kernel that
      indexes the global vectors never does (two vectors of millions of entries are a visible part of a setup) */
-  if (!p->ghosts) { /* one process: no ghosts */
-    PetscCall(FEGDiscGetLocalToGlobal(disc, &dev->l2g));
-    dev->nint = disc->Ne;
-  } else {
-    const PetscInt *rloc;
-    PetscInt        nrem, first = disc->Ne;
-    PetscBT         ghost;
-
+  if (!p->ghosts) PetscCall(FEGDiscGetLocalToGlobal(disc, &dev->l2g)); /* one process: no ghosts */
+  else {
     PetscCall(PetscObjectReference((PetscObject)p->ghosts));
     dev->halo = p->ghosts;
     if (op->haloexchange != FEG_HALO_PETSCSF) {
@@ -579,23 +606,8 @@ static PetscErrorCode FEGDevOpHaloSetUp(FEGOp op, FEGDevOp *dev)
       PetscCall(FEGDevMallocCopy((void **)&dev->lcode, NULL, sizeof(int) * (disc->nlocal + 1), NULL));
       PetscCall(FEGDevLocalCode((int)disc->nlocal, dev->nown, dev->lown, dev->gown, dev->xchg->ng, dev->xchg->gidx, dev->lcode));
     }
-    /* the first element that touches a ghost dof, on the cells' threads (the cells touching ghosts go last, so a
-       serial scan read nearly every element) */
-    PetscCall(PetscSFGetGraph(dev->halo, NULL, &nrem, &rloc, NULL));
-    PetscCall(PetscBTCreate(disc->nlocal + 1, &ghost));
-    for (PetscInt k = 0; k < nrem; k++) PetscCall(PetscBTSet(ghost, rloc ? rloc[k] : k));
-#pragma omp parallel for num_threads(FEGDiscThreads(disc)) schedule(static) reduction(min : first)
-    for (PetscInt e = 0; e < disc->Ne; e++) {
-      if (e >= first) continue;
-      for (PetscInt b = 0; b < disc->Nb; b++)
-        if (PetscBTLookup(ghost, disc->lidx[(size_t)e * disc->Nb + b])) {
-          first = e;
-          break;
-        }
-    }
-    dev->nint = first;
-    PetscCall(PetscBTDestroy(&ghost));
   }
+  PetscCall(FEGDiscDevPairsInterior(disc, p, &dev->nint));
   /* half of them while ghost values arrive, half while sums leave; the transpose gather sums all at once at the end,
      so then the interior goes before the ghost values are in */
   dev->nfirst = dev->tlist ? dev->nint : dev->nint / 2;
