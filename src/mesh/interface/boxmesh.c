@@ -262,34 +262,41 @@ static PetscErrorCode FEGBoxKeyPoint(const FEGBoxKey *k, PetscInt q, PetscInt nv
 }
 
 /* The block's vertices on a side that faces another block (lower: only those on a lower side, which lower blocks own), in
-   increasing order, into v (NULL: only counted). Found row by row along x, so the work goes with the sides, not the
-   block's volume */
-static PetscInt FEGBoxSideVertices(const FEGBoxPartition *bp, const PetscInt lo[], const PetscInt hi[], const PetscInt ext[], PetscBool lower, PetscInt v[])
+   increasing order, in a new array (none for an empty block, nvl = 0). Found row by row along x, so the work goes with
+   the sides, not the block's volume: counted in a first pass, listed in a second */
+static PetscErrorCode FEGBoxSideVertices(const FEGBoxPartition *bp, const PetscInt lo[], const PetscInt hi[], const PetscInt ext[], PetscInt nvl, PetscBool lower, PetscInt *n, PetscInt **v)
 {
   const PetscBool first = (PetscBool)(lo[0] > 0), last = (PetscBool)(!lower && hi[0] < bp->n[0] && ext[0] > 1);
   PetscInt        m = 0;
 
-  for (PetscInt k = 0; k < ext[2]; k++)
-    for (PetscInt j = 0; j < ext[1]; j++) {
-      const PetscInt jk[3] = {0, lo[1] + j, lo[2] + k}, base = ext[0] * (j + ext[1] * k);
-      PetscBool      row = PETSC_FALSE;
+  PetscFunctionBegin;
+  *v = NULL;
+  for (PetscInt pass = 0; pass < 2; pass++) {
+    if (pass) PetscCall(PetscMalloc1(m + 1, v));
+    m = 0;
+    for (PetscInt k = 0; k < ext[2] && nvl; k++)
+      for (PetscInt j = 0; j < ext[1]; j++) {
+        const PetscInt jk[3] = {0, lo[1] + j, lo[2] + k}, base = ext[0] * (j + ext[1] * k);
+        PetscBool      row = PETSC_FALSE;
 
-      for (PetscInt d = 1; d < bp->dim; d++) row = (PetscBool)(row || (jk[d] == lo[d] && lo[d] > 0) || (!lower && jk[d] == hi[d] && hi[d] < bp->n[d]));
-      if (row) {
-        for (PetscInt i = 0; i < ext[0]; i++, m++)
-          if (v) v[m] = base + i;
-      } else {
-        if (first) {
-          if (v) v[m] = base;
-          m++;
-        }
-        if (last) {
-          if (v) v[m] = base + ext[0] - 1;
-          m++;
+        for (PetscInt d = 1; d < bp->dim; d++) row = (PetscBool)(row || (jk[d] == lo[d] && lo[d] > 0) || (!lower && jk[d] == hi[d] && hi[d] < bp->n[d]));
+        if (row) {
+          for (PetscInt i = 0; i < ext[0]; i++, m++)
+            if (pass) (*v)[m] = base + i;
+        } else {
+          if (first) {
+            if (pass) (*v)[m] = base;
+            m++;
+          }
+          if (last) {
+            if (pass) (*v)[m] = base + ext[0] - 1;
+            m++;
+          }
         }
       }
-    }
-  return m;
+  }
+  *n = m;
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The edges and faces this block shares with others, in the SF of their owners' points. A shared point lies in a plane
@@ -350,9 +357,7 @@ static PetscErrorCode FEGBoxMatchedSF(DM dm, const FEGBoxPartition *bp, const Pe
   key.leaves   = &leaves;
   /* the edges through each side vertex (its support) and, in 3D, the faces through those edges: every shared edge and
      face has a vertex on a side, and its cones give its vertices without a closure's work */
-  nside = nvl ? FEGBoxSideVertices(bp, lo, hi, ext, PETSC_FALSE, NULL) : 0;
-  PetscCall(PetscMalloc1(nside + 1, &side));
-  if (nside) (void)FEGBoxSideVertices(bp, lo, hi, ext, PETSC_FALSE, side);
+  PetscCall(FEGBoxSideVertices(bp, lo, hi, ext, nvl, PETSC_FALSE, &nside, &side));
   for (PetscInt s = 0; s < nside; s++) {
     const PetscInt *es, v = side[s];
     PetscInt        ne;
@@ -432,9 +437,7 @@ static PetscErrorCode FEGBoxPointSF(DM dm, const FEGBoxPartition *bp, const FEGC
   /* the vertex leaves are those on the block's lower sides (those of a lower block): all but nown */
   PetscCall(PetscMalloc1(nvl - nown + nm, &ilocal));
   PetscCall(PetscMalloc1(nvl - nown + nm, &iremote));
-  nlow = nvl ? FEGBoxSideVertices(bp, lo, hi, ext, PETSC_TRUE, NULL) : 0;
-  PetscCall(PetscMalloc1(nlow + 1, &low));
-  if (nlow) (void)FEGBoxSideVertices(bp, lo, hi, ext, PETSC_TRUE, low);
+  PetscCall(FEGBoxSideVertices(bp, lo, hi, ext, nvl, PETSC_TRUE, &nlow, &low));
   for (PetscInt s = 0; s < nlow; s++) {
     const PetscInt v = low[s];
     PetscInt       ijk[3], owner, point;
