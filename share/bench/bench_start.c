@@ -1,7 +1,8 @@
 static const char help[] = "The start of a GPU process, timed on every process of a run started at once: the program's load (process\n"
                            "  start to main), the CUDA driver's start (cuInit), the primary context of the process's GPU, PetscInitialize()\n"
                            "  and fegpu's device start on that context (FEGDeviceInitialize()). The driver and the context come first,\n"
-                           "  before PETSc, so that each is timed alone. Prints one line per process; -csv F appends\n"
+                           "  before PETSc, so that each is timed alone. Run it under share/fegpu/gpu-bind (each process sees one GPU).\n"
+                           "  Prints one line per process; -csv F appends\n"
                            "  processes,rank,load_s,driver_s,context_s,petsc_s,fegpu_s,label\n"
                            "  -label <text, for the CSV>\n";
 
@@ -47,7 +48,7 @@ int main(int argc, char **argv)
   PetscMPIInt size, rank;
 #if defined(FEGPU_HAVE_CUDA)
   const char *errname = NULL;
-  int         cuerr   = 0;
+  int         cuerr = 0, ndev = 0;
 #endif
 
   t[0] = ProcessStart();
@@ -59,6 +60,7 @@ int main(int argc, char **argv)
     CUresult  e = cuInit(0);
 
     t[2] = BootSeconds();
+    if (e == CUDA_SUCCESS) e = cuDeviceGetCount(&ndev);
     if (e == CUDA_SUCCESS) e = cuDeviceGet(&dev, 0);
     if (e == CUDA_SUCCESS) e = cuDevicePrimaryCtxRetain(&ctx, dev);
     if (e == CUDA_SUCCESS) e = cuCtxSetCurrent(ctx);
@@ -78,6 +80,8 @@ int main(int argc, char **argv)
   PetscOptionsEnd();
 #if defined(FEGPU_HAVE_CUDA)
   PetscCheck(!cuerr, PETSC_COMM_SELF, PETSC_ERR_LIB, "bench_start needs a GPU: the CUDA driver's start failed with %s (%d)", errname, cuerr);
+  /* the context timed is device 0's, which is the process's own GPU only when it sees one */
+  PetscCheck(ndev == 1, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "bench_start times each process's start on its own GPU, but this process sees %d GPUs: run it under share/fegpu/gpu-bind, which shows each process one", ndev);
 #else
   SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_SUP, "bench_start needs a GPU: fegpu was built without CUDA (configure it against a CUDA-enabled PETSc)");
 #endif
